@@ -1,0 +1,322 @@
+//! Vector-Jacobian products, one per [`Op`]. Each is written with the
+//! recording operations of `ops.rs`, so a tape active during the backward
+//! pass records it (higher-order gradients). `g` is the upstream gradient;
+//! each rule returns one gradient per input (`None`: no gradient).
+
+use super::tape::{Entry, Op};
+use crate::runtime::error::R;
+use crate::runtime::Interp;
+use crate::tensor::kernels::{Binary, Compare, Reduce, Unary};
+use crate::tensor::shape::reduced_shape;
+use crate::tensor::{kernels, Array, Tensor};
+use ndarray::SliceInfoElem;
+use std::rc::Rc;
+
+impl Interp {
+    /// Runs the backward step of `entry`. `upstream` has one gradient per output
+    /// (zeros already filled in); `needed[i]` says whether input i wants a gradient.
+    pub fn vjp(&mut self, entry: &Entry, upstream: Vec<Tensor>, needed: &[bool]) -> R<Vec<Option<Tensor>>> {
+        let g = &upstream[0];
+        let want = |i: usize| needed.get(i).copied().unwrap_or(false);
+        Ok(match &*entry.op {
+            // d(a ± b) = da ± db, summed back over broadcast axes.
+            Op::AddSub { sub, a_shape, b_shape } => {
+                let ga = if want(0) { Some(self.sum_to_shape(g, a_shape)?) } else { None };
+                let gb = if want(1) {
+                    let gb = if *sub { self.unary(Unary::Neg, g)? } else { g.clone() };
+                    Some(self.sum_to_shape(&gb, b_shape)?)
+                } else {
+                    None
+                };
+                vec![ga, gb]
+            }
+            Op::Binary { op, a, b } => {
+                let (ga, gb) = match op {
+                    // d(ab) = b da + a db
+                    Binary::Mul => (
+                        if want(0) { Some(self.mul(g, b)?) } else { None },
+                        if want(1) { Some(self.mul(g, a)?) } else { None },
+                    ),
+                    // d(a/b) = da / b − a db / b²
+                    Binary::Div => (
+                        if want(0) { Some(self.binary(Binary::Div, g, b)?) } else { None },
+                        if want(1) {
+                            let t = self.mul(g, a)?;
+                            let bb = self.mul(b, b)?;
+                            let q = self.binary(Binary::Div, &t, &bb)?;
+                            Some(self.unary(Unary::Neg, &q)?)
+                        } else {
+                            None
+                        },
+                    ),
+                    // maximum: the gradient goes to a where a >= b, else to b (TF's tie rule);
+                    // minimum: to a where a <= b.
+                    Binary::Maximum | Binary::Minimum => {
+                        let cmp = if *op == Binary::Maximum { Compare::Ge } else { Compare::Le };
+                        let mask = Tensor::new(kernels::compare(cmp, &a.data, &b.data)?.cast(g.dtype()));
+                        let ga = self.mul(g, &mask)?;
+                        let gb = self.binary(Binary::Sub, g, &ga)?;
+                        (Some(ga), Some(gb))
+                    }
+                    _ => (None, None),
+                };
+                let ga = match ga {
+                    Some(t) => Some(self.sum_to_shape(&t, a.shape())?),
+                    None => None,
+                };
+                let gb = match gb {
+                    Some(t) => Some(self.sum_to_shape(&t, b.shape())?),
+                    None => None,
+                };
+                vec![ga, gb]
+            }
+            // d(a^b) = b a^(b−1) da + a^b log(a) db   (log taken as 0 where a <= 0, as TF)
+            Op::Pow { a, b, out } => {
+                let ga = if want(0) {
+                    let one = self.scalar(b.dtype(), 1.0);
+                    let bm1 = self.binary(Binary::Sub, b, &one)?;
+                    let p = self.binary(Binary::Pow, a, &bm1)?;
+                    let t = self.mul(b, &p)?;
+                    let t = self.mul(g, &t)?;
+                    Some(self.sum_to_shape(&t, a.shape())?)
+                } else {
+                    None
+                };
+                let gb = if want(1) {
+                    let zero = self.constant_like(a, 0.0);
+                    let pos = Tensor::new(kernels::compare(Compare::Gt, &a.data, &zero.data)?);
+                    let one = self.constant_like(a, 1.0);
+                    let safe = self.where_(&pos, a, &one)?;
+                    let la = self.unary(Unary::Log, &safe)?;
+                    let la = self.where_(&pos, &la, &zero)?;
+                    let t = self.mul(out, &la)?;
+                    let t = self.mul(g, &t)?;
+                    Some(self.sum_to_shape(&t, b.shape())?)
+                } else {
+                    None
+                };
+                vec![ga, gb]
+            }
+            Op::Unary { op, saved } => vec![Some(self.unary_vjp(*op, saved.as_ref(), g)?)],
+            // d(AB) = dA B + A dB  ⇒  gA = g Bᵀ, gB = Aᵀ g (batch axes summed back)
+            Op::MatMul { a, b } => {
+                let ga = if want(0) {
+                    let bt = self.swap_last(b)?;
+                    let t = self.matmul(g, &bt)?;
+                    Some(self.sum_to_shape(&t, a.shape())?)
+                } else {
+                    None
+                };
+                let gb = if want(1) {
+                    let at = self.swap_last(a)?;
+                    let t = self.matmul(&at, g)?;
+                    Some(self.sum_to_shape(&t, b.shape())?)
+                } else {
+                    None
+                };
+                vec![ga, gb]
+            }
+            // Sum: g broadcast back; mean: also divided by the count reduced.
+            Op::Reduce { op, in_shape, axes } => {
+                let kept = reduced_shape(in_shape, axes, true);
+                let gk = self.reshape_to(g, &kept)?;
+                let mut gx = self.broadcast_to(&gk, in_shape)?;
+                if *op == Reduce::Mean {
+                    let n: usize = axes.iter().map(|&a| in_shape[a]).product();
+                    gx = self.mul_scalar(&gx, 1.0 / n.max(1) as f64)?;
+                }
+                vec![Some(gx)]
+            }
+            // max/min: g shared equally among the tied extreme elements (TF).
+            Op::ReduceExtreme { x, out_kept, axes } => {
+                let mask = Tensor::new(kernels::compare(Compare::Eq, &x.data, &out_kept.data)?.cast(x.dtype()));
+                let count = Tensor::new(kernels::reduce(Reduce::Sum, &mask.data, axes, true)?);
+                let gk = self.reshape_to(g, out_kept.shape())?;
+                let share = self.binary(Binary::Div, &gk, &count)?;
+                vec![Some(self.mul(&share, &mask)?)]
+            }
+            Op::Reshape { in_shape } => vec![Some(self.reshape_to(g, in_shape)?)],
+            Op::Transpose { perm } => {
+                let mut inv = vec![0i64; perm.len()];
+                for (i, &p) in perm.iter().enumerate() {
+                    inv[p] = i as i64;
+                }
+                vec![Some(self.transpose(g, Some(inv))?)]
+            }
+            Op::Concat { axis, sizes } => {
+                let mut out = Vec::with_capacity(sizes.len());
+                let mut start = 0isize;
+                for &n in sizes {
+                    let info = axis_slice(g.shape().len(), *axis, SliceInfoElem::Slice {
+                        start,
+                        end: Some(start + n as isize),
+                        step: 1,
+                    });
+                    out.push(Some(self.index(g, info)?));
+                    start += n as isize;
+                }
+                out
+            }
+            Op::Stack { axis, n } => {
+                let mut out = Vec::with_capacity(*n);
+                for i in 0..*n {
+                    let info = axis_slice(g.shape().len(), *axis, SliceInfoElem::Index(i as isize));
+                    out.push(Some(self.index(g, info)?));
+                }
+                out
+            }
+            Op::Index { in_shape, info } => vec![Some(self.index_grad(g, in_shape, info.clone())?)],
+            Op::IndexGrad { info } => vec![Some(self.index(g, info.clone())?)],
+            // softmax: (g − Σ g·y) · y;  log_softmax: g − softmax · Σ g
+            Op::Softmax { y, axis, log } => {
+                let ax = [*axis as i64];
+                if *log {
+                    let s = self.reduce(Reduce::Sum, g, Some(&ax), true)?;
+                    let p = self.unary(Unary::Exp, y)?;
+                    let t = self.mul(&p, &s)?;
+                    vec![Some(self.binary(Binary::Sub, g, &t)?)]
+                } else {
+                    let gy = self.mul(g, y)?;
+                    let s = self.reduce(Reduce::Sum, &gy, Some(&ax), true)?;
+                    let d = self.binary(Binary::Sub, g, &s)?;
+                    vec![Some(self.mul(&d, y)?)]
+                }
+            }
+            // d loss / d logits = (softmax − one_hot) · g[..., None]
+            Op::SparseXent { backprop } => {
+                let mut s = g.shape().to_vec();
+                s.push(1);
+                let gk = self.reshape_to(g, &s)?;
+                vec![None, Some(self.mul(&gk, backprop)?)]
+            }
+            // d loss / d logits = (softmax − labels) g;  d loss / d labels = −log_softmax g
+            Op::Xent { backprop, log_softmax } => {
+                let mut s = g.shape().to_vec();
+                s.push(1);
+                let gk = self.reshape_to(g, &s)?;
+                let gl = self.mul(&gk, log_softmax)?;
+                let gl = self.unary(Unary::Neg, &gl)?;
+                vec![Some(gl), Some(self.mul(&gk, backprop)?)]
+            }
+            Op::Cast { from } => vec![Some(self.cast(g, *from)?)],
+            Op::Identity => vec![Some(g.clone())],
+            Op::BroadcastTo { in_shape } => vec![Some(self.sum_to_shape(g, in_shape)?)],
+            // where: g to a where cond, to b elsewhere.
+            Op::Where { cond, a_shape, b_shape } => {
+                let zero = self.constant_like(g, 0.0);
+                let ga = self.where_(cond, g, &zero)?;
+                let gb = self.where_(cond, &zero, g)?;
+                vec![Some(self.sum_to_shape(&ga, a_shape)?), Some(self.sum_to_shape(&gb, b_shape)?)]
+            }
+            Op::Custom(call) => self.custom_vjp(call, upstream)?,
+            Op::Recompute(call) => self.recompute_vjp(call, upstream)?,
+            // Identity gradient to each tensor input (upstream i to input i).
+            Op::PassThrough => (0..entry.inputs.len()).map(|i| upstream.get(i).cloned()).collect(),
+        })
+    }
+
+    fn unary_vjp(&mut self, op: Unary, saved: Option<&Tensor>, g: &Tensor) -> R<Tensor> {
+        let s = || saved.cloned().expect("saved tensor recorded for this op");
+        match op {
+            Unary::Neg => self.unary(Unary::Neg, g),
+            // d|x| = sign(x) dx (0 at 0, as TF)
+            Unary::Abs => {
+                let sg = self.unary(Unary::Sign, &s())?;
+                self.mul(g, &sg)
+            }
+            // d e^x = e^x dx (y saved)
+            Unary::Exp => self.mul(g, &s()),
+            // d log x = dx / x
+            Unary::Log => self.binary(Binary::Div, g, &s()),
+            // d log(1+x) = dx / (1+x)
+            Unary::Log1p => {
+                let one = self.scalar(g.dtype(), 1.0);
+                let d = self.add(&s(), &one)?;
+                self.binary(Binary::Div, g, &d)
+            }
+            // d √x = dx / (2 √x) (y saved; inf at 0, as TF)
+            Unary::Sqrt => {
+                let two_y = self.mul_scalar(&s(), 2.0)?;
+                self.binary(Binary::Div, g, &two_y)
+            }
+            // d x² = 2x dx
+            Unary::Square => {
+                let t = self.mul_scalar(&s(), 2.0)?;
+                self.mul(g, &t)
+            }
+            // d sin x = cos x dx
+            Unary::Sin => {
+                let c = self.unary(Unary::Cos, &s())?;
+                self.mul(g, &c)
+            }
+            // d cos x = −sin x dx
+            Unary::Cos => {
+                let sn = self.unary(Unary::Sin, &s())?;
+                let t = self.mul(g, &sn)?;
+                self.unary(Unary::Neg, &t)
+            }
+            // d tan x = dx / cos² x
+            Unary::Tan => {
+                let c = self.unary(Unary::Cos, &s())?;
+                let c2 = self.mul(&c, &c)?;
+                self.binary(Binary::Div, g, &c2)
+            }
+            // d tanh x = (1 − y²) dx
+            Unary::Tanh => {
+                let y = s();
+                let y2 = self.mul(&y, &y)?;
+                let one = self.scalar(g.dtype(), 1.0);
+                let d = self.binary(Binary::Sub, &one, &y2)?;
+                self.mul(g, &d)
+            }
+            // d σ(x) = y (1 − y) dx
+            Unary::Sigmoid => {
+                let y = s();
+                let one = self.scalar(g.dtype(), 1.0);
+                let d = self.binary(Binary::Sub, &one, &y)?;
+                let d = self.mul(&y, &d)?;
+                self.mul(g, &d)
+            }
+            // d relu = [y > 0] dx (0 at 0, as TF)
+            Unary::Relu => {
+                let step = Tensor::new(kernels::unary(Unary::Step, &s().data)?);
+                self.mul(g, &step)
+            }
+            // d softplus = σ(x) dx
+            Unary::Softplus => {
+                let sg = self.unary(Unary::Sigmoid, &s())?;
+                self.mul(g, &sg)
+            }
+            // d(1/x) = −dx / x²
+            Unary::Reciprocal => {
+                let x = s();
+                let x2 = self.mul(&x, &x)?;
+                let q = self.binary(Binary::Div, g, &x2)?;
+                self.unary(Unary::Neg, &q)
+            }
+            Unary::Sign | Unary::Step => Ok(self.constant_like(g, 0.0)),
+        }
+    }
+
+    /// Swaps the last two axes (for matmul's VJP).
+    fn swap_last(&mut self, x: &Tensor) -> R<Tensor> {
+        let n = x.shape().len();
+        let mut perm: Vec<i64> = (0..n as i64).collect();
+        perm.swap(n - 2, n - 1);
+        self.transpose(x, Some(perm))
+    }
+
+    /// Zeros shaped like a recorded output (for missing upstream gradients).
+    pub fn zeros_for(&self, shape: &[usize], dtype: crate::tensor::DType) -> Tensor {
+        Tensor::new(Array::zeros(dtype, shape))
+    }
+}
+
+/// An index selecting `elem` on `axis` and everything on the other axes.
+fn axis_slice(ndim: usize, axis: usize, elem: SliceInfoElem) -> Rc<Vec<SliceInfoElem>> {
+    Rc::new(
+        (0..ndim)
+            .map(|i| if i == axis { elem } else { SliceInfoElem::Slice { start: 0, end: None, step: 1 } })
+            .collect(),
+    )
+}

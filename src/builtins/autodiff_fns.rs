@@ -1,0 +1,98 @@
+//! Differentiation builtins (LANGUAGE.md §5): `Variable`, `GradientTape`,
+//! `stop_gradient`, and the decorators.
+
+use crate::autodiff::{Tape, Variable};
+use crate::runtime::error::R;
+use crate::runtime::value::{Args, Builtin, BuiltinKind, NativeFn, Value};
+use crate::runtime::Interp;
+use crate::tensor::Tensor;
+use crate::bail;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
+    reg("Variable", variable);
+    reg("GradientTape", gradient_tape);
+    reg("stop_gradient", stop_gradient);
+    reg("custom_gradient", custom_gradient);
+    reg("recompute_grad", recompute_grad);
+    reg("grad_pass_through", grad_pass_through);
+    reg("is_recomputing", is_recomputing);
+}
+
+/// `Variable(initial, trainable=True, name=None, dtype=None)`
+fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [init, trainable, name, dtype] = a.bind(["initial_value", "trainable", "name", "dtype"], 1)?;
+    let dtype = match dtype {
+        None | Some(Value::None) => None,
+        Some(d) => Some(rt.dtype_arg(&d)?),
+    };
+    let t = rt.to_tensor(&init.unwrap(), dtype)?;
+    let trainable = match trainable {
+        Some(v) => rt.truthy(&v)?,
+        None => true,
+    };
+    let name = match name {
+        None | Some(Value::None) => None,
+        Some(Value::Str(s)) => Some(s),
+        Some(other) => bail!(Type, "Variable name must be a string, not {}", other.type_name()),
+    };
+    // Integer and bool Variables are never trainable (no gradients for them).
+    let trainable = trainable && t.dtype().is_float();
+    Ok(Value::Variable(Rc::new(Variable::new((*t.data).clone(), trainable, name))))
+}
+
+/// `GradientTape(persistent=False, watch_accessed_variables=True)`
+fn gradient_tape(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [p, w] = a.bind(["persistent", "watch_accessed_variables"], 0)?;
+    let persistent = match p {
+        Some(v) => rt.truthy(&v)?,
+        None => false,
+    };
+    let watch = match w {
+        Some(v) => rt.truthy(&v)?,
+        None => true,
+    };
+    Ok(Value::Tape(Rc::new(RefCell::new(Tape::new(persistent, watch)))))
+}
+
+/// `stop_gradient(x)`: the same values under a new, unrecorded id.
+fn stop_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x] = a.bind(["input"], 1)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    Ok(Value::Tensor(Tensor::new((*t.data).clone())))
+}
+
+fn wrap(a: &mut Args, make: fn(Value) -> BuiltinKind, prefix: &str) -> R<Value> {
+    let [f] = a.bind(["f"], 1)?;
+    let f = f.unwrap();
+    let name = match &f {
+        Value::Func(func) => func.def.name.name(),
+        Value::Instance(i) => i.class.name.clone(),
+        Value::Builtin(b) => b.name.clone(),
+        Value::Method(_) | Value::Class(_) => "<callable>".into(),
+        other => bail!(Type, "{prefix}() needs a callable, not {}", other.type_name()),
+    };
+    Ok(Value::Builtin(Rc::new(Builtin { name, kind: make(f) })))
+}
+
+/// `custom_gradient(f)` (a decorator).
+fn custom_gradient(_rt: &mut Interp, a: &mut Args) -> R<Value> {
+    wrap(a, BuiltinKind::CustomGradient, "custom_gradient")
+}
+
+/// `recompute_grad(f)`; `g.__wrapped__` is `f`.
+fn recompute_grad(_rt: &mut Interp, a: &mut Args) -> R<Value> {
+    wrap(a, BuiltinKind::Recompute, "recompute_grad")
+}
+
+/// `grad_pass_through(f)`: forward of `f`, identity gradient.
+fn grad_pass_through(_rt: &mut Interp, a: &mut Args) -> R<Value> {
+    wrap(a, BuiltinKind::PassThrough, "grad_pass_through")
+}
+
+/// `is_recomputing()`: true while a recompute_grad recomputation runs.
+fn is_recomputing(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    a.bind([], 0)?;
+    Ok(Value::Bool(rt.recomputing > 0))
+}

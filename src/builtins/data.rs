@@ -1,0 +1,78 @@
+//! Data loading (LANGUAGE.md §4, Data): `read_csv`. Relative paths resolve
+//! against the running script's folder.
+
+use crate::runtime::error::R;
+use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::Interp;
+use crate::tensor::{Array, DType, Tensor};
+use crate::{bail, err};
+use std::path::PathBuf;
+
+pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
+    reg("read_csv", read_csv);
+}
+
+impl Interp {
+    /// A path argument, resolved against the script's folder.
+    pub fn resolve_path(&self, p: &str) -> PathBuf {
+        let path = PathBuf::from(p);
+        if path.is_absolute() {
+            path
+        } else {
+            self.script_dir.join(path)
+        }
+    }
+}
+
+/// `read_csv(path, header=True)` → `(tensor, column_names)`: a float32 [rows, cols] tensor.
+///
+/// Errors: IOError when the file cannot be read; ValueError for a non-numeric
+/// cell or rows of different lengths (naming the line).
+fn read_csv(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [path, header, dtype] = a.bind(["path", "header", "dtype"], 1)?;
+    let path = match path.unwrap() {
+        Value::Str(s) => s,
+        other => bail!(Type, "read_csv path must be a string, not {}", other.type_name()),
+    };
+    let header = match header {
+        Some(h) => rt.truthy(&h)?,
+        None => true,
+    };
+    let dtype = match dtype {
+        None | Some(Value::None) => DType::F32,
+        Some(d) => rt.dtype_arg(&d)?,
+    };
+    let full = rt.resolve_path(&path);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(header)
+        .from_path(&full)
+        .map_err(|e| err!(IO, "cannot read '{}': {}", path, e))?;
+    let names: Vec<Value> = if header {
+        reader.headers().map_err(|e| err!(IO, "cannot read '{}': {}", path, e))?.iter().map(Value::str).collect()
+    } else {
+        vec![]
+    };
+    let mut values = Vec::new();
+    let mut cols = None;
+    let mut rows = 0;
+    for (i, rec) in reader.records().enumerate() {
+        let rec = rec.map_err(|e| err!(Value, "{}: {}", path, e))?;
+        let line = i + 1 + header as usize;
+        match cols {
+            None => cols = Some(rec.len()),
+            Some(c) if c != rec.len() => bail!(Value, "{}: line {} has {} fields, expected {}", path, line, rec.len(), c),
+            _ => {}
+        }
+        for cell in rec.iter() {
+            let v: f64 = cell
+                .trim()
+                .parse()
+                .map_err(|_| err!(Value, "{}: line {}: '{}' is not a number", path, line, cell))?;
+            values.push(v);
+        }
+        rows += 1;
+    }
+    let cols = cols.unwrap_or(names.len());
+    let t = Tensor::new(Array::from_f64(dtype, &[rows, cols], values));
+    Ok(Value::tuple(vec![Value::Tensor(t), Value::list(names)]))
+}

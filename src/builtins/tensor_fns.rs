@@ -1,0 +1,454 @@
+//! Tensor functions (LANGUAGE.md §4), named as TensorFlow's without the prefix.
+
+use crate::runtime::error::R;
+use crate::runtime::ops::indices_of;
+use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::Interp;
+use crate::tensor::kernels::{self, Binary, Compare, Reduce, Unary};
+use crate::tensor::shape::norm_axis;
+use crate::tensor::{Array, DType, Tensor};
+use crate::bail;
+use ndarray::{ArrayD, IxDyn};
+use rand::Rng;
+use rand::SeedableRng;
+use rand_distr::{Distribution, StandardNormal};
+
+pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
+    reg("constant", constant);
+    reg("convert_to_tensor", constant);
+    reg("zeros", zeros);
+    reg("ones", ones);
+    reg("fill", fill);
+    reg("zeros_like", zeros_like);
+    reg("ones_like", ones_like);
+    reg("eye", eye);
+    reg("range_tensor", range_tensor);
+    reg("linspace", linspace);
+    reg("random_normal", random_normal);
+    reg("random_uniform", random_uniform);
+    reg("set_seed", set_seed);
+    reg("one_hot", one_hot);
+    macro_rules! unary {
+        ($($name:literal => $op:expr),*) => {$(
+            reg($name, |rt, a| {
+                let [x] = a.bind(["x"], 1)?;
+                let t = rt.tensor_arg(&x.unwrap())?;
+                Ok(Value::Tensor(rt.unary($op, &t)?))
+            });
+        )*};
+    }
+    unary!(
+        "neg" => Unary::Neg, "negative" => Unary::Neg, "exp" => Unary::Exp, "log" => Unary::Log,
+        "log1p" => Unary::Log1p, "sqrt" => Unary::Sqrt, "square" => Unary::Square, "sin" => Unary::Sin,
+        "cos" => Unary::Cos, "tan" => Unary::Tan, "tanh" => Unary::Tanh, "sigmoid" => Unary::Sigmoid,
+        "relu" => Unary::Relu, "softplus" => Unary::Softplus, "sign" => Unary::Sign,
+        "reciprocal" => Unary::Reciprocal
+    );
+    macro_rules! binary {
+        ($($name:literal => $op:expr),*) => {$(
+            reg($name, |rt, a| {
+                let [x, y] = a.bind(["x", "y"], 2)?;
+                let (x, y) = rt.tensor_pair(&x.unwrap(), &y.unwrap())?;
+                Ok(Value::Tensor(rt.binary($op, &x, &y)?))
+            });
+        )*};
+    }
+    binary!(
+        "add" => Binary::Add, "subtract" => Binary::Sub, "multiply" => Binary::Mul, "divide" => Binary::Div,
+        "pow" => Binary::Pow, "maximum" => Binary::Maximum, "minimum" => Binary::Minimum,
+        "floordiv" => Binary::FloorDiv, "floormod" => Binary::Mod
+    );
+    macro_rules! reduce {
+        ($($name:literal => $op:expr),*) => {$(
+            reg($name, |rt, a| {
+                let [x, axis, keepdims] = a.bind(["input_tensor", "axis", "keepdims"], 1)?;
+                let t = rt.tensor_arg(&x.unwrap())?;
+                let axes = rt.axes_arg(axis.as_ref())?;
+                let keep = match keepdims { Some(k) => rt.bool_arg(&k)?, None => false };
+                Ok(Value::Tensor(rt.reduce($op, &t, axes.as_deref(), keep)?))
+            });
+        )*};
+    }
+    reduce!("reduce_sum" => Reduce::Sum, "reduce_mean" => Reduce::Mean, "reduce_max" => Reduce::Max, "reduce_min" => Reduce::Min);
+    reg("reduce_logsumexp", reduce_logsumexp);
+    reg("argmax", argmax);
+    reg("matmul", matmul);
+    reg("reshape", reshape);
+    reg("transpose", transpose);
+    reg("expand_dims", expand_dims);
+    reg("squeeze", squeeze);
+    reg("stack", stack);
+    reg("concat", concat);
+    reg("softmax", softmax);
+    reg("log_softmax", log_softmax);
+    reg("sparse_softmax_cross_entropy_with_logits", sparse_xent);
+    reg("softmax_cross_entropy_with_logits", xent);
+    reg("cast", cast);
+    reg("where", where_);
+    reg("clip_by_value", clip_by_value);
+    reg("equal", |rt, a| compare(rt, a, Compare::Eq));
+    reg("not_equal", |rt, a| compare(rt, a, Compare::Ne));
+    reg("less", |rt, a| compare(rt, a, Compare::Lt));
+    reg("less_equal", |rt, a| compare(rt, a, Compare::Le));
+    reg("greater", |rt, a| compare(rt, a, Compare::Gt));
+    reg("greater_equal", |rt, a| compare(rt, a, Compare::Ge));
+}
+
+fn dtype_opt(rt: &mut Interp, v: Option<Value>) -> R<Option<DType>> {
+    match v {
+        None | Some(Value::None) => Ok(None),
+        Some(d) => Ok(Some(rt.dtype_arg(&d)?)),
+    }
+}
+
+/// `constant(value, dtype=float32)`: from a number, (nested) list or tensor.
+///
+/// Errors: ValueError for ragged lists; TypeError for non-numeric values.
+fn constant(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [v, dtype] = a.bind(["value", "dtype"], 1)?;
+    let dtype = dtype_opt(rt, dtype)?;
+    let v = v.unwrap();
+    let t = match &v {
+        Value::Tensor(t) => match dtype {
+            Some(d) => Tensor::new(t.data.cast(d)),
+            None => t.clone(),
+        },
+        Value::Variable(_) => {
+            let t = rt.to_tensor(&v, None)?;
+            Tensor::new(t.data.cast(dtype.unwrap_or(t.dtype())))
+        }
+        _ => rt.to_tensor(&v, Some(dtype.unwrap_or(DType::F32)))?,
+    };
+    Ok(Value::Tensor(t))
+}
+
+fn filled(rt: &mut Interp, a: &mut Args, v: f64) -> R<Value> {
+    let [shape, dtype] = a.bind(["shape", "dtype"], 1)?;
+    let dims = rt.dims_arg(&shape.unwrap())?;
+    let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
+    Ok(Value::Tensor(Tensor::new(Array::full(dtype, &dims, v))))
+}
+
+fn zeros(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    filled(rt, a, 0.0)
+}
+
+fn ones(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    filled(rt, a, 1.0)
+}
+
+/// `fill(shape, value)`: the value's type decides the dtype (float32 or int64), as TF.
+fn fill(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [shape, value, dtype] = a.bind(["dims", "value", "dtype"], 2)?;
+    let dims = rt.dims_arg(&shape.unwrap())?;
+    let value = value.unwrap();
+    let default = match value {
+        Value::Int(_) => DType::I64,
+        Value::Bool(_) => DType::Bool,
+        Value::Tensor(ref t) => t.dtype(),
+        _ => DType::F32,
+    };
+    let dtype = dtype_opt(rt, dtype)?.unwrap_or(default);
+    let v = rt.float_arg(&value, "value")?;
+    Ok(Value::Tensor(Tensor::new(Array::full(dtype, &dims, v))))
+}
+
+fn like(rt: &mut Interp, a: &mut Args, v: f64) -> R<Value> {
+    let [x, dtype] = a.bind(["input", "dtype"], 1)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let dtype = dtype_opt(rt, dtype)?.unwrap_or(t.dtype());
+    Ok(Value::Tensor(Tensor::new(Array::full(dtype, t.shape(), v))))
+}
+
+fn zeros_like(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    like(rt, a, 0.0)
+}
+
+fn ones_like(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    like(rt, a, 1.0)
+}
+
+fn eye(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [n, m, dtype] = a.bind(["num_rows", "num_columns", "dtype"], 1)?;
+    let n = rt.int_arg(&n.unwrap(), "num_rows")?;
+    let m = match m {
+        Some(Value::None) | None => n,
+        Some(m) => rt.int_arg(&m, "num_columns")?,
+    };
+    let dims = rt.dims_arg(&Value::list(vec![Value::Int(n), Value::Int(m)]))?;
+    let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
+    let vals = (0..dims[0] * dims[1]).map(|k| if k / dims[1] == k % dims[1] { 1.0 } else { 0.0 }).collect();
+    Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &dims, vals))))
+}
+
+/// `range_tensor(start, limit=None, delta=1)`: TF's `tf.range`; int64 for int arguments.
+fn range_tensor(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [start, limit, delta, dtype] = a.bind(["start", "limit", "delta", "dtype"], 1)?;
+    let start = start.unwrap();
+    let all_int = [Some(&start), limit.as_ref(), delta.as_ref()]
+        .iter()
+        .all(|v| matches!(v, None | Some(Value::Int(_)) | Some(Value::None)));
+    let s = rt.float_arg(&start, "start")?;
+    let (s, l) = match limit {
+        Some(Value::None) | None => (0.0, s),
+        Some(l) => (s, rt.float_arg(&l, "limit")?),
+    };
+    let d = match delta {
+        Some(d) => rt.float_arg(&d, "delta")?,
+        None => 1.0,
+    };
+    if d == 0.0 {
+        bail!(Value, "range_tensor: delta must not be zero");
+    }
+    let n = ((l - s) / d).ceil().max(0.0) as usize;
+    if n > 1 << 31 {
+        bail!(Value, "range_tensor of {n} elements is too large");
+    }
+    let dtype = dtype_opt(rt, dtype)?.unwrap_or(if all_int { DType::I64 } else { DType::F32 });
+    let vals = (0..n).map(|i| s + i as f64 * d).collect();
+    Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &[n], vals))))
+}
+
+fn linspace(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [start, stop, num] = a.bind(["start", "stop", "num"], 3)?;
+    let s = rt.float_arg(&start.unwrap(), "start")?;
+    let e = rt.float_arg(&stop.unwrap(), "stop")?;
+    let n = rt.int_arg(&num.unwrap(), "num")?;
+    let n = rt.dims_arg(&Value::Int(n))?[0];
+    let vals = (0..n).map(|i| if n == 1 { s } else { s + (e - s) * i as f64 / (n - 1) as f64 }).collect();
+    Ok(Value::Tensor(Tensor::new(Array::from_f64(DType::F32, &[n], vals))))
+}
+
+/// `random_normal(shape, mean=0.0, stddev=1.0)`: from the seeded generator.
+fn random_normal(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [shape, mean, stddev, dtype] = a.bind(["shape", "mean", "stddev", "dtype"], 1)?;
+    let dims = rt.dims_arg(&shape.unwrap())?;
+    let mean = match mean { Some(m) => rt.float_arg(&m, "mean")?, None => 0.0 };
+    let std = match stddev { Some(s) => rt.float_arg(&s, "stddev")?, None => 1.0 };
+    let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
+    let n: usize = dims.iter().product();
+    let vals = (0..n).map(|_| { let z: f64 = StandardNormal.sample(&mut rt.rng); mean + std * z }).collect();
+    Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &dims, vals))))
+}
+
+/// `random_uniform(shape, minval=0.0, maxval=1.0)`: uniform on [minval, maxval).
+fn random_uniform(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [shape, lo, hi, dtype] = a.bind(["shape", "minval", "maxval", "dtype"], 1)?;
+    let dims = rt.dims_arg(&shape.unwrap())?;
+    let lo = match lo { Some(m) => rt.float_arg(&m, "minval")?, None => 0.0 };
+    let hi = match hi { Some(m) => rt.float_arg(&m, "maxval")?, None => 1.0 };
+    let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
+    let n: usize = dims.iter().product();
+    let vals = (0..n).map(|_| lo + (hi - lo) * rt.rng.random::<f64>()).collect();
+    Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &dims, vals))))
+}
+
+/// `set_seed(n)`: same seed, same numbers on every run.
+fn set_seed(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [seed] = a.bind(["seed"], 1)?;
+    let s = rt.int_arg(&seed.unwrap(), "seed")?;
+    rt.rng = rand_chacha::ChaCha8Rng::seed_from_u64(s as u64);
+    Ok(Value::None)
+}
+
+/// `one_hot(indices, depth)`: float32 rows, zero rows for out-of-range indices.
+fn one_hot(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [idx, depth, dtype] = a.bind(["indices", "depth", "dtype"], 2)?;
+    let t = rt.to_tensor(&idx.unwrap(), Some(DType::I64))?;
+    let depth = rt.int_arg(&depth.unwrap(), "depth")?;
+    let depth = rt.dims_arg(&Value::Int(depth))?[0];
+    let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
+    let k = indices_of(&t)?;
+    let ind = ArrayD::from_shape_vec(IxDyn(t.shape()), k).expect("same count");
+    Ok(Value::Tensor(Tensor::new(kernels::one_hot(&ind, depth, dtype))))
+}
+
+/// `reduce_logsumexp(x, axis=None, keepdims=False)`: log Σ exp, stabilised by the max.
+fn reduce_logsumexp(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x, axis, keepdims] = a.bind(["input_tensor", "axis", "keepdims"], 1)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let axes = rt.axes_arg(axis.as_ref())?;
+    let keep = match keepdims { Some(k) => rt.bool_arg(&k)?, None => false };
+    let axes_n = crate::tensor::shape::reduce_axes(axes.as_deref(), t.shape().len())?;
+    // The max is a constant shift (not recorded): its gradient contributions cancel.
+    let m = Tensor::new(kernels::reduce(Reduce::Max, &t.data, &axes_n, true)?);
+    let finite = Tensor::new(match &*m.data {
+        Array::F32(x) => Array::F32(x.mapv(|v| if v.is_finite() { v } else { 0.0 })),
+        Array::F64(x) => Array::F64(x.mapv(|v| if v.is_finite() { v } else { 0.0 })),
+        other => other.clone(),
+    });
+    let shifted = rt.binary(Binary::Sub, &t, &finite)?;
+    let e = rt.unary(Unary::Exp, &shifted)?;
+    let s = rt.reduce(Reduce::Sum, &e, axes.as_deref(), true)?;
+    let l = rt.unary(Unary::Log, &s)?;
+    let out = rt.binary(Binary::Add, &l, &finite)?;
+    if keep {
+        return Ok(Value::Tensor(out));
+    }
+    let shape = crate::tensor::shape::reduced_shape(t.shape(), &axes_n, false);
+    Ok(Value::Tensor(rt.reshape_to(&out, &shape)?))
+}
+
+fn argmax(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x, axis] = a.bind(["input", "axis"], 1)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let axis = match axis { Some(Value::None) | None => 0, Some(v) => rt.int_arg(&v, "axis")? };
+    let axis = norm_axis(axis, t.shape().len())?;
+    Ok(Value::Tensor(Tensor::new(kernels::argmax(&t.data, axis)?)))
+}
+
+fn matmul(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x, y] = a.bind(["a", "b"], 2)?;
+    let (x, y) = rt.tensor_pair(&x.unwrap(), &y.unwrap())?;
+    Ok(Value::Tensor(rt.matmul(&x, &y)?))
+}
+
+fn reshape(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x, shape] = a.bind(["tensor", "shape"], 2)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let s = rt.shape_arg(&shape.unwrap())?;
+    Ok(Value::Tensor(rt.reshape(&t, &s)?))
+}
+
+fn transpose(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x, perm] = a.bind(["a", "perm"], 1)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let perm = match perm { Some(Value::None) | None => None, Some(p) => Some(rt.shape_arg(&p)?) };
+    Ok(Value::Tensor(rt.transpose(&t, perm)?))
+}
+
+fn expand_dims(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x, axis] = a.bind(["input", "axis"], 2)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let axis = rt.int_arg(&axis.unwrap(), "axis")?;
+    let axis = norm_axis(axis, t.shape().len() + 1)?;
+    let mut shape = t.shape().to_vec();
+    shape.insert(axis, 1);
+    Ok(Value::Tensor(rt.reshape_to(&t, &shape)?))
+}
+
+fn squeeze(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x, axis] = a.bind(["input", "axis"], 1)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let axes = rt.axes_arg(axis.as_ref())?;
+    let n = t.shape().len();
+    let drop: Vec<usize> = match axes {
+        None => (0..n).filter(|&i| t.shape()[i] == 1).collect(),
+        Some(list) => {
+            let mut v = Vec::new();
+            for ax in list {
+                let ax = norm_axis(ax, n)?;
+                if t.shape()[ax] != 1 {
+                    bail!(Value, "cannot squeeze axis {} of size {}", ax, t.shape()[ax]);
+                }
+                v.push(ax);
+            }
+            v
+        }
+    };
+    let shape: Vec<usize> = (0..n).filter(|i| !drop.contains(i)).map(|i| t.shape()[i]).collect();
+    Ok(Value::Tensor(rt.reshape_to(&t, &shape)?))
+}
+
+fn tensor_list(rt: &mut Interp, v: &Value) -> R<Vec<Tensor>> {
+    let items = rt.iterate(v)?;
+    let mut out = Vec::with_capacity(items.len());
+    let mut dtype = None;
+    for x in &items {
+        if let Value::Tensor(t) = x {
+            dtype.get_or_insert(t.dtype());
+        }
+    }
+    for x in &items {
+        out.push(match x {
+            Value::Tensor(_) | Value::Variable(_) => rt.to_tensor(x, None)?,
+            other => rt.to_tensor(other, dtype)?,
+        });
+    }
+    Ok(out)
+}
+
+fn stack(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [xs, axis] = a.bind(["values", "axis"], 1)?;
+    let xs = tensor_list(rt, &xs.unwrap())?;
+    let axis = match axis { Some(v) => rt.int_arg(&v, "axis")?, None => 0 };
+    Ok(Value::Tensor(rt.stack(&xs, axis)?))
+}
+
+fn concat(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [xs, axis] = a.bind(["values", "axis"], 2)?;
+    let xs = tensor_list(rt, &xs.unwrap())?;
+    let axis = rt.int_arg(&axis.unwrap(), "axis")?;
+    Ok(Value::Tensor(rt.concat(&xs, axis)?))
+}
+
+fn softmax_impl(rt: &mut Interp, a: &mut Args, log: bool) -> R<Value> {
+    let [x, axis] = a.bind(["logits", "axis"], 1)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let axis = match axis { Some(Value::None) | None => -1, Some(v) => rt.int_arg(&v, "axis")? };
+    Ok(Value::Tensor(rt.softmax(&t, axis, log)?))
+}
+
+fn softmax(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    softmax_impl(rt, a, false)
+}
+
+fn log_softmax(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    softmax_impl(rt, a, true)
+}
+
+/// `sparse_softmax_cross_entropy_with_logits(labels, logits)`: per-example loss.
+fn sparse_xent(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [labels, logits] = a.bind(["labels", "logits"], 2)?;
+    let labels = rt.to_tensor(&labels.unwrap(), Some(DType::I64))?;
+    let logits = rt.tensor_arg(&logits.unwrap())?;
+    if labels.dtype().is_float() {
+        bail!(Type, "labels must be int64, not {}", labels.dtype());
+    }
+    Ok(Value::Tensor(rt.sparse_xent(&labels, &logits)?))
+}
+
+/// `softmax_cross_entropy_with_logits(labels, logits)`: −Σ labels · log_softmax(logits) over the last axis.
+fn xent(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [labels, logits] = a.bind(["labels", "logits"], 2)?;
+    let logits = rt.tensor_arg(&logits.unwrap())?;
+    let labels = rt.to_tensor(&labels.unwrap(), Some(logits.dtype()))?;
+    let ls = rt.softmax(&logits, -1, true)?;
+    let p = rt.mul(&labels, &ls)?;
+    let s = rt.reduce(Reduce::Sum, &p, Some(&[-1]), false)?;
+    Ok(Value::Tensor(rt.unary(Unary::Neg, &s)?))
+}
+
+fn cast(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x, dtype] = a.bind(["x", "dtype"], 2)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let d = rt.dtype_arg(&dtype.unwrap())?;
+    Ok(Value::Tensor(rt.cast(&t, d)?))
+}
+
+fn where_(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [c, x, y] = a.bind(["condition", "x", "y"], 3)?;
+    let c = rt.to_tensor(&c.unwrap(), Some(DType::Bool))?;
+    let (x, y) = rt.tensor_pair(&x.unwrap(), &y.unwrap())?;
+    Ok(Value::Tensor(rt.where_(&c, &x, &y)?))
+}
+
+/// `clip_by_value(x, lo, hi)`: gradient 1 inside [lo, hi] (bounds included), 0 outside.
+fn clip_by_value(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x, lo, hi] = a.bind(["t", "clip_value_min", "clip_value_max"], 3)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let lo = rt.to_tensor(&lo.unwrap(), Some(t.dtype()))?;
+    let hi = rt.to_tensor(&hi.unwrap(), Some(t.dtype()))?;
+    let below = Tensor::new(kernels::compare(Compare::Lt, &t.data, &lo.data)?);
+    let above = Tensor::new(kernels::compare(Compare::Gt, &t.data, &hi.data)?);
+    let lo_b = rt.broadcast_to(&lo, t.shape())?;
+    let hi_b = rt.broadcast_to(&hi, t.shape())?;
+    let x1 = rt.where_(&below, &lo_b, &t)?;
+    Ok(Value::Tensor(rt.where_(&above, &hi_b, &x1)?))
+}
+
+fn compare(rt: &mut Interp, a: &mut Args, op: Compare) -> R<Value> {
+    let [x, y] = a.bind(["x", "y"], 2)?;
+    let (x, y) = rt.tensor_pair(&x.unwrap(), &y.unwrap())?;
+    Ok(Value::Tensor(Tensor::new(kernels::compare(op, &x.data, &y.data)?)))
+}

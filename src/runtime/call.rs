@@ -1,0 +1,280 @@
+//! Calls (argument binding, classes, bound methods) and attribute access.
+
+use super::error::{Exc, R};
+use super::intern::{intern, Sym};
+use super::value::{Args, BuiltinKind, Function, Instance, Scope, Value};
+use super::{Interp, MAX_DEPTH};
+use crate::source::Span;
+use crate::syntax::ast::ParamKind;
+use crate::{bail, err};
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+impl Interp {
+    /// Gives an error its location: the span itself if it has none yet (a
+    /// native raised it here), else this call site joins its traceback.
+    pub fn locate(&self, mut e: Exc, span: Span) -> Exc {
+        if e.0.at.is_none() {
+            e.0.at = Some((self.src, span));
+        } else {
+            e.0.trace.push((self.src, span, self.frame.to_string()));
+        }
+        e
+    }
+
+    /// Calls any callable value.
+    pub fn call_value(&mut self, f: &Value, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Value> {
+        match f {
+            Value::Func(func) => self.call_function(func, pos, kw),
+            Value::Builtin(b) => match &b.kind {
+                BuiltinKind::Native(native) => {
+                    let mut args = Args { this: None, pos, kw, fname: b.name.clone() };
+                    native(self, &mut args)
+                }
+                BuiltinKind::Method(this, native) => {
+                    let mut args = Args { this: Some(this.clone()), pos, kw, fname: b.name.clone() };
+                    native(self, &mut args)
+                }
+                BuiltinKind::CustomGradient(inner) => self.call_custom_gradient(inner, pos, kw),
+                BuiltinKind::Recompute(inner) => self.call_recompute(inner, pos, kw),
+                BuiltinKind::PassThrough(inner) => self.call_pass_through(inner, pos, kw),
+            },
+            Value::Method(m) => {
+                let (this, func) = (&m.0, &m.1);
+                let mut all = Vec::with_capacity(pos.len() + 1);
+                all.push(this.clone());
+                all.extend(pos);
+                self.call_value(func, all, kw)
+            }
+            Value::Class(c) => {
+                let inst = Value::Instance(Rc::new(Instance { class: c.clone(), attrs: RefCell::new(FxHashMap::default()) }));
+                match c.lookup(intern("__init__")) {
+                    Some(init) => {
+                        let mut all = Vec::with_capacity(pos.len() + 1);
+                        all.push(inst.clone());
+                        all.extend(pos);
+                        let r = self.call_value(&init, all, kw)?;
+                        if !matches!(r, Value::None) {
+                            bail!(Type, "__init__() should return None, not '{}'", r.type_name());
+                        }
+                    }
+                    None if !pos.is_empty() || !kw.is_empty() => {
+                        bail!(Type, "{}() takes no arguments", c.name)
+                    }
+                    None => {}
+                }
+                Ok(inst)
+            }
+            Value::Instance(i) => match i.class.lookup(intern("__call__")) {
+                Some(call) => {
+                    let mut all = Vec::with_capacity(pos.len() + 1);
+                    all.push(f.clone());
+                    all.extend(pos);
+                    self.call_value(&call, all, kw)
+                }
+                None => bail!(Type, "'{}' object is not callable", i.class.name),
+            },
+            Value::ErrorType(kind) => {
+                let msg = match pos.first() {
+                    Some(v) => self.str_of(v)?,
+                    None => String::new(),
+                };
+                let kind = kind.unwrap_or(super::error::ErrorKind::Runtime);
+                Ok(Value::Exception(Rc::new(Exc::new(kind, msg))))
+            }
+            other => bail!(Type, "'{}' object is not callable", other.type_name()),
+        }
+    }
+
+    /// Calls a user function: binds parameters (Python's rules), runs the body.
+    pub fn call_function(&mut self, func: &Rc<Function>, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Value> {
+        if self.depth >= MAX_DEPTH {
+            bail!(Recursion, "maximum recursion depth exceeded ({MAX_DEPTH} nested calls)");
+        }
+        let scope = Scope::child(&func.closure, Some(func.clone()));
+        self.bind_params(func, pos, kw, &scope)?;
+        let saved_src = std::mem::replace(&mut self.src, func.source);
+        let saved_frame = std::mem::replace(&mut self.frame, func.def.name.name());
+        self.depth += 1;
+        let r = self.exec_block(&func.def.body, &scope);
+        self.depth -= 1;
+        self.src = saved_src;
+        self.frame = saved_frame;
+        match r? {
+            super::exec::Flow::Return(v) => Ok(v),
+            _ => Ok(Value::None),
+        }
+    }
+
+    fn bind_params(&mut self, func: &Function, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>, scope: &Scope) -> R<()> {
+        let def = &func.def;
+        let fname = def.name.name();
+        let mut vars = scope.vars.borrow_mut();
+        let mut pos = pos.into_iter();
+        let mut varargs = None;
+        let mut varkw = None;
+        let mut filled = vec![false; def.params.len()];
+        for (i, p) in def.params.iter().enumerate() {
+            match p.kind {
+                ParamKind::Normal => {
+                    if let Some(v) = pos.next() {
+                        vars.insert(p.name, v);
+                        filled[i] = true;
+                    }
+                }
+                ParamKind::VarArgs => varargs = Some(i),
+                ParamKind::VarKw => varkw = Some(i),
+                ParamKind::KwOnly => {}
+            }
+        }
+        let extra: Vec<Value> = pos.collect();
+        match varargs {
+            Some(i) if def.params[i].name.name().as_ref() != "*" => {
+                vars.insert(def.params[i].name, Value::tuple(extra));
+                filled[i] = true;
+            }
+            _ if !extra.is_empty() => {
+                let n = def.params.iter().filter(|p| p.kind == ParamKind::Normal).count();
+                bail!(
+                    Type,
+                    "{}() takes {} positional argument{} but {} {} given",
+                    fname,
+                    n,
+                    if n == 1 { "" } else { "s" },
+                    n + extra.len(),
+                    if n + extra.len() == 1 { "was" } else { "were" }
+                );
+            }
+            _ => {}
+        }
+        let mut kwdict = super::value::Dict::default();
+        for (k, v) in kw {
+            let sym = intern(&k);
+            let slot = def
+                .params
+                .iter()
+                .position(|p| p.name == sym && matches!(p.kind, ParamKind::Normal | ParamKind::KwOnly));
+            match slot {
+                Some(i) => {
+                    if filled[i] {
+                        bail!(Type, "{}() got multiple values for argument '{}'", fname, k);
+                    }
+                    vars.insert(sym, v);
+                    filled[i] = true;
+                }
+                None if varkw.is_some() => {
+                    kwdict.insert(super::value::HashKey::Str(k.clone()), (Value::Str(k), v));
+                }
+                None => bail!(Type, "{}() got an unexpected keyword argument '{}'", fname, k),
+            }
+        }
+        if let Some(i) = varkw {
+            vars.insert(def.params[i].name, Value::Dict(Rc::new(RefCell::new(kwdict))));
+            filled[i] = true;
+        }
+        let mut missing = Vec::new();
+        for (i, p) in def.params.iter().enumerate() {
+            if filled[i] || p.kind == ParamKind::VarArgs {
+                continue;
+            }
+            match &func.defaults[i] {
+                Some(d) => {
+                    vars.insert(p.name, d.clone());
+                }
+                None => missing.push(format!("'{}'", p.name)),
+            }
+        }
+        if !missing.is_empty() {
+            let n = missing.len();
+            let list = match n {
+                1 => missing[0].clone(),
+                _ => format!("{} and {}", missing[..n - 1].join(", "), missing[n - 1]),
+            };
+            bail!(Type, "{}() missing {} required argument{}: {}", fname, n, if n == 1 { "" } else { "s" }, list);
+        }
+        Ok(())
+    }
+
+    /// `obj.name`
+    pub fn get_attr(&mut self, obj: &Value, name: Sym) -> R<Value> {
+        match obj {
+            Value::Instance(inst) => {
+                if let Some(v) = inst.attrs.borrow().get(&name) {
+                    return Ok(v.clone());
+                }
+                match inst.class.lookup(name) {
+                    Some(v) => self.bind_class_attr(v, obj),
+                    None => bail!(Attribute, "'{}' object has no attribute '{}'", inst.class.name, name),
+                }
+            }
+            Value::Class(c) => match c.lookup(name) {
+                Some(v) => Ok(v),
+                None if name.name().as_ref() == "__name__" => Ok(Value::Str(c.name.clone())),
+                None => bail!(Attribute, "type object '{}' has no attribute '{}'", c.name, name),
+            },
+            Value::Module(m) => match m.scope.vars.borrow().get(&name) {
+                Some(v) => Ok(v.clone()),
+                None => bail!(Attribute, "module '{}' has no attribute '{}'", m.name, name),
+            },
+            Value::Super(s) => match s.0.lookup(name) {
+                Some(v) => self.bind_class_attr(v, &s.1),
+                None => bail!(Attribute, "'super' object has no attribute '{}'", name),
+            },
+            Value::Func(f) if name.name().as_ref() == "__name__" => Ok(Value::Str(f.def.name.name())),
+            _ => match crate::builtins::methods::attr(self, obj, name)? {
+                Some(v) => Ok(v),
+                None => bail!(Attribute, "'{}' object has no attribute '{}'", obj.type_name(), name),
+            },
+        }
+    }
+
+    /// A class attribute read through an instance: functions bind, properties compute.
+    fn bind_class_attr(&mut self, v: Value, this: &Value) -> R<Value> {
+        match v {
+            Value::Func(_) => Ok(Value::Method(Rc::new((this.clone(), v)))),
+            Value::Property(getter) => self.call_value(&getter, vec![this.clone()], vec![]),
+            other => Ok(other),
+        }
+    }
+
+    /// `obj.name = v`
+    pub fn set_attr(&mut self, obj: &Value, name: Sym, v: Value) -> R<()> {
+        match obj {
+            Value::Instance(inst) => {
+                inst.attrs.borrow_mut().insert(name, v);
+                Ok(())
+            }
+            Value::Class(c) => {
+                c.attrs.borrow_mut().insert(name, v);
+                Ok(())
+            }
+            Value::Module(m) => {
+                m.scope.set(name, v);
+                Ok(())
+            }
+            other => Err(err!(Attribute, "cannot set attribute '{}' of a '{}' object", name, other.type_name())),
+        }
+    }
+
+    /// `super()` inside a method: the defining class's base, bound to the first argument.
+    pub fn make_super(&mut self, env: &Rc<Scope>) -> R<Value> {
+        let mut s = Some(env.clone());
+        while let Some(scope) = s {
+            if let Some(f) = &scope.func {
+                let owner = f.owner.borrow().as_ref().and_then(|w| w.upgrade());
+                if let Some(class) = owner {
+                    let first = f.def.params.first().map(|p| p.name);
+                    let this = first.and_then(|n| scope.vars.borrow().get(&n).cloned());
+                    let Some(this) = this else { bail!(Runtime, "super(): no arguments") };
+                    let Some(base) = class.base.clone() else {
+                        bail!(Attribute, "'super' object: class '{}' has no base class", class.name)
+                    };
+                    return Ok(Value::Super(Rc::new((base, this))));
+                }
+            }
+            s = scope.parent.clone();
+        }
+        bail!(Runtime, "super() is only valid inside a method")
+    }
+}

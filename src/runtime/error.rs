@@ -1,0 +1,131 @@
+//! Runtime errors (LANGUAGE.md §7). Native code raises span-less errors;
+//! the evaluator attaches the offending expression's span and, while the
+//! error unwinds through calls, one call site per frame.
+
+use crate::source::{SourceId, Span};
+use std::fmt;
+
+/// The error kinds of LANGUAGE.md §7; the user-facing name comes from [`ErrorKind::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Syntax,
+    Name,
+    Type,
+    Value,
+    Shape,
+    Index,
+    Key,
+    Attribute,
+    ZeroDivision,
+    Assertion,
+    Runtime,
+    NotImplemented,
+    Recursion,
+    IO,
+    /// Raised by Ctrl-C.
+    KeyboardInterrupt,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 15] = [
+        ErrorKind::Syntax,
+        ErrorKind::Name,
+        ErrorKind::Type,
+        ErrorKind::Value,
+        ErrorKind::Shape,
+        ErrorKind::Index,
+        ErrorKind::Key,
+        ErrorKind::Attribute,
+        ErrorKind::ZeroDivision,
+        ErrorKind::Assertion,
+        ErrorKind::Runtime,
+        ErrorKind::NotImplemented,
+        ErrorKind::Recursion,
+        ErrorKind::IO,
+        ErrorKind::KeyboardInterrupt,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Syntax => "SyntaxError",
+            ErrorKind::Name => "NameError",
+            ErrorKind::Type => "TypeError",
+            ErrorKind::Value => "ValueError",
+            ErrorKind::Shape => "ShapeError",
+            ErrorKind::Index => "IndexError",
+            ErrorKind::Key => "KeyError",
+            ErrorKind::Attribute => "AttributeError",
+            ErrorKind::ZeroDivision => "ZeroDivisionError",
+            ErrorKind::Assertion => "AssertionError",
+            ErrorKind::Runtime => "RuntimeError",
+            ErrorKind::NotImplemented => "NotImplementedError",
+            ErrorKind::Recursion => "RecursionError",
+            ErrorKind::IO => "IOError",
+            ErrorKind::KeyboardInterrupt => "KeyboardInterrupt",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.iter().copied().find(|k| k.name() == name)
+    }
+}
+
+/// A raised error travelling up the Rust stack. Boxed so that `Result<Value, Exc>` stays small.
+#[derive(Clone, Debug)]
+pub struct Exc(pub Box<ExcData>);
+
+#[derive(Clone, Debug)]
+pub struct ExcData {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// The innermost offending expression, once the evaluator has seen it.
+    pub at: Option<(SourceId, Span)>,
+    /// Call sites, innermost first (reversed when rendered).
+    pub trace: Vec<(SourceId, Span, String)>,
+}
+
+pub type R<T> = Result<T, Exc>;
+
+impl Exc {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Exc {
+        Exc(Box::new(ExcData { kind, message: message.into(), at: None, trace: Vec::new() }))
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        self.0.kind
+    }
+
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// Attaches a location if the error has none yet (the innermost wins).
+    pub fn at(mut self, src: SourceId, span: Span) -> Exc {
+        if self.0.at.is_none() {
+            self.0.at = Some((src, span));
+        }
+        self
+    }
+}
+
+impl fmt::Display for Exc {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}: {}", self.0.kind.name(), self.0.message)
+    }
+}
+
+/// `return Err(err!(Type, "…{}", x))` — builds an [`Exc`] of the named kind.
+#[macro_export]
+macro_rules! err {
+    ($kind:ident, $($fmt:tt)+) => {
+        $crate::runtime::error::Exc::new($crate::runtime::error::ErrorKind::$kind, format!($($fmt)+))
+    };
+}
+
+/// `bail!(Shape, "…")` — returns early with an [`Exc`].
+#[macro_export]
+macro_rules! bail {
+    ($kind:ident, $($fmt:tt)+) => {
+        return Err($crate::err!($kind, $($fmt)+))
+    };
+}

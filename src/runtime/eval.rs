@@ -1,0 +1,207 @@
+//! Expressions.
+
+use super::error::R;
+use super::intern::Sym;
+use super::value::{Dict, HashKey, Scope, Value};
+use super::Interp;
+use crate::err;
+use crate::syntax::ast::*;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+impl Interp {
+    pub fn eval(&mut self, e: &Expr, env: &Rc<Scope>) -> R<Value> {
+        match &e.kind {
+            ExprKind::Name(n) => self.lookup(*n, env).map_err(|x| x.at(self.src, e.span)),
+            ExprKind::Int(i) => Ok(Value::Int(*i)),
+            ExprKind::Float(f) => Ok(Value::Float(*f)),
+            ExprKind::Str(s) => Ok(Value::Str(s.clone())),
+            ExprKind::Bool(b) => Ok(Value::Bool(*b)),
+            ExprKind::None => Ok(Value::None),
+            ExprKind::Ellipsis => Ok(Value::Ellipsis),
+            ExprKind::FString(parts) => {
+                let mut out = String::new();
+                for p in parts {
+                    match p {
+                        FPart::Text(t) => out.push_str(t),
+                        FPart::Field { expr, repr, spec } => {
+                            let v = self.eval(expr, env)?;
+                            let s = self.format_field(&v, *repr, spec).map_err(|x| x.at(self.src, expr.span))?;
+                            out.push_str(&s);
+                        }
+                    }
+                }
+                Ok(Value::Str(out.into()))
+            }
+            ExprKind::List(xs) => {
+                let mut v = Vec::with_capacity(xs.len());
+                for x in xs {
+                    v.push(self.eval(x, env)?);
+                }
+                Ok(Value::list(v))
+            }
+            ExprKind::Tuple(xs) => {
+                let mut v = Vec::with_capacity(xs.len());
+                for x in xs {
+                    v.push(self.eval(x, env)?);
+                }
+                Ok(Value::tuple(v))
+            }
+            ExprKind::Dict(kvs) => {
+                let mut d = Dict::default();
+                for (k, v) in kvs {
+                    let kv = self.eval(k, env)?;
+                    let vv = self.eval(v, env)?;
+                    let h = HashKey::of(&kv).map_err(|x| x.at(self.src, k.span))?;
+                    d.insert(h, (kv, vv));
+                }
+                Ok(Value::Dict(Rc::new(RefCell::new(d))))
+            }
+            ExprKind::Attr(obj, name) => {
+                let o = self.eval(obj, env)?;
+                self.get_attr(&o, *name).map_err(|x| self.locate(x, e.span))
+            }
+            ExprKind::Index(obj, index) => {
+                let o = self.eval(obj, env)?;
+                let i = self.eval(index, env)?;
+                self.get_item(&o, &i).map_err(|x| self.locate(x, e.span))
+            }
+            ExprKind::Slice(a, b, c) => {
+                let mut parts = [Value::None, Value::None, Value::None];
+                for (slot, x) in parts.iter_mut().zip([a, b, c]) {
+                    if let Some(x) = x {
+                        *slot = self.eval(x, env)?;
+                    }
+                }
+                Ok(Value::Slice(Rc::new(parts)))
+            }
+            ExprKind::Call(func, args) => {
+                if let (ExprKind::Name(n), true) = (&func.kind, args.is_empty()) {
+                    if n.name().as_ref() == "super" && env.lookup(*n).is_none() {
+                        return self.make_super(env).map_err(|x| x.at(self.src, e.span));
+                    }
+                }
+                let f = self.eval(func, env)?;
+                let (pos, kw) = self.eval_args(args, env)?;
+                self.call_value(&f, pos, kw).map_err(|x| self.locate(x, e.span))
+            }
+            ExprKind::Unary(op, x) => {
+                let v = self.eval(x, env)?;
+                self.unary_op(*op, v).map_err(|x| x.at(self.src, e.span))
+            }
+            ExprKind::Not(x) => {
+                let v = self.eval(x, env)?;
+                Ok(Value::Bool(!self.truthy(&v).map_err(|x| x.at(self.src, e.span))?))
+            }
+            ExprKind::Binary(op, a, b) => {
+                let x = self.eval(a, env)?;
+                let y = self.eval(b, env)?;
+                self.binary_op(*op, x, y).map_err(|x| self.locate(x, e.span))
+            }
+            ExprKind::Compare(first, rest) => {
+                let mut left = self.eval(first, env)?;
+                let mut result = Value::Bool(true);
+                for (op, right) in rest {
+                    let r = self.eval(right, env)?;
+                    result = self.compare_op(*op, &left, &r).map_err(|x| x.at(self.src, e.span))?;
+                    if rest.len() > 1 && !self.truthy(&result).map_err(|x| x.at(self.src, e.span))? {
+                        return Ok(result);
+                    }
+                    left = r;
+                }
+                Ok(result)
+            }
+            ExprKind::And(a, b) => {
+                let x = self.eval(a, env)?;
+                if !self.truthy(&x).map_err(|x| x.at(self.src, a.span))? {
+                    return Ok(x);
+                }
+                self.eval(b, env)
+            }
+            ExprKind::Or(a, b) => {
+                let x = self.eval(a, env)?;
+                if self.truthy(&x).map_err(|x| x.at(self.src, a.span))? {
+                    return Ok(x);
+                }
+                self.eval(b, env)
+            }
+            ExprKind::IfElse(c, a, b) => {
+                let cv = self.eval(c, env)?;
+                if self.truthy(&cv).map_err(|x| x.at(self.src, c.span))? {
+                    self.eval(a, env)
+                } else {
+                    self.eval(b, env)
+                }
+            }
+            ExprKind::Lambda(def) => self.make_function(def, env),
+            ExprKind::ListComp(elt, fors) => {
+                // Comprehensions get their own scope, so loop names do not leak.
+                let scope = Scope::child(env, env.func.clone());
+                let mut out = Vec::new();
+                self.comprehend(elt, fors, &scope, &mut out)?;
+                Ok(Value::list(out))
+            }
+        }
+    }
+
+    fn comprehend(&mut self, elt: &Expr, fors: &[CompFor], env: &Rc<Scope>, out: &mut Vec<Value>) -> R<()> {
+        let Some((first, rest)) = fors.split_first() else {
+            out.push(self.eval(elt, env)?);
+            return Ok(());
+        };
+        let it = self.eval(&first.iter, env)?;
+        let items = self.iterate(&it).map_err(|x| x.at(self.src, first.iter.span))?;
+        'items: for item in items {
+            self.assign(&first.target, item, env)?;
+            for c in &first.conds {
+                let v = self.eval(c, env)?;
+                if !self.truthy(&v).map_err(|x| x.at(self.src, c.span))? {
+                    continue 'items;
+                }
+            }
+            self.comprehend(elt, rest, env, out)?;
+        }
+        Ok(())
+    }
+
+    /// Name lookup: the scope chain, then builtins.
+    pub fn lookup(&self, name: Sym, env: &Rc<Scope>) -> R<Value> {
+        if let Some(v) = env.lookup(name) {
+            return Ok(v);
+        }
+        if let Some(v) = self.builtins.get(&name) {
+            return Ok(v.clone());
+        }
+        Err(err!(Name, "name '{}' is not defined", name))
+    }
+
+    fn eval_args(&mut self, args: &[Arg], env: &Rc<Scope>) -> R<(Vec<Value>, Vec<(Rc<str>, Value)>)> {
+        let mut pos = Vec::with_capacity(args.len());
+        let mut kw = Vec::new();
+        for a in args {
+            match a {
+                Arg::Pos(e) => pos.push(self.eval(e, env)?),
+                Arg::Star(e) => {
+                    let v = self.eval(e, env)?;
+                    pos.extend(self.iterate(&v).map_err(|x| x.at(self.src, e.span))?);
+                }
+                Arg::Kw(k, e) => kw.push((k.name(), self.eval(e, env)?)),
+                Arg::StarStar(e) => match self.eval(e, env)? {
+                    Value::Dict(d) => {
+                        for (k, v) in d.borrow().values() {
+                            match k {
+                                Value::Str(s) => kw.push((s.clone(), v.clone())),
+                                _ => return Err(err!(Type, "keywords must be strings").at(self.src, e.span)),
+                            }
+                        }
+                    }
+                    other => {
+                        return Err(err!(Type, "argument after ** must be a dict, not {}", other.type_name())
+                            .at(self.src, e.span))
+                    }
+                },
+            }
+        }
+        Ok((pos, kw))
+    }
+}

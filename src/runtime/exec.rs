@@ -1,0 +1,467 @@
+//! Statements: assignment, control flow, definitions, `with`, `try`.
+
+use super::error::{ErrorKind, Exc, R};
+use super::intern::{intern, Sym};
+use super::value::{Class, Function, HashKey, Scope, Value};
+use super::Interp;
+use crate::syntax::ast::*;
+use crate::{bail, err};
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// How a statement finished.
+pub enum Flow {
+    Normal,
+    Break,
+    Continue,
+    Return(Value),
+}
+
+impl Interp {
+    /// Runs a module body; a stray `return`/`break` at top level is ignored.
+    pub fn exec_module(&mut self, block: &[Stmt], scope: &Rc<Scope>) -> R<Value> {
+        match self.exec_block(block, scope)? {
+            Flow::Return(v) => Ok(v),
+            _ => Ok(Value::None),
+        }
+    }
+
+    pub fn exec_block(&mut self, block: &[Stmt], env: &Rc<Scope>) -> R<Flow> {
+        for s in block {
+            match self.exec(s, env)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn exec(&mut self, s: &Stmt, env: &Rc<Scope>) -> R<Flow> {
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                self.eval(e, env)?;
+            }
+            StmtKind::Assign(targets, value) => {
+                let v = self.eval(value, env)?;
+                for t in targets {
+                    self.assign(t, v.clone(), env)?;
+                }
+            }
+            StmtKind::AugAssign(target, op, value) => {
+                let cur = self.eval(target, env)?;
+                let rhs = self.eval(value, env)?;
+                let new = self.inplace_op(*op, cur, rhs).map_err(|e| e.at(self.src, s.span))?;
+                self.assign(target, new, env)?;
+            }
+            StmtKind::If(arms, orelse) => {
+                for (cond, body) in arms {
+                    let c = self.eval(cond, env)?;
+                    if self.truthy(&c).map_err(|e| e.at(self.src, cond.span))? {
+                        return self.exec_block(body, env);
+                    }
+                }
+                if let Some(b) = orelse {
+                    return self.exec_block(b, env);
+                }
+            }
+            StmtKind::While(cond, body) => loop {
+                self.check_interrupt().map_err(|e| e.at(self.src, s.span))?;
+                let c = self.eval(cond, env)?;
+                if !self.truthy(&c).map_err(|e| e.at(self.src, cond.span))? {
+                    break;
+                }
+                match self.exec_block(body, env)? {
+                    Flow::Break => break,
+                    Flow::Return(v) => return Ok(Flow::Return(v)),
+                    _ => {}
+                }
+            },
+            StmtKind::For(target, iter, body) => {
+                let it = self.eval(iter, env)?;
+                if let Value::Range(start, stop, step) = it {
+                    let mut i = start;
+                    while (step > 0 && i < stop) || (step < 0 && i > stop) {
+                        self.check_interrupt().map_err(|e| e.at(self.src, s.span))?;
+                        self.assign(target, Value::Int(i), env)?;
+                        match self.exec_block(body, env)? {
+                            Flow::Break => break,
+                            Flow::Return(v) => return Ok(Flow::Return(v)),
+                            _ => {}
+                        }
+                        i += step;
+                    }
+                    return Ok(Flow::Normal);
+                }
+                let items = self.iterate(&it).map_err(|e| e.at(self.src, iter.span))?;
+                for item in items {
+                    self.check_interrupt().map_err(|e| e.at(self.src, s.span))?;
+                    self.assign(target, item, env)?;
+                    match self.exec_block(body, env)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        _ => {}
+                    }
+                }
+            }
+            StmtKind::Break => return Ok(Flow::Break),
+            StmtKind::Continue => return Ok(Flow::Continue),
+            StmtKind::Pass | StmtKind::Global(_) | StmtKind::Nonlocal(_) => {}
+            StmtKind::Return(v) => {
+                let v = match v {
+                    Some(e) => self.eval(e, env)?,
+                    None => Value::None,
+                };
+                return Ok(Flow::Return(v));
+            }
+            StmtKind::Def(def) => {
+                let f = self.make_function(def, env)?;
+                let f = self.decorate(&def.decorators, f, env)?;
+                self.bind(def.name, f, env);
+            }
+            StmtKind::Class(def) => {
+                let c = self.make_class(def, env)?;
+                let c = self.decorate(&def.decorators, c, env)?;
+                self.bind(def.name, c, env);
+            }
+            StmtKind::With(items, body) => return self.exec_with(items, body, env),
+            StmtKind::Import(mods) => {
+                for (path, alias) in mods {
+                    let name = path.iter().map(|p| p.name().to_string()).collect::<Vec<_>>().join(".");
+                    let m = self.import(&name).map_err(|e| e.at(self.src, s.span))?;
+                    self.bind(alias.unwrap_or(path[0]), Value::Module(m), env);
+                }
+            }
+            StmtKind::FromImport(path, names) => {
+                let name = path.iter().map(|p| p.name().to_string()).collect::<Vec<_>>().join(".");
+                let m = self.import(&name).map_err(|e| e.at(self.src, s.span))?;
+                for (n, alias, span) in names {
+                    let v = m.scope.vars.borrow().get(n).cloned();
+                    let v = v.ok_or_else(|| {
+                        err!(Name, "cannot import name '{}' from module '{}'", n, name).at(self.src, *span)
+                    })?;
+                    self.bind(alias.unwrap_or(*n), v, env);
+                }
+            }
+            StmtKind::Assert(cond, msg) => {
+                let c = self.eval(cond, env)?;
+                if !self.truthy(&c).map_err(|e| e.at(self.src, cond.span))? {
+                    let m = match msg {
+                        Some(m) => {
+                            let v = self.eval(m, env)?;
+                            self.str_of(&v)?
+                        }
+                        None => String::new(),
+                    };
+                    return Err(Exc::new(ErrorKind::Assertion, m).at(self.src, cond.span));
+                }
+            }
+            StmtKind::Raise(v) => {
+                let exc = match v {
+                    None => match self.handling.last() {
+                        Some(e) => return Err(e.clone()),
+                        None => err!(Runtime, "no active exception to re-raise"),
+                    },
+                    Some(e) => match self.eval(e, env)? {
+                        Value::Exception(x) => {
+                            let mut x = (*x).clone();
+                            x.0.at = None;
+                            x.0.trace.clear();
+                            x
+                        }
+                        Value::ErrorType(k) => Exc::new(k.unwrap_or(ErrorKind::Runtime), ""),
+                        other => err!(Type, "exceptions must be errors such as ValueError(...), not {}", other.type_name()),
+                    },
+                };
+                return Err(exc.at(self.src, s.span));
+            }
+            StmtKind::Try { body, handlers, orelse, finally } => {
+                return self.exec_try(body, handlers, orelse.as_deref(), finally.as_deref(), env)
+            }
+            StmtKind::Del(targets) => {
+                for t in targets {
+                    self.delete(t, env)?;
+                }
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// Binds `name` in `env`, honouring the running function's `global`/`nonlocal` declarations.
+    pub fn bind(&mut self, name: Sym, v: Value, env: &Rc<Scope>) {
+        if let Some(f) = &env.func {
+            if f.def.globals.contains(&name) {
+                env.root().set(name, v);
+                return;
+            }
+            if f.def.nonlocals.contains(&name) {
+                let mut s = env.parent.clone();
+                while let Some(scope) = s {
+                    if scope.parent.is_some() && scope.vars.borrow().contains_key(&name) {
+                        scope.set(name, v);
+                        return;
+                    }
+                    s = scope.parent.clone();
+                }
+            }
+        }
+        env.set(name, v);
+    }
+
+    /// Assigns to a target: a name, `x[i]`, `obj.attr`, or a tuple/list to unpack.
+    pub fn assign(&mut self, target: &Expr, v: Value, env: &Rc<Scope>) -> R<()> {
+        match &target.kind {
+            ExprKind::Name(n) => {
+                self.bind(*n, v, env);
+                Ok(())
+            }
+            ExprKind::Attr(obj, name) => {
+                let o = self.eval(obj, env)?;
+                self.set_attr(&o, *name, v).map_err(|e| e.at(self.src, target.span))
+            }
+            ExprKind::Index(obj, index) => {
+                let o = self.eval(obj, env)?;
+                let i = self.eval(index, env)?;
+                self.set_item(&o, i, v).map_err(|e| e.at(self.src, target.span))
+            }
+            ExprKind::Tuple(ts) | ExprKind::List(ts) => {
+                let items = self.iterate(&v).map_err(|e| e.at(self.src, target.span))?;
+                if items.len() != ts.len() {
+                    return Err(err!(
+                        Value,
+                        "cannot unpack {} values into {} targets",
+                        items.len(),
+                        ts.len()
+                    )
+                    .at(self.src, target.span));
+                }
+                for (t, item) in ts.iter().zip(items) {
+                    self.assign(t, item, env)?;
+                }
+                Ok(())
+            }
+            _ => Err(err!(Syntax, "cannot assign to this expression").at(self.src, target.span)),
+        }
+    }
+
+    fn delete(&mut self, target: &Expr, env: &Rc<Scope>) -> R<()> {
+        match &target.kind {
+            ExprKind::Name(n) => {
+                if env.vars.borrow_mut().remove(n).is_none() {
+                    return Err(err!(Name, "name '{}' is not defined", n).at(self.src, target.span));
+                }
+                Ok(())
+            }
+            ExprKind::Index(obj, index) => {
+                let o = self.eval(obj, env)?;
+                let i = self.eval(index, env)?;
+                match &o {
+                    Value::List(l) => {
+                        let n = l.borrow().len();
+                        let k = self.list_index(&i, n).map_err(|e| e.at(self.src, target.span))?;
+                        l.borrow_mut().remove(k);
+                        Ok(())
+                    }
+                    Value::Dict(d) => {
+                        let key = HashKey::of(&i).map_err(|e| e.at(self.src, target.span))?;
+                        if d.borrow_mut().shift_remove(&key).is_none() {
+                            let r = self.repr_of(&i)?;
+                            return Err(err!(Key, "{}", r).at(self.src, target.span));
+                        }
+                        Ok(())
+                    }
+                    other => Err(err!(Type, "'{}' object does not support item deletion", other.type_name())
+                        .at(self.src, target.span)),
+                }
+            }
+            _ => Err(err!(Syntax, "cannot delete this expression").at(self.src, target.span)),
+        }
+    }
+
+    /// Evaluates defaults and captures the defining scope.
+    pub fn make_function(&mut self, def: &Rc<FuncDef>, env: &Rc<Scope>) -> R<Value> {
+        let mut defaults = Vec::with_capacity(def.params.len());
+        for p in &def.params {
+            defaults.push(match &p.default {
+                Some(e) => Some(self.eval(e, env)?),
+                None => None,
+            });
+        }
+        // Functions in a class body close over the scope around the class (as in Python).
+        let closure = if env.is_class { env.parent.clone().expect("class scope has a parent") } else { env.clone() };
+        Ok(Value::Func(Rc::new(Function {
+            def: def.clone(),
+            defaults,
+            closure,
+            source: self.src,
+            owner: RefCell::new(None),
+        })))
+    }
+
+    fn make_class(&mut self, def: &Rc<ClassDef>, env: &Rc<Scope>) -> R<Value> {
+        let base = match &def.base {
+            None => None,
+            Some(b) => match self.eval(b, env)? {
+                Value::Class(c) => Some(c),
+                Value::ErrorType(None) => None,
+                other => {
+                    return Err(err!(Type, "a class can only inherit from a class, not {}", other.type_name())
+                        .at(self.src, b.span))
+                }
+            },
+        };
+        let scope = Rc::new(Scope { vars: RefCell::default(), parent: Some(env.clone()), is_class: true, func: None });
+        self.exec_block(&def.body, &scope)?;
+        let attrs: FxHashMap<Sym, Value> = scope.vars.borrow().clone();
+        let class = Rc::new(Class { name: def.name.name(), base, attrs: RefCell::new(attrs) });
+        for v in class.attrs.borrow().values() {
+            if let Value::Func(f) = v {
+                *f.owner.borrow_mut() = Some(Rc::downgrade(&class));
+            }
+        }
+        Ok(Value::Class(class))
+    }
+
+    /// Applies decorators bottom-up (LANGUAGE.md §2).
+    fn decorate(&mut self, decorators: &[Expr], mut v: Value, env: &Rc<Scope>) -> R<Value> {
+        for d in decorators.iter().rev() {
+            let f = self.eval(d, env)?;
+            v = self.call_value(&f, vec![v], vec![]).map_err(|e| self.locate(e, d.span))?;
+        }
+        Ok(v)
+    }
+
+    fn exec_with(&mut self, items: &[(Expr, Option<Expr>)], body: &[Stmt], env: &Rc<Scope>) -> R<Flow> {
+        let Some(((ctx_expr, target), rest)) = items.split_first() else {
+            return self.exec_block(body, env);
+        };
+        let ctx = self.eval(ctx_expr, env)?;
+        let entered = self.enter(&ctx).map_err(|e| self.locate(e, ctx_expr.span))?;
+        if let Some(t) = target {
+            if let Err(e) = self.assign(t, entered, env) {
+                self.exit(&ctx, None).map_err(|e| e.at(self.src, ctx_expr.span))?;
+                return Err(e);
+            }
+        }
+        let result = self.exec_with(rest, body, env);
+        match result {
+            Ok(flow) => {
+                self.exit(&ctx, None).map_err(|e| self.locate(e, ctx_expr.span))?;
+                Ok(flow)
+            }
+            Err(exc) => {
+                let suppress = self.exit(&ctx, Some(&exc)).map_err(|e| self.locate(e, ctx_expr.span))?;
+                if suppress {
+                    Ok(Flow::Normal)
+                } else {
+                    Err(exc)
+                }
+            }
+        }
+    }
+
+    /// `__enter__`: tapes start recording; user classes run their method.
+    fn enter(&mut self, ctx: &Value) -> R<Value> {
+        match ctx {
+            Value::Tape(t) => {
+                t.borrow_mut().active = true;
+                self.tapes.push(t.clone());
+                Ok(ctx.clone())
+            }
+            Value::StopRecording => {
+                let all = std::mem::take(&mut self.tapes);
+                self.paused.push(all);
+                Ok(Value::None)
+            }
+            Value::Instance(_) => {
+                let m = self.get_attr(ctx, intern("__enter__"))?;
+                self.call_value(&m, vec![], vec![])
+            }
+            other => bail!(Type, "'{}' object does not support the context manager protocol", other.type_name()),
+        }
+    }
+
+    /// `__exit__`; returns whether the error is suppressed.
+    fn exit(&mut self, ctx: &Value, exc: Option<&Exc>) -> R<bool> {
+        match ctx {
+            Value::Tape(t) => {
+                t.borrow_mut().active = false;
+                if let Some(pos) = self.tapes.iter().rposition(|x| Rc::ptr_eq(x, t)) {
+                    self.tapes.remove(pos);
+                }
+                Ok(false)
+            }
+            Value::StopRecording => {
+                if let Some(saved) = self.paused.pop() {
+                    self.tapes = saved;
+                }
+                Ok(false)
+            }
+            Value::Instance(_) => {
+                let m = self.get_attr(ctx, intern("__exit__"))?;
+                let args = match exc {
+                    None => vec![Value::None, Value::None, Value::None],
+                    Some(e) => vec![Value::ErrorType(Some(e.kind())), Value::Exception(Rc::new(e.clone())), Value::None],
+                };
+                let r = self.call_value(&m, args, vec![])?;
+                Ok(exc.is_some() && self.truthy(&r)?)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    fn exec_try(
+        &mut self,
+        body: &[Stmt],
+        handlers: &[Handler],
+        orelse: Option<&[Stmt]>,
+        finally: Option<&[Stmt]>,
+        env: &Rc<Scope>,
+    ) -> R<Flow> {
+        let mut result = self.exec_block(body, env);
+        if let Err(exc) = &result {
+            let exc = exc.clone();
+            for h in handlers {
+                if self.handler_matches(h, &exc, env)? {
+                    if let Some(n) = h.name {
+                        self.bind(n, Value::Exception(Rc::new(exc.clone())), env);
+                    }
+                    self.handling.push(exc.clone());
+                    result = self.exec_block(&h.body, env);
+                    self.handling.pop();
+                    break;
+                }
+            }
+        } else if let Some(b) = orelse {
+            result = self.exec_block(b, env);
+        }
+        if let Some(f) = finally {
+            match self.exec_block(f, env)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        result
+    }
+
+    fn handler_matches(&mut self, h: &Handler, exc: &Exc, env: &Rc<Scope>) -> R<bool> {
+        let Some(kind) = &h.kind else { return Ok(true) };
+        let k = self.eval(kind, env)?;
+        let kinds = match &k {
+            Value::Tuple(xs) => xs.to_vec(),
+            other => vec![other.clone()],
+        };
+        for k in kinds {
+            match k {
+                Value::ErrorType(None) => return Ok(true),
+                Value::ErrorType(Some(kind)) if kind == exc.kind() => return Ok(true),
+                Value::ErrorType(_) => {}
+                other => {
+                    return Err(err!(Type, "except needs an error kind such as ValueError, not {}", other.type_name())
+                        .at(self.src, kind.span))
+                }
+            }
+        }
+        Ok(false)
+    }
+}

@@ -1,0 +1,470 @@
+//! The only place values become text (LANGUAGE.md §3): `str`, `repr`,
+//! float formatting, tensor printing with summarisation, f-string specs.
+
+use super::error::R;
+use super::intern::intern;
+use super::value::Value;
+use super::Interp;
+use crate::bail;
+use crate::tensor::{Array, DType};
+
+/// Tensors with more elements than this print summarised (LANGUAGE.md §3).
+const SUMMARY_THRESHOLD: usize = 1000;
+/// Entries kept at each end of each axis when summarised.
+const EDGE_ITEMS: usize = 3;
+
+/// A float64 as Python prints it, in the contract's exponent style: the
+/// shortest text that reads back, `.0` when integral, exponent form below
+/// 1e-4 and from 1e16 on (`1e-8`, `1e20`).
+pub fn fmt_f64(x: f64) -> String {
+    fmt_float(x, |v| format!("{v}"), |v| format!("{v:e}"))
+}
+
+/// A float32 at its own precision (`0.1`, not `0.10000000149011612`).
+pub fn fmt_f32(x: f32) -> String {
+    fmt_float(x as f64, |_| format!("{x}"), |_| format!("{x:e}"))
+}
+
+fn fmt_float(x: f64, plain: impl Fn(f64) -> String, exp: impl Fn(f64) -> String) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let a = x.abs();
+    if a != 0.0 && !(1e-4..1e16).contains(&a) {
+        return exp(x);
+    }
+    let s = plain(x);
+    if s.contains('.') || s.contains('e') {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+fn fmt_elem(a: &Array, i: usize) -> String {
+    match a {
+        Array::F32(x) => fmt_f32(x.as_slice_memory_order().map_or_else(|| *x.iter().nth(i).unwrap(), |s| s[i])),
+        Array::F64(x) => fmt_f64(x.as_slice_memory_order().map_or_else(|| *x.iter().nth(i).unwrap(), |s| s[i])),
+        Array::I64(x) => x.iter().nth(i).unwrap().to_string(),
+        Array::Bool(x) => if *x.iter().nth(i).unwrap() { "True".into() } else { "False".into() },
+    }
+}
+
+/// A tensor's values on one line: `[[1.0, 2.0], [3.0, 4.0]]`, summarised past 1,000 elements.
+pub fn tensor_text(a: &Array) -> String {
+    let std = match a {
+        Array::F32(x) => Array::F32(x.as_standard_layout().into_owned()),
+        Array::F64(x) => Array::F64(x.as_standard_layout().into_owned()),
+        Array::I64(x) => Array::I64(x.as_standard_layout().into_owned()),
+        Array::Bool(x) => Array::Bool(x.as_standard_layout().into_owned()),
+    };
+    let shape = std.shape().to_vec();
+    if shape.is_empty() {
+        return fmt_elem(&std, 0);
+    }
+    let summarise = std.len() > SUMMARY_THRESHOLD;
+    let mut out = String::new();
+    write_axis(&std, &shape, 0, 0, summarise, &mut out);
+    out
+}
+
+fn write_axis(a: &Array, shape: &[usize], axis: usize, offset: usize, summarise: bool, out: &mut String) {
+    let n = shape[axis];
+    let stride: usize = shape[axis + 1..].iter().product();
+    let indices: Vec<Option<usize>> = if summarise && n > 2 * EDGE_ITEMS {
+        (0..EDGE_ITEMS).map(Some).chain([None]).chain((n - EDGE_ITEMS..n).map(Some)).collect()
+    } else {
+        (0..n).map(Some).collect()
+    };
+    out.push('[');
+    for (k, i) in indices.iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        match i {
+            None => out.push_str("..."),
+            Some(i) if axis + 1 == shape.len() => out.push_str(&fmt_elem(a, offset + i)),
+            Some(i) => write_axis(a, shape, axis + 1, offset + i * stride, summarise, out),
+        }
+    }
+    out.push(']');
+}
+
+fn tensor_repr(a: &Array) -> String {
+    match a.dtype() {
+        DType::F32 => format!("tensor({})", tensor_text(a)),
+        d => format!("tensor({}, dtype={})", tensor_text(a), d),
+    }
+}
+
+impl Interp {
+    /// `str(v)`
+    pub fn str_of(&mut self, v: &Value) -> R<String> {
+        Ok(match v {
+            Value::Str(s) => s.to_string(),
+            Value::Tensor(t) => tensor_text(&t.data),
+            Value::Variable(var) => tensor_text(&var.peek().data),
+            Value::Exception(e) => e.message().to_string(),
+            Value::Instance(_) => match self.user_text(v, "__str__")? {
+                Some(s) => s,
+                None => self.repr_of(v)?,
+            },
+            other => self.repr_of(other)?,
+        })
+    }
+
+    /// `repr(v)`
+    pub fn repr_of(&mut self, v: &Value) -> R<String> {
+        Ok(match v {
+            Value::None => "None".into(),
+            Value::Bool(b) => if *b { "True".into() } else { "False".into() },
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => fmt_f64(*f),
+            Value::Str(s) => str_repr(s),
+            Value::List(l) => {
+                let items = l.borrow().clone();
+                format!("[{}]", self.join_reprs(&items)?)
+            }
+            Value::Tuple(t) => match t.len() {
+                1 => format!("({},)", self.repr_of(&t[0])?),
+                _ => format!("({})", self.join_reprs(t)?),
+            },
+            Value::Dict(d) => {
+                let items: Vec<(Value, Value)> = d.borrow().values().cloned().collect();
+                let mut parts = Vec::with_capacity(items.len());
+                for (k, v) in items {
+                    parts.push(format!("{}: {}", self.repr_of(&k)?, self.repr_of(&v)?));
+                }
+                format!("{{{}}}", parts.join(", "))
+            }
+            Value::Range(a, b, s) => {
+                if *s == 1 { format!("range({a}, {b})") } else { format!("range({a}, {b}, {s})") }
+            }
+            Value::Slice(s) => {
+                format!("slice({}, {}, {})", self.repr_of(&s[0])?, self.repr_of(&s[1])?, self.repr_of(&s[2])?)
+            }
+            Value::Ellipsis => "Ellipsis".into(),
+            Value::Func(f) => format!("<function {}>", f.def.name),
+            Value::Builtin(b) => format!("<built-in function {}>", b.name),
+            Value::Method(m) => {
+                let name = match &m.1 {
+                    Value::Func(f) => f.def.name.name(),
+                    _ => "?".into(),
+                };
+                format!("<bound method {} of {} object>", name, m.0.type_name())
+            }
+            Value::Class(c) => format!("<class '{}'>", c.name),
+            Value::Instance(i) => match self.user_text(v, "__repr__")? {
+                Some(s) => s,
+                None => format!("<{} object>", i.class.name),
+            },
+            Value::Module(m) => format!("<module '{}'>", m.name),
+            Value::Tensor(t) => tensor_repr(&t.data),
+            Value::Variable(var) => {
+                let t = var.peek();
+                let mut s = format!("Variable({}", tensor_text(&t.data));
+                if t.dtype() != DType::F32 {
+                    s.push_str(&format!(", dtype={}", t.dtype()));
+                }
+                if let Some(n) = &var.name {
+                    s.push_str(&format!(", name={}", str_repr(n)));
+                }
+                s.push(')');
+                s
+            }
+            Value::Tape(_) => "<GradientTape>".into(),
+            Value::StopRecording => "<stop_recording>".into(),
+            Value::DType(d) => d.name().into(),
+            Value::ErrorType(k) => format!("<class '{}'>", k.map_or("Exception", |k| k.name())),
+            Value::Exception(e) => format!("{}({})", e.kind().name(), str_repr(e.message())),
+            Value::Property(_) => "<property>".into(),
+            Value::Super(s) => format!("<super: {}>", s.0.name),
+        })
+    }
+
+    fn join_reprs(&mut self, items: &[Value]) -> R<String> {
+        let mut parts = Vec::with_capacity(items.len());
+        for x in items {
+            parts.push(self.repr_of(x)?);
+        }
+        Ok(parts.join(", "))
+    }
+
+    /// A user class's `__str__`/`__repr__`, if it defines one.
+    fn user_text(&mut self, v: &Value, method: &str) -> R<Option<String>> {
+        let Value::Instance(i) = v else { return Ok(None) };
+        if i.class.lookup(intern(method)).is_none() {
+            return Ok(None);
+        }
+        let m = self.get_attr(v, intern(method))?;
+        match self.call_value(&m, vec![], vec![])? {
+            Value::Str(s) => Ok(Some(s.to_string())),
+            other => bail!(Type, "{} returned non-string (type {})", method, other.type_name()),
+        }
+    }
+
+    /// One f-string field: `{v}`, `{v!r}`, `{v:.4f}`.
+    pub fn format_field(&mut self, v: &Value, repr: bool, spec: &str) -> R<String> {
+        if repr {
+            let s = self.repr_of(v)?;
+            return apply_spec_str(&s, spec);
+        }
+        if spec.is_empty() {
+            return self.str_of(v);
+        }
+        let v = match v {
+            Value::Tensor(_) | Value::Variable(_) => {
+                let t = self.to_tensor(v, None)?;
+                if t.len() != 1 {
+                    bail!(Type, "unsupported format string passed to a tensor of shape {}", crate::tensor::shape_str(t.shape()));
+                }
+                match t.dtype() {
+                    DType::I64 => Value::Int(t.data.first_f64() as i64),
+                    DType::Bool => Value::Bool(t.data.first_f64() != 0.0),
+                    _ => Value::Float(t.data.first_f64()),
+                }
+            }
+            other => other.clone(),
+        };
+        match &v {
+            Value::Int(_) | Value::Float(_) | Value::Bool(_) => format_number(&v, spec),
+            _ => {
+                let s = self.str_of(&v)?;
+                apply_spec_str(&s, spec)
+            }
+        }
+    }
+}
+
+/// Python's `repr` of a string: single quotes unless the text has one.
+pub fn str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\\' => out.push_str("\\\\"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// A parsed format spec: `[[fill]align][sign][0][width][,][.precision][type]`.
+struct Spec {
+    fill: char,
+    align: Option<char>,
+    sign: char,
+    width: usize,
+    comma: bool,
+    precision: Option<usize>,
+    ty: Option<char>,
+}
+
+fn parse_spec(spec: &str) -> R<Spec> {
+    let chars: Vec<char> = spec.chars().collect();
+    let mut i = 0;
+    let mut s = Spec { fill: ' ', align: None, sign: '-', width: 0, comma: false, precision: None, ty: None };
+    if chars.len() >= 2 && matches!(chars[1], '<' | '>' | '^' | '=') {
+        s.fill = chars[0];
+        s.align = Some(chars[1]);
+        i = 2;
+    } else if !chars.is_empty() && matches!(chars[0], '<' | '>' | '^' | '=') {
+        s.align = Some(chars[0]);
+        i = 1;
+    }
+    if i < chars.len() && matches!(chars[i], '+' | '-' | ' ') {
+        s.sign = chars[i];
+        i += 1;
+    }
+    if i < chars.len() && chars[i] == '0' {
+        s.fill = '0';
+        s.align.get_or_insert('=');
+        i += 1;
+    }
+    let start = i;
+    while i < chars.len() && chars[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i > start {
+        s.width = chars[start..i].iter().collect::<String>().parse().unwrap_or(0);
+    }
+    if i < chars.len() && chars[i] == ',' {
+        s.comma = true;
+        i += 1;
+    }
+    if i < chars.len() && chars[i] == '.' {
+        i += 1;
+        let p = i;
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            i += 1;
+        }
+        s.precision = Some(chars[p..i].iter().collect::<String>().parse().unwrap_or(0));
+    }
+    if i < chars.len() {
+        s.ty = Some(chars[i]);
+        i += 1;
+    }
+    if i != chars.len() {
+        bail!(Value, "invalid format specifier '{spec}'");
+    }
+    Ok(s)
+}
+
+fn pad(body: String, s: &Spec, default_align: char) -> String {
+    let len = body.chars().count();
+    if len >= s.width {
+        return body;
+    }
+    let n = s.width - len;
+    let fill = |k: usize| std::iter::repeat_n(s.fill, k).collect::<String>();
+    match s.align.unwrap_or(default_align) {
+        '<' => format!("{body}{}", fill(n)),
+        '^' => format!("{}{body}{}", fill(n / 2), fill(n - n / 2)),
+        '=' => {
+            let (sign, digits) = if body.starts_with(['-', '+', ' ']) { body.split_at(1) } else { ("", body.as_str()) };
+            format!("{sign}{}{digits}", fill(n))
+        }
+        _ => format!("{}{body}", fill(n)),
+    }
+}
+
+fn apply_spec_str(text: &str, spec: &str) -> R<String> {
+    if spec.is_empty() {
+        return Ok(text.to_string());
+    }
+    let s = parse_spec(spec)?;
+    if matches!(s.ty, Some(t) if t != 's') {
+        bail!(Value, "unknown format code '{}' for a string", s.ty.unwrap());
+    }
+    let body: String = match s.precision {
+        Some(p) => text.chars().take(p).collect(),
+        None => text.to_string(),
+    };
+    Ok(pad(body, &s, '<'))
+}
+
+fn group_thousands(digits: &str) -> String {
+    let (int, frac) = digits.split_once('.').map_or((digits, None), |(a, b)| (a, Some(b)));
+    let mut out = String::new();
+    for (k, c) in int.chars().enumerate() {
+        if k > 0 && (int.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    out
+}
+
+/// Formats an int or float by a spec (`d`, `f`, `e`, `g`, `%`, or none).
+fn format_number(v: &Value, spec: &str) -> R<String> {
+    let s = parse_spec(spec)?;
+    let (neg, body) = match (v, s.ty) {
+        (Value::Int(_) | Value::Bool(_), None | Some('d')) => {
+            let i = match v { Value::Int(i) => *i, Value::Bool(b) => *b as i64, _ => 0 };
+            (i < 0, i.unsigned_abs().to_string())
+        }
+        (Value::Float(_), Some('d')) => bail!(Value, "unknown format code 'd' for a float"),
+        _ => {
+            let x = match v { Value::Int(i) => *i as f64, Value::Bool(b) => *b as u8 as f64, Value::Float(f) => *f, _ => 0.0 };
+            let a = x.abs();
+            let p = s.precision.unwrap_or(6);
+            let body = match s.ty {
+                Some('f') | Some('F') => format!("{a:.p$}"),
+                Some('e') | Some('E') => {
+                    let t = format!("{a:.p$e}");
+                    // Python writes the exponent with a sign and two digits: 1.5e-05.
+                    let (m, e) = t.split_once('e').unwrap();
+                    let e: i32 = e.parse().unwrap_or(0);
+                    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+                }
+                Some('%') => format!("{:.p$}%", a * 100.0),
+                Some('g') | Some('G') | None => {
+                    if s.ty.is_none() && s.precision.is_none() {
+                        fmt_f64(a)
+                    } else {
+                        format_g(a, s.precision.unwrap_or(6).max(1))
+                    }
+                }
+                Some(t) => bail!(Value, "unknown format code '{t}' for a number"),
+            };
+            (x < 0.0 || (x == 0.0 && x.is_sign_negative()), body)
+        }
+    };
+    let body = if s.comma { group_thousands(&body) } else { body };
+    let sign = if neg { "-" } else if s.sign == '+' { "+" } else if s.sign == ' ' { " " } else { "" };
+    Ok(pad(format!("{sign}{body}"), &s, '>'))
+}
+
+/// `%g`: `p` significant digits, trailing zeros removed.
+fn format_g(a: f64, p: usize) -> String {
+    if a == 0.0 {
+        return "0".into();
+    }
+    if !a.is_finite() {
+        return fmt_f64(a);
+    }
+    let exp = a.log10().floor() as i32;
+    if exp < -4 || exp >= p as i32 {
+        let t = format!("{a:.*e}", p - 1);
+        let (m, e) = t.split_once('e').unwrap();
+        let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
+        let e: i32 = e.parse().unwrap_or(0);
+        format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+    } else {
+        let decimals = (p as i32 - 1 - exp).max(0) as usize;
+        let t = format!("{a:.decimals$}");
+        if t.contains('.') { t.trim_end_matches('0').trim_end_matches('.').to_string() } else { t }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_the_contract_says() {
+        assert_eq!(fmt_f64(6.0), "6.0");
+        assert_eq!(fmt_f64(0.1), "0.1");
+        assert_eq!(fmt_f64(1e-8), "1e-8");
+        assert_eq!(fmt_f64(1e20), "1e20");
+        assert_eq!(fmt_f64(f64::NAN), "nan");
+        assert_eq!(fmt_f64(f64::NEG_INFINITY), "-inf");
+        assert_eq!(fmt_f64(0.1f32 as f64), "0.10000000149011612");
+        assert_eq!(fmt_f32(0.1), "0.1");
+        assert_eq!(fmt_f64(1e16), "1e16");
+        assert_eq!(fmt_f64(123456789.0), "123456789.0");
+    }
+
+    #[test]
+    fn number_specs_follow_python() {
+        assert_eq!(format_number(&Value::Float(3.14159), ".4f").unwrap(), "3.1416");
+        assert_eq!(format_number(&Value::Int(42), "5d").unwrap(), "   42");
+        assert_eq!(format_number(&Value::Float(0.5), ".1%").unwrap(), "50.0%");
+        assert_eq!(format_number(&Value::Float(12345.678), ",.2f").unwrap(), "12,345.68");
+        assert_eq!(format_number(&Value::Float(-1.5e-5), ".2e").unwrap(), "-1.50e-05");
+        assert_eq!(format_number(&Value::Int(-7), "04d").unwrap(), "-007");
+        assert_eq!(format_number(&Value::Float(0.000123456), "g").unwrap(), "0.000123456");
+    }
+
+    #[test]
+    fn large_tensors_are_summarised() {
+        let a = Array::from_f64(DType::F32, &[1001], (0..1001).map(|i| i as f64).collect());
+        assert_eq!(tensor_text(&a), "[0.0, 1.0, 2.0, ..., 998.0, 999.0, 1000.0]");
+    }
+}

@@ -1,0 +1,66 @@
+//! Modules (LANGUAGE.md §6): `import NAME` looks in the importing script's
+//! folder, then the `DGL_PATH` folders, then the built-in standard library.
+//! A module runs once; later imports share it.
+
+use super::error::{Exc, R};
+use super::value::{Module, Scope};
+use super::{Failure, Interp};
+use crate::{bail, err};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+/// The standard library, written in DGL and embedded in the binary.
+pub const STDLIB: &[(&str, &str)] = &[
+    ("nn", include_str!("../../stdlib/nn.dgl")),
+    ("optim", include_str!("../../stdlib/optim.dgl")),
+    ("losses", include_str!("../../stdlib/losses.dgl")),
+];
+
+impl Interp {
+    pub fn import(&mut self, name: &str) -> R<Rc<Module>> {
+        if let Some(m) = self.modules.get(name) {
+            return Ok(m.clone());
+        }
+        if self.loading.iter().any(|n| n == name) {
+            let mut cycle = self.loading.clone();
+            cycle.push(name.to_string());
+            bail!(Runtime, "import cycle: {}", cycle.join(" -> "));
+        }
+        let file = format!("{}.dgl", name.replace('.', "/"));
+        let mut folders = vec![self.script_dir.clone()];
+        if let Ok(path) = std::env::var("DGL_PATH") {
+            folders.extend(std::env::split_paths(&path));
+        }
+        let found = folders.into_iter().map(|d| d.join(&file)).find(|p| p.is_file());
+        let (display, path, text) = match found {
+            Some(p) => {
+                let text = std::fs::read_to_string(&p).map_err(|e| err!(IO, "cannot read module '{}': {}", p.display(), e))?;
+                (p.display().to_string(), Some(p), text)
+            }
+            None => match STDLIB.iter().find(|(n, _)| *n == name) {
+                Some((n, src)) => (format!("<stdlib>/{n}.dgl"), None::<PathBuf>, src.to_string()),
+                None => bail!(Name, "no module named '{}'", name),
+            },
+        };
+        let id = self.sources.add(display, path, &text);
+        let scope = Scope::module();
+        let module = Rc::new(Module { name: name.into(), scope: scope.clone() });
+        self.loading.push(name.to_string());
+        let result = self.run_source(id, &scope);
+        self.loading.pop();
+        match result {
+            Ok(_) => {
+                self.modules.insert(name.to_string(), module.clone());
+                Ok(module)
+            }
+            Err(Failure::Runtime(e)) => Err(e),
+            // A syntax error inside a module points into that module's file.
+            Err(Failure::Syntax(src, errs)) => {
+                let first = errs.into_iter().next().expect("at least one syntax error");
+                let mut e = Exc::new(super::error::ErrorKind::Syntax, first.message);
+                e.0.at = Some((src, first.span));
+                Err(e)
+            }
+        }
+    }
+}

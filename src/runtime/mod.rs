@@ -1,0 +1,178 @@
+//! The tree-walking interpreter: state ([`Interp`]), statements ([`exec`]),
+//! expressions ([`eval`]), calls ([`call`]), operators ([`ops`]), printing
+//! ([`format`]) and modules ([`import`]).
+
+pub mod call;
+pub mod error;
+pub mod eval;
+pub mod exec;
+pub mod format;
+pub mod import;
+pub mod intern;
+pub mod ops;
+pub mod value;
+
+use crate::autodiff::{Tape, Variable};
+use crate::diagnostic::{render, Diagnostic};
+use crate::source::{SourceId, SourceMap};
+use crate::syntax::SyntaxError;
+use error::{ErrorKind, Exc, R};
+use intern::Sym;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use value::{Module, Scope, Value};
+
+/// Calls nested deeper than this raise RecursionError (Python's default limit).
+pub const MAX_DEPTH: usize = 1000;
+
+/// A shared output sink (stdout of the script). Library code never prints
+/// elsewhere (STYLE.md lesson 4), so golden tests can capture it in-process.
+pub type Output = Rc<RefCell<dyn Write>>;
+
+/// The interpreter: every piece of state a running program can touch.
+pub struct Interp {
+    pub sources: SourceMap,
+    pub builtins: FxHashMap<Sym, Value>,
+    /// Loaded modules by name (a module runs once).
+    pub modules: HashMap<String, Rc<Module>>,
+    /// Modules being loaded, for cycle detection.
+    pub loading: Vec<String>,
+    pub out: Output,
+    /// Tapes currently recording, innermost last.
+    pub tapes: Vec<Rc<RefCell<Tape>>>,
+    /// Tape stacks set aside by `stop_recording` and by recompute's forward pass.
+    pub paused: Vec<Vec<Rc<RefCell<Tape>>>>,
+    /// Variable reads being collected (custom_gradient, recompute_grad), each in first-read order.
+    pub var_watchers: Vec<Vec<Rc<Variable>>>,
+    /// Watched tensors read while a recompute forward pass runs with tapes paused.
+    pub capture_probes: Vec<(Vec<Rc<RefCell<Tape>>>, Vec<u64>)>,
+    pub rng: ChaCha8Rng,
+    /// Depth of recomputations running (`is_recomputing()`).
+    pub recomputing: usize,
+    pub depth: usize,
+    /// The source of the code running now.
+    pub src: SourceId,
+    /// The name of the function running now, for tracebacks.
+    pub frame: Rc<str>,
+    /// Folder of the main script: relative paths and imports start here.
+    pub script_dir: PathBuf,
+    pub argv: Vec<String>,
+    pub interrupted: Arc<AtomicBool>,
+    /// Exceptions being handled, for a bare `raise`.
+    pub handling: Vec<Exc>,
+    /// Whether diagnostics may use color (a terminal).
+    pub color: bool,
+}
+
+impl Interp {
+    pub fn new(out: Output) -> Interp {
+        let mut rt = Interp {
+            sources: SourceMap::default(),
+            builtins: FxHashMap::default(),
+            modules: HashMap::new(),
+            loading: Vec::new(),
+            out,
+            tapes: Vec::new(),
+            paused: Vec::new(),
+            var_watchers: Vec::new(),
+            capture_probes: Vec::new(),
+            rng: ChaCha8Rng::seed_from_u64(0),
+            recomputing: 0,
+            depth: 0,
+            src: SourceId(0),
+            frame: "<module>".into(),
+            script_dir: PathBuf::from("."),
+            argv: Vec::new(),
+            interrupted: Arc::new(AtomicBool::new(false)),
+            handling: Vec::new(),
+            color: false,
+        };
+        crate::builtins::install(&mut rt);
+        rt
+    }
+
+    /// Raises KeyboardInterrupt once Ctrl-C has been pressed.
+    pub fn check_interrupt(&self) -> R<()> {
+        if self.interrupted.swap(false, Ordering::Relaxed) {
+            return Err(Exc::new(ErrorKind::KeyboardInterrupt, "interrupted"));
+        }
+        Ok(())
+    }
+
+    /// Writes text to the program's stdout.
+    pub fn write_out(&mut self, text: &str) -> R<()> {
+        let mut out = self.out.borrow_mut();
+        out.write_all(text.as_bytes()).map_err(|e| crate::err!(IO, "cannot write output: {e}"))?;
+        if text.contains('\n') {
+            let _ = out.flush();
+        }
+        Ok(())
+    }
+
+    /// Parses and runs source text as the module `scope`.
+    pub fn run_source(&mut self, src_id: SourceId, scope: &Rc<Scope>) -> Result<Value, Failure> {
+        let text = self.sources.get(src_id).text.clone();
+        let block = crate::syntax::parse_module(&text).map_err(|errs| Failure::Syntax(src_id, errs))?;
+        let saved = (self.src, self.frame.clone());
+        self.src = src_id;
+        self.frame = "<module>".into();
+        let r = self.exec_module(&block, scope);
+        self.src = saved.0;
+        self.frame = saved.1;
+        r.map_err(Failure::Runtime)
+    }
+
+    /// Renders a failure as its diagnostic text (stderr content).
+    pub fn report(&self, failure: &Failure) -> String {
+        match failure {
+            Failure::Syntax(src, errs) => errs
+                .iter()
+                .map(|e| {
+                    let d = Diagnostic {
+                        kind: "SyntaxError".into(),
+                        message: e.message.clone(),
+                        at: Some((*src, e.span)),
+                        label: None,
+                        trace: vec![],
+                    };
+                    render(&self.sources, &d, self.color)
+                })
+                .collect(),
+            Failure::Runtime(exc) => {
+                let d = Diagnostic {
+                    kind: exc.kind().name().into(),
+                    message: exc.message().into(),
+                    at: exc.0.at,
+                    label: None,
+                    trace: exc.0.trace.iter().rev().cloned().collect(),
+                };
+                render(&self.sources, &d, self.color)
+            }
+        }
+    }
+}
+
+/// Why running source failed.
+#[derive(Debug)]
+pub enum Failure {
+    Syntax(SourceId, Vec<SyntaxError>),
+    Runtime(Exc),
+}
+
+impl Failure {
+    /// Process exit status (LANGUAGE.md §1): 2 for syntax errors, 1 for runtime errors.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Failure::Syntax(..) => 2,
+            Failure::Runtime(_) => 1,
+        }
+    }
+}

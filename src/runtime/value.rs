@@ -1,0 +1,304 @@
+//! Runtime values (LANGUAGE.md §3). Every variant is cheap to clone: scalars
+//! by value, everything else behind a reference count.
+
+use super::error::{ErrorKind, Exc, R};
+use super::intern::Sym;
+use super::Interp;
+use crate::autodiff::{Tape, Variable};
+use crate::source::SourceId;
+use crate::syntax::ast::FuncDef;
+use crate::tensor::{DType, Tensor};
+use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Rc<str>),
+    List(Rc<RefCell<Vec<Value>>>),
+    Tuple(Rc<[Value]>),
+    Dict(Rc<RefCell<Dict>>),
+    /// `range(start, stop, step)`
+    Range(i64, i64, i64),
+    /// `start:stop:step` inside an index (each `None` or an int).
+    Slice(Rc<[Value; 3]>),
+    /// `...` inside an index.
+    Ellipsis,
+    Func(Rc<Function>),
+    Builtin(Rc<Builtin>),
+    /// A function bound to its receiver (`obj.method`).
+    Method(Rc<(Value, Value)>),
+    Class(Rc<Class>),
+    Instance(Rc<Instance>),
+    Module(Rc<Module>),
+    Tensor(Tensor),
+    Variable(Rc<Variable>),
+    Tape(Rc<RefCell<Tape>>),
+    /// The context manager of `tape.stop_recording()`.
+    StopRecording,
+    DType(DType),
+    /// An error kind such as `ValueError`; `None` is `Exception`, which matches every kind.
+    ErrorType(Option<ErrorKind>),
+    /// A raised (or constructed) error, as bound by `except … as e`.
+    Exception(Rc<Exc>),
+    /// `property(getter)`: read as an attribute, computed by calling the getter.
+    Property(Rc<Value>),
+    /// `super()`: attribute lookups start after `.0` in the class chain of `.1`.
+    Super(Rc<(Rc<Class>, Value)>),
+}
+
+/// A dict: insertion-ordered, keyed by hashable values.
+pub type Dict = IndexMap<HashKey, (Value, Value)>;
+
+/// The hashable projection of a key (Python's hash/eq, with objects by identity).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum HashKey {
+    None,
+    Int(i64),
+    Float(u64),
+    Str(Rc<str>),
+    Tuple(Vec<HashKey>),
+    Id(usize),
+}
+
+impl HashKey {
+    /// Errors: TypeError for unhashable values (lists, dicts).
+    pub fn of(v: &Value) -> R<HashKey> {
+        Ok(match v {
+            Value::None => HashKey::None,
+            Value::Bool(b) => HashKey::Int(*b as i64),
+            Value::Int(i) => HashKey::Int(*i),
+            Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e18 => HashKey::Int(*f as i64),
+            Value::Float(f) => HashKey::Float(f.to_bits()),
+            Value::Str(s) => HashKey::Str(s.clone()),
+            Value::Tuple(xs) => HashKey::Tuple(xs.iter().map(HashKey::of).collect::<R<_>>()?),
+            Value::List(_) | Value::Dict(_) => {
+                return Err(crate::err!(Type, "unhashable type: '{}'", v.type_name()))
+            }
+            Value::DType(d) => HashKey::Str(d.name().into()),
+            other => HashKey::Id(other.identity()),
+        })
+    }
+}
+
+/// A native function: receives the interpreter and its arguments.
+pub type NativeFn = fn(&mut Interp, &mut Args) -> R<Value>;
+
+/// A function implemented in Rust, or a decorator's wrapper.
+#[derive(Debug)]
+pub struct Builtin {
+    pub name: Rc<str>,
+    pub kind: BuiltinKind,
+}
+
+#[derive(Debug)]
+pub enum BuiltinKind {
+    Native(NativeFn),
+    /// A native method bound to its receiver, passed as `args.this`.
+    Method(Value, NativeFn),
+    /// The function returned by `custom_gradient(f)`.
+    CustomGradient(Value),
+    /// The function returned by `recompute_grad(f)`; `__wrapped__` is `f`.
+    Recompute(Value),
+    /// The function returned by `grad_pass_through(f)`.
+    PassThrough(Value),
+}
+
+/// A user function or lambda: its definition, evaluated defaults and closure.
+#[derive(Debug)]
+pub struct Function {
+    pub def: Rc<FuncDef>,
+    /// One entry per parameter: the evaluated default, if any.
+    pub defaults: Vec<Option<Value>>,
+    /// The scope the function was defined in (closures capture by reference).
+    pub closure: Rc<Scope>,
+    pub source: SourceId,
+    /// The class whose body defined this function (for `super()`).
+    pub owner: RefCell<Option<std::rc::Weak<Class>>>,
+}
+
+#[derive(Debug)]
+pub struct Class {
+    pub name: Rc<str>,
+    pub base: Option<Rc<Class>>,
+    pub attrs: RefCell<FxHashMap<Sym, Value>>,
+}
+
+impl Class {
+    /// Looks `name` up in this class and its bases.
+    pub fn lookup(&self, name: Sym) -> Option<Value> {
+        if let Some(v) = self.attrs.borrow().get(&name) {
+            return Some(v.clone());
+        }
+        self.base.as_ref().and_then(|b| b.lookup(name))
+    }
+
+    pub fn is_subclass_of(self: &Rc<Class>, other: &Rc<Class>) -> bool {
+        Rc::ptr_eq(self, other) || self.base.as_ref().is_some_and(|b| b.is_subclass_of(other))
+    }
+}
+
+#[derive(Debug)]
+pub struct Instance {
+    pub class: Rc<Class>,
+    pub attrs: RefCell<FxHashMap<Sym, Value>>,
+}
+
+#[derive(Debug)]
+pub struct Module {
+    pub name: Rc<str>,
+    pub scope: Rc<Scope>,
+}
+
+/// A scope of variables. Function calls get a fresh one whose parent is the
+/// function's closure; lookups walk outward to the module scope.
+#[derive(Debug, Default)]
+pub struct Scope {
+    pub vars: RefCell<FxHashMap<Sym, Value>>,
+    pub parent: Option<Rc<Scope>>,
+    /// A class body: functions defined here close over the parent instead.
+    pub is_class: bool,
+    /// The function whose call created this scope (its `global`/`nonlocal` names).
+    pub func: Option<Rc<Function>>,
+}
+
+impl Scope {
+    pub fn module() -> Rc<Scope> {
+        Rc::new(Scope::default())
+    }
+
+    pub fn child(parent: &Rc<Scope>, func: Option<Rc<Function>>) -> Rc<Scope> {
+        Rc::new(Scope { vars: RefCell::default(), parent: Some(parent.clone()), is_class: false, func })
+    }
+
+    pub fn lookup(&self, name: Sym) -> Option<Value> {
+        if let Some(v) = self.vars.borrow().get(&name) {
+            return Some(v.clone());
+        }
+        let mut s = self.parent.as_deref();
+        while let Some(scope) = s {
+            if let Some(v) = scope.vars.borrow().get(&name) {
+                return Some(v.clone());
+            }
+            s = scope.parent.as_deref();
+        }
+        None
+    }
+
+    /// The module scope at the root of the chain.
+    pub fn root(self: &Rc<Scope>) -> Rc<Scope> {
+        let mut s = self.clone();
+        while let Some(p) = s.parent.clone() {
+            s = p;
+        }
+        s
+    }
+
+    pub fn set(&self, name: Sym, v: Value) {
+        self.vars.borrow_mut().insert(name, v);
+    }
+}
+
+/// Arguments of a native call: positional, keyword, and the bound receiver.
+#[derive(Debug, Default)]
+pub struct Args {
+    pub this: Option<Value>,
+    pub pos: Vec<Value>,
+    pub kw: Vec<(Rc<str>, Value)>,
+    /// The function's name, for messages.
+    pub fname: Rc<str>,
+}
+
+impl Value {
+    pub fn str(s: &str) -> Value {
+        Value::Str(s.into())
+    }
+
+    pub fn list(xs: Vec<Value>) -> Value {
+        Value::List(Rc::new(RefCell::new(xs)))
+    }
+
+    pub fn tuple(xs: Vec<Value>) -> Value {
+        Value::Tuple(xs.into())
+    }
+
+    pub fn native(name: &str, f: NativeFn) -> Value {
+        Value::Builtin(Rc::new(Builtin { name: name.into(), kind: BuiltinKind::Native(f) }))
+    }
+
+    /// The Python-style type name used in messages.
+    pub fn type_name(&self) -> String {
+        match self {
+            Value::None => "NoneType".into(),
+            Value::Bool(_) => "bool".into(),
+            Value::Int(_) => "int".into(),
+            Value::Float(_) => "float".into(),
+            Value::Str(_) => "str".into(),
+            Value::List(_) => "list".into(),
+            Value::Tuple(_) => "tuple".into(),
+            Value::Dict(_) => "dict".into(),
+            Value::Range(..) => "range".into(),
+            Value::Slice(_) => "slice".into(),
+            Value::Ellipsis => "ellipsis".into(),
+            Value::Func(_) | Value::Builtin(_) => "function".into(),
+            Value::Method(_) => "method".into(),
+            Value::Class(_) => "type".into(),
+            Value::Instance(i) => i.class.name.to_string(),
+            Value::Module(_) => "module".into(),
+            Value::Tensor(_) => "Tensor".into(),
+            Value::Variable(_) => "Variable".into(),
+            Value::Tape(_) => "GradientTape".into(),
+            Value::StopRecording => "stop_recording".into(),
+            Value::DType(_) => "dtype".into(),
+            Value::ErrorType(_) => "type".into(),
+            Value::Exception(e) => e.kind().name().into(),
+            Value::Property(_) => "property".into(),
+            Value::Super(_) => "super".into(),
+        }
+    }
+
+    /// An address for identity (`is`, object dict keys).
+    pub fn identity(&self) -> usize {
+        match self {
+            Value::List(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Dict(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Tuple(x) => x.as_ptr() as usize,
+            Value::Str(x) => x.as_ptr() as usize,
+            Value::Func(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Builtin(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Method(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Class(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Instance(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Module(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Tensor(t) => t.id as usize ^ (Rc::as_ptr(&t.data) as *const u8 as usize),
+            Value::Variable(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Tape(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Exception(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Property(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Super(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Slice(x) => Rc::as_ptr(x) as *const u8 as usize,
+            _ => 0,
+        }
+    }
+
+    /// Python's `is`.
+    pub fn is(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
+            (Value::StopRecording, Value::StopRecording) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (Value::DType(a), Value::DType(b)) => a == b,
+            (Value::ErrorType(a), Value::ErrorType(b)) => a == b,
+            (Value::Range(a, b, c), Value::Range(x, y, z)) => (a, b, c) == (x, y, z),
+            (Value::Tensor(a), Value::Tensor(b)) => a.id == b.id && Rc::ptr_eq(&a.data, &b.data),
+            (a, b) => std::mem::discriminant(a) == std::mem::discriminant(b) && a.identity() == b.identity() && a.identity() != 0,
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! The abstract syntax tree. Every node carries the [`Span`] of its source
+//! text; variants read like the grammar (LANGUAGE.md §2).
+
+use crate::runtime::intern::Sym;
+use crate::source::Span;
+use std::rc::Rc;
+
+pub type Block = Vec<Stmt>;
+
+#[derive(Debug, Clone)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub enum ExprKind {
+    /// `name`
+    Name(Sym),
+    /// `1`, `1_000`
+    Int(i64),
+    /// `1.5`, `.5`, `1e-3`
+    Float(f64),
+    /// `'a'`, `"a"`
+    Str(Rc<str>),
+    /// `True`, `False`
+    Bool(bool),
+    /// `None`
+    None,
+    /// `...`
+    Ellipsis,
+    /// `f"text {expr!r:spec}"`
+    FString(Vec<FPart>),
+    /// `[a, b]`
+    List(Vec<Expr>),
+    /// `(a, b)`, `a, b`
+    Tuple(Vec<Expr>),
+    /// `{k: v}`
+    Dict(Vec<(Expr, Expr)>),
+    /// `obj.name`
+    Attr(Box<Expr>, Sym),
+    /// `x[index]`; a multi-part index is a `Tuple`.
+    Index(Box<Expr>, Box<Expr>),
+    /// `start:stop:step` inside an index
+    Slice(Option<Box<Expr>>, Option<Box<Expr>>, Option<Box<Expr>>),
+    /// `f(a, *xs, k=v, **kw)`
+    Call(Box<Expr>, Vec<Arg>),
+    /// `-x`, `+x`
+    Unary(UnaryOp, Box<Expr>),
+    /// `not x`
+    Not(Box<Expr>),
+    /// `a + b`
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `a < b <= c`
+    Compare(Box<Expr>, Vec<(CmpOp, Expr)>),
+    /// `a and b`
+    And(Box<Expr>, Box<Expr>),
+    /// `a or b`
+    Or(Box<Expr>, Box<Expr>),
+    /// `a if cond else b`
+    IfElse(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `lambda x, y: body`
+    Lambda(Rc<FuncDef>),
+    /// `[elt for x in xs if cond]`
+    ListComp(Box<Expr>, Vec<CompFor>),
+}
+
+#[derive(Debug, Clone)]
+pub enum FPart {
+    Text(Rc<str>),
+    /// `{expr!r:spec}`
+    Field { expr: Expr, repr: bool, spec: Rc<str> },
+}
+
+#[derive(Debug, Clone)]
+pub struct CompFor {
+    pub target: Expr,
+    pub iter: Expr,
+    pub conds: Vec<Expr>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Arg {
+    /// `f(x)`
+    Pos(Expr),
+    /// `f(*xs)`
+    Star(Expr),
+    /// `f(k=v)`
+    Kw(Sym, Expr),
+    /// `f(**kw)`
+    StarStar(Expr),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum UnaryOp {
+    Neg,
+    Pos,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
+    MatMul,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::FloorDiv => "//",
+            BinOp::Mod => "%",
+            BinOp::Pow => "**",
+            BinOp::MatMul => "@",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    In,
+    NotIn,
+    Is,
+    IsNot,
+}
+
+#[derive(Debug, Clone)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub enum StmtKind {
+    /// `expr`
+    Expr(Expr),
+    /// `a = b = value`; targets are names, `x[i]`, `obj.a` or tuples of them.
+    Assign(Vec<Expr>, Expr),
+    /// `target += value`
+    AugAssign(Expr, BinOp, Expr),
+    /// `if c: … elif c: … else: …`
+    If(Vec<(Expr, Block)>, Option<Block>),
+    /// `while c: …`
+    While(Expr, Block),
+    /// `for a, b in xs: …`
+    For(Expr, Expr, Block),
+    /// `break`
+    Break,
+    /// `continue`
+    Continue,
+    /// `pass`
+    Pass,
+    /// `return [value]`
+    Return(Option<Expr>),
+    /// `@dec def f(…): …`
+    Def(Rc<FuncDef>),
+    /// `@dec class C(Base): …`
+    Class(Rc<ClassDef>),
+    /// `with a as x, b: …`
+    With(Vec<(Expr, Option<Expr>)>, Block),
+    /// `import a.b [as c]`
+    Import(Vec<(Vec<Sym>, Option<Sym>)>),
+    /// `from a import b [as c], …`
+    FromImport(Vec<Sym>, Vec<(Sym, Option<Sym>, Span)>),
+    /// `assert cond[, msg]`
+    Assert(Expr, Option<Expr>),
+    /// `raise [exc]`
+    Raise(Option<Expr>),
+    /// `try: … except KIND as e: … else: … finally: …`
+    Try { body: Block, handlers: Vec<Handler>, orelse: Option<Block>, finally: Option<Block> },
+    /// `global a, b`
+    Global(Vec<Sym>),
+    /// `nonlocal a, b`
+    Nonlocal(Vec<Sym>),
+    /// `del x[i]`, `del name`
+    Del(Vec<Expr>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Handler {
+    pub kind: Option<Expr>,
+    pub name: Option<Sym>,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ParamKind {
+    /// `a` or `a=default`
+    Normal,
+    /// `*args`
+    VarArgs,
+    /// a parameter after `*` or `*args`
+    KwOnly,
+    /// `**kwargs`
+    VarKw,
+}
+
+#[derive(Debug, Clone)]
+pub struct Param {
+    pub name: Sym,
+    pub default: Option<Expr>,
+    pub kind: ParamKind,
+    pub span: Span,
+}
+
+/// A `def` or `lambda`.
+#[derive(Debug)]
+pub struct FuncDef {
+    pub name: Sym,
+    pub params: Vec<Param>,
+    pub body: Block,
+    pub decorators: Vec<Expr>,
+    /// Names declared `global` in the body.
+    pub globals: Vec<Sym>,
+    /// Names declared `nonlocal` in the body.
+    pub nonlocals: Vec<Sym>,
+    pub span: Span,
+}
+
+#[derive(Debug)]
+pub struct ClassDef {
+    pub name: Sym,
+    pub base: Option<Expr>,
+    pub body: Block,
+    pub decorators: Vec<Expr>,
+    pub span: Span,
+}

@@ -1,0 +1,234 @@
+//! The layout pass: raw tokens → logical lines with `Newline`, `Indent` and
+//! `Dedent`, following CPython's algorithm (a stack of indentation widths;
+//! newlines inside brackets are ignored; a tab in indentation is an error).
+
+use super::token::Tok;
+use crate::source::Span;
+use logos::Logos;
+
+/// Nesting deeper than this is refused, so that no input can exhaust the
+/// parser's stack (LANGUAGE.md §7).
+pub const MAX_NESTING: usize = 200;
+
+/// A syntax error found before parsing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayoutError {
+    pub message: String,
+    pub span: Span,
+}
+
+/// The tokens of a source text, laid out; plus whether the text ended inside
+/// open brackets (the REPL keeps reading when it did).
+#[derive(Debug)]
+pub struct Layout {
+    pub tokens: Vec<(Tok, Span)>,
+    pub open_brackets: bool,
+}
+
+/// Lexes and lays out `src`.
+pub fn layout(src: &str) -> Result<Layout, Vec<LayoutError>> {
+    let mut out: Vec<(Tok, Span)> = Vec::new();
+    let mut errors = Vec::new();
+    let mut widths = vec![0usize];
+    let mut brackets: Vec<(Tok, Span)> = Vec::new();
+    let mut at_line_start = true;
+
+    let mut lexer = Tok::lexer(src);
+    while let Some(result) = lexer.next() {
+        let span = Span::new(lexer.span().start, lexer.span().end);
+        let tok = match result {
+            Ok(tok) => tok,
+            Err(()) => {
+                let slice = lexer.slice();
+                let message = if slice.starts_with(['"', '\'']) || slice.starts_with("f\"") || slice.starts_with("f'") {
+                    "unterminated string literal".to_string()
+                } else {
+                    format!("unexpected character '{}'", slice.chars().next().unwrap_or('?'))
+                };
+                errors.push(LayoutError { message, span });
+                continue;
+            }
+        };
+        if tok == Tok::Newline {
+            if brackets.is_empty() && !at_line_start {
+                out.push((Tok::Newline, span));
+                at_line_start = true;
+            }
+            continue;
+        }
+        if at_line_start && brackets.is_empty() {
+            at_line_start = false;
+            let line_start = src[..span.start as usize].rfind('\n').map_or(0, |i| i + 1);
+            let indent = &src[line_start..span.start as usize];
+            if let Some(tab) = indent.find('\t') {
+                let at = line_start + tab;
+                errors.push(LayoutError {
+                    message: "tab in indentation (indent with spaces)".into(),
+                    span: Span::new(at, at + 1),
+                });
+            }
+            let width = indent.chars().count();
+            let top = *widths.last().unwrap();
+            let here = Span::new(span.start as usize, span.start as usize);
+            if width > top {
+                if out.is_empty() || out.last().map(|t| &t.0) != Some(&Tok::Newline) {
+                    errors.push(LayoutError { message: "unexpected indent".into(), span });
+                } else {
+                    widths.push(width);
+                    if widths.len() > MAX_NESTING {
+                        errors.push(LayoutError { message: "too many nested blocks".into(), span });
+                        return Err(errors);
+                    }
+                    out.push((Tok::Indent, here));
+                }
+            } else if width < top {
+                while *widths.last().unwrap() > width {
+                    widths.pop();
+                    out.push((Tok::Dedent, here));
+                }
+                if *widths.last().unwrap() != width {
+                    errors.push(LayoutError {
+                        message: "unindent does not match any outer indentation level".into(),
+                        span,
+                    });
+                }
+            }
+        }
+        match tok {
+            Tok::LParen | Tok::LBracket | Tok::LBrace => {
+                brackets.push((tok.clone(), span));
+                if brackets.len() > MAX_NESTING {
+                    errors.push(LayoutError { message: "too many nested brackets".into(), span });
+                    return Err(errors);
+                }
+            }
+            Tok::RParen | Tok::RBracket | Tok::RBrace => {
+                let expected = match tok {
+                    Tok::RParen => Tok::LParen,
+                    Tok::RBracket => Tok::LBracket,
+                    _ => Tok::LBrace,
+                };
+                match brackets.pop() {
+                    Some((open, _)) if open == expected => {}
+                    Some((open, open_span)) => {
+                        errors.push(LayoutError {
+                            message: format!("closing {tok} does not match {open}"),
+                            span,
+                        });
+                        let _ = open_span;
+                    }
+                    None => errors.push(LayoutError { message: format!("unmatched {tok}"), span }),
+                }
+            }
+            _ => {}
+        }
+        out.push((tok, span));
+    }
+    let end = Span::new(src.len(), src.len());
+    let open_brackets = !brackets.is_empty();
+    if let Some((open, span)) = brackets.last() {
+        errors.push(LayoutError { message: format!("{open} was never closed"), span: *span });
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if !out.is_empty() && out.last().map(|t| &t.0) != Some(&Tok::Newline) {
+        out.push((Tok::Newline, end));
+    }
+    while widths.len() > 1 {
+        widths.pop();
+        out.push((Tok::Dedent, end));
+    }
+    Ok(Layout { tokens: out, open_brackets })
+}
+
+/// True when `src` is an unfinished REPL entry: open brackets, or a block
+/// header whose body has not been ended by a blank line.
+pub fn needs_more_input(src: &str) -> bool {
+    let trimmed = src.trim_end_matches([' ', '\t']);
+    if trimmed.ends_with('\\') {
+        return true;
+    }
+    match layout(src) {
+        Err(errs) => errs.iter().any(|e| e.message.ends_with("was never closed")),
+        Ok(l) => {
+            let multi_line = src.trim_end().contains('\n');
+            let ends_colon = src.trim_end().ends_with(':');
+            l.open_brackets || ends_colon || (multi_line && !src.ends_with("\n\n"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> String {
+        layout(src)
+            .unwrap()
+            .tokens
+            .iter()
+            .map(|(t, _)| match t {
+                Tok::Newline => "NL".to_string(),
+                Tok::Indent => "IN".to_string(),
+                Tok::Dedent => "DE".to_string(),
+                Tok::Name(n) => n.to_string(),
+                other => other.text().to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn blocks_get_indent_and_dedent() {
+        assert_eq!(kinds("if a:\n    b\nc\n"), "if a : NL IN b NL DE c NL");
+    }
+
+    #[test]
+    fn nested_blocks_close_at_end_of_input() {
+        assert_eq!(kinds("if a:\n  if b:\n    c"), "if a : NL IN if b : NL IN c NL DE DE");
+    }
+
+    #[test]
+    fn newlines_inside_brackets_are_ignored() {
+        assert_eq!(kinds("f(a,\n      b)\n"), "f ( a , b ) NL");
+    }
+
+    #[test]
+    fn blank_and_comment_lines_are_ignored() {
+        assert_eq!(kinds("a\n\n   # note\nb\n"), "a NL b NL");
+    }
+
+    #[test]
+    fn backslash_continues_a_line() {
+        assert_eq!(kinds("a = 1 + \\\n    2\n"), "a = 1 + 2 NL");
+    }
+
+    #[test]
+    fn tab_in_indentation_is_an_error() {
+        let errs = layout("if a:\n\tb\n").unwrap_err();
+        assert_eq!(errs[0].message, "tab in indentation (indent with spaces)");
+    }
+
+    #[test]
+    fn inconsistent_dedent_is_an_error() {
+        let errs = layout("if a:\n    b\n  c\n").unwrap_err();
+        assert_eq!(errs[0].message, "unindent does not match any outer indentation level");
+    }
+
+    #[test]
+    fn deep_brackets_are_refused_not_overflowed() {
+        let src = "(".repeat(100_000);
+        let errs = layout(&src).unwrap_err();
+        assert_eq!(errs[0].message, "too many nested brackets");
+    }
+
+    #[test]
+    fn repl_input_completeness() {
+        assert!(needs_more_input("def f():"));
+        assert!(needs_more_input("def f():\n    return 1\n"));
+        assert!(!needs_more_input("def f():\n    return 1\n\n"));
+        assert!(needs_more_input("print((1,"));
+        assert!(!needs_more_input("x = 1"));
+    }
+}

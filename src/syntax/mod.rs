@@ -1,0 +1,8 @@
+//! The front end: tokens ([`token`]) → layout ([`layout`]) → parser ([`parser`]) → [`ast`].
+
+pub mod ast;
+pub mod layout;
+pub mod parser;
+pub mod token;
+
+pub use parser::{parse_module, SyntaxError};

@@ -1,0 +1,201 @@
+//! Raw tokens, produced by logos. The layout pass ([`super::layout`]) turns
+//! physical newlines into `Newline`/`Indent`/`Dedent` before the parser sees them.
+
+use logos::{Lexer, Logos};
+use std::fmt;
+use std::rc::Rc;
+
+#[derive(Logos, Clone, Debug, PartialEq)]
+#[logos(skip r"[ \t\f\r]+")]
+#[logos(skip r"#[^\n]*")]
+#[logos(skip r"\\\r?\n")]
+pub enum Tok {
+    #[token("\n")]
+    Newline,
+    /// Inserted by the layout pass: the start of an indented block.
+    Indent,
+    /// Inserted by the layout pass: the end of an indented block.
+    Dedent,
+
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| Rc::<str>::from(lex.slice()), priority = 1)]
+    Name(Rc<str>),
+    #[regex(r"[0-9][0-9_]*", |lex| lex.slice().replace('_', ""))]
+    Int(String),
+    #[regex(r"[0-9][0-9_]*\.[0-9_]*([eE][+-]?[0-9]+)?", |lex| lex.slice().replace('_', ""))]
+    #[regex(r"\.[0-9][0-9_]*([eE][+-]?[0-9]+)?", |lex| lex.slice().replace('_', ""))]
+    #[regex(r"[0-9][0-9_]*[eE][+-]?[0-9]+", |lex| lex.slice().replace('_', ""))]
+    Float(String),
+    /// A string literal with its escapes already resolved.
+    #[regex(r#""([^"\\\n]|\\.)*""#, |lex| unescape(lex.slice(), 1))]
+    #[regex(r#"'([^'\\\n]|\\.)*'"#, |lex| unescape(lex.slice(), 1))]
+    #[token(r#"""""#, |lex| triple(lex, "\"\"\""))]
+    #[token("'''", |lex| triple(lex, "'''"))]
+    Str(Rc<str>),
+    /// An f-string's raw body (between the quotes); the parser splits out `{…}` fields.
+    #[regex(r#"f"([^"\\\n]|\\.)*""#, |lex| raw_body(lex.slice()))]
+    #[regex(r#"f'([^'\\\n]|\\.)*'"#, |lex| raw_body(lex.slice()))]
+    FStr(Rc<str>),
+
+    // Keywords.
+    #[token("def")] Def,
+    #[token("return")] Return,
+    #[token("if")] If,
+    #[token("elif")] Elif,
+    #[token("else")] Else,
+    #[token("while")] While,
+    #[token("for")] For,
+    #[token("in")] In,
+    #[token("not")] Not,
+    #[token("and")] And,
+    #[token("or")] Or,
+    #[token("is")] Is,
+    #[token("break")] Break,
+    #[token("continue")] Continue,
+    #[token("pass")] Pass,
+    #[token("class")] Class,
+    #[token("with")] With,
+    #[token("as")] As,
+    #[token("import")] Import,
+    #[token("from")] From,
+    #[token("assert")] Assert,
+    #[token("raise")] Raise,
+    #[token("try")] Try,
+    #[token("except")] Except,
+    #[token("finally")] Finally,
+    #[token("global")] Global,
+    #[token("nonlocal")] Nonlocal,
+    #[token("lambda")] Lambda,
+    #[token("del")] Del,
+    #[token("True")] True,
+    #[token("False")] False,
+    #[token("None")] None,
+
+    // Operators and delimiters.
+    #[token("+")] Plus,
+    #[token("-")] Minus,
+    #[token("*")] Star,
+    #[token("**")] DoubleStar,
+    #[token("/")] Slash,
+    #[token("//")] DoubleSlash,
+    #[token("%")] Percent,
+    #[token("@")] At,
+    #[token("=")] Assign,
+    #[token("+=")] PlusEq,
+    #[token("-=")] MinusEq,
+    #[token("*=")] StarEq,
+    #[token("/=")] SlashEq,
+    #[token("//=")] DoubleSlashEq,
+    #[token("%=")] PercentEq,
+    #[token("**=")] DoubleStarEq,
+    #[token("@=")] AtEq,
+    #[token("==")] Eq,
+    #[token("!=")] Ne,
+    #[token("<")] Lt,
+    #[token("<=")] Le,
+    #[token(">")] Gt,
+    #[token(">=")] Ge,
+    #[token("(")] LParen,
+    #[token(")")] RParen,
+    #[token("[")] LBracket,
+    #[token("]")] RBracket,
+    #[token("{")] LBrace,
+    #[token("}")] RBrace,
+    #[token(",")] Comma,
+    #[token(":")] Colon,
+    #[token(";")] Semicolon,
+    #[token(".")] Dot,
+    #[token("...")] Ellipsis,
+    #[token("->")] Arrow,
+
+    /// A character no token starts with, or an unterminated string.
+    Error(Rc<str>),
+}
+
+/// Resolves the escapes of a quoted literal; `q` is the quote length.
+fn unescape(slice: &str, q: usize) -> Rc<str> {
+    unescape_body(&slice[q..slice.len() - q]).into()
+}
+
+/// `\n \t \\ \' \"` (LANGUAGE.md §2); any other backslash stays as written.
+pub fn unescape_body(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('0') => out.push('\0'),
+            Some('\\') => out.push('\\'),
+            Some('\'') => out.push('\''),
+            Some('"') => out.push('"'),
+            Some('\n') => {}
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+fn raw_body(slice: &str) -> Rc<str> {
+    slice[2..slice.len() - 1].into()
+}
+
+/// Scans a triple-quoted string up to its closing quotes.
+fn triple(lex: &mut Lexer<Tok>, quote: &str) -> Option<Rc<str>> {
+    let rest = lex.remainder();
+    let end = rest.find(quote)?;
+    let body = unescape_body(&rest[..end]);
+    lex.bump(end + quote.len());
+    Some(body.into())
+}
+
+impl fmt::Display for Tok {
+    /// Tokens as a user reads them in source (STYLE.md §7: never Rust variant names).
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let text = match self {
+            Tok::Newline => "newline",
+            Tok::Indent => "indented block",
+            Tok::Dedent => "end of block",
+            Tok::Name(n) => return write!(f, "name '{n}'"),
+            Tok::Int(n) | Tok::Float(n) => return write!(f, "number {n}"),
+            Tok::Str(_) => "string",
+            Tok::FStr(_) => "f-string",
+            Tok::Error(s) => return write!(f, "'{s}'"),
+            other => return write!(f, "'{}'", other.text()),
+        };
+        f.write_str(text)
+    }
+}
+
+impl Tok {
+    /// The source text of a keyword, operator or delimiter token.
+    pub fn text(&self) -> &'static str {
+        use Tok::*;
+        match self {
+            Def => "def", Return => "return", If => "if", Elif => "elif", Else => "else",
+            While => "while", For => "for", In => "in", Not => "not", And => "and", Or => "or",
+            Is => "is", Break => "break", Continue => "continue", Pass => "pass",
+            Class => "class", With => "with", As => "as", Import => "import", From => "from",
+            Assert => "assert", Raise => "raise", Try => "try", Except => "except",
+            Finally => "finally", Global => "global", Nonlocal => "nonlocal", Lambda => "lambda",
+            Del => "del", True => "True", False => "False", None => "None",
+            Plus => "+", Minus => "-", Star => "*", DoubleStar => "**", Slash => "/",
+            DoubleSlash => "//", Percent => "%", At => "@", Assign => "=", PlusEq => "+=",
+            MinusEq => "-=", StarEq => "*=", SlashEq => "/=", DoubleSlashEq => "//=",
+            PercentEq => "%=", DoubleStarEq => "**=", AtEq => "@=", Eq => "==", Ne => "!=",
+            Lt => "<", Le => "<=", Gt => ">", Ge => ">=", LParen => "(", RParen => ")",
+            LBracket => "[", RBracket => "]", LBrace => "{", RBrace => "}", Comma => ",",
+            Colon => ":", Semicolon => ";", Dot => ".", Ellipsis => "...", Arrow => "->",
+            Newline | Indent | Dedent | Name(_) | Int(_) | Float(_) | Str(_) | FStr(_)
+            | Error(_) => "",
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The dtype-tagged n-dimensional array behind every tensor.
+
+use ndarray::{ArrayD, IxDyn};
+use std::fmt;
+
+/// Element types (LANGUAGE.md §4). `float32` is the default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    F32,
+    F64,
+    I64,
+    Bool,
+}
+
+impl DType {
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            DType::F32 => 4,
+            DType::F64 | DType::I64 => 8,
+            DType::Bool => 1,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+            DType::I64 => "int64",
+            DType::Bool => "bool",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F32 | DType::F64)
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An n-dimensional array of one dtype.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Array {
+    F32(ArrayD<f32>),
+    F64(ArrayD<f64>),
+    I64(ArrayD<i64>),
+    Bool(ArrayD<bool>),
+}
+
+/// Applies `$body` to the inner ndarray whatever its dtype, binding it to `$a`.
+#[macro_export]
+macro_rules! each_dtype {
+    ($arr:expr, $a:ident => $body:expr) => {
+        match $arr {
+            $crate::tensor::Array::F32($a) => $body,
+            $crate::tensor::Array::F64($a) => $body,
+            $crate::tensor::Array::I64($a) => $body,
+            $crate::tensor::Array::Bool($a) => $body,
+        }
+    };
+}
+
+/// Like [`each_dtype`], rewrapping the result in the same dtype.
+#[macro_export]
+macro_rules! map_dtype {
+    ($arr:expr, $a:ident => $body:expr) => {
+        match $arr {
+            $crate::tensor::Array::F32($a) => $crate::tensor::Array::F32($body),
+            $crate::tensor::Array::F64($a) => $crate::tensor::Array::F64($body),
+            $crate::tensor::Array::I64($a) => $crate::tensor::Array::I64($body),
+            $crate::tensor::Array::Bool($a) => $crate::tensor::Array::Bool($body),
+        }
+    };
+}
+
+impl Array {
+    pub fn shape(&self) -> &[usize] {
+        each_dtype!(self, a => a.shape())
+    }
+
+    pub fn len(&self) -> usize {
+        each_dtype!(self, a => a.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.shape().len()
+    }
+
+    pub fn dtype(&self) -> DType {
+        match self {
+            Array::F32(_) => DType::F32,
+            Array::F64(_) => DType::F64,
+            Array::I64(_) => DType::I64,
+            Array::Bool(_) => DType::Bool,
+        }
+    }
+
+    /// A scalar (rank-0) array of `dtype` holding `v`.
+    pub fn scalar(dtype: DType, v: f64) -> Array {
+        Array::full(dtype, &[], v)
+    }
+
+    /// An array of `shape` filled with `v` converted to `dtype`.
+    pub fn full(dtype: DType, shape: &[usize], v: f64) -> Array {
+        let sh = IxDyn(shape);
+        match dtype {
+            DType::F32 => Array::F32(ArrayD::from_elem(sh, v as f32)),
+            DType::F64 => Array::F64(ArrayD::from_elem(sh, v)),
+            DType::I64 => Array::I64(ArrayD::from_elem(sh, v as i64)),
+            DType::Bool => Array::Bool(ArrayD::from_elem(sh, v != 0.0)),
+        }
+    }
+
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Array {
+        Array::full(dtype, shape, 0.0)
+    }
+
+    /// Every element as f64 (bools as 0/1), in row-major order.
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        match self {
+            Array::F32(a) => a.iter().map(|&x| x as f64).collect(),
+            Array::F64(a) => a.iter().copied().collect(),
+            Array::I64(a) => a.iter().map(|&x| x as f64).collect(),
+            Array::Bool(a) => a.iter().map(|&x| if x { 1.0 } else { 0.0 }).collect(),
+        }
+    }
+
+    /// The first element as f64 (callers check the size).
+    pub fn first_f64(&self) -> f64 {
+        match self {
+            Array::F32(a) => a.iter().next().map_or(0.0, |&x| x as f64),
+            Array::F64(a) => a.iter().next().copied().unwrap_or(0.0),
+            Array::I64(a) => a.iter().next().map_or(0.0, |&x| x as f64),
+            Array::Bool(a) => a.iter().next().map_or(0.0, |&x| x as u8 as f64),
+        }
+    }
+
+    /// Converts to `dtype` (float → int truncates toward zero, as TF's cast).
+    pub fn cast(&self, dtype: DType) -> Array {
+        if self.dtype() == dtype {
+            return self.clone();
+        }
+        match (self, dtype) {
+            (Array::F32(a), DType::F64) => Array::F64(a.mapv(|x| x as f64)),
+            (Array::F64(a), DType::F32) => Array::F32(a.mapv(|x| x as f32)),
+            (Array::I64(a), DType::F32) => Array::F32(a.mapv(|x| x as f32)),
+            (Array::I64(a), DType::F64) => Array::F64(a.mapv(|x| x as f64)),
+            (Array::Bool(a), DType::F32) => Array::F32(a.mapv(|x| x as u8 as f32)),
+            (Array::Bool(a), DType::F64) => Array::F64(a.mapv(|x| x as u8 as f64)),
+            (Array::Bool(a), DType::I64) => Array::I64(a.mapv(|x| x as i64)),
+            (Array::F32(a), DType::I64) => Array::I64(a.mapv(|x| x as i64)),
+            (Array::F64(a), DType::I64) => Array::I64(a.mapv(|x| x as i64)),
+            (Array::F32(a), DType::Bool) => Array::Bool(a.mapv(|x| x != 0.0)),
+            (Array::F64(a), DType::Bool) => Array::Bool(a.mapv(|x| x != 0.0)),
+            (Array::I64(a), DType::Bool) => Array::Bool(a.mapv(|x| x != 0)),
+            _ => unreachable!("cast to the same dtype returned early"),
+        }
+    }
+
+    /// Builds an array of `dtype` and `shape` from row-major f64 values.
+    pub fn from_f64(dtype: DType, shape: &[usize], values: Vec<f64>) -> Array {
+        let a = ArrayD::from_shape_vec(IxDyn(shape), values).expect("shape matches the value count");
+        Array::F64(a).cast(dtype)
+    }
+}
