@@ -10,4 +10,5 @@ fn golden(path: &std::path::Path) -> datatest_stable::Result<()> {
 
 datatest_stable::harness! {
     { test = golden, root = "tests", pattern = r".*\.dgl$" },
+    { test = golden, root = "examples", pattern = r".*\.dgl$" },
 }

@@ -239,6 +239,58 @@ impl Interp {
         Ok(out)
     }
 
+    /// `gather(x, indices, axis)`: slices of x along `axis` at `indices`.
+    ///
+    /// Shapes: x [a.., n, b..], indices [k..] → [a.., k.., b..].
+    /// Gradient: the upstream gradient scatter-added back at the indices.
+    /// Errors: IndexError for an index outside 0..n.
+    pub fn gather(&mut self, x: &Tensor, indices: Rc<Vec<usize>>, idx_shape: &[usize], axis: usize) -> R<Tensor> {
+        let n = x.shape()[axis];
+        if let Some(bad) = indices.iter().find(|&&i| i >= n) {
+            bail!(Index, "gather index {bad} is out of bounds for axis {axis} with size {n}");
+        }
+        let picked = crate::map_dtype!(&*x.data, a => a.select(ndarray::Axis(axis), &indices));
+        let mut shape = x.shape()[..axis].to_vec();
+        shape.extend_from_slice(idx_shape);
+        shape.extend_from_slice(&x.shape()[axis + 1..]);
+        let out = Tensor::new(kernels::reshape(&picked, &shape));
+        if out.dtype().is_float() {
+            self.record(&[x], &[&out], || Op::Gather {
+                in_shape: x.shape().to_vec(),
+                axis,
+                indices: indices.clone(),
+                idx_shape: idx_shape.to_vec(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The VJP of gather: `g` scatter-added into zeros of `in_shape` along `axis`.
+    pub fn gather_grad(&mut self, g: &Tensor, in_shape: &[usize], axis: usize, indices: Rc<Vec<usize>>, idx_shape: &[usize]) -> R<Tensor> {
+        let mut flat_shape = in_shape[..axis].to_vec();
+        flat_shape.push(indices.len());
+        flat_shape.extend_from_slice(&in_shape[axis + 1..]);
+        let gf = kernels::reshape(&g.data, &flat_shape);
+        let mut z = Array::zeros(g.dtype(), in_shape);
+        macro_rules! scatter {
+            ($z:expr, $g:expr) => {
+                for (k, &i) in indices.iter().enumerate() {
+                    let src = $g.index_axis(ndarray::Axis(axis), k);
+                    let mut dst = $z.index_axis_mut(ndarray::Axis(axis), i);
+                    dst += &src;
+                }
+            };
+        }
+        match (&mut z, &gf) {
+            (Array::F32(z), Array::F32(g)) => scatter!(z, g),
+            (Array::F64(z), Array::F64(g)) => scatter!(z, g),
+            _ => bail!(Type, "gather gradient needs a float tensor"),
+        }
+        let out = Tensor::new(z);
+        self.record(&[g], &[&out], || Op::GatherGrad { axis, indices: indices.clone(), idx_shape: idx_shape.to_vec() });
+        Ok(out)
+    }
+
     /// `softmax(x, axis)` / `log_softmax(x, axis)`.
     pub fn softmax(&mut self, x: &Tensor, axis: i64, log: bool) -> R<Tensor> {
         let axis = norm_axis(axis, x.shape().len())?;

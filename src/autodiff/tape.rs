@@ -39,6 +39,10 @@ pub enum Op {
     Index { in_shape: Vec<usize>, info: Rc<Vec<SliceInfoElem>> },
     /// The VJP of indexing: scatter into zeros of `in_shape` (linear, its VJP is the indexing).
     IndexGrad { info: Rc<Vec<SliceInfoElem>> },
+    /// `gather(x, indices, axis)`: the indices are kept (not a tensor of x's).
+    Gather { in_shape: Vec<usize>, axis: usize, indices: Rc<Vec<usize>>, idx_shape: Vec<usize> },
+    /// The VJP of gather: scatter-add into zeros of `in_shape` (linear; its VJP is the gather).
+    GatherGrad { axis: usize, indices: Rc<Vec<usize>>, idx_shape: Vec<usize> },
     /// `softmax` / `log_softmax`: the output is saved.
     Softmax { y: Tensor, axis: usize, log: bool },
     /// `sparse_softmax_cross_entropy_with_logits`: TF saves softmax − one_hot.

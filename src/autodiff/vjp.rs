@@ -167,6 +167,10 @@ impl Interp {
             }
             Op::Index { in_shape, info } => vec![Some(self.index_grad(g, in_shape, info.clone())?)],
             Op::IndexGrad { info } => vec![Some(self.index(g, info.clone())?)],
+            Op::Gather { in_shape, axis, indices, idx_shape } => {
+                vec![Some(self.gather_grad(g, in_shape, *axis, indices.clone(), idx_shape)?)]
+            }
+            Op::GatherGrad { axis, indices, idx_shape } => vec![Some(self.gather(g, indices.clone(), idx_shape, *axis)?)],
             // softmax: (g − Σ g·y) · y;  log_softmax: g − softmax · Σ g
             Op::Softmax { y, axis, log } => {
                 let ax = [*axis as i64];

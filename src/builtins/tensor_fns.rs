@@ -79,6 +79,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("squeeze", squeeze);
     reg("stack", stack);
     reg("concat", concat);
+    reg("gather", gather);
     reg("softmax", softmax);
     reg("log_softmax", log_softmax);
     reg("sparse_softmax_cross_entropy_with_logits", sparse_xent);
@@ -380,6 +381,27 @@ fn concat(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let xs = tensor_list(rt, &xs.unwrap())?;
     let axis = rt.int_arg(&axis.unwrap(), "axis")?;
     Ok(Value::Tensor(rt.concat(&xs, axis)?))
+}
+
+/// `gather(params, indices, axis=0)`: indices are int64 tensors, ints or lists of ints.
+fn gather(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x, idx, axis] = a.bind(["params", "indices", "axis"], 2)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let it = rt.to_tensor(&idx.unwrap(), Some(DType::I64))?;
+    if it.dtype() != DType::I64 {
+        bail!(Type, "gather indices must be int64, not {}", it.dtype());
+    }
+    let axis = match axis { Some(Value::None) | None => 0, Some(v) => rt.int_arg(&v, "axis")? };
+    let axis = norm_axis(axis, t.shape().len())?;
+    let n = t.shape()[axis] as i64;
+    let mut indices = Vec::with_capacity(it.len());
+    for k in indices_of(&it)? {
+        if k < 0 || k >= n {
+            bail!(Index, "gather index {k} is out of bounds for axis {axis} with size {n}");
+        }
+        indices.push(k as usize);
+    }
+    Ok(Value::Tensor(rt.gather(&t, std::rc::Rc::new(indices), it.shape(), axis)?))
 }
 
 fn softmax_impl(rt: &mut Interp, a: &mut Args, log: bool) -> R<Value> {

@@ -173,6 +173,7 @@ mod tests {
                 Tok::Indent => "IN".to_string(),
                 Tok::Dedent => "DE".to_string(),
                 Tok::Name(n) => n.to_string(),
+                Tok::Int(n) | Tok::Float(n) => n.clone(),
                 other => other.text().to_string(),
             })
             .collect::<Vec<_>>()

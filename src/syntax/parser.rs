@@ -454,27 +454,21 @@ fn params<'t>(expr: impl Parser<'t, In<'t>, Expr, Ex<'t>> + Clone + 't) -> P<'t,
         .boxed()
 }
 
-/// `expr, expr` (a tuple when there is a comma).
+/// `expr, expr` (a tuple when there is a comma, trailing or not).
 fn expr_list<'t>() -> P<'t, Expr> {
     expr()
-        .separated_by(tok(Tok::Comma))
-        .at_least(1)
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .then(tok(Tok::Comma).or_not().rewind())
-        .map_with(|(mut xs, _), e| {
-            let span: SimpleSpan = e.span();
-            if xs.len() == 1 && !ends_with_comma(span, &xs[0]) {
-                xs.pop().unwrap()
+        .then(tok(Tok::Comma).ignore_then(expr()).repeated().collect::<Vec<_>>())
+        .then(tok(Tok::Comma).or_not())
+        .map_with(|((first, rest), trailing), e| {
+            if rest.is_empty() && trailing.is_none() {
+                first
             } else {
-                mk(ExprKind::Tuple(xs), span)
+                let mut xs = vec![first];
+                xs.extend(rest);
+                mk(ExprKind::Tuple(xs), e.span())
             }
         })
         .boxed()
-}
-
-fn ends_with_comma(whole: SimpleSpan, only: &Expr) -> bool {
-    whole.end > only.span.end as usize
 }
 
 fn module<'t>() -> P<'t, Block> {
