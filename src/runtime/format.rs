@@ -148,6 +148,9 @@ impl Interp {
             }
             Value::Ellipsis => "Ellipsis".into(),
             Value::Func(f) => format!("<function {}>", f.def.name),
+            Value::Builtin(b) if crate::builtins::core::TYPE_NAMES.contains(&b.name.as_ref()) => {
+                format!("<class '{}'>", b.name)
+            }
             Value::Builtin(b) => format!("<built-in function {}>", b.name),
             Value::Method(m) => {
                 let name = match &m.1 {
