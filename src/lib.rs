@@ -55,8 +55,8 @@ pub fn run_program(rt: &mut Interp, name: &str, path: Option<&Path>, text: &str,
     }
 }
 
-/// Reads and runs the script at `path`.
-pub fn run_file(path: &Path, args: &[String], out: Output, color: bool) -> RunResult {
+/// Reads and runs the script at `path`; diagnostics call it `display`.
+pub fn run_file(path: &Path, display: &str, args: &[String], out: Output, color: bool) -> RunResult {
     let text = match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(t) => t,
@@ -70,7 +70,7 @@ pub fn run_file(path: &Path, args: &[String], out: Output, color: bool) -> RunRe
     rt.color = color;
     let mut argv = vec![path.display().to_string()];
     argv.extend(args.iter().cloned());
-    run_program(&mut rt, &path.display().to_string(), Some(path), &text, argv)
+    run_program(&mut rt, display, Some(path), &text, argv)
 }
 
 /// Parses a file and reports every syntax error (`dgl check`).

@@ -19,7 +19,9 @@ pub fn run_case(path: &Path) -> Outcome {
     crate::with_big_stack(move || {
         let buf = Rc::new(RefCell::new(Vec::<u8>::new()));
         let out: crate::runtime::Output = buf.clone();
-        let r = crate::run_file(&path, &[], out, false);
+        // Cases are named by file name so that .err files do not depend on the working directory.
+        let display = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let r = crate::run_file(&path, &display, &[], out, false);
         let stdout = String::from_utf8_lossy(&buf.borrow()).into_owned();
         Outcome { stdout, stderr: r.stderr, code: r.code }
     })

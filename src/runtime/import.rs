@@ -35,7 +35,8 @@ impl Interp {
         let (display, path, text) = match found {
             Some(p) => {
                 let text = std::fs::read_to_string(&p).map_err(|e| err!(IO, "cannot read module '{}': {}", p.display(), e))?;
-                (p.display().to_string(), Some(p), text)
+                let shown = p.strip_prefix(&self.script_dir).unwrap_or(&p).display().to_string();
+                (shown, Some(p), text)
             }
             None => match STDLIB.iter().find(|(n, _)| *n == name) {
                 Some((n, src)) => (format!("<stdlib>/{n}.dgl"), None::<PathBuf>, src.to_string()),

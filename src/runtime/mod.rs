@@ -152,12 +152,32 @@ impl Interp {
                     message: exc.message().into(),
                     at: exc.0.at,
                     label: None,
-                    trace: exc.0.trace.iter().rev().cloned().collect(),
+                    trace: collapse_repeats(exc.0.trace.iter().rev().cloned().collect()),
                 };
                 render(&self.sources, &d, self.color)
             }
         }
     }
+}
+
+/// Call stacks of deep recursion repeat one frame many times: keep the first
+/// three of a run and note how many more there were, as Python does.
+fn collapse_repeats(trace: Vec<(SourceId, crate::source::Span, String)>) -> Vec<(SourceId, crate::source::Span, String)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < trace.len() {
+        let mut n = 1;
+        while i + n < trace.len() && trace[i + n] == trace[i] {
+            n += 1;
+        }
+        out.extend(trace[i..i + n.min(3)].iter().cloned());
+        if n > 3 {
+            let (src, span, name) = trace[i].clone();
+            out.push((src, span, format!("{name} [the call above repeated {} more times]", n - 3)));
+        }
+        i += n;
+    }
+    out
 }
 
 /// Why running source failed.

@@ -126,7 +126,8 @@ pub fn layout(src: &str) -> Result<Layout, Vec<LayoutError>> {
     }
     let end = Span::new(src.len(), src.len());
     let open_brackets = !brackets.is_empty();
-    if let Some((open, span)) = brackets.last() {
+    // After a lexing error the brackets are unreliable: report the lexing error alone.
+    if let (Some((open, span)), true) = (brackets.last(), errors.is_empty()) {
         errors.push(LayoutError { message: format!("{open} was never closed"), span: *span });
     }
     if !errors.is_empty() {

@@ -91,6 +91,13 @@ fn describe(e: &Rich<'_, Tok, SimpleSpan>) -> String {
                 .collect();
             names.sort();
             names.dedup();
+            // Tokens that would merely continue an expression are noise next to
+            // what the statement structurally needs ("':' after the condition").
+            let structural: Vec<String> =
+                names.iter().filter(|n| !is_continuation(n)).cloned().collect();
+            if !structural.is_empty() {
+                names = structural;
+            }
             let found = match found {
                 Some(t) => format!("{}", &**t),
                 None => "end of input".into(),
@@ -105,6 +112,16 @@ fn describe(e: &Rich<'_, Tok, SimpleSpan>) -> String {
             }
         }
     }
+}
+
+/// Expectations that only say an expression could go on.
+fn is_continuation(name: &str) -> bool {
+    const OPS: &[&str] = &[
+        "'('", "'['", "'.'", "'**'", "'*'", "'/'", "'//'", "'%'", "'@'", "'+'", "'-'", "'<'", "'<='", "'>'",
+        "'>='", "'=='", "'!='", "'if'", "'and'", "'or'", "'not'", "'is'", "'in'", "'='", "'+='", "'-='",
+        "'*='", "'/='", "'//='", "'%='", "'**='", "'@='", "','", "';'", "something else", "'else'",
+    ];
+    OPS.contains(&name)
 }
 
 fn mk(kind: ExprKind, span: SimpleSpan) -> Expr {
@@ -477,18 +494,24 @@ fn module<'t>() -> P<'t, Block> {
 
 fn statements<'t>() -> P<'t, Block> {
     recursive(|stmts| {
-        let block = tok(Tok::Colon)
-            .ignore_then(choice((
-                tok(Tok::Newline).ignore_then(stmts.clone().delimited_by(tok(Tok::Indent), tok(Tok::Dedent))),
-                simple_line(),
-            )))
-            .labelled("':' and a block")
-            .boxed();
-        let compound = compound(block);
+        // What follows a block header's ':' — an indented block, or statements on the same line.
+        let body = choice((
+            tok(Tok::Newline).ignore_then(
+                stmts.clone().delimited_by(tok(Tok::Indent).labelled("an indented block"), tok(Tok::Dedent)),
+            ),
+            simple_line(),
+        ))
+        .boxed();
+        let compound = compound(body);
         compound.or(simple_line()).repeated().at_least(1).collect::<Vec<Block>>().map(|v| v.concat())
     })
     .or(end().to(Vec::new()))
     .boxed()
+}
+
+/// `':'` then a body; `what` names the colon in errors ("':' after the condition").
+fn block<'t>(body: &P<'t, Block>, what: &'static str) -> P<'t, Block> {
+    tok(Tok::Colon).labelled(what).ignore_then(body.clone()).boxed()
 }
 
 /// `small; small; small NEWLINE`
@@ -619,12 +642,18 @@ fn check_target(e: &Expr, allow_tuple: bool) -> Result<(), String> {
     }
 }
 
-fn compound<'t>(block: P<'t, Block>) -> P<'t, Block> {
+fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
     let if_stmt = tok(Tok::If)
         .ignore_then(expr())
-        .then(block.clone())
-        .then(tok(Tok::Elif).ignore_then(expr()).then(block.clone()).repeated().collect::<Vec<_>>())
-        .then(tok(Tok::Else).ignore_then(block.clone()).or_not())
+        .then(block(&body, "':' after the condition"))
+        .then(
+            tok(Tok::Elif)
+                .ignore_then(expr())
+                .then(block(&body, "':' after the condition"))
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .then(tok(Tok::Else).ignore_then(block(&body, "':' after 'else'")).or_not())
         .map_with(|(((c, b), elifs), orelse), e| {
             let mut arms = vec![(c, b)];
             arms.extend(elifs);
@@ -632,13 +661,13 @@ fn compound<'t>(block: P<'t, Block>) -> P<'t, Block> {
         });
     let while_stmt = tok(Tok::While)
         .ignore_then(expr())
-        .then(block.clone())
+        .then(block(&body, "':' after the condition"))
         .map_with(|(c, b), e| st(StmtKind::While(c, b), e.span()));
     let for_stmt = tok(Tok::For)
         .ignore_then(target_list(expr()))
         .then_ignore(tok(Tok::In))
         .then(expr_list())
-        .then(block.clone())
+        .then(block(&body, "':' after the loop header"))
         .map_with(|((t, it), b), e| st(StmtKind::For(t, it, b), e.span()));
     let with_stmt = tok(Tok::With)
         .ignore_then(
@@ -648,11 +677,11 @@ fn compound<'t>(block: P<'t, Block>) -> P<'t, Block> {
                 .at_least(1)
                 .collect::<Vec<_>>(),
         )
-        .then(block.clone())
+        .then(block(&body, "':' after the with items"))
         .map_with(|(items, b), e| st(StmtKind::With(items, b), e.span()));
     let handler = tok(Tok::Except)
         .ignore_then(expr().then(tok(Tok::As).ignore_then(name()).or_not()).or_not())
-        .then(block.clone())
+        .then(block(&body, "':' after the except clause"))
         .map_with(|(k, body), e| {
             let (kind, name) = match k {
                 Some((k, n)) => (Some(k), n),
@@ -661,10 +690,10 @@ fn compound<'t>(block: P<'t, Block>) -> P<'t, Block> {
             Handler { kind, name, body, span: e.span().into() }
         });
     let try_stmt = tok(Tok::Try)
-        .ignore_then(block.clone())
+        .ignore_then(block(&body, "':' after 'try'"))
         .then(handler.repeated().collect::<Vec<_>>())
-        .then(tok(Tok::Else).ignore_then(block.clone()).or_not())
-        .then(tok(Tok::Finally).ignore_then(block.clone()).or_not())
+        .then(tok(Tok::Else).ignore_then(block(&body, "':' after 'else'")).or_not())
+        .then(tok(Tok::Finally).ignore_then(block(&body, "':' after 'finally'")).or_not())
         .try_map_with(|(((body, handlers), orelse), finally), e| {
             if handlers.is_empty() && finally.is_none() {
                 return Err(Rich::custom(e.span(), "expected 'except' or 'finally' after the try block"));
@@ -680,12 +709,12 @@ fn compound<'t>(block: P<'t, Block>) -> P<'t, Block> {
         .ignore_then(name())
         .then(params(expr()).delimited_by(tok(Tok::LParen), tok(Tok::RParen)))
         .then_ignore(tok(Tok::Arrow).ignore_then(expr()).or_not())
-        .then(block.clone())
+        .then(block(&body, "':' after the parameters"))
         .map_with(|((n, ps), body), e| (n, ps, body, Span::from(e.span())));
     let class = tok(Tok::Class)
         .ignore_then(name())
         .then(expr().or_not().delimited_by(tok(Tok::LParen), tok(Tok::RParen)).or_not())
-        .then(block.clone())
+        .then(block(&body, "':' after the class name"))
         .map_with(|((n, base), body), e| (n, base.flatten(), body, Span::from(e.span())));
     let decorated = decorators
         .then(def.map(Ok).or(class.map(Err)))
