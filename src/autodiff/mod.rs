@@ -11,5 +11,8 @@ pub mod tape;
 pub mod variable;
 pub mod vjp;
 
+#[cfg(test)]
+mod fd_tests;
+
 pub use tape::Tape;
 pub use variable::Variable;

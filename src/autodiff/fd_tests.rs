@@ -1,0 +1,213 @@
+//! Finite-difference checks of every backward rule, in float64 (STYLE.md:
+//! every backward rule has one). Each check compares `tape.gradient` of
+//! `sum(op(inputs) * w)`, for fixed weights `w`, with central differences.
+
+use super::tape::Tape;
+use crate::runtime::error::R;
+use crate::runtime::Interp;
+use crate::tensor::kernels::{Binary, Reduce, Unary};
+use crate::tensor::{Array, DType, Tensor};
+use ndarray::SliceInfoElem;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Deterministic pseudo-random values in [lo, hi).
+fn values(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
+    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            lo + (hi - lo) * ((s >> 11) as f64 / (1u64 << 53) as f64)
+        })
+        .collect()
+}
+
+fn input(shape: &[usize], seed: u64, lo: f64, hi: f64) -> Array {
+    let n = shape.iter().product();
+    Array::from_f64(DType::F64, shape, values(n, seed, lo, hi))
+}
+
+fn interp() -> Interp {
+    Interp::new(Rc::new(RefCell::new(std::io::sink())))
+}
+
+type Op = dyn Fn(&mut Interp, &[Tensor]) -> R<Tensor>;
+
+/// sum(f(xs) * w) with fixed weights.
+fn weighted(rt: &mut Interp, f: &Op, xs: &[Tensor]) -> R<Tensor> {
+    let y = f(rt, xs)?;
+    let w = Tensor::new(Array::from_f64(DType::F64, y.shape(), values(y.len(), 99, 0.5, 1.5)));
+    let p = rt.mul(&y, &w)?;
+    rt.reduce(Reduce::Sum, &p, None, false)
+}
+
+/// Checks the gradient of `f` at `inputs` against central differences.
+fn check(name: &str, inputs: Vec<Array>, f: &Op) {
+    let mut rt = interp();
+    let xs: Vec<Tensor> = inputs.iter().map(|a| Tensor::new(a.clone())).collect();
+    let tape = Rc::new(RefCell::new(Tape::new(false, true)));
+    for x in &xs {
+        tape.borrow_mut().watched.insert(x.id);
+    }
+    rt.tapes.push(tape.clone());
+    let loss = weighted(&mut rt, f, &xs).unwrap_or_else(|e| panic!("{name}: forward failed: {e}"));
+    rt.tapes.clear();
+    let ids: Vec<u64> = xs.iter().map(|x| x.id).collect();
+    let grads = rt.gradient(&tape, &[loss], &ids, None).unwrap_or_else(|e| panic!("{name}: gradient failed: {e}"));
+    let h = 1e-6;
+    for (i, g) in grads.iter().enumerate() {
+        let g = g.as_ref().unwrap_or_else(|| panic!("{name}: no gradient for input {i}"));
+        assert_eq!(g.shape(), xs[i].shape(), "{name}: gradient {i} has the wrong shape");
+        let gv = g.data.to_f64_vec();
+        let base = inputs[i].to_f64_vec();
+        for j in 0..base.len() {
+            let at = |delta: f64| {
+                let mut v = base.clone();
+                v[j] += delta;
+                let mut perturbed: Vec<Tensor> = xs.clone();
+                perturbed[i] = Tensor::new(Array::from_f64(DType::F64, inputs[i].shape(), v));
+                let mut rt = interp();
+                weighted(&mut rt, f, &perturbed).unwrap().data.first_f64()
+            };
+            let numeric = (at(h) - at(-h)) / (2.0 * h);
+            let err = (numeric - gv[j]).abs();
+            assert!(
+                err <= 1e-5 * numeric.abs().max(1.0),
+                "{name}: d/dx{i}[{j}] analytic {} vs numeric {numeric}",
+                gv[j]
+            );
+        }
+    }
+}
+
+fn unary_check(op: Unary, lo: f64, hi: f64) {
+    check(&format!("{op:?}"), vec![input(&[2, 3], 1, lo, hi)], &move |rt, x| rt.unary(op, &x[0]));
+}
+
+#[test]
+fn elementwise_unary_rules() {
+    unary_check(Unary::Neg, -2.0, 2.0);
+    unary_check(Unary::Exp, -2.0, 2.0);
+    unary_check(Unary::Log, 0.5, 3.0);
+    unary_check(Unary::Log1p, 0.1, 3.0);
+    unary_check(Unary::Sqrt, 0.5, 3.0);
+    unary_check(Unary::Square, -2.0, 2.0);
+    unary_check(Unary::Sin, -2.0, 2.0);
+    unary_check(Unary::Cos, -2.0, 2.0);
+    unary_check(Unary::Tan, -1.0, 1.0);
+    unary_check(Unary::Tanh, -2.0, 2.0);
+    unary_check(Unary::Sigmoid, -3.0, 3.0);
+    unary_check(Unary::Softplus, -3.0, 3.0);
+    unary_check(Unary::Reciprocal, 0.5, 2.0);
+    // Away from the kinks (those are pinned by tests/autodiff/kinks.dgl).
+    unary_check(Unary::Relu, 0.1, 2.0);
+    unary_check(Unary::Relu, -2.0, -0.1);
+    unary_check(Unary::Abs, 0.1, 2.0);
+    unary_check(Unary::Abs, -2.0, -0.1);
+}
+
+#[test]
+fn elementwise_binary_rules_with_broadcasting() {
+    for op in [Binary::Add, Binary::Sub, Binary::Mul, Binary::Div, Binary::Maximum, Binary::Minimum] {
+        check(
+            &format!("{op:?}"),
+            vec![input(&[2, 3], 2, 0.5, 2.0), input(&[3], 3, 0.5, 2.0)],
+            &move |rt, x| rt.binary(op, &x[0], &x[1]),
+        );
+        check(
+            &format!("{op:?} column"),
+            vec![input(&[2, 1], 4, 0.5, 2.0), input(&[2, 3], 5, 0.5, 2.0)],
+            &move |rt, x| rt.binary(op, &x[0], &x[1]),
+        );
+    }
+    check("Pow", vec![input(&[2, 2], 6, 0.5, 2.0), input(&[2, 2], 7, -1.5, 2.5)], &|rt, x| {
+        rt.binary(Binary::Pow, &x[0], &x[1])
+    });
+}
+
+#[test]
+fn matmul_rules() {
+    check("matmul", vec![input(&[2, 3], 8, -1.0, 1.0), input(&[3, 4], 9, -1.0, 1.0)], &|rt, x| rt.matmul(&x[0], &x[1]));
+    check("batched matmul", vec![input(&[2, 2, 3], 10, -1.0, 1.0), input(&[3, 2], 11, -1.0, 1.0)], &|rt, x| {
+        rt.matmul(&x[0], &x[1])
+    });
+}
+
+#[test]
+fn reduction_rules() {
+    for op in [Reduce::Sum, Reduce::Mean, Reduce::Max, Reduce::Min] {
+        check(&format!("{op:?} all"), vec![input(&[2, 3], 12, -1.0, 1.0)], &move |rt, x| rt.reduce(op, &x[0], None, false));
+        check(&format!("{op:?} axis 1"), vec![input(&[2, 3], 13, -1.0, 1.0)], &move |rt, x| {
+            rt.reduce(op, &x[0], Some(&[1]), false)
+        });
+        check(&format!("{op:?} axis 0 keepdims"), vec![input(&[2, 3], 14, -1.0, 1.0)], &move |rt, x| {
+            rt.reduce(op, &x[0], Some(&[0]), true)
+        });
+    }
+}
+
+#[test]
+fn shape_rules() {
+    check("reshape", vec![input(&[2, 3], 15, -1.0, 1.0)], &|rt, x| rt.reshape(&x[0], &[3, -1]));
+    check("transpose", vec![input(&[2, 3, 4], 16, -1.0, 1.0)], &|rt, x| rt.transpose(&x[0], Some(vec![2, 0, 1])));
+    check("concat", vec![input(&[2, 3], 17, -1.0, 1.0), input(&[2, 1], 18, -1.0, 1.0)], &|rt, x| rt.concat(x, 1));
+    check("stack", vec![input(&[3], 19, -1.0, 1.0), input(&[3], 20, -1.0, 1.0)], &|rt, x| rt.stack(x, 1));
+    check("broadcast_to", vec![input(&[3], 21, -1.0, 1.0)], &|rt, x| rt.broadcast_to(&x[0], &[2, 3]));
+    check("index", vec![input(&[3, 4], 22, -1.0, 1.0)], &|rt, x| {
+        let info = vec![
+            SliceInfoElem::Slice { start: 0, end: Some(3), step: 2 },
+            SliceInfoElem::Slice { start: 1, end: Some(4), step: -1 },
+        ];
+        rt.index(&x[0], Rc::new(info))
+    });
+    check("gather with repeats", vec![input(&[3, 2], 23, -1.0, 1.0)], &|rt, x| {
+        rt.gather(&x[0], Rc::new(vec![2, 0, 2]), &[3], 0)
+    });
+    check("where", vec![input(&[4], 24, -1.0, 1.0), input(&[4], 25, -1.0, 1.0)], &|rt, x| {
+        let cond = Tensor::new(Array::Bool(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[4]), vec![true, false, false, true]).unwrap()));
+        rt.where_(&cond, &x[0], &x[1])
+    });
+}
+
+#[test]
+fn neural_network_rules() {
+    check("softmax", vec![input(&[2, 4], 26, -2.0, 2.0)], &|rt, x| rt.softmax(&x[0], -1, false));
+    check("log_softmax", vec![input(&[2, 4], 27, -2.0, 2.0)], &|rt, x| rt.softmax(&x[0], 1, true));
+    check("softmax axis 0", vec![input(&[3, 2], 28, -2.0, 2.0)], &|rt, x| rt.softmax(&x[0], 0, false));
+    check("sparse_softmax_cross_entropy_with_logits", vec![input(&[3, 4], 29, -2.0, 2.0)], &|rt, x| {
+        let labels = Tensor::new(Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[3]), vec![0, 3, 1]).unwrap()));
+        rt.sparse_xent(&labels, &x[0])
+    });
+}
+
+#[test]
+fn second_derivatives_through_recorded_vjps() {
+    // d/dx of (d/dx f) against finite differences of the first derivative.
+    let cases: Vec<(&str, Box<Op>)> = vec![
+        ("tanh", Box::new(|rt: &mut Interp, x: &[Tensor]| rt.unary(Unary::Tanh, &x[0]))),
+        ("sigmoid*x", Box::new(|rt: &mut Interp, x: &[Tensor]| {
+            let s = rt.unary(Unary::Sigmoid, &x[0])?;
+            rt.mul(&s, &x[0])
+        })),
+        ("softmax", Box::new(|rt: &mut Interp, x: &[Tensor]| rt.softmax(&x[0], -1, false))),
+        ("x^3 / (1 + x^2)", Box::new(|rt: &mut Interp, x: &[Tensor]| {
+            let x2 = rt.mul(&x[0], &x[0])?;
+            let x3 = rt.mul(&x2, &x[0])?;
+            let one = rt.scalar(DType::F64, 1.0);
+            let d = rt.add(&one, &x2)?;
+            rt.binary(Binary::Div, &x3, &d)
+        })),
+    ];
+    for (name, f) in cases {
+        let first = move |rt: &mut Interp, x: &[Tensor]| -> R<Tensor> {
+            let inner = Rc::new(RefCell::new(Tape::new(false, true)));
+            inner.borrow_mut().watched.insert(x[0].id);
+            rt.tapes.push(inner.clone());
+            let y = weighted(rt, &*f, x);
+            rt.tapes.retain(|t| !Rc::ptr_eq(t, &inner));
+            let g = rt.gradient(&inner, &[y?], &[x[0].id], None)?;
+            Ok(g.into_iter().next().flatten().expect("connected"))
+        };
+        check(&format!("second derivative of {name}"), vec![input(&[3], 30, -1.5, 1.5)], &first);
+    }
+}
