@@ -77,6 +77,7 @@ pub fn run_file(path: &Path, display: &str, args: &[String], out: Output, color:
 pub fn check_source(name: &str, text: &str, color: bool) -> (String, i32) {
     let mut rt = Interp::new(std::rc::Rc::new(std::cell::RefCell::new(std::io::sink())));
     rt.color = color;
+    rt.all_syntax_errors = true;
     let id = rt.sources.add(name, None, text);
     match syntax::parse_module(text) {
         Ok(_) => (String::new(), 0),

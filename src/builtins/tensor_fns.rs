@@ -201,10 +201,11 @@ fn range_tensor(rt: &mut Interp, a: &mut Args) -> R<Value> {
     if d == 0.0 {
         bail!(Value, "range_tensor: delta must not be zero");
     }
-    let n = ((l - s) / d).ceil().max(0.0) as usize;
-    if n > 1 << 31 {
+    let n = ((l - s) / d).ceil().max(0.0);
+    if !n.is_finite() || n > crate::tensor::shape::MAX_ELEMENTS as f64 {
         bail!(Value, "range_tensor of {n} elements is too large");
     }
+    let n = n as usize;
     let dtype = dtype_opt(rt, dtype)?.unwrap_or(if all_int { DType::I64 } else { DType::F32 });
     let vals = (0..n).map(|i| s + i as f64 * d).collect();
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &[n], vals))))
@@ -259,6 +260,9 @@ fn one_hot(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let depth = rt.int_arg(&depth.unwrap(), "depth")?;
     let depth = rt.dims_arg(&Value::Int(depth))?[0];
     let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
+    let mut out_shape = t.shape().to_vec();
+    out_shape.push(depth);
+    crate::tensor::shape::check_size(&out_shape)?;
     let k = indices_of(&t)?;
     let ind = ArrayD::from_shape_vec(IxDyn(t.shape()), k).expect("same count");
     Ok(Value::Tensor(Tensor::new(kernels::one_hot(&ind, depth, dtype))))

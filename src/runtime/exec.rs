@@ -128,13 +128,13 @@ impl Interp {
             StmtKind::Import(mods) => {
                 for (path, alias) in mods {
                     let name = path.iter().map(|p| p.name().to_string()).collect::<Vec<_>>().join(".");
-                    let m = self.import(&name).map_err(|e| e.at(self.src, s.span))?;
+                    let m = self.import(&name).map_err(|e| self.locate(e, s.span))?;
                     self.bind(alias.unwrap_or(path[0]), Value::Module(m), env);
                 }
             }
             StmtKind::FromImport(path, names) => {
                 let name = path.iter().map(|p| p.name().to_string()).collect::<Vec<_>>().join(".");
-                let m = self.import(&name).map_err(|e| e.at(self.src, s.span))?;
+                let m = self.import(&name).map_err(|e| self.locate(e, s.span))?;
                 for (n, alias, span) in names {
                     let v = m.scope.vars.borrow().get(n).cloned();
                     let v = v.ok_or_else(|| {

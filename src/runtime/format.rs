@@ -118,6 +118,20 @@ impl Interp {
 
     /// `repr(v)`
     pub fn repr_of(&mut self, v: &Value) -> R<String> {
+        if matches!(v, Value::List(_) | Value::Tuple(_) | Value::Dict(_)) {
+            // A self-containing or absurdly nested container is an error, not a native stack overflow.
+            if self.depth >= super::MAX_DEPTH {
+                bail!(Recursion, "maximum recursion depth exceeded while printing a nested container");
+            }
+            self.depth += 1;
+            let r = self.repr_value(v);
+            self.depth -= 1;
+            return r;
+        }
+        self.repr_value(v)
+    }
+
+    fn repr_value(&mut self, v: &Value) -> R<String> {
         Ok(match v {
             Value::None => "None".into(),
             Value::Bool(b) => if *b { "True".into() } else { "False".into() },

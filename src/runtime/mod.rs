@@ -70,6 +70,8 @@ pub struct Interp {
     pub handling: Vec<Exc>,
     /// Whether diagnostics may use color (a terminal).
     pub color: bool,
+    /// Report every syntax error (`dgl check`), not only the first.
+    pub all_syntax_errors: bool,
 }
 
 impl Interp {
@@ -94,6 +96,7 @@ impl Interp {
             interrupted: Arc::new(AtomicBool::new(false)),
             handling: Vec::new(),
             color: false,
+            all_syntax_errors: false,
         };
         crate::builtins::install(&mut rt);
         rt
@@ -133,8 +136,10 @@ impl Interp {
     /// Renders a failure as its diagnostic text (stderr content).
     pub fn report(&self, failure: &Failure) -> String {
         match failure {
+            // A run reports the first syntax error, as Python does; `dgl check` reports them all.
             Failure::Syntax(src, errs) => errs
                 .iter()
+                .take(if self.all_syntax_errors { usize::MAX } else { 1 })
                 .map(|e| {
                     let d = Diagnostic {
                         kind: "SyntaxError".into(),

@@ -182,13 +182,17 @@ impl Interp {
             (Int(_) | Bool(_), Int(_) | Bool(_)) => int_op(op, as_int(&a), as_int(&b)),
             (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => float_op(op, as_float(&a), as_float(&b)),
             (Str(x), Str(y)) if op == BinOp::Add => Ok(Str(format!("{x}{y}").into())),
-            (Str(x), Int(n)) | (Int(n), Str(x)) if op == BinOp::Mul => Ok(Str(x.repeat((*n).max(0) as usize).into())),
+            (Str(x), Int(n)) | (Int(n), Str(x)) if op == BinOp::Mul => {
+                check_repeat(x.len(), *n)?;
+                Ok(Str(x.repeat((*n).max(0) as usize).into()))
+            }
             (List(x), List(y)) if op == BinOp::Add => {
                 let mut v = x.borrow().clone();
                 v.extend(y.borrow().iter().cloned());
                 Ok(Value::list(v))
             }
             (List(x), Int(n)) | (Int(n), List(x)) if op == BinOp::Mul => {
+                check_repeat(x.borrow().len(), *n)?;
                 let items = x.borrow();
                 let mut v = Vec::new();
                 for _ in 0..(*n).max(0) {
@@ -505,6 +509,16 @@ impl Interp {
         }
         Ok(out)
     }
+}
+
+/// Sequences longer than this are refused rather than exhausting memory.
+const MAX_SEQUENCE: usize = 100_000_000;
+
+fn check_repeat(len: usize, n: i64) -> R<()> {
+    if (len as u128) * (n.max(0) as u128) > MAX_SEQUENCE as u128 {
+        bail!(Value, "repeating a sequence of length {len} {n} times is too large");
+    }
+    Ok(())
 }
 
 fn as_int(v: &Value) -> i64 {

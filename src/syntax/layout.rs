@@ -10,6 +10,11 @@ use logos::Logos;
 /// parser's stack (LANGUAGE.md §7).
 pub const MAX_NESTING: usize = 200;
 
+/// Operators allowed in one logical line. Chains like `1+1+…` or `----x`
+/// nest the syntax tree; past this the line is refused rather than risking
+/// the native stack when it is evaluated (LANGUAGE.md §7).
+pub const MAX_LINE_OPERATORS: usize = 10_000;
+
 /// A syntax error found before parsing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayoutError {
@@ -32,6 +37,7 @@ pub fn layout(src: &str) -> Result<Layout, Vec<LayoutError>> {
     let mut widths = vec![0usize];
     let mut brackets: Vec<(Tok, Span)> = Vec::new();
     let mut at_line_start = true;
+    let mut line_ops = 0usize;
 
     let mut lexer = Tok::lexer(src);
     while let Some(result) = lexer.next() {
@@ -53,8 +59,19 @@ pub fn layout(src: &str) -> Result<Layout, Vec<LayoutError>> {
             if brackets.is_empty() && !at_line_start {
                 out.push((Tok::Newline, span));
                 at_line_start = true;
+                line_ops = 0;
             }
             continue;
+        }
+        if is_operator(&tok) {
+            line_ops += 1;
+            if line_ops > MAX_LINE_OPERATORS {
+                errors.push(LayoutError {
+                    message: format!("this line is too complex (more than {MAX_LINE_OPERATORS} operators); split it up"),
+                    span,
+                });
+                return Err(errors);
+            }
         }
         if at_line_start && brackets.is_empty() {
             at_line_start = false;
@@ -143,6 +160,16 @@ pub fn layout(src: &str) -> Result<Layout, Vec<LayoutError>> {
     Ok(Layout { tokens: out, open_brackets })
 }
 
+/// Tokens that can nest an expression: operators, attribute access, calls, indexing.
+fn is_operator(t: &Tok) -> bool {
+    use Tok::*;
+    matches!(
+        t,
+        Plus | Minus | Star | DoubleStar | Slash | DoubleSlash | Percent | At | Eq | Ne | Lt | Le | Gt | Ge | Not
+            | And | Or | Is | In | If | Lambda | Dot | LParen | LBracket
+    )
+}
+
 /// True when `src` is an unfinished REPL entry: open brackets, or a block
 /// header whose body has not been ended by a blank line.
 pub fn needs_more_input(src: &str) -> bool {
@@ -223,6 +250,14 @@ mod tests {
         let src = "(".repeat(100_000);
         let errs = layout(&src).unwrap_err();
         assert_eq!(errs[0].message, "too many nested brackets");
+    }
+
+    #[test]
+    fn overlong_operator_chains_are_refused() {
+        let src = "x = ".to_string() + &"-".repeat(20_000) + "1\n";
+        assert!(layout(&src).unwrap_err()[0].message.starts_with("this line is too complex"));
+        let ok = "x = ".to_string() + &"1 + ".repeat(5_000) + "1\n";
+        assert!(layout(&ok).is_ok());
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::runtime::intern::{intern, Sym};
 use crate::source::Span;
 use chumsky::input::MappedInput;
 use chumsky::prelude::*;
+use chumsky::recovery::via_parser;
 use std::rc::Rc;
 
 type In<'t> = MappedInput<'t, Tok, SimpleSpan, &'t [(Tok, SimpleSpan)]>;
@@ -503,7 +504,26 @@ fn statements<'t>() -> P<'t, Block> {
         ))
         .boxed();
         let compound = compound(body);
-        compound.or(simple_line()).repeated().at_least(1).collect::<Vec<Block>>().map(|v| v.concat())
+        // Recovery (`dgl check` reports every error): skip the rest of the bad
+        // line and any indented block hanging off it, then carry on.
+        let skip_block = recursive(|skip_block| {
+            tok(Tok::Indent)
+                .then(choice((skip_block, none_of([Tok::Indent, Tok::Dedent]).ignored())).repeated())
+                .then(tok(Tok::Dedent))
+                .ignored()
+        });
+        let skip_line = none_of([Tok::Newline, Tok::Indent, Tok::Dedent])
+            .repeated()
+            .then(tok(Tok::Newline))
+            .then(skip_block.or_not())
+            .to(Vec::new());
+        compound
+            .or(simple_line())
+            .recover_with(via_parser(skip_line))
+            .repeated()
+            .at_least(1)
+            .collect::<Vec<Block>>()
+            .map(|v| v.concat())
     })
     .or(end().to(Vec::new()))
     .boxed()

@@ -350,6 +350,8 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
     if k != k2 {
         bail!(Shape, "matmul: inner dimensions differ in shapes {} and {}", shape_str(sa), shape_str(sb));
     }
+    let batch = broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
+    super::shape::check_size(&[batch.iter().product::<usize>(), n, m])?;
     fn go<T: ndarray::LinalgScalar>(x: &ArrayD<T>, y: &ArrayD<T>, n: usize, k: usize, m: usize) -> R<ArrayD<T>> {
         let (sa, sb) = (x.shape(), y.shape());
         if sa.len() == 2 && sb.len() == 2 {
@@ -397,6 +399,7 @@ pub fn transpose(a: &Array, perm: &[usize]) -> Array {
 
 /// Broadcasts to `shape` (checked by the caller), materialised.
 pub fn broadcast_to(a: &Array, shape: &[usize]) -> R<Array> {
+    super::shape::check_size(shape)?;
     let target = broadcast_shapes(a.shape(), shape)?;
     if target != shape {
         bail!(Shape, "cannot broadcast shape {} to {}", shape_str(a.shape()), shape_str(shape));

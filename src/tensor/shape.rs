@@ -4,6 +4,22 @@ use super::shape_str;
 use crate::bail;
 use crate::runtime::error::R;
 
+/// The most elements one tensor may have (2^28: 1 GiB of float32). A bigger
+/// request is a clear error, never an allocation failure (LANGUAGE.md §7).
+pub const MAX_ELEMENTS: usize = 1 << 28;
+
+/// Errors: ValueError when a tensor of `shape` would exceed [`MAX_ELEMENTS`].
+pub fn check_size(shape: &[usize]) -> R<()> {
+    let mut n: usize = 1;
+    for &d in shape {
+        n = n.saturating_mul(d);
+    }
+    if n > MAX_ELEMENTS {
+        bail!(Value, "a tensor of shape {} ({} elements) is too large (the limit is {} elements)", shape_str(shape), n, MAX_ELEMENTS);
+    }
+    Ok(())
+}
+
 /// The broadcast shape of `a` and `b` (NumPy rules).
 ///
 /// Errors: ShapeError `cannot broadcast shapes (2, 3) and (4,)` (LANGUAGE.md §4).
@@ -24,6 +40,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> R<Vec<usize>> {
             bail!(Shape, "cannot broadcast shapes {} and {}", shape_str(a), shape_str(b));
         };
     }
+    check_size(&out)?;
     Ok(out)
 }
 
