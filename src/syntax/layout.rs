@@ -170,19 +170,18 @@ fn is_operator(t: &Tok) -> bool {
     )
 }
 
-/// True when `src` is an unfinished REPL entry: open brackets, or a block
-/// header whose body has not been ended by a blank line.
+/// True when `src` is an unfinished REPL entry: open brackets, a trailing
+/// `\`, or a block (a compound statement) not yet ended by a blank line.
 pub fn needs_more_input(src: &str) -> bool {
-    let trimmed = src.trim_end_matches([' ', '\t']);
-    if trimmed.ends_with('\\') {
+    if src.trim_end_matches([' ', '\t', '\n']).ends_with('\\') {
         return true;
     }
     match layout(src) {
         Err(errs) => errs.iter().any(|e| e.message.ends_with("was never closed")),
         Ok(l) => {
-            let multi_line = src.trim_end().contains('\n');
-            let ends_colon = src.trim_end().ends_with(':');
-            l.open_brackets || ends_colon || (multi_line && !src.ends_with("\n\n"))
+            let block = l.tokens.iter().any(|(t, _)| *t == Tok::Indent)
+                || l.tokens.iter().rev().find(|(t, _)| !matches!(t, Tok::Newline | Tok::Dedent)).is_some_and(|(t, _)| *t == Tok::Colon);
+            l.open_brackets || (block && !src.ends_with("\n\n"))
         }
     }
 }
@@ -266,6 +265,8 @@ mod tests {
         assert!(needs_more_input("def f():\n    return 1\n"));
         assert!(!needs_more_input("def f():\n    return 1\n\n"));
         assert!(needs_more_input("print((1,"));
+        assert!(!needs_more_input("print((1,\n2))\n"));
         assert!(!needs_more_input("x = 1"));
+        assert!(needs_more_input("x = 1 + \\\n"));
     }
 }
