@@ -152,6 +152,7 @@ fn shape_rules() {
     check("transpose", vec![input(&[2, 3, 4], 16, -1.0, 1.0)], &|rt, x| rt.transpose(&x[0], Some(vec![2, 0, 1])));
     check("concat", vec![input(&[2, 3], 17, -1.0, 1.0), input(&[2, 1], 18, -1.0, 1.0)], &|rt, x| rt.concat(x, 1));
     check("stack", vec![input(&[3], 19, -1.0, 1.0), input(&[3], 20, -1.0, 1.0)], &|rt, x| rt.stack(x, 1));
+    check("tile", vec![input(&[2, 3], 31, -1.0, 1.0)], &|rt, x| rt.tile(&x[0], &[2, 3]));
     check("broadcast_to", vec![input(&[3], 21, -1.0, 1.0)], &|rt, x| rt.broadcast_to(&x[0], &[2, 3]));
     check("index", vec![input(&[3, 4], 22, -1.0, 1.0)], &|rt, x| {
         let info = vec![

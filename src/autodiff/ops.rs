@@ -291,6 +291,36 @@ impl Interp {
         Ok(out)
     }
 
+    /// `tile(x, multiples)`: x repeated `multiples[i]` times along axis i.
+    ///
+    /// Shapes: x [d0, …] → [d0·m0, …]. Gradient: the upstream gradient summed over the tiles.
+    /// Errors: ValueError when `multiples` does not have one entry per axis.
+    pub fn tile(&mut self, x: &Tensor, multiples: &[usize]) -> R<Tensor> {
+        if multiples.len() != x.shape().len() {
+            bail!(Value, "tile: multiples has {} entries for a tensor of rank {}", multiples.len(), x.shape().len());
+        }
+        let out_shape: Vec<usize> = x.shape().iter().zip(multiples).map(|(d, m)| d * m).collect();
+        crate::tensor::shape::check_size(&out_shape)?;
+        let mut data = (*x.data).clone();
+        for (axis, &m) in multiples.iter().enumerate() {
+            if m != 1 {
+                let parts: Vec<&Array> = std::iter::repeat_n(&data, m).collect();
+                data = if m == 0 {
+                    let mut s = data.shape().to_vec();
+                    s[axis] = 0;
+                    Array::zeros(data.dtype(), &s)
+                } else {
+                    kernels::concat(&parts, axis)?
+                };
+            }
+        }
+        let out = Tensor::new(data);
+        if out.dtype().is_float() {
+            self.record(&[x], &[&out], || Op::Tile { in_shape: x.shape().to_vec(), multiples: multiples.to_vec() });
+        }
+        Ok(out)
+    }
+
     /// `softmax(x, axis)` / `log_softmax(x, axis)`.
     pub fn softmax(&mut self, x: &Tensor, axis: i64, log: bool) -> R<Tensor> {
         let axis = norm_axis(axis, x.shape().len())?;

@@ -43,6 +43,8 @@ pub enum Op {
     Gather { in_shape: Vec<usize>, axis: usize, indices: Rc<Vec<usize>>, idx_shape: Vec<usize> },
     /// The VJP of gather: scatter-add into zeros of `in_shape` (linear; its VJP is the gather).
     GatherGrad { axis: usize, indices: Rc<Vec<usize>>, idx_shape: Vec<usize> },
+    /// `tile(x, multiples)`: the gradient sums the tiles back.
+    Tile { in_shape: Vec<usize>, multiples: Vec<usize> },
     /// `softmax` / `log_softmax`: the output is saved.
     Softmax { y: Tensor, axis: usize, log: bool },
     /// `sparse_softmax_cross_entropy_with_logits`: TF saves softmax − one_hot.

@@ -10,6 +10,65 @@ use std::path::PathBuf;
 
 pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("read_csv", read_csv);
+    reg("load_npy", load_npy);
+    reg("save_npy", save_npy);
+}
+
+fn path_arg(v: Option<Value>, f: &str) -> R<std::rc::Rc<str>> {
+    match v {
+        Some(Value::Str(s)) => Ok(s),
+        Some(other) => bail!(Type, "{f} path must be a string, not {}", other.type_name()),
+        None => bail!(Type, "{f}() missing required argument 'path'"),
+    }
+}
+
+/// `load_npy(path)`: a tensor from NumPy's `.npy` format (float32, float64,
+/// int64, int32 → int64, bool; C or Fortran order).
+///
+/// Errors: IOError when the file cannot be read or holds another dtype.
+fn load_npy(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    use ndarray::ArrayD;
+    use ndarray_npy::ReadNpyExt;
+    let [path] = a.bind(["path"], 1)?;
+    let path = path_arg(path, "load_npy")?;
+    let full = rt.resolve_path(&path);
+    let bytes = std::fs::read(&full).map_err(|e| err!(IO, "cannot read '{}': {}", path, e))?;
+    let data = if let Ok(x) = ArrayD::<f32>::read_npy(bytes.as_slice()) {
+        Array::F32(x)
+    } else if let Ok(x) = ArrayD::<f64>::read_npy(bytes.as_slice()) {
+        Array::F64(x)
+    } else if let Ok(x) = ArrayD::<i64>::read_npy(bytes.as_slice()) {
+        Array::I64(x)
+    } else if let Ok(x) = ArrayD::<i32>::read_npy(bytes.as_slice()) {
+        Array::I64(x.mapv(|v| v as i64))
+    } else if let Ok(x) = ArrayD::<bool>::read_npy(bytes.as_slice()) {
+        Array::Bool(x)
+    } else {
+        bail!(IO, "'{}' is not a .npy file of float32, float64, int64, int32 or bool", path);
+    };
+    crate::tensor::shape::check_size(data.shape())?;
+    Ok(Value::Tensor(Tensor::new(data)))
+}
+
+/// `save_npy(path, tensor)`: writes NumPy's `.npy` format (C order).
+///
+/// Errors: IOError when the file cannot be written.
+fn save_npy(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    use ndarray_npy::WriteNpyExt;
+    let [path, x] = a.bind(["path", "tensor"], 2)?;
+    let path = path_arg(path, "save_npy")?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let full = rt.resolve_path(&path);
+    let file = std::fs::File::create(&full).map_err(|e| err!(IO, "cannot write '{}': {}", path, e))?;
+    let w = std::io::BufWriter::new(file);
+    let r = match &*t.data {
+        Array::F32(x) => x.as_standard_layout().write_npy(w),
+        Array::F64(x) => x.as_standard_layout().write_npy(w),
+        Array::I64(x) => x.as_standard_layout().write_npy(w),
+        Array::Bool(x) => x.as_standard_layout().write_npy(w),
+    };
+    r.map_err(|e| err!(IO, "cannot write '{}': {}", path, e))?;
+    Ok(Value::None)
 }
 
 impl Interp {

@@ -80,6 +80,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("stack", stack);
     reg("concat", concat);
     reg("gather", gather);
+    reg("tile", tile);
     reg("softmax", softmax);
     reg("log_softmax", log_softmax);
     reg("sparse_softmax_cross_entropy_with_logits", sparse_xent);
@@ -256,7 +257,7 @@ fn set_seed(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// `one_hot(indices, depth)`: float32 rows, zero rows for out-of-range indices.
 fn one_hot(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [idx, depth, dtype] = a.bind(["indices", "depth", "dtype"], 2)?;
-    let t = rt.to_tensor(&idx.unwrap(), Some(DType::I64))?;
+    let t = index_tensor(rt, &idx.unwrap(), "one_hot indices")?;
     let depth = rt.int_arg(&depth.unwrap(), "depth")?;
     let depth = rt.dims_arg(&Value::Int(depth))?[0];
     let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
@@ -387,14 +388,30 @@ fn concat(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.concat(&xs, axis)?))
 }
 
+/// Index arguments: int64 tensors, Python ints and lists of ints (LANGUAGE.md §4).
+fn index_tensor(rt: &mut Interp, v: &Value, what: &str) -> R<Tensor> {
+    if let Value::Tensor(t) = v {
+        if t.dtype() != DType::I64 {
+            bail!(Type, "{what} must be int64, not {} (use cast)", t.dtype());
+        }
+        return Ok(t.clone());
+    }
+    rt.to_tensor(v, Some(DType::I64))
+}
+
+/// `tile(input, multiples)`
+fn tile(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x, m] = a.bind(["input", "multiples"], 2)?;
+    let t = rt.tensor_arg(&x.unwrap())?;
+    let m = rt.dims_arg(&m.unwrap())?;
+    Ok(Value::Tensor(rt.tile(&t, &m)?))
+}
+
 /// `gather(params, indices, axis=0)`: indices are int64 tensors, ints or lists of ints.
 fn gather(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [x, idx, axis] = a.bind(["params", "indices", "axis"], 2)?;
     let t = rt.tensor_arg(&x.unwrap())?;
-    let it = rt.to_tensor(&idx.unwrap(), Some(DType::I64))?;
-    if it.dtype() != DType::I64 {
-        bail!(Type, "gather indices must be int64, not {}", it.dtype());
-    }
+    let it = index_tensor(rt, &idx.unwrap(), "gather indices")?;
     let axis = match axis { Some(Value::None) | None => 0, Some(v) => rt.int_arg(&v, "axis")? };
     let axis = norm_axis(axis, t.shape().len())?;
     let n = t.shape()[axis] as i64;
@@ -426,11 +443,8 @@ fn log_softmax(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// `sparse_softmax_cross_entropy_with_logits(labels, logits)`: per-example loss.
 fn sparse_xent(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [labels, logits] = a.bind(["labels", "logits"], 2)?;
-    let labels = rt.to_tensor(&labels.unwrap(), Some(DType::I64))?;
+    let labels = index_tensor(rt, &labels.unwrap(), "labels")?;
     let logits = rt.tensor_arg(&logits.unwrap())?;
-    if labels.dtype().is_float() {
-        bail!(Type, "labels must be int64, not {}", labels.dtype());
-    }
     Ok(Value::Tensor(rt.sparse_xent(&labels, &logits)?))
 }
 
