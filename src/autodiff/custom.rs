@@ -92,7 +92,10 @@ impl Interp {
             .filter(|v| !pos.iter().any(|p| matches!(p, Value::Variable(x) if Rc::ptr_eq(x, v))))
             .collect();
         if !variables.is_empty() && !accepts_variables(&grad_fn) {
-            let names: Vec<String> = variables.iter().map(|v| v.name.as_deref().unwrap_or("Variable").to_string()).collect();
+            let mut names = Vec::with_capacity(variables.len());
+            for v in &variables {
+                names.push(self.repr_of(&Value::Variable(v.clone()))?);
+            }
             bail!(
                 Type,
                 "@custom_gradient grad_fn must accept keyword argument 'variables', since function uses variables: [{}]",

@@ -166,6 +166,17 @@ impl Interp {
                 out
             }
             Op::Index { in_shape, info } => vec![Some(self.index_grad(g, in_shape, info.clone())?)],
+            // tile: view g as [m0, d0, m1, d1, …] and sum over the m axes.
+            Op::Tile { in_shape, multiples } => {
+                let mut split = Vec::with_capacity(2 * in_shape.len());
+                for (&d, &m) in in_shape.iter().zip(multiples) {
+                    split.extend([m, d]);
+                }
+                let gs = self.reshape_to(g, &split)?;
+                let axes: Vec<i64> = (0..in_shape.len()).map(|i| 2 * i as i64).collect();
+                let summed = self.reduce(Reduce::Sum, &gs, Some(&axes), false)?;
+                vec![Some(self.reshape_to(&summed, in_shape)?)]
+            }
             Op::IndexGrad { info } => vec![Some(self.index(g, info.clone())?)],
             Op::Gather { in_shape, axis, indices, idx_shape } => {
                 vec![Some(self.gather_grad(g, in_shape, *axis, indices.clone(), idx_shape)?)]

@@ -149,10 +149,14 @@ pub fn expr<'t>() -> P<'t, Expr> {
             Tok::Ellipsis => ExprKind::Ellipsis,
         }
         .map_with(|k, e| mk(k, e.span()));
-        let int = select! { Tok::Int(s) => s }.try_map(|s, span| {
-            s.parse::<i64>()
-                .map(|v| mk(ExprKind::Int(v), span))
-                .map_err(|_| Rich::custom(span, format!("integer literal {s} is too large for int64")))
+        // Literal problems are reported without failing the parse, so the
+        // message names the literal rather than listing alternatives.
+        let int = select! { Tok::Int(s) => s }.validate(|s, e, emitter| {
+            let v = s.parse::<i64>().unwrap_or_else(|_| {
+                emitter.emit(Rich::custom(e.span(), format!("integer literal {s} is too large for int64")));
+                0
+            });
+            mk(ExprKind::Int(v), e.span())
         });
         // Adjacent string literals concatenate, as in Python.
         let strings = select! { Tok::Str(s) => s }
@@ -160,10 +164,13 @@ pub fn expr<'t>() -> P<'t, Expr> {
             .at_least(2)
             .collect::<Vec<_>>()
             .map_with(|parts, e| mk(ExprKind::Str(parts.concat().into()), e.span()));
-        let fstring = select! { Tok::FStr(s) => s }.try_map(|raw, span: SimpleSpan| {
-            parse_fstring(&raw, span.start + 2)
-                .map(|parts| mk(ExprKind::FString(parts), span))
-                .map_err(|e| Rich::custom(SimpleSpan::from(e.span.range()), e.message))
+        let fstring = select! { Tok::FStr(s) => s }.validate(|raw, e, emitter| {
+            let span: SimpleSpan = e.span();
+            let parts = parse_fstring(&raw, span.start + 2).unwrap_or_else(|err| {
+                emitter.emit(Rich::custom(SimpleSpan::from(err.span.range()), err.message));
+                vec![]
+            });
+            mk(ExprKind::FString(parts), span)
         });
         let var = name().map_with(|n, e| mk(ExprKind::Name(n), e.span()));
 
