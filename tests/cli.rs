@@ -97,3 +97,43 @@ fn version_and_help() {
     let h = dgl(&["--help"], &d);
     assert!(text(&h.stdout).contains("Usage"));
 }
+
+#[test]
+fn ctrl_c_interrupts_a_running_script() {
+    let d = temp_dir("ctrlc");
+    std::fs::write(d.join("spin.dgl"), "print('spinning')\nwhile True:\n    pass\n").unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_dgl"))
+        .arg("spin.dgl")
+        .current_dir(&d)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).starts_with("Error: KeyboardInterrupt: interrupted"), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "spinning\n");
+}
+
+#[test]
+fn modules_are_found_through_dgl_path() {
+    let d = temp_dir("dglpath");
+    std::fs::create_dir_all(d.join("lib")).unwrap();
+    std::fs::create_dir_all(d.join("app")).unwrap();
+    std::fs::write(d.join("lib/shared_util.dgl"), "answer = 41 + 1\n").unwrap();
+    std::fs::write(d.join("lib/nn.dgl"), "shadow = True\n").unwrap();
+    std::fs::write(d.join("app/main.dgl"), "import shared_util\nimport nn\nprint(shared_util.answer, hasattr(nn, 'shadow'))\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dgl"))
+        .arg("app/main.dgl")
+        .current_dir(&d)
+        .env("DGL_PATH", d.join("lib"))
+        .output()
+        .unwrap();
+    // DGL_PATH comes before the built-in standard library (LANGUAGE.md §6).
+    assert_eq!(text(&out.stdout), "42 True\n", "{}", text(&out.stderr));
+    let without = Command::new(env!("CARGO_BIN_EXE_dgl")).arg("app/main.dgl").current_dir(&d).env_remove("DGL_PATH").output().unwrap();
+    assert!(text(&without.stderr).starts_with("Error: NameError: no module named 'shared_util'"));
+}

@@ -411,9 +411,22 @@ fn or_test<'t>(expr: impl Parser<'t, In<'t>, Expr, Ex<'t>> + Clone + 't) -> P<'t
     .boxed()
 }
 
-/// `a`, `a, b`, `(a, b)` as assignment or loop targets.
+/// `a` or `(a, b)`: one target, as after `with … as`.
+fn single_target<'t>(expr: impl Parser<'t, In<'t>, Expr, Ex<'t>> + Clone + 't) -> P<'t, Expr> {
+    select! { Tok::Name(n) => intern(&n) }
+        .map_with(|n, e| mk(ExprKind::Name(n), e.span()))
+        .or(expr
+            .separated_by(tok(Tok::Comma))
+            .allow_trailing()
+            .collect::<Vec<_>>()
+            .delimited_by(tok(Tok::LParen), tok(Tok::RParen))
+            .map_with(|xs, e| mk(ExprKind::Tuple(xs), e.span())))
+        .boxed()
+}
+
+/// `a`, `a, b`, `(a, b)` as loop targets.
 fn target_list<'t>(expr: impl Parser<'t, In<'t>, Expr, Ex<'t>> + Clone + 't) -> P<'t, Expr> {
-    // Targets are parsed at the arithmetic level so that `in` is not read as an operator.
+    // Names only (not full expressions), so that `in` is not read as an operator.
     let single = select! { Tok::Name(n) => intern(&n) }
         .map_with(|n, e| mk(ExprKind::Name(n), e.span()))
         .or(expr
@@ -699,7 +712,7 @@ fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
     let with_stmt = tok(Tok::With)
         .ignore_then(
             expr()
-                .then(tok(Tok::As).ignore_then(target_list(expr())).or_not())
+                .then(tok(Tok::As).ignore_then(single_target(expr())).or_not())
                 .separated_by(tok(Tok::Comma))
                 .at_least(1)
                 .collect::<Vec<_>>(),
