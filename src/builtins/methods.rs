@@ -182,11 +182,12 @@ fn update_value(rt: &mut Interp, a: &mut Args, op: Option<crate::tensor::kernels
     let [v] = a.bind(["value"], 1)?;
     let var = this_var(a);
     let cur = var.peek();
-    let new = rt.to_tensor(&v.unwrap(), None)?;
-    let new = if new.dtype() != cur.dtype() && !matches!(a.pos.first(), Some(Value::Tensor(_))) {
-        new.data.cast(cur.dtype())
-    } else {
-        (*new.data).clone()
+    // Python numbers and lists take the Variable's dtype; a tensor of another
+    // dtype is a ValueError (LANGUAGE.md §5), raised by `Variable::set`.
+    let v = v.unwrap();
+    let new = match &v {
+        Value::Tensor(_) | Value::Variable(_) => (*rt.to_tensor(&v, None)?.data).clone(),
+        other => (*rt.to_tensor(other, Some(cur.dtype()))?.data).clone(),
     };
     let value = match op {
         Some(op) => {

@@ -346,20 +346,18 @@ pub fn expr<'t>() -> P<'t, Expr> {
                 .or(comparison)
         })
         .boxed();
-        let and_test = not_test
-            .clone()
-            .foldl(tok(Tok::And).ignore_then(not_test).repeated(), |a, b| {
-                let span = a.span.to(b.span);
-                Expr { kind: ExprKind::And(Box::new(a), Box::new(b)), span }
-            })
-            .boxed();
-        let or_test = and_test
-            .clone()
-            .foldl(tok(Tok::Or).ignore_then(and_test).repeated(), |a, b| {
-                let span = a.span.to(b.span);
-                Expr { kind: ExprKind::Or(Box::new(a), Box::new(b)), span }
-            })
-            .boxed();
+        // `a and b and c`, `a or b`: left-nested, short-circuiting at run time.
+        let logical = |lower: P<'t, Expr>, op: Tok, make: fn(Box<Expr>, Box<Expr>) -> ExprKind| -> P<'t, Expr> {
+            lower
+                .clone()
+                .foldl(tok(op).ignore_then(lower).repeated(), move |a, b| {
+                    let span = a.span.to(b.span);
+                    Expr { kind: make(Box::new(a), Box::new(b)), span }
+                })
+                .boxed()
+        };
+        let and_test = logical(not_test, Tok::And, ExprKind::And);
+        let or_test = logical(and_test, Tok::Or, ExprKind::Or);
         let conditional = or_test
             .clone()
             .then(tok(Tok::If).ignore_then(or_test).then_ignore(tok(Tok::Else)).then(expr.clone()).or_not())
