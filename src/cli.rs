@@ -53,6 +53,10 @@ enum Command {
 
 /// Runs the CLI; returns the process exit status.
 pub fn main() -> i32 {
+    // A panic is an interpreter bug, never the user's fault (STYLE.md lesson 8).
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("Error: internal error: {info}\nThis is a bug in dgl; please report it with the script that caused it.");
+    }));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -62,9 +66,9 @@ pub fn main() -> i32 {
         }
     };
     let color = std::io::stderr().is_terminal();
-    let interrupted = install_ctrlc();
+    install_ctrlc();
     match cli.command {
-        Some(Command::Run { file, args }) => run_script(file, args, color, interrupted),
+        Some(Command::Run { file, args }) => run_script(file, args, color),
         Some(Command::Test { paths, bless }) => crate::testing::main(paths, bless),
         Some(Command::Check { file }) => match std::fs::read_to_string(&file) {
             Ok(text) => {
@@ -89,20 +93,19 @@ pub fn main() -> i32 {
                 crate::with_big_stack(move || {
                     let mut rt = Interp::new(stdout_sink());
                     rt.color = color;
-                    rt.interrupted = interrupted;
                     let r = crate::run_program(&mut rt, "<string>", None, &code, argv);
                     let _ = std::io::stdout().flush();
                     eprint!("{}", r.stderr);
                     r.code
                 })
             }
-            (None, Some(file)) => run_script(file, cli.args, color, interrupted),
-            (None, None) => crate::repl::main(interrupted),
+            (None, Some(file)) => run_script(file, cli.args, color),
+            (None, None) => crate::repl::main(),
         },
     }
 }
 
-fn run_script(file: PathBuf, args: Vec<String>, color: bool, interrupted: std::sync::Arc<std::sync::atomic::AtomicBool>) -> i32 {
+fn run_script(file: PathBuf, args: Vec<String>, color: bool) -> i32 {
     crate::with_big_stack(move || {
         let text = match std::fs::read_to_string(&file) {
             Ok(t) => t,
@@ -113,7 +116,6 @@ fn run_script(file: PathBuf, args: Vec<String>, color: bool, interrupted: std::s
         };
         let mut rt = Interp::new(stdout_sink());
         rt.color = color;
-        rt.interrupted = interrupted;
         let mut argv = vec![file.display().to_string()];
         argv.extend(args);
         let r = crate::run_program(&mut rt, &file.display().to_string(), Some(&file), &text, argv);
@@ -128,10 +130,7 @@ fn stdout_sink() -> crate::runtime::Output {
     Rc::new(RefCell::new(std::io::LineWriter::new(std::io::stdout())))
 }
 
-/// Ctrl-C sets a flag the interpreter polls (loops, calls, the backward pass).
-fn install_ctrlc() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
-    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let f = flag.clone();
-    let _ = ctrlc::set_handler(move || f.store(true, std::sync::atomic::Ordering::Relaxed));
-    flag
+/// Ctrl-C sets the flag the interpreter polls (loops, calls, the backward pass).
+fn install_ctrlc() {
+    let _ = ctrlc::set_handler(|| crate::runtime::INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed));
 }

@@ -18,8 +18,7 @@ use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 const KEYWORDS: &[&str] = &[
     "def", "return", "if", "elif", "else", "while", "for", "in", "not", "and", "or", "is", "break", "continue",
@@ -136,13 +135,32 @@ fn run_entry(rt: &mut Interp, text: &str, scope: &Rc<Scope>) -> Result<Option<St
     Ok(None)
 }
 
+/// Ctrl-C while a statement runs: only sets the flag (async-signal-safe).
+#[cfg(unix)]
+extern "C" fn on_sigint(_: libc::c_int) {
+    crate::runtime::INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// rustyline installs its own SIGINT handler for the editor's lifetime; put
+/// ours back so Ctrl-C interrupts running statements (while a line is read,
+/// the terminal is raw and rustyline sees Ctrl-C as a key).
+fn claim_sigint() {
+    #[cfg(unix)]
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_sigint as *const () as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
+    }
+}
+
 /// Runs the REPL until Ctrl-D; returns the exit status.
-pub fn main(interrupted: Arc<AtomicBool>) -> i32 {
+pub fn main() -> i32 {
     crate::with_big_stack(move || {
         let out: crate::runtime::Output = Rc::new(RefCell::new(std::io::LineWriter::new(std::io::stdout())));
         let mut rt = Interp::new(out);
         rt.color = std::io::stderr().is_terminal();
-        rt.interrupted = interrupted.clone();
         rt.argv = vec!["".into()];
         let scope = Scope::module();
         let completions = Rc::new(RefCell::new(Completions::default()));
@@ -155,6 +173,7 @@ pub fn main(interrupted: Arc<AtomicBool>) -> i32 {
             }
         };
         rl.set_helper(Some(DglHelper { completions: completions.clone() }));
+        claim_sigint();
         let history = history_path();
         if let Some(h) = &history {
             let _ = rl.load_history(h);
@@ -184,7 +203,7 @@ pub fn main(interrupted: Arc<AtomicBool>) -> i32 {
                 continue;
             }
             let _ = rl.add_history_entry(entry.trim_end());
-            interrupted.store(false, Ordering::Relaxed);
+            crate::runtime::INTERRUPTED.store(false, Ordering::Relaxed);
             match run_entry(&mut rt, &entry, &scope) {
                 Ok(Some(text)) => {
                     let _ = rt.write_out(&format!("{text}\n"));

@@ -61,6 +61,13 @@ fn a_session() {
     p.exp_string("KeyboardInterrupt").unwrap();
     p.exp_string(">>> ").unwrap();
 
+    // Ctrl-C interrupts a running statement; the session goes on.
+    p.send_line("while True: pass").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    p.send_control('c').unwrap();
+    p.exp_string("KeyboardInterrupt: interrupted").unwrap();
+    p.exp_string(">>> ").unwrap();
+
     // Tab completes names and attributes.
     p.send_line("numbers = [1]").unwrap();
     p.exp_string(">>> ").unwrap();

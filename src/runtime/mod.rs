@@ -27,8 +27,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use value::{Module, Scope, Value};
+
+/// Set by Ctrl-C (from a signal handler, so a plain atomic); polled by loops,
+/// calls and the backward pass, which raise KeyboardInterrupt.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Calls nested deeper than this raise RecursionError (Python's default limit).
 pub const MAX_DEPTH: usize = 1000;
@@ -65,7 +68,6 @@ pub struct Interp {
     /// Folder of the main script: relative paths and imports start here.
     pub script_dir: PathBuf,
     pub argv: Vec<String>,
-    pub interrupted: Arc<AtomicBool>,
     /// Exceptions being handled, for a bare `raise`.
     pub handling: Vec<Exc>,
     /// Whether diagnostics may use color (a terminal).
@@ -93,7 +95,6 @@ impl Interp {
             frame: "<module>".into(),
             script_dir: PathBuf::from("."),
             argv: Vec::new(),
-            interrupted: Arc::new(AtomicBool::new(false)),
             handling: Vec::new(),
             color: false,
             all_syntax_errors: false,
@@ -104,7 +105,7 @@ impl Interp {
 
     /// Raises KeyboardInterrupt once Ctrl-C has been pressed.
     pub fn check_interrupt(&self) -> R<()> {
-        if self.interrupted.swap(false, Ordering::Relaxed) {
+        if INTERRUPTED.load(Ordering::Relaxed) && INTERRUPTED.swap(false, Ordering::Relaxed) {
             return Err(Exc::new(ErrorKind::KeyboardInterrupt, "interrupted"));
         }
         Ok(())
