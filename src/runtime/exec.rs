@@ -65,19 +65,24 @@ impl Interp {
                     return self.exec_block(b, env);
                 }
             }
-            StmtKind::While(cond, body) => loop {
-                self.check_interrupt().map_err(|e| e.at(self.src, s.span))?;
-                let c = self.eval(cond, env)?;
-                if !self.truthy(&c).map_err(|e| e.at(self.src, cond.span))? {
-                    break;
+            StmtKind::While(cond, body, orelse) => {
+                loop {
+                    self.check_interrupt().map_err(|e| e.at(self.src, s.span))?;
+                    let c = self.eval(cond, env)?;
+                    if !self.truthy(&c).map_err(|e| e.at(self.src, cond.span))? {
+                        break;
+                    }
+                    match self.exec_block(body, env)? {
+                        Flow::Break => return Ok(Flow::Normal),
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        _ => {}
+                    }
                 }
-                match self.exec_block(body, env)? {
-                    Flow::Break => break,
-                    Flow::Return(v) => return Ok(Flow::Return(v)),
-                    _ => {}
+                if let Some(b) = orelse {
+                    return self.exec_block(b, env);
                 }
-            },
-            StmtKind::For(target, iter, body) => {
+            }
+            StmtKind::For(target, iter, body, orelse) => {
                 let it = self.eval(iter, env)?;
                 if let Value::Range(start, stop, step) = it {
                     let mut i = start;
@@ -85,23 +90,26 @@ impl Interp {
                         self.check_interrupt().map_err(|e| e.at(self.src, s.span))?;
                         self.assign(target, Value::Int(i), env)?;
                         match self.exec_block(body, env)? {
-                            Flow::Break => break,
+                            Flow::Break => return Ok(Flow::Normal),
                             Flow::Return(v) => return Ok(Flow::Return(v)),
                             _ => {}
                         }
                         i += step;
                     }
-                    return Ok(Flow::Normal);
-                }
-                let items = self.iterate(&it).map_err(|e| e.at(self.src, iter.span))?;
-                for item in items {
-                    self.check_interrupt().map_err(|e| e.at(self.src, s.span))?;
-                    self.assign(target, item, env)?;
-                    match self.exec_block(body, env)? {
-                        Flow::Break => break,
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
-                        _ => {}
+                } else {
+                    let items = self.iterate(&it).map_err(|e| e.at(self.src, iter.span))?;
+                    for item in items {
+                        self.check_interrupt().map_err(|e| e.at(self.src, s.span))?;
+                        self.assign(target, item, env)?;
+                        match self.exec_block(body, env)? {
+                            Flow::Break => return Ok(Flow::Normal),
+                            Flow::Return(v) => return Ok(Flow::Return(v)),
+                            _ => {}
+                        }
                     }
+                }
+                if let Some(b) = orelse {
+                    return self.exec_block(b, env);
                 }
             }
             StmtKind::Break => return Ok(Flow::Break),

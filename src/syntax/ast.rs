@@ -154,10 +154,10 @@ pub enum StmtKind {
     AugAssign(Expr, BinOp, Expr),
     /// `if c: … elif c: … else: …`
     If(Vec<(Expr, Block)>, Option<Block>),
-    /// `while c: …`
-    While(Expr, Block),
-    /// `for a, b in xs: …`
-    For(Expr, Expr, Block),
+    /// `while c: … [else: …]` (the else block runs when the loop ends without `break`)
+    While(Expr, Block, Option<Block>),
+    /// `for a, b in xs: … [else: …]`
+    For(Expr, Expr, Block, Option<Block>),
     /// `break`
     Break,
     /// `continue`

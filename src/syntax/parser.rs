@@ -697,16 +697,19 @@ fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
             arms.extend(elifs);
             st(StmtKind::If(arms, orelse), e.span())
         });
+    let loop_else = tok(Tok::Else).ignore_then(block(&body, "':' after 'else'")).or_not();
     let while_stmt = tok(Tok::While)
         .ignore_then(expr())
         .then(block(&body, "':' after the condition"))
-        .map_with(|(c, b), e| st(StmtKind::While(c, b), e.span()));
+        .then(loop_else.clone())
+        .map_with(|((c, b), orelse), e| st(StmtKind::While(c, b, orelse), e.span()));
     let for_stmt = tok(Tok::For)
         .ignore_then(target_list(expr()))
         .then_ignore(tok(Tok::In))
         .then(expr_list())
         .then(block(&body, "':' after the loop header"))
-        .map_with(|((t, it), b), e| st(StmtKind::For(t, it, b), e.span()));
+        .then(loop_else)
+        .map_with(|(((t, it), b), orelse), e| st(StmtKind::For(t, it, b, orelse), e.span()));
     let with_stmt = tok(Tok::With)
         .ignore_then(
             expr()
@@ -786,7 +789,13 @@ fn declarations(body: &Block) -> (Vec<Sym>, Vec<Sym>) {
                         walk(b, g, n);
                     }
                 }
-                StmtKind::While(_, b) | StmtKind::For(_, _, b) | StmtKind::With(_, b) => walk(b, g, n),
+                StmtKind::While(_, b, orelse) | StmtKind::For(_, _, b, orelse) => {
+                    walk(b, g, n);
+                    if let Some(b) = orelse {
+                        walk(b, g, n);
+                    }
+                }
+                StmtKind::With(_, b) => walk(b, g, n),
                 StmtKind::Try { body, handlers, orelse, finally } => {
                     walk(body, g, n);
                     handlers.iter().for_each(|h| walk(&h.body, g, n));
