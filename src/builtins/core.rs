@@ -75,7 +75,13 @@ fn len(rt: &mut Interp, a: &mut Args) -> R<Value> {
         Value::List(l) => l.borrow().len(),
         Value::Tuple(t) => t.len(),
         Value::Dict(d) => d.borrow().len(),
-        Value::Range(a, b, s) => range_len(*a, *b, *s),
+        Value::Range(a, b, s) => {
+            let n = range_len(*a, *b, *s);
+            if n > i64::MAX as usize {
+                bail!(Value, "range has more than {} items", i64::MAX);
+            }
+            n
+        }
         Value::Tensor(_) | Value::Variable(_) => {
             let t = rt.to_tensor(&x, None)?;
             match t.shape().first() {

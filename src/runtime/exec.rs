@@ -10,6 +10,31 @@ use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+/// The items a `for` loop walks.
+enum Items {
+    Range(i64, i64, i64),
+    Values(std::vec::IntoIter<Value>),
+}
+
+impl Iterator for Items {
+    type Item = Value;
+
+    fn next(&mut self) -> Option<Value> {
+        match self {
+            Items::Range(i, stop, step) => {
+                let more = (*step > 0 && *i < *stop) || (*step < 0 && *i > *stop);
+                more.then(|| {
+                    let v = *i;
+                    // Past i64's end the range is over.
+                    *i = i.checked_add(*step).unwrap_or(*stop);
+                    Value::Int(v)
+                })
+            }
+            Items::Values(it) => it.next(),
+        }
+    }
+}
+
 /// How a statement finished.
 pub enum Flow {
     Normal,
@@ -67,15 +92,12 @@ impl Interp {
             }
             StmtKind::While(cond, body, orelse) => {
                 loop {
-                    self.check_interrupt().map_err(|e| e.at(self.src, s.span))?;
                     let c = self.eval(cond, env)?;
                     if !self.truthy(&c).map_err(|e| e.at(self.src, cond.span))? {
                         break;
                     }
-                    match self.exec_block(body, env)? {
-                        Flow::Break => return Ok(Flow::Normal),
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
-                        _ => {}
+                    if let Some(flow) = self.loop_body(body, env, s)? {
+                        return Ok(flow);
                     }
                 }
                 if let Some(b) = orelse {
@@ -84,28 +106,15 @@ impl Interp {
             }
             StmtKind::For(target, iter, body, orelse) => {
                 let it = self.eval(iter, env)?;
-                if let Value::Range(start, stop, step) = it {
-                    let mut i = start;
-                    while (step > 0 && i < stop) || (step < 0 && i > stop) {
-                        self.check_interrupt().map_err(|e| e.at(self.src, s.span))?;
-                        self.assign(target, Value::Int(i), env)?;
-                        match self.exec_block(body, env)? {
-                            Flow::Break => return Ok(Flow::Normal),
-                            Flow::Return(v) => return Ok(Flow::Return(v)),
-                            _ => {}
-                        }
-                        i += step;
-                    }
-                } else {
-                    let items = self.iterate(&it).map_err(|e| e.at(self.src, iter.span))?;
-                    for item in items {
-                        self.check_interrupt().map_err(|e| e.at(self.src, s.span))?;
-                        self.assign(target, item, env)?;
-                        match self.exec_block(body, env)? {
-                            Flow::Break => return Ok(Flow::Normal),
-                            Flow::Return(v) => return Ok(Flow::Return(v)),
-                            _ => {}
-                        }
+                // Ranges are walked lazily; everything else is materialised first.
+                let items = match it {
+                    Value::Range(start, stop, step) => Items::Range(start, stop, step),
+                    other => Items::Values(self.iterate(&other).map_err(|e| e.at(self.src, iter.span))?.into_iter()),
+                };
+                for item in items {
+                    self.assign(target, item, env)?;
+                    if let Some(flow) = self.loop_body(body, env, s)? {
+                        return Ok(flow);
                     }
                 }
                 if let Some(b) = orelse {
@@ -193,6 +202,17 @@ impl Interp {
             }
         }
         Ok(Flow::Normal)
+    }
+
+    /// One pass of a loop body: `None` to go on, `Some(flow)` to leave the
+    /// loop (`break` leaves it normally and skips its `else` block).
+    fn loop_body(&mut self, body: &[Stmt], env: &Rc<Scope>, stmt: &Stmt) -> R<Option<Flow>> {
+        self.check_interrupt().map_err(|e| e.at(self.src, stmt.span))?;
+        Ok(match self.exec_block(body, env)? {
+            Flow::Break => Some(Flow::Normal),
+            Flow::Return(v) => Some(Flow::Return(v)),
+            Flow::Normal | Flow::Continue => None,
+        })
     }
 
     /// Binds `name` in `env`, honouring the running function's `global`/`nonlocal` declarations.

@@ -354,7 +354,10 @@ impl Interp {
                 Ok(d.borrow().contains_key(&k))
             }
             Value::Range(a, b, s) => match needle {
-                Value::Int(i) => Ok(if *s > 0 { i >= a && i < b } else { i <= a && i > b } && (i - a) % s == 0),
+                Value::Int(i) => {
+                    let within = if *s > 0 { i >= a && i < b } else { i <= a && i > b };
+                    Ok(within && (*i as i128 - *a as i128) % *s as i128 == 0)
+                }
                 _ => Ok(false),
             },
             Value::List(_) | Value::Tuple(_) => {
@@ -608,13 +611,15 @@ fn float_op(op: BinOp, x: f64, y: f64) -> R<Value> {
 }
 
 pub fn range_len(a: i64, b: i64, s: i64) -> usize {
-    if s > 0 && a < b {
-        ((b - a - 1) / s + 1) as usize
+    let (a, b, s) = (a as i128, b as i128, s as i128);
+    let n = if s > 0 && a < b {
+        (b - a - 1) / s + 1
     } else if s < 0 && a > b {
-        ((a - b - 1) / (-s) + 1) as usize
+        (a - b - 1) / (-s) + 1
     } else {
         0
-    }
+    };
+    n.min(usize::MAX as i128) as usize
 }
 
 fn slice_part(v: &Value) -> R<Option<i64>> {
