@@ -12,7 +12,8 @@ use crate::runtime::error::R;
 use crate::runtime::Interp;
 use crate::tensor::{Tensor, TensorId};
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 impl Interp {
@@ -43,9 +44,10 @@ impl Interp {
         if !tape.borrow().persistent {
             self.tapes.retain(|t| !Rc::ptr_eq(t, tape));
         }
-        let entries: Vec<Entry> = tape.borrow().entries.clone();
+        // A snapshot: VJPs may append to this very tape (a persistent tape inside its block).
+        let entries: Vec<Rc<Entry>> = tape.borrow().entries.clone();
 
-        let mut producer: HashMap<TensorId, usize> = HashMap::new();
+        let mut producer: HashMap<TensorId, usize> = HashMap::default();
         for (i, e) in entries.iter().enumerate() {
             for o in &e.outputs {
                 producer.insert(o.id, i);
@@ -54,7 +56,7 @@ impl Interp {
 
         // Reached entries, and for each tensor the number of reached consumers.
         let mut reached = vec![false; entries.len()];
-        let mut pending: HashMap<TensorId, usize> = HashMap::new();
+        let mut pending: HashMap<TensorId, usize> = HashMap::default();
         let mut stack: Vec<usize> = targets.iter().filter_map(|t| producer.get(&t.id).copied()).collect();
         while let Some(i) = stack.pop() {
             if std::mem::replace(&mut reached[i], true) {
@@ -71,7 +73,7 @@ impl Interp {
         }
 
         // Seed the targets' gradients.
-        let mut grads: HashMap<TensorId, Tensor> = HashMap::new();
+        let mut grads: HashMap<TensorId, Tensor> = HashMap::default();
         for (k, t) in targets.iter().enumerate() {
             let seed = match output_gradients.as_ref().and_then(|g| g.get(k)) {
                 Some(g) => {
@@ -104,7 +106,7 @@ impl Interp {
             }
         }
 
-        let watched_ids: std::collections::HashSet<TensorId> = tape.borrow().watched.clone();
+        let watched_ids = tape.borrow().watched.clone();
         while let Some(i) = queue.pop_front() {
             self.check_interrupt()?;
             let e = &entries[i];

@@ -50,7 +50,7 @@ impl Interp {
                 .iter()
                 .map(|o| OutMeta { id: o.id, shape: o.shape().to_vec(), dtype: o.dtype() })
                 .collect();
-            t.entries.push(Entry { op, inputs: ids.to_vec(), outputs: outs });
+            t.entries.push(Rc::new(Entry { op, inputs: ids.to_vec(), outputs: outs }));
             for o in outputs {
                 if o.dtype().is_float() {
                     t.watched.insert(o.id);

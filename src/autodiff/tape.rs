@@ -6,7 +6,7 @@ use crate::runtime::value::Value;
 use crate::tensor::kernels::{Binary, Reduce, Unary};
 use crate::tensor::{DType, Tensor, TensorId};
 use ndarray::SliceInfoElem;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::rc::Rc;
 
 /// A recorded operation and what its VJP needs. Each variant documents the
@@ -139,7 +139,7 @@ pub struct Tape {
     pub watched: HashSet<TensorId>,
     /// Variables watched, in the order they were first watched.
     pub watched_variables: Vec<Rc<Variable>>,
-    pub entries: Vec<Entry>,
+    pub entries: Vec<Rc<Entry>>,
     /// A non-persistent tape that has answered `gradient` once.
     pub used: bool,
     /// True between `__enter__` and `__exit__`.
@@ -165,7 +165,7 @@ impl Tape {
         for e in &self.entries {
             e.op.saved(&mut saved);
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut count = 0;
         let mut bytes = 0;
         for t in saved {

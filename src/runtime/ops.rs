@@ -50,6 +50,15 @@ impl Interp {
                     _ => Ok(t),
                 }
             }
+            // Python scalars: the common case of `x * 2.0`, without the list walk.
+            Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
+                let x = match v {
+                    Value::Int(i) => *i as f64,
+                    Value::Float(f) => *f,
+                    _ => matches!(v, Value::Bool(true)) as u8 as f64,
+                };
+                Ok(Tensor::new(Array::scalar(dtype.unwrap_or(DType::F32), x)))
+            }
             _ => {
                 let (shape, values) = self.flatten_numbers(v)?;
                 Ok(Tensor::new(Array::from_f64(dtype.unwrap_or(DType::F32), &shape, values)))
