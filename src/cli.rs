@@ -55,7 +55,9 @@ enum Command {
 pub fn main() -> i32 {
     // A panic is an interpreter bug, never the user's fault (STYLE.md lesson 8).
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("Error: internal error: {info}\nThis is a bug in dgl; please report it with the script that caused it.");
+        eprintln!(
+            "Error: internal error: {info}\nThis is a bug in dgl; please report it with the script that caused it."
+        );
     }));
     let cli = match Cli::try_parse() {
         Ok(c) => c,

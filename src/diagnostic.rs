@@ -30,15 +30,10 @@ pub fn render(sources: &SourceMap, diag: &Diagnostic, color: bool) -> String {
             let text = file.text.clone();
             let range = clamp(span, text.len());
             let mut report = Report::build(ReportKind::Error, (name.clone(), range.clone()))
-                .with_config(
-                    Config::default()
-                        .with_color(color)
-                        .with_index_type(ariadne::IndexType::Byte),
-                )
+                .with_config(Config::default().with_color(color).with_index_type(ariadne::IndexType::Byte))
                 .with_message(&header)
                 .with_label(
-                    Label::new((name.clone(), range))
-                        .with_message(diag.label.clone().unwrap_or_else(|| "here".into())),
+                    Label::new((name.clone(), range)).with_message(diag.label.clone().unwrap_or_else(|| "here".into())),
                 );
             if !diag.trace.is_empty() {
                 let mut note = String::from("call stack, innermost last:");

@@ -61,10 +61,15 @@ pub fn run_file(path: &Path, display: &str, args: &[String], out: Output, color:
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(t) => t,
             Err(_) => {
-                return RunResult { stderr: format!("Error: IOError: '{}' is not UTF-8 text\n", path.display()), code: 2 }
+                return RunResult {
+                    stderr: format!("Error: IOError: '{}' is not UTF-8 text\n", path.display()),
+                    code: 2,
+                }
             }
         },
-        Err(e) => return RunResult { stderr: format!("Error: IOError: cannot open '{}': {}\n", path.display(), e), code: 2 },
+        Err(e) => {
+            return RunResult { stderr: format!("Error: IOError: cannot open '{}': {}\n", path.display(), e), code: 2 }
+        }
     };
     let mut rt = Interp::new(out);
     rt.color = color;
@@ -84,4 +89,3 @@ pub fn check_source(name: &str, text: &str, color: bool) -> (String, i32) {
         Err(errs) => (rt.report(&Failure::Syntax(id, errs)), 2),
     }
 }
-

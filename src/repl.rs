@@ -21,9 +21,9 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
 const KEYWORDS: &[&str] = &[
-    "def", "return", "if", "elif", "else", "while", "for", "in", "not", "and", "or", "is", "break", "continue",
-    "pass", "class", "with", "as", "import", "from", "assert", "raise", "try", "except", "finally", "global",
-    "nonlocal", "lambda", "del", "True", "False", "None",
+    "def", "return", "if", "elif", "else", "while", "for", "in", "not", "and", "or", "is", "break", "continue", "pass",
+    "class", "with", "as", "import", "from", "assert", "raise", "try", "except", "finally", "global", "nonlocal",
+    "lambda", "del", "True", "False", "None",
 ];
 
 /// What Tab can complete: names in scope, and the attributes of each name's value.
@@ -77,11 +77,23 @@ fn attribute_names(v: &Value) -> Vec<String> {
     let fixed: &[&str] = match v {
         Value::Tensor(_) => &["shape", "dtype", "ndim", "numpy", "item", "tolist"],
         Value::Variable(_) => &[
-            "shape", "dtype", "ndim", "numpy", "item", "tolist", "name", "trainable", "assign", "assign_add",
-            "assign_sub", "read_value",
+            "shape",
+            "dtype",
+            "ndim",
+            "numpy",
+            "item",
+            "tolist",
+            "name",
+            "trainable",
+            "assign",
+            "assign_add",
+            "assign_sub",
+            "read_value",
         ],
         Value::Tape(_) => &["watch", "gradient", "jacobian", "stats", "watched_variables", "stop_recording", "reset"],
-        Value::List(_) => &["append", "extend", "pop", "insert", "index", "count", "remove", "reverse", "copy", "clear", "sort"],
+        Value::List(_) => {
+            &["append", "extend", "pop", "insert", "index", "count", "remove", "reverse", "copy", "clear", "sort"]
+        }
         Value::Dict(_) => &["keys", "values", "items", "get", "pop", "update", "setdefault", "copy"],
         Value::Str(_) => &["format", "join", "split", "upper", "lower", "strip", "startswith", "endswith", "replace"],
         _ => &[],

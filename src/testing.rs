@@ -31,13 +31,20 @@ pub fn run_case(path: &Path) -> Outcome {
 pub fn check_case(path: &Path) -> Result<(), String> {
     let out_path = path.with_extension("out");
     let err_path = path.with_extension("err");
-    let expected_out = std::fs::read_to_string(&out_path).map_err(|e| format!("cannot read {}: {e}", out_path.display()))?;
+    let expected_out =
+        std::fs::read_to_string(&out_path).map_err(|e| format!("cannot read {}: {e}", out_path.display()))?;
     let got = run_case(path);
     if got.stdout != expected_out {
-        return Err(format!("stdout differs from {}\n{}{}", out_path.display(), diff(&expected_out, &got.stdout), stderr_note(&got)));
+        return Err(format!(
+            "stdout differs from {}\n{}{}",
+            out_path.display(),
+            diff(&expected_out, &got.stdout),
+            stderr_note(&got)
+        ));
     }
     if err_path.exists() {
-        let expected_err = std::fs::read_to_string(&err_path).map_err(|e| format!("cannot read {}: {e}", err_path.display()))?;
+        let expected_err =
+            std::fs::read_to_string(&err_path).map_err(|e| format!("cannot read {}: {e}", err_path.display()))?;
         if got.stderr != expected_err {
             return Err(format!("stderr differs from {}\n{}", err_path.display(), diff(&expected_err, &got.stderr)));
         }
@@ -124,4 +131,3 @@ pub fn main(paths: Vec<PathBuf>, bless: bool) -> i32 {
         0
     }
 }
-

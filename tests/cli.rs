@@ -125,7 +125,11 @@ fn modules_are_found_through_dgl_path() {
     std::fs::create_dir_all(d.join("app")).unwrap();
     std::fs::write(d.join("lib/shared_util.dgl"), "answer = 41 + 1\n").unwrap();
     std::fs::write(d.join("lib/nn.dgl"), "shadow = True\n").unwrap();
-    std::fs::write(d.join("app/main.dgl"), "import shared_util\nimport nn\nprint(shared_util.answer, hasattr(nn, 'shadow'))\n").unwrap();
+    std::fs::write(
+        d.join("app/main.dgl"),
+        "import shared_util\nimport nn\nprint(shared_util.answer, hasattr(nn, 'shadow'))\n",
+    )
+    .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_dgl"))
         .arg("app/main.dgl")
         .current_dir(&d)
@@ -134,6 +138,11 @@ fn modules_are_found_through_dgl_path() {
         .unwrap();
     // DGL_PATH comes before the built-in standard library (LANGUAGE.md §6).
     assert_eq!(text(&out.stdout), "42 True\n", "{}", text(&out.stderr));
-    let without = Command::new(env!("CARGO_BIN_EXE_dgl")).arg("app/main.dgl").current_dir(&d).env_remove("DGL_PATH").output().unwrap();
+    let without = Command::new(env!("CARGO_BIN_EXE_dgl"))
+        .arg("app/main.dgl")
+        .current_dir(&d)
+        .env_remove("DGL_PATH")
+        .output()
+        .unwrap();
     assert!(text(&without.stderr).starts_with("Error: NameError: no module named 'shared_util'"));
 }

@@ -44,11 +44,23 @@ fn expr() -> impl Strategy<Value = E> {
     let leaf = (0usize..3).prop_map(E::Input);
     leaf.prop_recursive(5, 24, 2, |inner| {
         let unary = prop_oneof![
-            Just(Unary::Neg), Just(Unary::Exp), Just(Unary::Tanh), Just(Unary::Sigmoid), Just(Unary::Sin),
-            Just(Unary::Cos), Just(Unary::Square), Just(Unary::Softplus), Just(Unary::Relu), Just(Unary::Abs),
+            Just(Unary::Neg),
+            Just(Unary::Exp),
+            Just(Unary::Tanh),
+            Just(Unary::Sigmoid),
+            Just(Unary::Sin),
+            Just(Unary::Cos),
+            Just(Unary::Square),
+            Just(Unary::Softplus),
+            Just(Unary::Relu),
+            Just(Unary::Abs),
         ];
         let binary = prop_oneof![
-            Just(Binary::Add), Just(Binary::Sub), Just(Binary::Mul), Just(Binary::Maximum), Just(Binary::Minimum),
+            Just(Binary::Add),
+            Just(Binary::Sub),
+            Just(Binary::Mul),
+            Just(Binary::Maximum),
+            Just(Binary::Minimum),
         ];
         let b = |e: E| Box::new(e);
         prop_oneof![
@@ -116,7 +128,8 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
         E::MatMul(x) => {
             let x = eval(rt, x, xs)?;
             let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
-            let w = Tensor::new(Array::from_f64(DType::F64, &[3, 3], vec![0.3, -0.2, 0.5, 0.1, 0.4, -0.6, -0.3, 0.2, 0.7]));
+            let w =
+                Tensor::new(Array::from_f64(DType::F64, &[3, 3], vec![0.3, -0.2, 0.5, 0.1, 0.4, -0.6, -0.3, 0.2, 0.7]));
             rt.matmul(&x, &w)?
         }
         E::Transpose2(x) => {

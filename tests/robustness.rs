@@ -23,7 +23,8 @@ fn lcg(seed: &mut u64) -> u64 {
 #[test]
 fn random_bytes_never_panic() {
     let mut seed = 7;
-    let alphabet: Vec<char> = "abcxyz0123456789 \t\n()[]{}:,.;+-*/%@=<>!'\"#\\_fiedlsrtnwop\u{e9}\u{1F600}".chars().collect();
+    let alphabet: Vec<char> =
+        "abcxyz0123456789 \t\n()[]{}:,.;+-*/%@=<>!'\"#\\_fiedlsrtnwop\u{e9}\u{1F600}".chars().collect();
     for case in 0..400 {
         let len = (lcg(&mut seed) % 200) as usize;
         let src: String = (0..len).map(|_| alphabet[(lcg(&mut seed) as usize) % alphabet.len()]).collect();
@@ -35,14 +36,55 @@ fn random_bytes_never_panic() {
 #[test]
 fn token_soup_from_real_programs_never_panics() {
     let words = [
-        "def", "f", "(", ")", ":", "\n", "    ", "return", "x", "+", "1", "if", "else", "for", "in", "range", "[", "]",
-        "with", "GradientTape", "as", "t", "=", "constant", "1.0", ",", "lambda", "class", "C", "**", "not", "*",
-        "print", "f\"{x}\"", "'s'", "while", "break", "try", "except", "ValueError", "@", "recompute_grad", ".",
+        "def",
+        "f",
+        "(",
+        ")",
+        ":",
+        "\n",
+        "    ",
+        "return",
+        "x",
+        "+",
+        "1",
+        "if",
+        "else",
+        "for",
+        "in",
+        "range",
+        "[",
+        "]",
+        "with",
+        "GradientTape",
+        "as",
+        "t",
+        "=",
+        "constant",
+        "1.0",
+        ",",
+        "lambda",
+        "class",
+        "C",
+        "**",
+        "not",
+        "*",
+        "print",
+        "f\"{x}\"",
+        "'s'",
+        "while",
+        "break",
+        "try",
+        "except",
+        "ValueError",
+        "@",
+        "recompute_grad",
+        ".",
     ];
     let mut seed = 11;
     for case in 0..400 {
         let len = (lcg(&mut seed) % 60) as usize;
-        let src: String = (0..len).map(|_| words[(lcg(&mut seed) as usize) % words.len()]).collect::<Vec<_>>().join(" ");
+        let src: String =
+            (0..len).map(|_| words[(lcg(&mut seed) as usize) % words.len()]).collect::<Vec<_>>().join(" ");
         let (code, err) = run(src.clone());
         assert!(code == 0 || err.starts_with("Error: "), "case {case}: {src:?} gave {code} and {err}");
     }
@@ -85,7 +127,13 @@ fn deep_recursion_is_a_recursion_error() {
 
 #[test]
 fn huge_allocations_are_clear_errors() {
-    for src in ["zeros([100000, 100000])", "[0] * 10 ** 12", "'ab' * 10 ** 12", "matmul(ones([100000, 1]), ones([1, 100000]))", "list(range(10 ** 12))"] {
+    for src in [
+        "zeros([100000, 100000])",
+        "[0] * 10 ** 12",
+        "'ab' * 10 ** 12",
+        "matmul(ones([100000, 1]), ones([1, 100000]))",
+        "list(range(10 ** 12))",
+    ] {
         let (code, err) = run(src.into());
         assert_eq!(code, 1, "{src}: {err}");
         assert!(err.starts_with("Error: ValueError: "), "{src}: {err}");

@@ -11,8 +11,8 @@ use crate::bail;
 use crate::runtime::error::R;
 use crate::runtime::Interp;
 use crate::tensor::{Tensor, TensorId};
-use std::cell::RefCell;
 use rustc_hash::FxHashMap as HashMap;
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 

@@ -85,7 +85,11 @@ impl Interp {
         let (y, grad_fn) = match &result {
             Value::Tuple(t) if t.len() == 2 => (t[0].clone(), t[1].clone()),
             Value::List(l) if l.borrow().len() == 2 => (l.borrow()[0].clone(), l.borrow()[1].clone()),
-            other => bail!(Type, "a @custom_gradient function must return (y, grad_fn), but {name}() returned a {}", other.type_name()),
+            other => bail!(
+                Type,
+                "a @custom_gradient function must return (y, grad_fn), but {name}() returned a {}",
+                other.type_name()
+            ),
         };
         let variables: Vec<Rc<Variable>> = read
             .into_iter()
@@ -124,9 +128,15 @@ impl Interp {
         for v in &variables {
             ids.push(self.read_variable(v).id);
         }
-        let outs: Vec<Tensor> = self.flatten_tensors(&y, &format!("@custom_gradient function {name}"))?.iter().map(|t| t.renamed()).collect();
+        let outs: Vec<Tensor> = self
+            .flatten_tensors(&y, &format!("@custom_gradient function {name}"))?
+            .iter()
+            .map(|t| t.renamed())
+            .collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
-        self.record_ids(&ids, &refs, || Op::Custom(Rc::new(CustomCall { name: name.clone(), grad_fn, inputs, variables })));
+        self.record_ids(&ids, &refs, || {
+            Op::Custom(Rc::new(CustomCall { name: name.clone(), grad_fn, inputs, variables }))
+        });
         Ok(Self::rebuild(&y, &mut outs.into_iter()))
     }
 
@@ -157,7 +167,12 @@ impl Interp {
         };
         let n = call.inputs.len();
         if flat.len() != n {
-            bail!(Value, "custom_gradient function expected to return {} gradients, but returned {} instead", n, flat.len());
+            bail!(
+                Value,
+                "custom_gradient function expected to return {} gradients, but returned {} instead",
+                n,
+                flat.len()
+            );
         }
         let mut out = Vec::with_capacity(n + call.variables.len());
         for (i, (g, meta)) in flat.iter().zip(&call.inputs).enumerate() {
@@ -226,7 +241,11 @@ impl Interp {
                 }
                 Ok(Some(t))
             }
-            other => Err(err!(Type, "custom_gradient function {fname}: gradient for {what} {i} is a {}, not a tensor", other.type_name())),
+            other => Err(err!(
+                Type,
+                "custom_gradient function {fname}: gradient for {what} {i} is a {}, not a tensor",
+                other.type_name()
+            )),
         }
     }
 
@@ -245,8 +264,11 @@ impl Interp {
             });
         }
         let name = self.callable_name(f);
-        let outs: Vec<Tensor> =
-            self.flatten_tensors(&result, &format!("grad_pass_through function {name}"))?.iter().map(|t| t.renamed()).collect();
+        let outs: Vec<Tensor> = self
+            .flatten_tensors(&result, &format!("grad_pass_through function {name}"))?
+            .iter()
+            .map(|t| t.renamed())
+            .collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
         self.record_ids(&ids, &refs, || Op::PassThrough);
         Ok(Self::rebuild(&result, &mut outs.into_iter()))
@@ -257,7 +279,8 @@ impl Interp {
 fn accepts_variables(grad_fn: &Value) -> bool {
     match grad_fn {
         Value::Func(f) => f.def.params.iter().any(|p| {
-            p.kind == ParamKind::VarKw || (p.name == intern("variables") && matches!(p.kind, ParamKind::Normal | ParamKind::KwOnly))
+            p.kind == ParamKind::VarKw
+                || (p.name == intern("variables") && matches!(p.kind, ParamKind::Normal | ParamKind::KwOnly))
         }),
         Value::Method(m) => accepts_variables(&m.1),
         Value::Builtin(_) => true,

@@ -109,11 +109,9 @@ fn elementwise_unary_rules() {
 #[test]
 fn elementwise_binary_rules_with_broadcasting() {
     for op in [Binary::Add, Binary::Sub, Binary::Mul, Binary::Div, Binary::Maximum, Binary::Minimum] {
-        check(
-            &format!("{op:?}"),
-            vec![input(&[2, 3], 2, 0.5, 2.0), input(&[3], 3, 0.5, 2.0)],
-            &move |rt, x| rt.binary(op, &x[0], &x[1]),
-        );
+        check(&format!("{op:?}"), vec![input(&[2, 3], 2, 0.5, 2.0), input(&[3], 3, 0.5, 2.0)], &move |rt, x| {
+            rt.binary(op, &x[0], &x[1])
+        });
         check(
             &format!("{op:?} column"),
             vec![input(&[2, 1], 4, 0.5, 2.0), input(&[2, 3], 5, 0.5, 2.0)],
@@ -136,7 +134,9 @@ fn matmul_rules() {
 #[test]
 fn reduction_rules() {
     for op in [Reduce::Sum, Reduce::Mean, Reduce::Max, Reduce::Min] {
-        check(&format!("{op:?} all"), vec![input(&[2, 3], 12, -1.0, 1.0)], &move |rt, x| rt.reduce(op, &x[0], None, false));
+        check(&format!("{op:?} all"), vec![input(&[2, 3], 12, -1.0, 1.0)], &move |rt, x| {
+            rt.reduce(op, &x[0], None, false)
+        });
         check(&format!("{op:?} axis 1"), vec![input(&[2, 3], 13, -1.0, 1.0)], &move |rt, x| {
             rt.reduce(op, &x[0], Some(&[1]), false)
         });
@@ -165,7 +165,9 @@ fn shape_rules() {
         rt.gather(&x[0], Rc::new(vec![2, 0, 2]), &[3], 0)
     });
     check("where", vec![input(&[4], 24, -1.0, 1.0), input(&[4], 25, -1.0, 1.0)], &|rt, x| {
-        let cond = Tensor::new(Array::Bool(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[4]), vec![true, false, false, true]).unwrap()));
+        let cond = Tensor::new(Array::Bool(
+            ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[4]), vec![true, false, false, true]).unwrap(),
+        ));
         rt.where_(&cond, &x[0], &x[1])
     });
 }
@@ -176,7 +178,8 @@ fn neural_network_rules() {
     check("log_softmax", vec![input(&[2, 4], 27, -2.0, 2.0)], &|rt, x| rt.softmax(&x[0], 1, true));
     check("softmax axis 0", vec![input(&[3, 2], 28, -2.0, 2.0)], &|rt, x| rt.softmax(&x[0], 0, false));
     check("sparse_softmax_cross_entropy_with_logits", vec![input(&[3, 4], 29, -2.0, 2.0)], &|rt, x| {
-        let labels = Tensor::new(Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[3]), vec![0, 3, 1]).unwrap()));
+        let labels =
+            Tensor::new(Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[3]), vec![0, 3, 1]).unwrap()));
         rt.sparse_xent(&labels, &x[0])
     });
 }
@@ -186,18 +189,24 @@ fn second_derivatives_through_recorded_vjps() {
     // d/dx of (d/dx f) against finite differences of the first derivative.
     let cases: Vec<(&str, Box<Op>)> = vec![
         ("tanh", Box::new(|rt: &mut Interp, x: &[Tensor]| rt.unary(Unary::Tanh, &x[0]))),
-        ("sigmoid*x", Box::new(|rt: &mut Interp, x: &[Tensor]| {
-            let s = rt.unary(Unary::Sigmoid, &x[0])?;
-            rt.mul(&s, &x[0])
-        })),
+        (
+            "sigmoid*x",
+            Box::new(|rt: &mut Interp, x: &[Tensor]| {
+                let s = rt.unary(Unary::Sigmoid, &x[0])?;
+                rt.mul(&s, &x[0])
+            }),
+        ),
         ("softmax", Box::new(|rt: &mut Interp, x: &[Tensor]| rt.softmax(&x[0], -1, false))),
-        ("x^3 / (1 + x^2)", Box::new(|rt: &mut Interp, x: &[Tensor]| {
-            let x2 = rt.mul(&x[0], &x[0])?;
-            let x3 = rt.mul(&x2, &x[0])?;
-            let one = rt.scalar(DType::F64, 1.0);
-            let d = rt.add(&one, &x2)?;
-            rt.binary(Binary::Div, &x3, &d)
-        })),
+        (
+            "x^3 / (1 + x^2)",
+            Box::new(|rt: &mut Interp, x: &[Tensor]| {
+                let x2 = rt.mul(&x[0], &x[0])?;
+                let x3 = rt.mul(&x2, &x[0])?;
+                let one = rt.scalar(DType::F64, 1.0);
+                let d = rt.add(&one, &x2)?;
+                rt.binary(Binary::Div, &x3, &d)
+            }),
+        ),
     ];
     for (name, f) in cases {
         let first = move |rt: &mut Interp, x: &[Tensor]| -> R<Tensor> {

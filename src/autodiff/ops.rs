@@ -46,10 +46,8 @@ impl Interp {
                 continue;
             }
             let op = shared.get_or_insert_with(|| Rc::new((op.take().unwrap())())).clone();
-            let outs = outputs
-                .iter()
-                .map(|o| OutMeta { id: o.id, shape: o.shape().to_vec(), dtype: o.dtype() })
-                .collect();
+            let outs =
+                outputs.iter().map(|o| OutMeta { id: o.id, shape: o.shape().to_vec(), dtype: o.dtype() }).collect();
             t.entries.push(Rc::new(Entry { op, inputs: ids.to_vec(), outputs: outs }));
             for o in outputs {
                 if o.dtype().is_float() {
@@ -74,11 +72,9 @@ impl Interp {
         let out = Tensor::new(kernels::binary(op, &a.data, &b.data)?);
         if out.dtype().is_float() && !matches!(op, Binary::FloorDiv | Binary::Mod) {
             self.record(&[a, b], &[&out], || match op {
-                Binary::Add | Binary::Sub => Op::AddSub {
-                    sub: op == Binary::Sub,
-                    a_shape: a.shape().to_vec(),
-                    b_shape: b.shape().to_vec(),
-                },
+                Binary::Add | Binary::Sub => {
+                    Op::AddSub { sub: op == Binary::Sub, a_shape: a.shape().to_vec(), b_shape: b.shape().to_vec() }
+                }
                 Binary::Pow => Op::Pow { a: a.clone(), b: b.clone(), out: out.clone() },
                 _ => Op::Binary { op, a: a.clone(), b: b.clone() },
             });
@@ -266,7 +262,14 @@ impl Interp {
     }
 
     /// The VJP of gather: `g` scatter-added into zeros of `in_shape` along `axis`.
-    pub fn gather_grad(&mut self, g: &Tensor, in_shape: &[usize], axis: usize, indices: Rc<Vec<usize>>, idx_shape: &[usize]) -> R<Tensor> {
+    pub fn gather_grad(
+        &mut self,
+        g: &Tensor,
+        in_shape: &[usize],
+        axis: usize,
+        indices: Rc<Vec<usize>>,
+        idx_shape: &[usize],
+    ) -> R<Tensor> {
         let mut flat_shape = in_shape[..axis].to_vec();
         flat_shape.push(indices.len());
         flat_shape.extend_from_slice(&in_shape[axis + 1..]);
@@ -401,7 +404,12 @@ impl Interp {
     pub fn sparse_xent(&mut self, labels: &Tensor, logits: &Tensor) -> R<Tensor> {
         let ls = logits.shape();
         if ls.is_empty() || labels.shape() != &ls[..ls.len() - 1] {
-            bail!(Shape, "labels of shape {} do not match logits of shape {}", shape_str(labels.shape()), shape_str(ls));
+            bail!(
+                Shape,
+                "labels of shape {} do not match logits of shape {}",
+                shape_str(labels.shape()),
+                shape_str(ls)
+            );
         }
         let classes = ls[ls.len() - 1];
         let idx: Vec<i64> = labels.data.cast(DType::I64).to_f64_vec().into_iter().map(|v| v as i64).collect();

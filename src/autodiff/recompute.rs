@@ -72,8 +72,11 @@ impl Interp {
             seen.into_iter().filter(|id| !ids.contains(id) && !variables.iter().any(|v| v.handle == *id)).collect();
         ids.extend(&captured);
         let name = self.callable_name(f);
-        let outs: Vec<Tensor> =
-            self.flatten_tensors(&result, &format!("recompute_grad function {name}"))?.iter().map(|t| t.renamed()).collect();
+        let outs: Vec<Tensor> = self
+            .flatten_tensors(&result, &format!("recompute_grad function {name}"))?
+            .iter()
+            .map(|t| t.renamed())
+            .collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
         let call = RecomputeCall { f: f.clone(), args: pos, kwargs: kw, saved, variables, captured, rng_state };
         self.record_ids(&ids, &refs, || Op::Recompute(Rc::new(call)));

@@ -34,7 +34,12 @@ impl Variable {
     pub fn set(&self, new: Array) -> R<()> {
         let cur = self.value.borrow().clone();
         if cur.shape() != new.shape() {
-            bail!(Value, "cannot assign a value of shape {} to a Variable of shape {}", shape_str(new.shape()), shape_str(cur.shape()));
+            bail!(
+                Value,
+                "cannot assign a value of shape {} to a Variable of shape {}",
+                shape_str(new.shape()),
+                shape_str(cur.shape())
+            );
         }
         if cur.dtype() != new.dtype() {
             bail!(Value, "cannot assign a {} value to a {} Variable", new.dtype(), cur.dtype());

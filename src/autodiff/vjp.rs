@@ -147,11 +147,11 @@ impl Interp {
                 let mut out = Vec::with_capacity(sizes.len());
                 let mut start = 0isize;
                 for &n in sizes {
-                    let info = axis_slice(g.shape().len(), *axis, SliceInfoElem::Slice {
-                        start,
-                        end: Some(start + n as isize),
-                        step: 1,
-                    });
+                    let info = axis_slice(
+                        g.shape().len(),
+                        *axis,
+                        SliceInfoElem::Slice { start, end: Some(start + n as isize), step: 1 },
+                    );
                     out.push(Some(self.index(g, info)?));
                     start += n as isize;
                 }
@@ -181,7 +181,9 @@ impl Interp {
             Op::Gather { in_shape, axis, indices, idx_shape } => {
                 vec![Some(self.gather_grad(g, in_shape, *axis, indices.clone(), idx_shape)?)]
             }
-            Op::GatherGrad { axis, indices, idx_shape } => vec![Some(self.gather(g, indices.clone(), idx_shape, *axis)?)],
+            Op::GatherGrad { axis, indices, idx_shape } => {
+                vec![Some(self.gather(g, indices.clone(), idx_shape, *axis)?)]
+            }
             // softmax: (g − Σ g·y) · y;  log_softmax: g − softmax · Σ g
             Op::Softmax { y, axis, log } => {
                 let ax = [*axis as i64];

@@ -2,11 +2,11 @@
 //! `stop_gradient`, and the decorators.
 
 use crate::autodiff::{Tape, Variable};
+use crate::bail;
 use crate::runtime::error::R;
 use crate::runtime::value::{Args, Builtin, BuiltinKind, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::Tensor;
-use crate::bail;
 use std::cell::RefCell;
 use std::rc::Rc;
 

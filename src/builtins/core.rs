@@ -2,8 +2,8 @@
 //! `min`/`max`/`sum`, `sorted`, `isinstance`, …
 
 use crate::runtime::error::R;
+use crate::runtime::index::range_len;
 use crate::runtime::intern::intern;
-use crate::runtime::ops::range_len;
 use crate::runtime::value::{Args, Dict, HashKey, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::kernels::Unary;
@@ -13,7 +13,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Builtins whose value also names a type (for `isinstance`, `type`, `repr`).
-pub const TYPE_NAMES: &[&str] = &["int", "float", "str", "bool", "list", "tuple", "dict", "Variable", "Tensor", "range"];
+pub const TYPE_NAMES: &[&str] =
+    &["int", "float", "str", "bool", "list", "tuple", "dict", "Variable", "Tensor", "range"];
 
 pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("print", print);
@@ -219,7 +220,9 @@ fn float(rt: &mut Interp, a: &mut Args) -> R<Value> {
             "nan" => f64::NAN,
             "inf" | "+inf" | "infinity" => f64::INFINITY,
             "-inf" | "-infinity" => f64::NEG_INFINITY,
-            t => t.parse().map_err(|_| err!(Value, "could not convert string to float: {}", crate::runtime::format::str_repr(&s)))?,
+            t => t.parse().map_err(|_| {
+                err!(Value, "could not convert string to float: {}", crate::runtime::format::str_repr(&s))
+            })?,
         },
         Some(v) => rt.float_arg(&v, "float() argument")?,
     }))
@@ -345,7 +348,13 @@ fn sorted(rt: &mut Interp, a: &mut Args) -> R<Value> {
             return std::cmp::Ordering::Equal;
         }
         match rt.order(p, q) {
-            Ok(o) => if reverse { o.reverse() } else { o },
+            Ok(o) => {
+                if reverse {
+                    o.reverse()
+                } else {
+                    o
+                }
+            }
             Err(e) => {
                 err = Some(e);
                 std::cmp::Ordering::Equal

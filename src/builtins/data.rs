@@ -119,14 +119,14 @@ fn read_csv(rt: &mut Interp, a: &mut Args) -> R<Value> {
         let line = i + 1 + header as usize;
         match cols {
             None => cols = Some(rec.len()),
-            Some(c) if c != rec.len() => bail!(Value, "{}: line {} has {} fields, expected {}", path, line, rec.len(), c),
+            Some(c) if c != rec.len() => {
+                bail!(Value, "{}: line {} has {} fields, expected {}", path, line, rec.len(), c)
+            }
             _ => {}
         }
         for cell in rec.iter() {
-            let v: f64 = cell
-                .trim()
-                .parse()
-                .map_err(|_| err!(Value, "{}: line {}: '{}' is not a number", path, line, cell))?;
+            let v: f64 =
+                cell.trim().parse().map_err(|_| err!(Value, "{}: line {}: '{}' is not a number", path, line, cell))?;
             values.push(v);
         }
         rows += 1;

@@ -4,18 +4,20 @@
 //! that produce the errors users see.
 
 pub mod autodiff_fns;
+mod collections;
 pub mod core;
 pub mod data;
 pub mod methods;
+mod tape_methods;
 pub mod tensor_fns;
 
-use crate::runtime::error::R;
+use crate::bail;
 use crate::runtime::error::ErrorKind;
+use crate::runtime::error::R;
 use crate::runtime::intern::intern;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::{DType, Tensor};
-use crate::bail;
 
 /// Registers every builtin name (LANGUAGE.md §2, §4, §5).
 pub fn install(rt: &mut Interp) {

@@ -1,13 +1,13 @@
 //! Tensor functions (LANGUAGE.md §4), named as TensorFlow's without the prefix.
 
+use crate::bail;
 use crate::runtime::error::R;
-use crate::runtime::ops::indices_of;
+use crate::runtime::index::indices_of;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::kernels::{self, Binary, Compare, Reduce, Unary};
 use crate::tensor::shape::norm_axis;
 use crate::tensor::{Array, DType, Tensor};
-use crate::bail;
 use ndarray::{ArrayD, IxDyn};
 use rand::Rng;
 use rand::SeedableRng;
@@ -226,11 +226,22 @@ fn linspace(rt: &mut Interp, a: &mut Args) -> R<Value> {
 fn random_normal(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [shape, mean, stddev, dtype] = a.bind(["shape", "mean", "stddev", "dtype"], 1)?;
     let dims = rt.dims_arg(&shape.unwrap())?;
-    let mean = match mean { Some(m) => rt.float_arg(&m, "mean")?, None => 0.0 };
-    let std = match stddev { Some(s) => rt.float_arg(&s, "stddev")?, None => 1.0 };
+    let mean = match mean {
+        Some(m) => rt.float_arg(&m, "mean")?,
+        None => 0.0,
+    };
+    let std = match stddev {
+        Some(s) => rt.float_arg(&s, "stddev")?,
+        None => 1.0,
+    };
     let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
     let n: usize = dims.iter().product();
-    let vals = (0..n).map(|_| { let z: f64 = StandardNormal.sample(&mut rt.rng); mean + std * z }).collect();
+    let vals = (0..n)
+        .map(|_| {
+            let z: f64 = StandardNormal.sample(&mut rt.rng);
+            mean + std * z
+        })
+        .collect();
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &dims, vals))))
 }
 
@@ -238,8 +249,14 @@ fn random_normal(rt: &mut Interp, a: &mut Args) -> R<Value> {
 fn random_uniform(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [shape, lo, hi, dtype] = a.bind(["shape", "minval", "maxval", "dtype"], 1)?;
     let dims = rt.dims_arg(&shape.unwrap())?;
-    let lo = match lo { Some(m) => rt.float_arg(&m, "minval")?, None => 0.0 };
-    let hi = match hi { Some(m) => rt.float_arg(&m, "maxval")?, None => 1.0 };
+    let lo = match lo {
+        Some(m) => rt.float_arg(&m, "minval")?,
+        None => 0.0,
+    };
+    let hi = match hi {
+        Some(m) => rt.float_arg(&m, "maxval")?,
+        None => 1.0,
+    };
     let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
     let n: usize = dims.iter().product();
     let vals = (0..n).map(|_| lo + (hi - lo) * rt.rng.random::<f64>()).collect();
@@ -274,7 +291,10 @@ fn reduce_logsumexp(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [x, axis, keepdims] = a.bind(["input_tensor", "axis", "keepdims"], 1)?;
     let t = rt.tensor_arg(&x.unwrap())?;
     let axes = rt.axes_arg(axis.as_ref())?;
-    let keep = match keepdims { Some(k) => rt.bool_arg(&k)?, None => false };
+    let keep = match keepdims {
+        Some(k) => rt.bool_arg(&k)?,
+        None => false,
+    };
     let axes_n = crate::tensor::shape::reduce_axes(axes.as_deref(), t.shape().len())?;
     // The max is a constant shift (not recorded): its gradient contributions cancel.
     let m = Tensor::new(kernels::reduce(Reduce::Max, &t.data, &axes_n, true)?);
@@ -298,7 +318,10 @@ fn reduce_logsumexp(rt: &mut Interp, a: &mut Args) -> R<Value> {
 fn argmax(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [x, axis] = a.bind(["input", "axis"], 1)?;
     let t = rt.tensor_arg(&x.unwrap())?;
-    let axis = match axis { Some(Value::None) | None => 0, Some(v) => rt.int_arg(&v, "axis")? };
+    let axis = match axis {
+        Some(Value::None) | None => 0,
+        Some(v) => rt.int_arg(&v, "axis")?,
+    };
     let axis = norm_axis(axis, t.shape().len())?;
     Ok(Value::Tensor(Tensor::new(kernels::argmax(&t.data, axis)?)))
 }
@@ -319,7 +342,10 @@ fn reshape(rt: &mut Interp, a: &mut Args) -> R<Value> {
 fn transpose(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [x, perm] = a.bind(["a", "perm"], 1)?;
     let t = rt.tensor_arg(&x.unwrap())?;
-    let perm = match perm { Some(Value::None) | None => None, Some(p) => Some(rt.shape_arg(&p)?) };
+    let perm = match perm {
+        Some(Value::None) | None => None,
+        Some(p) => Some(rt.shape_arg(&p)?),
+    };
     Ok(Value::Tensor(rt.transpose(&t, perm)?))
 }
 
@@ -377,7 +403,10 @@ fn tensor_list(rt: &mut Interp, v: &Value) -> R<Vec<Tensor>> {
 fn stack(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [xs, axis] = a.bind(["values", "axis"], 1)?;
     let xs = tensor_list(rt, &xs.unwrap())?;
-    let axis = match axis { Some(v) => rt.int_arg(&v, "axis")?, None => 0 };
+    let axis = match axis {
+        Some(v) => rt.int_arg(&v, "axis")?,
+        None => 0,
+    };
     Ok(Value::Tensor(rt.stack(&xs, axis)?))
 }
 
@@ -412,7 +441,10 @@ fn gather(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [x, idx, axis] = a.bind(["params", "indices", "axis"], 2)?;
     let t = rt.tensor_arg(&x.unwrap())?;
     let it = index_tensor(rt, &idx.unwrap(), "gather indices")?;
-    let axis = match axis { Some(Value::None) | None => 0, Some(v) => rt.int_arg(&v, "axis")? };
+    let axis = match axis {
+        Some(Value::None) | None => 0,
+        Some(v) => rt.int_arg(&v, "axis")?,
+    };
     let axis = norm_axis(axis, t.shape().len())?;
     let n = t.shape()[axis] as i64;
     let mut indices = Vec::with_capacity(it.len());
@@ -428,7 +460,10 @@ fn gather(rt: &mut Interp, a: &mut Args) -> R<Value> {
 fn softmax_impl(rt: &mut Interp, a: &mut Args, log: bool) -> R<Value> {
     let [x, axis] = a.bind(["logits", "axis"], 1)?;
     let t = rt.tensor_arg(&x.unwrap())?;
-    let axis = match axis { Some(Value::None) | None => -1, Some(v) => rt.int_arg(&v, "axis")? };
+    let axis = match axis {
+        Some(Value::None) | None => -1,
+        Some(v) => rt.int_arg(&v, "axis")?,
+    };
     Ok(Value::Tensor(rt.softmax(&t, axis, log)?))
 }
 

@@ -48,7 +48,8 @@ impl Interp {
                 self.call_value(func, all, kw)
             }
             Value::Class(c) => {
-                let inst = Value::Instance(Rc::new(Instance { class: c.clone(), attrs: RefCell::new(FxHashMap::default()) }));
+                let inst =
+                    Value::Instance(Rc::new(Instance { class: c.clone(), attrs: RefCell::new(FxHashMap::default()) }));
                 match c.lookup(intern("__init__")) {
                     Some(init) => {
                         let mut all = Vec::with_capacity(pos.len() + 1);

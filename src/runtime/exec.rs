@@ -187,7 +187,9 @@ impl Interp {
                             x
                         }
                         Value::ErrorType(k) => Exc::new(k.unwrap_or(ErrorKind::Runtime), ""),
-                        other => err!(Type, "exceptions must be errors such as ValueError(...), not {}", other.type_name()),
+                        other => {
+                            err!(Type, "exceptions must be errors such as ValueError(...), not {}", other.type_name())
+                        }
                     },
                 };
                 return Err(exc.at(self.src, s.span));
@@ -255,13 +257,8 @@ impl Interp {
             ExprKind::Tuple(ts) | ExprKind::List(ts) => {
                 let items = self.iterate(&v).map_err(|e| e.at(self.src, target.span))?;
                 if items.len() != ts.len() {
-                    return Err(err!(
-                        Value,
-                        "cannot unpack {} values into {} targets",
-                        items.len(),
-                        ts.len()
-                    )
-                    .at(self.src, target.span));
+                    return Err(err!(Value, "cannot unpack {} values into {} targets", items.len(), ts.len())
+                        .at(self.src, target.span));
                 }
                 for (t, item) in ts.iter().zip(items) {
                     self.assign(t, item, env)?;
@@ -429,7 +426,9 @@ impl Interp {
                 let m = self.get_attr(ctx, intern("__exit__"))?;
                 let args = match exc {
                     None => vec![Value::None, Value::None, Value::None],
-                    Some(e) => vec![Value::ErrorType(Some(e.kind())), Value::Exception(Rc::new(e.clone())), Value::None],
+                    Some(e) => {
+                        vec![Value::ErrorType(Some(e.kind())), Value::Exception(Rc::new(e.clone())), Value::None]
+                    }
                 };
                 let r = self.call_value(&m, args, vec![])?;
                 Ok(exc.is_some() && self.truthy(&r)?)

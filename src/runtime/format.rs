@@ -49,7 +49,13 @@ fn fmt_elem(a: &Array, i: usize) -> String {
         Array::F32(x) => fmt_f32(x.as_slice_memory_order().map_or_else(|| *x.iter().nth(i).unwrap(), |s| s[i])),
         Array::F64(x) => fmt_f64(x.as_slice_memory_order().map_or_else(|| *x.iter().nth(i).unwrap(), |s| s[i])),
         Array::I64(x) => x.iter().nth(i).unwrap().to_string(),
-        Array::Bool(x) => if *x.iter().nth(i).unwrap() { "True".into() } else { "False".into() },
+        Array::Bool(x) => {
+            if *x.iter().nth(i).unwrap() {
+                "True".into()
+            } else {
+                "False".into()
+            }
+        }
     }
 }
 
@@ -134,7 +140,13 @@ impl Interp {
     fn repr_value(&mut self, v: &Value) -> R<String> {
         Ok(match v {
             Value::None => "None".into(),
-            Value::Bool(b) => if *b { "True".into() } else { "False".into() },
+            Value::Bool(b) => {
+                if *b {
+                    "True".into()
+                } else {
+                    "False".into()
+                }
+            }
             Value::Int(i) => i.to_string(),
             Value::Float(f) => fmt_f64(*f),
             Value::Str(s) => str_repr(s),
@@ -155,7 +167,11 @@ impl Interp {
                 format!("{{{}}}", parts.join(", "))
             }
             Value::Range(a, b, s) => {
-                if *s == 1 { format!("range({a}, {b})") } else { format!("range({a}, {b}, {s})") }
+                if *s == 1 {
+                    format!("range({a}, {b})")
+                } else {
+                    format!("range({a}, {b}, {s})")
+                }
             }
             Value::Slice(s) => {
                 format!("slice({}, {}, {})", self.repr_of(&s[0])?, self.repr_of(&s[1])?, self.repr_of(&s[2])?)
@@ -236,7 +252,11 @@ impl Interp {
             Value::Tensor(_) | Value::Variable(_) => {
                 let t = self.to_tensor(v, None)?;
                 if t.len() != 1 {
-                    bail!(Type, "unsupported format string passed to a tensor of shape {}", crate::tensor::shape_str(t.shape()));
+                    bail!(
+                        Type,
+                        "unsupported format string passed to a tensor of shape {}",
+                        crate::tensor::shape_str(t.shape())
+                    );
                 }
                 match t.dtype() {
                     DType::I64 => Value::Int(t.data.first_f64() as i64),
@@ -393,12 +413,21 @@ fn format_number(v: &Value, spec: &str) -> R<String> {
     let s = parse_spec(spec)?;
     let (neg, body) = match (v, s.ty) {
         (Value::Int(_) | Value::Bool(_), None | Some('d')) => {
-            let i = match v { Value::Int(i) => *i, Value::Bool(b) => *b as i64, _ => 0 };
+            let i = match v {
+                Value::Int(i) => *i,
+                Value::Bool(b) => *b as i64,
+                _ => 0,
+            };
             (i < 0, i.unsigned_abs().to_string())
         }
         (Value::Float(_), Some('d')) => bail!(Value, "unknown format code 'd' for a float"),
         _ => {
-            let x = match v { Value::Int(i) => *i as f64, Value::Bool(b) => *b as u8 as f64, Value::Float(f) => *f, _ => 0.0 };
+            let x = match v {
+                Value::Int(i) => *i as f64,
+                Value::Bool(b) => *b as u8 as f64,
+                Value::Float(f) => *f,
+                _ => 0.0,
+            };
             let a = x.abs();
             let p = s.precision.unwrap_or(6);
             let body = match s.ty {
@@ -424,7 +453,15 @@ fn format_number(v: &Value, spec: &str) -> R<String> {
         }
     };
     let body = if s.comma { group_thousands(&body) } else { body };
-    let sign = if neg { "-" } else if s.sign == '+' { "+" } else if s.sign == ' ' { " " } else { "" };
+    let sign = if neg {
+        "-"
+    } else if s.sign == '+' {
+        "+"
+    } else if s.sign == ' ' {
+        " "
+    } else {
+        ""
+    };
     Ok(pad(format!("{sign}{body}"), &s, '>'))
 }
 
@@ -446,7 +483,11 @@ fn format_g(a: f64, p: usize) -> String {
     } else {
         let decimals = (p as i32 - 1 - exp).max(0) as usize;
         let t = format!("{a:.decimals$}");
-        if t.contains('.') { t.trim_end_matches('0').trim_end_matches('.').to_string() } else { t }
+        if t.contains('.') {
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            t
+        }
     }
 }
 

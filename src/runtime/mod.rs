@@ -3,11 +3,13 @@
 //! ([`format`]) and modules ([`import`]).
 
 pub mod call;
+pub mod convert;
 pub mod error;
 pub mod eval;
 pub mod exec;
 pub mod format;
 pub mod import;
+pub mod index;
 pub mod intern;
 pub mod ops;
 pub mod value;
@@ -168,7 +170,9 @@ impl Interp {
 
 /// Call stacks of deep recursion repeat one frame many times: keep the first
 /// three of a run and note how many more there were, as Python does.
-fn collapse_repeats(trace: Vec<(SourceId, crate::source::Span, String)>) -> Vec<(SourceId, crate::source::Span, String)> {
+fn collapse_repeats(
+    trace: Vec<(SourceId, crate::source::Span, String)>,
+) -> Vec<(SourceId, crate::source::Span, String)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < trace.len() {

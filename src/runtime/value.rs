@@ -77,9 +77,7 @@ impl HashKey {
             Value::Float(f) => HashKey::Float(f.to_bits()),
             Value::Str(s) => HashKey::Str(s.clone()),
             Value::Tuple(xs) => HashKey::Tuple(xs.iter().map(HashKey::of).collect::<R<_>>()?),
-            Value::List(_) | Value::Dict(_) => {
-                return Err(crate::err!(Type, "unhashable type: '{}'", v.type_name()))
-            }
+            Value::List(_) | Value::Dict(_) => return Err(crate::err!(Type, "unhashable type: '{}'", v.type_name())),
             Value::DType(d) => HashKey::Str(d.name().into()),
             other => HashKey::Id(other.identity()),
         })
@@ -298,7 +296,11 @@ impl Value {
             (Value::ErrorType(a), Value::ErrorType(b)) => a == b,
             (Value::Range(a, b, c), Value::Range(x, y, z)) => (a, b, c) == (x, y, z),
             (Value::Tensor(a), Value::Tensor(b)) => a.id == b.id && Rc::ptr_eq(&a.data, &b.data),
-            (a, b) => std::mem::discriminant(a) == std::mem::discriminant(b) && a.identity() == b.identity() && a.identity() != 0,
+            (a, b) => {
+                std::mem::discriminant(a) == std::mem::discriminant(b)
+                    && a.identity() == b.identity()
+                    && a.identity() != 0
+            }
         }
     }
 }

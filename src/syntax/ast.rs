@@ -69,7 +69,11 @@ pub enum ExprKind {
 pub enum FPart {
     Text(Rc<str>),
     /// `{expr!r:spec}`
-    Field { expr: Expr, repr: bool, spec: Rc<str> },
+    Field {
+        expr: Expr,
+        repr: bool,
+        spec: Rc<str>,
+    },
 }
 
 #[derive(Debug, Clone)]

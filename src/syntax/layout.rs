@@ -67,7 +67,9 @@ pub fn layout(src: &str) -> Result<Layout, Vec<LayoutError>> {
             line_ops += 1;
             if line_ops > MAX_LINE_OPERATORS {
                 errors.push(LayoutError {
-                    message: format!("this line is too complex (more than {MAX_LINE_OPERATORS} operators); split it up"),
+                    message: format!(
+                        "this line is too complex (more than {MAX_LINE_OPERATORS} operators); split it up"
+                    ),
                     span,
                 });
                 return Err(errors);
@@ -128,10 +130,7 @@ pub fn layout(src: &str) -> Result<Layout, Vec<LayoutError>> {
                 match brackets.pop() {
                     Some((open, _)) if open == expected => {}
                     Some((open, open_span)) => {
-                        errors.push(LayoutError {
-                            message: format!("closing {tok} does not match {open}"),
-                            span,
-                        });
+                        errors.push(LayoutError { message: format!("closing {tok} does not match {open}"), span });
                         let _ = open_span;
                     }
                     None => errors.push(LayoutError { message: format!("unmatched {tok}"), span }),
@@ -165,8 +164,29 @@ fn is_operator(t: &Tok) -> bool {
     use Tok::*;
     matches!(
         t,
-        Plus | Minus | Star | DoubleStar | Slash | DoubleSlash | Percent | At | Eq | Ne | Lt | Le | Gt | Ge | Not
-            | And | Or | Is | In | If | Lambda | Dot | LParen | LBracket
+        Plus | Minus
+            | Star
+            | DoubleStar
+            | Slash
+            | DoubleSlash
+            | Percent
+            | At
+            | Eq
+            | Ne
+            | Lt
+            | Le
+            | Gt
+            | Ge
+            | Not
+            | And
+            | Or
+            | Is
+            | In
+            | If
+            | Lambda
+            | Dot
+            | LParen
+            | LBracket
     )
 }
 
@@ -180,7 +200,11 @@ pub fn needs_more_input(src: &str) -> bool {
         Err(errs) => errs.iter().any(|e| e.message.ends_with("was never closed")),
         Ok(l) => {
             let block = l.tokens.iter().any(|(t, _)| *t == Tok::Indent)
-                || l.tokens.iter().rev().find(|(t, _)| !matches!(t, Tok::Newline | Tok::Dedent)).is_some_and(|(t, _)| *t == Tok::Colon);
+                || l.tokens
+                    .iter()
+                    .rev()
+                    .find(|(t, _)| !matches!(t, Tok::Newline | Tok::Dedent))
+                    .is_some_and(|(t, _)| *t == Tok::Colon);
             l.open_brackets || (block && !src.ends_with("\n\n"))
         }
     }

@@ -37,75 +37,142 @@ pub enum Tok {
     FStr(Rc<str>),
 
     // Keywords.
-    #[token("def")] Def,
-    #[token("return")] Return,
-    #[token("if")] If,
-    #[token("elif")] Elif,
-    #[token("else")] Else,
-    #[token("while")] While,
-    #[token("for")] For,
-    #[token("in")] In,
-    #[token("not")] Not,
-    #[token("and")] And,
-    #[token("or")] Or,
-    #[token("is")] Is,
-    #[token("break")] Break,
-    #[token("continue")] Continue,
-    #[token("pass")] Pass,
-    #[token("class")] Class,
-    #[token("with")] With,
-    #[token("as")] As,
-    #[token("import")] Import,
-    #[token("from")] From,
-    #[token("assert")] Assert,
-    #[token("raise")] Raise,
-    #[token("try")] Try,
-    #[token("except")] Except,
-    #[token("finally")] Finally,
-    #[token("global")] Global,
-    #[token("nonlocal")] Nonlocal,
-    #[token("lambda")] Lambda,
-    #[token("del")] Del,
-    #[token("True")] True,
-    #[token("False")] False,
-    #[token("None")] None,
+    #[token("def")]
+    Def,
+    #[token("return")]
+    Return,
+    #[token("if")]
+    If,
+    #[token("elif")]
+    Elif,
+    #[token("else")]
+    Else,
+    #[token("while")]
+    While,
+    #[token("for")]
+    For,
+    #[token("in")]
+    In,
+    #[token("not")]
+    Not,
+    #[token("and")]
+    And,
+    #[token("or")]
+    Or,
+    #[token("is")]
+    Is,
+    #[token("break")]
+    Break,
+    #[token("continue")]
+    Continue,
+    #[token("pass")]
+    Pass,
+    #[token("class")]
+    Class,
+    #[token("with")]
+    With,
+    #[token("as")]
+    As,
+    #[token("import")]
+    Import,
+    #[token("from")]
+    From,
+    #[token("assert")]
+    Assert,
+    #[token("raise")]
+    Raise,
+    #[token("try")]
+    Try,
+    #[token("except")]
+    Except,
+    #[token("finally")]
+    Finally,
+    #[token("global")]
+    Global,
+    #[token("nonlocal")]
+    Nonlocal,
+    #[token("lambda")]
+    Lambda,
+    #[token("del")]
+    Del,
+    #[token("True")]
+    True,
+    #[token("False")]
+    False,
+    #[token("None")]
+    None,
 
     // Operators and delimiters.
-    #[token("+")] Plus,
-    #[token("-")] Minus,
-    #[token("*")] Star,
-    #[token("**")] DoubleStar,
-    #[token("/")] Slash,
-    #[token("//")] DoubleSlash,
-    #[token("%")] Percent,
-    #[token("@")] At,
-    #[token("=")] Assign,
-    #[token("+=")] PlusEq,
-    #[token("-=")] MinusEq,
-    #[token("*=")] StarEq,
-    #[token("/=")] SlashEq,
-    #[token("//=")] DoubleSlashEq,
-    #[token("%=")] PercentEq,
-    #[token("**=")] DoubleStarEq,
-    #[token("@=")] AtEq,
-    #[token("==")] Eq,
-    #[token("!=")] Ne,
-    #[token("<")] Lt,
-    #[token("<=")] Le,
-    #[token(">")] Gt,
-    #[token(">=")] Ge,
-    #[token("(")] LParen,
-    #[token(")")] RParen,
-    #[token("[")] LBracket,
-    #[token("]")] RBracket,
-    #[token("{")] LBrace,
-    #[token("}")] RBrace,
-    #[token(",")] Comma,
-    #[token(":")] Colon,
-    #[token(";")] Semicolon,
-    #[token(".")] Dot,
-    #[token("...")] Ellipsis,
-    #[token("->")] Arrow,
+    #[token("+")]
+    Plus,
+    #[token("-")]
+    Minus,
+    #[token("*")]
+    Star,
+    #[token("**")]
+    DoubleStar,
+    #[token("/")]
+    Slash,
+    #[token("//")]
+    DoubleSlash,
+    #[token("%")]
+    Percent,
+    #[token("@")]
+    At,
+    #[token("=")]
+    Assign,
+    #[token("+=")]
+    PlusEq,
+    #[token("-=")]
+    MinusEq,
+    #[token("*=")]
+    StarEq,
+    #[token("/=")]
+    SlashEq,
+    #[token("//=")]
+    DoubleSlashEq,
+    #[token("%=")]
+    PercentEq,
+    #[token("**=")]
+    DoubleStarEq,
+    #[token("@=")]
+    AtEq,
+    #[token("==")]
+    Eq,
+    #[token("!=")]
+    Ne,
+    #[token("<")]
+    Lt,
+    #[token("<=")]
+    Le,
+    #[token(">")]
+    Gt,
+    #[token(">=")]
+    Ge,
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
+    #[token("{")]
+    LBrace,
+    #[token("}")]
+    RBrace,
+    #[token(",")]
+    Comma,
+    #[token(":")]
+    Colon,
+    #[token(";")]
+    Semicolon,
+    #[token(".")]
+    Dot,
+    #[token("...")]
+    Ellipsis,
+    #[token("->")]
+    Arrow,
 
     /// A character no token starts with, or an unterminated string.
     Error(Rc<str>),
@@ -180,22 +247,74 @@ impl Tok {
     pub fn text(&self) -> &'static str {
         use Tok::*;
         match self {
-            Def => "def", Return => "return", If => "if", Elif => "elif", Else => "else",
-            While => "while", For => "for", In => "in", Not => "not", And => "and", Or => "or",
-            Is => "is", Break => "break", Continue => "continue", Pass => "pass",
-            Class => "class", With => "with", As => "as", Import => "import", From => "from",
-            Assert => "assert", Raise => "raise", Try => "try", Except => "except",
-            Finally => "finally", Global => "global", Nonlocal => "nonlocal", Lambda => "lambda",
-            Del => "del", True => "True", False => "False", None => "None",
-            Plus => "+", Minus => "-", Star => "*", DoubleStar => "**", Slash => "/",
-            DoubleSlash => "//", Percent => "%", At => "@", Assign => "=", PlusEq => "+=",
-            MinusEq => "-=", StarEq => "*=", SlashEq => "/=", DoubleSlashEq => "//=",
-            PercentEq => "%=", DoubleStarEq => "**=", AtEq => "@=", Eq => "==", Ne => "!=",
-            Lt => "<", Le => "<=", Gt => ">", Ge => ">=", LParen => "(", RParen => ")",
-            LBracket => "[", RBracket => "]", LBrace => "{", RBrace => "}", Comma => ",",
-            Colon => ":", Semicolon => ";", Dot => ".", Ellipsis => "...", Arrow => "->",
-            Newline | Indent | Dedent | Name(_) | Int(_) | Float(_) | Str(_) | FStr(_)
-            | Error(_) => "",
+            Def => "def",
+            Return => "return",
+            If => "if",
+            Elif => "elif",
+            Else => "else",
+            While => "while",
+            For => "for",
+            In => "in",
+            Not => "not",
+            And => "and",
+            Or => "or",
+            Is => "is",
+            Break => "break",
+            Continue => "continue",
+            Pass => "pass",
+            Class => "class",
+            With => "with",
+            As => "as",
+            Import => "import",
+            From => "from",
+            Assert => "assert",
+            Raise => "raise",
+            Try => "try",
+            Except => "except",
+            Finally => "finally",
+            Global => "global",
+            Nonlocal => "nonlocal",
+            Lambda => "lambda",
+            Del => "del",
+            True => "True",
+            False => "False",
+            None => "None",
+            Plus => "+",
+            Minus => "-",
+            Star => "*",
+            DoubleStar => "**",
+            Slash => "/",
+            DoubleSlash => "//",
+            Percent => "%",
+            At => "@",
+            Assign => "=",
+            PlusEq => "+=",
+            MinusEq => "-=",
+            StarEq => "*=",
+            SlashEq => "/=",
+            DoubleSlashEq => "//=",
+            PercentEq => "%=",
+            DoubleStarEq => "**=",
+            AtEq => "@=",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            LParen => "(",
+            RParen => ")",
+            LBracket => "[",
+            RBracket => "]",
+            LBrace => "{",
+            RBrace => "}",
+            Comma => ",",
+            Colon => ":",
+            Semicolon => ";",
+            Dot => ".",
+            Ellipsis => "...",
+            Arrow => "->",
+            Newline | Indent | Dedent | Name(_) | Int(_) | Float(_) | Str(_) | FStr(_) | Error(_) => "",
         }
     }
 }

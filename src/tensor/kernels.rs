@@ -77,12 +77,32 @@ fn float_binary<T: Float>(op: Binary) -> impl Fn(T, T) -> T {
         Binary::Div => x / y,
         Binary::Pow => x.powf(y),
         // TF propagates NaN from either side of maximum/minimum.
-        Binary::Maximum => if x.is_nan() || y.is_nan() { T::nan() } else if x >= y { x } else { y },
-        Binary::Minimum => if x.is_nan() || y.is_nan() { T::nan() } else if x <= y { x } else { y },
+        Binary::Maximum => {
+            if x.is_nan() || y.is_nan() {
+                T::nan()
+            } else if x >= y {
+                x
+            } else {
+                y
+            }
+        }
+        Binary::Minimum => {
+            if x.is_nan() || y.is_nan() {
+                T::nan()
+            } else if x <= y {
+                x
+            } else {
+                y
+            }
+        }
         Binary::FloorDiv => (x / y).floor(),
         Binary::Mod => {
             let r = x % y;
-            if r != T::zero() && ((r < T::zero()) != (y < T::zero())) { r + y } else { r }
+            if r != T::zero() && ((r < T::zero()) != (y < T::zero())) {
+                r + y
+            } else {
+                r
+            }
         }
     }
 }
@@ -92,15 +112,38 @@ fn int_binary(op: Binary, x: i64, y: i64) -> i64 {
         Binary::Add => x.wrapping_add(y),
         Binary::Sub => x.wrapping_sub(y),
         Binary::Mul => x.wrapping_mul(y),
-        Binary::Pow => if y < 0 { 0 } else { x.wrapping_pow(y.min(u32::MAX as i64) as u32) },
+        Binary::Pow => {
+            if y < 0 {
+                0
+            } else {
+                x.wrapping_pow(y.min(u32::MAX as i64) as u32)
+            }
+        }
         Binary::Maximum => x.max(y),
         Binary::Minimum => x.min(y),
         Binary::FloorDiv | Binary::Div => {
-            if y == 0 { return 0; }
+            if y == 0 {
+                return 0;
+            }
             let q = x.wrapping_div(y);
-            if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) { q - 1 } else { q }
+            if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
+                q - 1
+            } else {
+                q
+            }
         }
-        Binary::Mod => if y == 0 { 0 } else { let r = x.wrapping_rem(y); if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r } },
+        Binary::Mod => {
+            if y == 0 {
+                0
+            } else {
+                let r = x.wrapping_rem(y);
+                if r != 0 && ((r < 0) != (y < 0)) {
+                    r + y
+                } else {
+                    r
+                }
+            }
+        }
     }
 }
 
@@ -165,15 +208,46 @@ fn float_unary<T: Float>(op: Unary) -> impl Fn(T) -> T {
             Unary::Tanh => x.tanh(),
             Unary::Sigmoid => {
                 // Stable for large |x|.
-                if x >= zero { one / (one + (-x).exp()) } else { let e = x.exp(); e / (one + e) }
+                if x >= zero {
+                    one / (one + (-x).exp())
+                } else {
+                    let e = x.exp();
+                    e / (one + e)
+                }
             }
-            Unary::Relu => if x > zero { x } else { zero },
+            Unary::Relu => {
+                if x > zero {
+                    x
+                } else {
+                    zero
+                }
+            }
             Unary::Softplus => {
                 // log(1 + e^x) without overflow.
-                if x > zero { x + (-x).exp().ln_1p() } else { x.exp().ln_1p() }
+                if x > zero {
+                    x + (-x).exp().ln_1p()
+                } else {
+                    x.exp().ln_1p()
+                }
             }
-            Unary::Sign => if x > zero { one } else if x < zero { -one } else if x.is_nan() { x } else { zero },
-            Unary::Step => if x > zero { one } else { zero },
+            Unary::Sign => {
+                if x > zero {
+                    one
+                } else if x < zero {
+                    -one
+                } else if x.is_nan() {
+                    x
+                } else {
+                    zero
+                }
+            }
+            Unary::Step => {
+                if x > zero {
+                    one
+                } else {
+                    zero
+                }
+            }
             Unary::Reciprocal => one / x,
         }
     }
@@ -419,12 +493,24 @@ pub fn concat(parts: &[&Array], axis: usize) -> R<Array> {
         if p.ndim() != first.ndim()
             || p.shape().iter().zip(first.shape()).enumerate().any(|(i, (x, y))| i != axis && x != y)
         {
-            bail!(Shape, "concat: shapes {} and {} differ outside axis {}", shape_str(first.shape()), shape_str(p.shape()), axis);
+            bail!(
+                Shape,
+                "concat: shapes {} and {} differ outside axis {}",
+                shape_str(first.shape()),
+                shape_str(p.shape()),
+                axis
+            );
         }
     }
     macro_rules! cat {
         ($v:ident) => {{
-            let views: Vec<_> = parts.iter().map(|p| match p { Array::$v(x) => x.view(), _ => unreachable!() }).collect();
+            let views: Vec<_> = parts
+                .iter()
+                .map(|p| match p {
+                    Array::$v(x) => x.view(),
+                    _ => unreachable!(),
+                })
+                .collect();
             Array::$v(ndarray::concatenate(Axis(axis), &views).expect("shapes checked"))
         }};
     }

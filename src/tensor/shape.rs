@@ -15,7 +15,13 @@ pub fn check_size(shape: &[usize]) -> R<()> {
         n = n.saturating_mul(d);
     }
     if n > MAX_ELEMENTS {
-        bail!(Value, "a tensor of shape {} ({} elements) is too large (the limit is {} elements)", shape_str(shape), n, MAX_ELEMENTS);
+        bail!(
+            Value,
+            "a tensor of shape {} ({} elements) is too large (the limit is {} elements)",
+            shape_str(shape),
+            n,
+            MAX_ELEMENTS
+        );
     }
     Ok(())
 }
@@ -48,9 +54,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> R<Vec<usize>> {
 /// when a gradient flows back), and whether the result needs a reshape.
 pub fn broadcast_axes(in_shape: &[usize], out_shape: &[usize]) -> Vec<usize> {
     let lead = out_shape.len() - in_shape.len();
-    (0..out_shape.len())
-        .filter(|&i| i < lead || (in_shape[i - lead] == 1 && out_shape[i] != 1))
-        .collect()
+    (0..out_shape.len()).filter(|&i| i < lead || (in_shape[i - lead] == 1 && out_shape[i] != 1)).collect()
 }
 
 /// Normalises a possibly negative axis for rank `ndim`.

@@ -1,0 +1,211 @@
+//! Methods of `GradientTape` values (LANGUAGE.md §5): `watch`, `gradient`,
+//! `jacobian`, `stats`, `watched_variables`, `reset`.
+
+use crate::autodiff::Tape;
+use crate::bail;
+use crate::runtime::error::R;
+use crate::runtime::value::{Args, HashKey, Value};
+use crate::runtime::Interp;
+use crate::tensor::{Array, Tensor};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+pub(super) fn this_tape(a: &Args) -> Rc<RefCell<Tape>> {
+    match a.this() {
+        Value::Tape(t) => t,
+        _ => unreachable!("tape methods are bound to tapes"),
+    }
+}
+
+/// `tape.watch(x)`: a tensor, a Variable, or a (nested) list of them.
+pub(super) fn tape_watch(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [x] = a.bind(["tensor"], 1)?;
+    let tape = this_tape(a);
+    fn watch(rt: &mut Interp, tape: &Rc<RefCell<Tape>>, v: &Value) -> R<()> {
+        match v {
+            Value::Tensor(t) => {
+                if t.dtype().is_float() {
+                    tape.borrow_mut().watched.insert(t.id);
+                }
+            }
+            Value::Variable(var) => tape.borrow_mut().watch_variable(var),
+            Value::List(_) | Value::Tuple(_) => {
+                for x in rt.iterate(v)? {
+                    watch(rt, tape, &x)?;
+                }
+            }
+            other => bail!(Type, "watch() needs tensors or Variables, not {}", other.type_name()),
+        }
+        Ok(())
+    }
+    watch(rt, &tape, &x.unwrap())?;
+    Ok(Value::None)
+}
+
+/// The leaves of a (nested) structure of sources, in order.
+pub(super) fn flatten_sources(rt: &mut Interp, v: &Value, out: &mut Vec<Value>) -> R<()> {
+    match v {
+        Value::List(_) | Value::Tuple(_) => {
+            for x in rt.iterate(v)? {
+                flatten_sources(rt, &x, out)?;
+            }
+        }
+        Value::Dict(d) => {
+            let vals: Vec<Value> = d.borrow().values().map(|(_, v)| v.clone()).collect();
+            for x in vals {
+                flatten_sources(rt, &x, out)?;
+            }
+        }
+        other => out.push(other.clone()),
+    }
+    Ok(())
+}
+
+/// Rebuilds `like`'s structure from results in order.
+pub(super) fn unflatten(like: &Value, it: &mut impl Iterator<Item = Value>) -> Value {
+    match like {
+        Value::List(l) => Value::list(l.borrow().iter().map(|x| unflatten(x, it)).collect()),
+        Value::Tuple(t) => Value::tuple(t.iter().map(|x| unflatten(x, it)).collect()),
+        Value::Dict(d) => {
+            let mut out = crate::runtime::value::Dict::default();
+            for (k, (kv, v)) in d.borrow().iter() {
+                out.insert(k.clone(), (kv.clone(), unflatten(v, it)));
+            }
+            Value::Dict(Rc::new(RefCell::new(out)))
+        }
+        _ => it.next().unwrap_or(Value::None),
+    }
+}
+
+/// `tape.gradient(target, sources, output_gradients=None, unconnected_gradients='none')`
+pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [target, sources, output_gradients, unconnected] =
+        a.bind(["target", "sources", "output_gradients", "unconnected_gradients"], 2)?;
+    let tape = this_tape(a);
+    let zero = match unconnected {
+        None | Some(Value::None) => false,
+        Some(Value::Str(s)) if s.as_ref() == "none" => false,
+        Some(Value::Str(s)) if s.as_ref() == "zero" => true,
+        Some(other) => {
+            let r = rt.repr_of(&other)?;
+            bail!(Value, "unconnected_gradients must be 'none' or 'zero', not {r}")
+        }
+    };
+    let mut tv = Vec::new();
+    flatten_sources(rt, &target.unwrap(), &mut tv)?;
+    let targets: Vec<Tensor> = tv.iter().map(|t| rt.to_tensor(t, None)).collect::<R<_>>()?;
+    let ogs = match output_gradients {
+        None | Some(Value::None) => None,
+        Some(v) => {
+            let mut flat = Vec::new();
+            flatten_sources(rt, &v, &mut flat)?;
+            Some(flat.iter().map(|t| rt.to_tensor(t, None)).collect::<R<Vec<_>>>()?)
+        }
+    };
+    let sources = sources.unwrap();
+    let mut leaves = Vec::new();
+    flatten_sources(rt, &sources, &mut leaves)?;
+    let mut ids = Vec::with_capacity(leaves.len());
+    let mut metas = Vec::with_capacity(leaves.len());
+    for s in &leaves {
+        let t = match s {
+            Value::Variable(v) => v.peek(),
+            Value::Tensor(t) => t.clone(),
+            other => bail!(Type, "gradient sources must be tensors or Variables, not {}", other.type_name()),
+        };
+        ids.push(t.id);
+        metas.push(t);
+    }
+    let grads = rt.gradient(&tape, &targets, &ids, ogs)?;
+    let results = grads.into_iter().zip(&metas).map(|(g, src)| {
+        if !src.dtype().is_float() {
+            return Value::None;
+        }
+        match g {
+            Some(g) => Value::Tensor(g),
+            None if zero => Value::Tensor(Tensor::new(Array::zeros(src.dtype(), src.shape()))),
+            None => Value::None,
+        }
+    });
+    Ok(unflatten(&sources, &mut results.collect::<Vec<_>>().into_iter()))
+}
+
+/// `tape.jacobian(target, source)`: one gradient per target element, stacked.
+pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [target, source] = a.bind(["target", "sources"], 2)?;
+    let tape = this_tape(a);
+    let y = rt.to_tensor(&target.unwrap(), None)?;
+    let src = match source.unwrap() {
+        Value::Variable(v) => v.peek(),
+        Value::Tensor(t) => t,
+        other => bail!(Type, "jacobian source must be a tensor or Variable, not {}", other.type_name()),
+    };
+    // A non-persistent tape answers once: treat the whole jacobian as that one use.
+    let persistent = tape.borrow().persistent;
+    if tape.borrow().used {
+        bail!(
+            Runtime,
+            "a non-persistent GradientTape can only be used to compute one set of gradients (use persistent=True)"
+        );
+    }
+    tape.borrow_mut().persistent = true;
+    let n = y.len();
+    let mut rows = Vec::with_capacity(n);
+    let mut result = Ok(());
+    for i in 0..n {
+        let mut onehot = vec![0.0; n];
+        onehot[i] = 1.0;
+        let og = Tensor::new(Array::from_f64(y.dtype(), y.shape(), onehot));
+        match rt.gradient(&tape, std::slice::from_ref(&y), &[src.id], Some(vec![og])) {
+            Ok(g) => rows.push(
+                g.into_iter().next().flatten().unwrap_or_else(|| Tensor::new(Array::zeros(src.dtype(), src.shape()))),
+            ),
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    tape.borrow_mut().persistent = persistent;
+    if !persistent {
+        tape.borrow_mut().used = true;
+        rt.tapes.retain(|t| !Rc::ptr_eq(t, &tape));
+    }
+    result?;
+    let mut shape = y.shape().to_vec();
+    shape.extend_from_slice(src.shape());
+    if rows.is_empty() {
+        return Ok(Value::Tensor(Tensor::new(Array::zeros(src.dtype(), &shape))));
+    }
+    let stacked = rt.stack(&rows, 0)?;
+    Ok(Value::Tensor(rt.reshape_to(&stacked, &shape)?))
+}
+
+/// `tape.stats()`: `{'ops': …, 'saved_tensors': …, 'saved_bytes': …}`.
+pub(super) fn tape_stats(_rt: &mut Interp, a: &mut Args) -> R<Value> {
+    a.bind([], 0)?;
+    let (ops, saved, bytes) = this_tape(a).borrow().stats();
+    let mut d = crate::runtime::value::Dict::default();
+    for (k, v) in [("ops", ops), ("saved_tensors", saved), ("saved_bytes", bytes)] {
+        d.insert(HashKey::Str(k.into()), (Value::str(k), Value::Int(v as i64)));
+    }
+    Ok(Value::Dict(Rc::new(RefCell::new(d))))
+}
+
+pub(super) fn tape_watched_variables(_rt: &mut Interp, a: &mut Args) -> R<Value> {
+    a.bind([], 0)?;
+    let vars = this_tape(a).borrow().watched_variables.clone();
+    Ok(Value::tuple(vars.into_iter().map(Value::Variable).collect()))
+}
+
+/// `tape.reset()`: forget everything recorded and watched.
+pub(super) fn tape_reset(_rt: &mut Interp, a: &mut Args) -> R<Value> {
+    a.bind([], 0)?;
+    let tape = this_tape(a);
+    let mut t = tape.borrow_mut();
+    t.entries.clear();
+    t.watched.clear();
+    t.watched_variables.clear();
+    t.used = false;
+    Ok(Value::None)
+}

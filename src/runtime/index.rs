@@ -1,0 +1,289 @@
+//! Iteration, indexing and slicing of sequences, dicts and tensors.
+
+use super::error::R;
+use super::value::{HashKey, Value};
+use super::Interp;
+use crate::bail;
+use crate::tensor::{shape_str, Array, DType, Tensor};
+use ndarray::SliceInfoElem;
+use std::rc::Rc;
+
+impl Interp {
+    /// The items of an iterable, materialised.
+    pub fn iterate(&mut self, v: &Value) -> R<Vec<Value>> {
+        Ok(match v {
+            Value::List(l) => l.borrow().clone(),
+            Value::Tuple(t) => t.to_vec(),
+            Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string().into())).collect(),
+            Value::Dict(d) => d.borrow().values().map(|(k, _)| k.clone()).collect(),
+            Value::Range(a, b, s) => {
+                let n = range_len(*a, *b, *s);
+                if n > 100_000_000 {
+                    bail!(Value, "range of {n} items is too large to materialise");
+                }
+                (0..n).map(|i| Value::Int(a + i as i64 * s)).collect()
+            }
+            Value::Tensor(_) | Value::Variable(_) => {
+                let t = self.to_tensor(v, None)?;
+                if t.shape().is_empty() {
+                    bail!(Type, "iteration over a scalar tensor");
+                }
+                let n = t.shape()[0];
+                let mut out = Vec::with_capacity(n);
+                for i in 0..n {
+                    let info = Rc::new(axis0(t.shape().len(), i));
+                    out.push(Value::Tensor(self.index(&t, info)?));
+                }
+                out
+            }
+            other => bail!(Type, "'{}' object is not iterable", other.type_name()),
+        })
+    }
+
+    /// Normalises a list index (negative counts from the end).
+    pub fn list_index(&mut self, i: &Value, len: usize) -> R<usize> {
+        let i = match i {
+            Value::Int(i) => *i,
+            Value::Bool(b) => *b as i64,
+            Value::Tensor(t) if t.dtype() == DType::I64 && t.len() == 1 => t.data.first_f64() as i64,
+            other => bail!(Type, "indices must be integers, not {}", other.type_name()),
+        };
+        let k = if i < 0 { i + len as i64 } else { i };
+        if k < 0 || k >= len as i64 {
+            bail!(Index, "index {i} is out of range for length {len}");
+        }
+        Ok(k as usize)
+    }
+
+    /// `obj[index]`
+    pub fn get_item(&mut self, obj: &Value, index: &Value) -> R<Value> {
+        match obj {
+            Value::List(l) => {
+                if let Value::Slice(s) = index {
+                    let items = l.borrow().clone();
+                    return Ok(Value::list(self.slice_seq(&items, s)?));
+                }
+                let n = l.borrow().len();
+                let k = self.list_index(index, n)?;
+                Ok(l.borrow()[k].clone())
+            }
+            Value::Tuple(t) => {
+                if let Value::Slice(s) = index {
+                    return Ok(Value::tuple(self.slice_seq(t, s)?));
+                }
+                let k = self.list_index(index, t.len())?;
+                Ok(t[k].clone())
+            }
+            Value::Str(st) => {
+                let chars: Vec<Value> = st.chars().map(|c| Value::Str(c.to_string().into())).collect();
+                if let Value::Slice(s) = index {
+                    let part = self.slice_seq(&chars, s)?;
+                    let text: String = part
+                        .iter()
+                        .map(|c| if let Value::Str(c) = c { c.to_string() } else { String::new() })
+                        .collect();
+                    return Ok(Value::Str(text.into()));
+                }
+                let k = self.list_index(index, chars.len())?;
+                Ok(chars[k].clone())
+            }
+            Value::Range(a, b, s) => {
+                let n = range_len(*a, *b, *s);
+                let k = self.list_index(index, n)?;
+                Ok(Value::Int(a + k as i64 * s))
+            }
+            Value::Dict(d) => {
+                let k = HashKey::of(index)?;
+                let found = d.borrow().get(&k).map(|(_, v)| v.clone());
+                match found {
+                    Some(v) => Ok(v),
+                    None => {
+                        let r = self.repr_of(index)?;
+                        bail!(Key, "{r}")
+                    }
+                }
+            }
+            Value::Tensor(_) | Value::Variable(_) => {
+                let t = self.to_tensor(obj, None)?;
+                let info = tensor_index(t.shape(), index)?;
+                Ok(Value::Tensor(self.index(&t, Rc::new(info))?))
+            }
+            Value::Instance(_) => {
+                let m = self.get_attr(obj, super::intern::intern("__getitem__"))?;
+                self.call_value(&m, vec![index.clone()], vec![])
+            }
+            other => bail!(Type, "'{}' object is not subscriptable", other.type_name()),
+        }
+    }
+
+    /// `obj[index] = v`
+    pub fn set_item(&mut self, obj: &Value, index: Value, v: Value) -> R<()> {
+        match obj {
+            Value::List(l) => {
+                let n = l.borrow().len();
+                let k = self.list_index(&index, n)?;
+                l.borrow_mut()[k] = v;
+                Ok(())
+            }
+            Value::Dict(d) => {
+                let k = HashKey::of(&index)?;
+                d.borrow_mut().insert(k, (index, v));
+                Ok(())
+            }
+            Value::Instance(_) => {
+                let m = self.get_attr(obj, super::intern::intern("__setitem__"))?;
+                self.call_value(&m, vec![index, v], vec![])?;
+                Ok(())
+            }
+            Value::Tensor(_) | Value::Variable(_) => {
+                bail!(Type, "'{}' object does not support item assignment (tensors are immutable)", obj.type_name())
+            }
+            other => bail!(Type, "'{}' object does not support item assignment", other.type_name()),
+        }
+    }
+
+    fn slice_seq(&mut self, items: &[Value], s: &[Value; 3]) -> R<Vec<Value>> {
+        let (start, stop, step) = slice_indices(s, items.len())?;
+        let mut out = Vec::new();
+        let mut i = start;
+        while (step > 0 && i < stop) || (step < 0 && i > stop) {
+            out.push(items[i as usize].clone());
+            i += step;
+        }
+        Ok(out)
+    }
+}
+
+pub fn range_len(a: i64, b: i64, s: i64) -> usize {
+    let (a, b, s) = (a as i128, b as i128, s as i128);
+    let n = if s > 0 && a < b {
+        (b - a - 1) / s + 1
+    } else if s < 0 && a > b {
+        (a - b - 1) / (-s) + 1
+    } else {
+        0
+    };
+    n.min(usize::MAX as i128) as usize
+}
+
+fn slice_part(v: &Value) -> R<Option<i64>> {
+    match v {
+        Value::None => Ok(None),
+        Value::Int(i) => Ok(Some(*i)),
+        Value::Bool(b) => Ok(Some(*b as i64)),
+        other => bail!(Type, "slice indices must be integers or None, not {}", other.type_name()),
+    }
+}
+
+/// Python's `slice.indices(len)`: concrete start, stop and step.
+pub fn slice_indices(s: &[Value; 3], len: usize) -> R<(i64, i64, i64)> {
+    let n = len as i64;
+    let step = slice_part(&s[2])?.unwrap_or(1);
+    if step == 0 {
+        bail!(Value, "slice step cannot be zero");
+    }
+    let (lower, upper) = if step > 0 { (0, n) } else { (-1, n - 1) };
+    let clamp = |v: Option<i64>, default: i64| match v {
+        None => default,
+        Some(i) if i < 0 => (i + n).max(lower),
+        Some(i) => i.min(upper),
+    };
+    let start = clamp(slice_part(&s[0])?, if step > 0 { lower } else { upper });
+    let stop = clamp(slice_part(&s[1])?, if step > 0 { upper } else { lower });
+    Ok((start, stop, step))
+}
+
+fn axis0(ndim: usize, i: usize) -> Vec<SliceInfoElem> {
+    let mut v = vec![SliceInfoElem::Index(i as isize)];
+    v.extend((1..ndim).map(|_| SliceInfoElem::Slice { start: 0, end: None, step: 1 }));
+    v
+}
+
+/// Resolves a tensor index (ints, slices, `...`, `None`) against `shape`.
+///
+/// Errors: IndexError when an index is out of bounds or there are too many indices.
+pub fn tensor_index(shape: &[usize], index: &Value) -> R<Vec<SliceInfoElem>> {
+    let items: Vec<Value> = match index {
+        Value::Tuple(t) => t.to_vec(),
+        other => vec![other.clone()],
+    };
+    let real = items.iter().filter(|v| !matches!(v, Value::None | Value::Ellipsis)).count();
+    if real > shape.len() {
+        bail!(Index, "too many indices for a tensor of shape {}: {} given", shape_str(shape), real);
+    }
+    if items.iter().filter(|v| matches!(v, Value::Ellipsis)).count() > 1 {
+        bail!(Index, "an index can only have one ellipsis ('...')");
+    }
+    let mut out = Vec::new();
+    let mut axis = 0;
+    for item in &items {
+        match item {
+            Value::Ellipsis => {
+                for _ in 0..shape.len() - real {
+                    out.push(SliceInfoElem::Slice { start: 0, end: None, step: 1 });
+                    axis += 1;
+                }
+            }
+            Value::None => out.push(SliceInfoElem::NewAxis),
+            Value::Int(_) | Value::Bool(_) | Value::Tensor(_) => {
+                let i = match item {
+                    Value::Int(i) => *i,
+                    Value::Bool(b) => *b as i64,
+                    Value::Tensor(t) if t.dtype() == DType::I64 && t.shape().is_empty() => t.data.first_f64() as i64,
+                    _ => bail!(
+                        Type,
+                        "tensor indices must be integers, slices, '...' or None (use gather for index tensors)"
+                    ),
+                };
+                let n = shape[axis] as i64;
+                let k = if i < 0 { i + n } else { i };
+                if k < 0 || k >= n {
+                    bail!(Index, "index {} is out of bounds for axis {} with size {}", i, axis, n);
+                }
+                out.push(SliceInfoElem::Index(k as isize));
+                axis += 1;
+            }
+            Value::Slice(s) => {
+                let (start, stop, step) = slice_indices(s, shape[axis])?;
+                out.push(if step > 0 {
+                    SliceInfoElem::Slice {
+                        start: start as isize,
+                        end: Some(stop.max(start) as isize),
+                        step: step as isize,
+                    }
+                } else {
+                    let count = if start > stop { (start - stop - 1) / (-step) + 1 } else { 0 };
+                    if count == 0 {
+                        SliceInfoElem::Slice { start: 0, end: Some(0), step: 1 }
+                    } else {
+                        let lo = start + (count - 1) * step;
+                        SliceInfoElem::Slice { start: lo as isize, end: Some(start as isize + 1), step: step as isize }
+                    }
+                });
+                axis += 1;
+            }
+            other => bail!(Type, "tensor indices must be integers, slices, '...' or None, not {}", other.type_name()),
+        }
+    }
+    while axis < shape.len() {
+        out.push(SliceInfoElem::Slice { start: 0, end: None, step: 1 });
+        axis += 1;
+    }
+    Ok(out)
+}
+
+/// `tensor.shape` as a tuple of ints.
+pub fn shape_value(shape: &[usize]) -> Value {
+    Value::tuple(shape.iter().map(|&d| Value::Int(d as i64)).collect())
+}
+
+/// A float tensor's elements of an int64 or float index array, as i64.
+pub fn indices_of(t: &Tensor) -> R<Vec<i64>> {
+    match &*t.data {
+        Array::I64(a) => Ok(a.iter().copied().collect()),
+        Array::F32(_) | Array::F64(_) => {
+            bail!(Type, "indices must be int64, not {} (use cast)", t.dtype())
+        }
+        Array::Bool(_) => bail!(Type, "indices must be int64, not bool"),
+    }
+}
