@@ -109,18 +109,7 @@ pub fn main() -> i32 {
 
 fn run_script(file: PathBuf, args: Vec<String>, color: bool) -> i32 {
     crate::with_big_stack(move || {
-        let text = match std::fs::read_to_string(&file) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("Error: IOError: cannot open '{}': {}", file.display(), e);
-                return 2;
-            }
-        };
-        let mut rt = Interp::new(stdout_sink());
-        rt.color = color;
-        let mut argv = vec![file.display().to_string()];
-        argv.extend(args);
-        let r = crate::run_program(&mut rt, &file.display().to_string(), Some(&file), &text, argv);
+        let r = crate::run_file(&file, &file.display().to_string(), &args, stdout_sink(), color);
         let _ = std::io::stdout().flush();
         eprint!("{}", r.stderr);
         r.code

@@ -120,7 +120,7 @@ impl Interp {
                 let upstream: Vec<Tensor> = ups
                     .into_iter()
                     .zip(&e.outputs)
-                    .map(|(g, o)| g.unwrap_or_else(|| self.zeros_for(&o.shape, o.dtype)))
+                    .map(|(g, o)| g.unwrap_or_else(|| Tensor::zeros(o.dtype, &o.shape)))
                     .collect();
                 let needed: Vec<bool> = e.inputs.iter().map(|id| *id != 0 && watched_ids.contains(id)).collect();
                 let input_grads = self.vjp(e, upstream, &needed)?;

@@ -11,7 +11,7 @@ use crate::runtime::intern::intern;
 use crate::runtime::value::Value;
 use crate::runtime::Interp;
 use crate::syntax::ast::ParamKind;
-use crate::tensor::{shape_str, Array, DType, Tensor};
+use crate::tensor::{shape_str, DType, Tensor};
 use crate::{bail, err};
 use std::rc::Rc;
 
@@ -287,9 +287,4 @@ fn accepts_variables(grad_fn: &Value) -> bool {
         Value::Instance(i) => i.class.lookup(intern("__call__")).is_some_and(|c| accepts_variables(&c)),
         _ => false,
     }
-}
-
-/// Zeros shaped like `t` (a gradient for an input the result does not depend on).
-pub fn zeros_like(t: &Tensor) -> Tensor {
-    Tensor::new(Array::zeros(t.dtype(), t.shape()))
 }

@@ -439,3 +439,12 @@ impl Interp {
 pub fn slice_info(info: &[SliceInfoElem]) -> R<ndarray::SliceInfo<Vec<SliceInfoElem>, IxDyn, IxDyn>> {
     ndarray::SliceInfo::try_from(info.to_vec()).map_err(|e| crate::err!(Index, "invalid index: {e}"))
 }
+
+/// An index selecting `elem` on `axis` and everything on the other axes.
+pub fn axis_slice(ndim: usize, axis: usize, elem: SliceInfoElem) -> Rc<Vec<SliceInfoElem>> {
+    Rc::new(
+        (0..ndim)
+            .map(|i| if i == axis { elem } else { SliceInfoElem::Slice { start: 0, end: None, step: 1 } })
+            .collect(),
+    )
+}

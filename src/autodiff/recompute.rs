@@ -5,7 +5,6 @@
 //! local gradients flow to the inputs, the Variables `f` read, and the watched
 //! tensors it captured from enclosing scopes.
 
-use super::custom::zeros_like;
 use super::tape::{Op, RecomputeCall, Tape};
 use crate::runtime::error::R;
 use crate::runtime::value::Value;
@@ -133,12 +132,15 @@ impl Interp {
         let mut out = Vec::new();
         for t in &arg_tensors {
             out.push(match t {
-                Some(t) => Some(grads.next().flatten().unwrap_or_else(|| zeros_like(t))),
+                Some(t) => Some(grads.next().flatten().unwrap_or_else(|| Tensor::zeros(t.dtype(), t.shape()))),
                 None => None,
             });
         }
         for v in &call.variables {
-            out.push(Some(grads.next().flatten().unwrap_or_else(|| zeros_like(&v.peek()))));
+            out.push(Some(grads.next().flatten().unwrap_or_else(|| {
+                let t = v.peek();
+                Tensor::zeros(t.dtype(), t.shape())
+            })));
         }
         for _ in &call.captured {
             out.push(grads.next().flatten());

@@ -3,14 +3,14 @@
 //! pass records it (higher-order gradients). `g` is the upstream gradient;
 //! each rule returns one gradient per input (`None`: no gradient).
 
+use super::ops::axis_slice;
 use super::tape::{Entry, Op};
 use crate::runtime::error::R;
 use crate::runtime::Interp;
 use crate::tensor::kernels::{Binary, Compare, Reduce, Unary};
 use crate::tensor::shape::reduced_shape;
-use crate::tensor::{kernels, Array, Tensor};
+use crate::tensor::{kernels, Tensor};
 use ndarray::SliceInfoElem;
-use std::rc::Rc;
 
 impl Interp {
     /// Runs the backward step of `entry`. `upstream` has one gradient per output
@@ -322,18 +322,4 @@ impl Interp {
         perm.swap(n - 2, n - 1);
         self.transpose(x, Some(perm))
     }
-
-    /// Zeros shaped like a recorded output (for missing upstream gradients).
-    pub fn zeros_for(&self, shape: &[usize], dtype: crate::tensor::DType) -> Tensor {
-        Tensor::new(Array::zeros(dtype, shape))
-    }
-}
-
-/// An index selecting `elem` on `axis` and everything on the other axes.
-fn axis_slice(ndim: usize, axis: usize, elem: SliceInfoElem) -> Rc<Vec<SliceInfoElem>> {
-    Rc::new(
-        (0..ndim)
-            .map(|i| if i == axis { elem } else { SliceInfoElem::Slice { start: 0, end: None, step: 1 } })
-            .collect(),
-    )
 }

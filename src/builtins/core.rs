@@ -7,7 +7,6 @@ use crate::runtime::intern::intern;
 use crate::runtime::value::{Args, Dict, HashKey, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::kernels::Unary;
-use crate::tensor::DType;
 use crate::{bail, err};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -460,13 +459,4 @@ fn property(_rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// `Tensor` names the type for `isinstance`; tensors are made with `constant`.
 fn tensor_type(_rt: &mut Interp, _a: &mut Args) -> R<Value> {
     bail!(Type, "Tensor cannot be called: make tensors with constant(value, dtype=...)")
-}
-
-/// The dtype of a builtin number value, for conversions.
-pub fn number_dtype(v: &Value) -> Option<DType> {
-    match v {
-        Value::Int(_) | Value::Float(_) => Some(DType::F32),
-        Value::Bool(_) => Some(DType::Bool),
-        _ => None,
-    }
 }

@@ -122,7 +122,6 @@ fn tensor_attr(t: &Tensor, n: &str) -> Option<Value> {
         "shape" => shape_value(t.shape()),
         "dtype" => Value::DType(t.dtype()),
         "ndim" => Value::Int(t.shape().len() as i64),
-        "T" => return None,
         _ => return None,
     })
 }

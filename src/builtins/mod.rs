@@ -152,16 +152,13 @@ impl Interp {
     /// A shape with no negative entries (for creation functions).
     pub fn dims_arg(&mut self, v: &Value) -> R<Vec<usize>> {
         let dims = self.shape_arg(v)?;
-        let mut total: usize = 1;
         let mut out = Vec::with_capacity(dims.len());
         for d in dims {
             if d < 0 {
                 bail!(Value, "shape dimensions must be non-negative, got {d}");
             }
-            total = total.checked_mul(d as usize).unwrap_or(usize::MAX);
             out.push(d as usize);
         }
-        let _ = total;
         crate::tensor::shape::check_size(&out)?;
         Ok(out)
     }

@@ -123,7 +123,7 @@ pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
         }
         match g {
             Some(g) => Value::Tensor(g),
-            None if zero => Value::Tensor(Tensor::new(Array::zeros(src.dtype(), src.shape()))),
+            None if zero => Value::Tensor(Tensor::zeros(src.dtype(), src.shape())),
             None => Value::None,
         }
     });
@@ -157,9 +157,9 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
         onehot[i] = 1.0;
         let og = Tensor::new(Array::from_f64(y.dtype(), y.shape(), onehot));
         match rt.gradient(&tape, std::slice::from_ref(&y), &[src.id], Some(vec![og])) {
-            Ok(g) => rows.push(
-                g.into_iter().next().flatten().unwrap_or_else(|| Tensor::new(Array::zeros(src.dtype(), src.shape()))),
-            ),
+            Ok(g) => {
+                rows.push(g.into_iter().next().flatten().unwrap_or_else(|| Tensor::zeros(src.dtype(), src.shape())))
+            }
             Err(e) => {
                 result = Err(e);
                 break;
@@ -175,7 +175,7 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let mut shape = y.shape().to_vec();
     shape.extend_from_slice(src.shape());
     if rows.is_empty() {
-        return Ok(Value::Tensor(Tensor::new(Array::zeros(src.dtype(), &shape))));
+        return Ok(Value::Tensor(Tensor::zeros(src.dtype(), &shape)));
     }
     let stacked = rt.stack(&rows, 0)?;
     Ok(Value::Tensor(rt.reshape_to(&stacked, &shape)?))

@@ -3,6 +3,7 @@
 use super::error::R;
 use super::value::{HashKey, Value};
 use super::Interp;
+use crate::autodiff::ops::axis_slice;
 use crate::bail;
 use crate::tensor::{shape_str, Array, DType, Tensor};
 use ndarray::SliceInfoElem;
@@ -31,7 +32,7 @@ impl Interp {
                 let n = t.shape()[0];
                 let mut out = Vec::with_capacity(n);
                 for i in 0..n {
-                    let info = Rc::new(axis0(t.shape().len(), i));
+                    let info = axis_slice(t.shape().len(), 0, SliceInfoElem::Index(i as isize));
                     out.push(Value::Tensor(self.index(&t, info)?));
                 }
                 out
@@ -191,12 +192,6 @@ pub fn slice_indices(s: &[Value; 3], len: usize) -> R<(i64, i64, i64)> {
     let start = clamp(slice_part(&s[0])?, if step > 0 { lower } else { upper });
     let stop = clamp(slice_part(&s[1])?, if step > 0 { upper } else { lower });
     Ok((start, stop, step))
-}
-
-fn axis0(ndim: usize, i: usize) -> Vec<SliceInfoElem> {
-    let mut v = vec![SliceInfoElem::Index(i as isize)];
-    v.extend((1..ndim).map(|_| SliceInfoElem::Slice { start: 0, end: None, step: 1 }));
-    v
 }
 
 /// Resolves a tensor index (ints, slices, `...`, `None`) against `shape`.

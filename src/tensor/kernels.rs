@@ -310,7 +310,7 @@ fn reduce_generic<T: Copy>(
     f: impl Fn(ndarray::ArrayViewD<T>) -> T,
 ) -> ArrayD<T> {
     let shape = reduced_shape(a.shape(), axes, true);
-    let mut out = ArrayD::from_shape_fn(IxDyn(&shape), |_| unsafe_zero_like(a));
+    let mut out = ArrayD::from_shape_fn(IxDyn(&shape), |_| placeholder_of(a));
     // Walk every output cell and reduce the sub-view it covers.
     let mut idx = vec![0usize; a.ndim()];
     let total: usize = shape.iter().product();
@@ -336,7 +336,7 @@ fn reduce_generic<T: Copy>(
     }
 }
 
-fn unsafe_zero_like<T: Copy>(a: &ArrayD<T>) -> T {
+fn placeholder_of<T: Copy>(a: &ArrayD<T>) -> T {
     // Any element works as a placeholder; every cell is overwritten.
     *a.iter().next().expect("non-empty reduction input")
 }
@@ -352,7 +352,6 @@ fn reduce_float<T: Float>(op: Reduce, a: &ArrayD<T>, axes: &[usize], keepdims: b
         };
         return ArrayD::from_elem(IxDyn(&shape), fill);
     }
-    // Fast path: summing the last axes of a contiguous array.
     reduce_generic(a, axes, keepdims, |v| match op {
         Reduce::Sum => v.iter().fold(T::zero(), |s, &x| s + x),
         Reduce::Mean => {

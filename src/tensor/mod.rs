@@ -41,6 +41,11 @@ impl Tensor {
         Tensor { id: fresh_id(), data: Rc::new(data) }
     }
 
+    /// Zeros of `dtype` and `shape`: the gradient of something the target does not depend on.
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Tensor {
+        Tensor::new(Array::zeros(dtype, shape))
+    }
+
     /// The same buffer under a fresh id (an identity op's output).
     pub fn renamed(&self) -> Tensor {
         Tensor { id: fresh_id(), data: self.data.clone() }
