@@ -31,11 +31,28 @@ impl Interp {
         let paused = std::mem::take(&mut self.tapes);
         self.capture_probes.push((paused.clone(), Vec::new()));
         self.var_watchers.push(Vec::new());
-        let result = self.call_value(f, pos.clone(), kw.clone());
+        let name = self.callable_name(f);
+        // The result is read while the watchers are on: a Variable that f returns is a read too.
+        // f sees its tensor arguments under fresh ids, so that the capture probe tells a tensor
+        // read through a parameter from the same tensor read from an enclosing scope: passed
+        // and captured, it has two uses, and its gradient is their sum (LANGUAGE.md §5).
+        let fresh: Vec<Value> = pos
+            .iter()
+            .map(|p| match p {
+                Value::Tensor(t) => Value::Tensor(t.renamed()),
+                other => other.clone(),
+            })
+            .collect();
+        let result = self.call_value(f, fresh, kw.clone()).and_then(|r| {
+            let outs = self.flatten_tensors(&r, &format!("recompute_grad function {name}"))?;
+            // A watched tensor returned as it is was captured too, though no operation read it.
+            self.probe(&outs.iter().collect::<Vec<_>>());
+            Ok((r, outs))
+        });
         let read = self.var_watchers.pop().unwrap_or_default();
         let (_, seen) = self.capture_probes.pop().unwrap_or_default();
         self.tapes = paused;
-        let result = result?;
+        let (result, outs) = result?;
         // Reads inside f count as reads for enclosing custom_gradient/recompute calls too.
         for w in &mut self.var_watchers {
             for v in &read {
@@ -59,23 +76,18 @@ impl Interp {
                 _ => ids.push(0),
             }
         }
-        let variables: Vec<_> = read
-            .into_iter()
-            .filter(|v| !pos.iter().any(|p| matches!(p, Value::Variable(x) if Rc::ptr_eq(x, v))))
-            .collect();
+        // Every Variable f read, including one also passed positionally: the positional
+        // path and the read path are two uses, and the gradient is their sum (LANGUAGE.md §5;
+        // TensorFlow drops the read path there).
+        let variables = read;
         // Reading them now, with the tapes active, makes the tapes watch them (as TF's input conversion does).
         for v in &variables {
             ids.push(self.read_variable(v).id);
         }
         let captured: Vec<TensorId> =
-            seen.into_iter().filter(|id| !ids.contains(id) && !variables.iter().any(|v| v.handle == *id)).collect();
+            seen.into_iter().filter(|id| !variables.iter().any(|v| v.handle == *id)).collect();
         ids.extend(&captured);
-        let name = self.callable_name(f);
-        let outs: Vec<Tensor> = self
-            .flatten_tensors(&result, &format!("recompute_grad function {name}"))?
-            .iter()
-            .map(|t| t.renamed())
-            .collect();
+        let outs: Vec<Tensor> = outs.iter().map(|t| t.renamed()).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
         let call = RecomputeCall { f: f.clone(), args: pos, kwargs: kw, saved, variables, captured, rng_state };
         self.record_ids(&ids, &refs, || Op::Recompute(Rc::new(call)));
@@ -90,7 +102,10 @@ impl Interp {
         let mut saved = call.saved.iter();
         for a in args.iter_mut() {
             if matches!(a, Value::Tensor(_) | Value::Variable(_)) {
-                let t = saved.next().expect("one saved tensor per tensor input").renamed();
+                // A fresh id per argument (the same tensor may be passed twice), linked to the
+                // checkpoint by an identity that enclosing tapes record: they then record the
+                // recomputation and its VJPs too, so higher-order gradients flow through it.
+                let t = self.identity(saved.next().expect("one saved tensor per tensor input"));
                 local.borrow_mut().watched.insert(t.id);
                 *a = Value::Tensor(t.clone());
                 arg_tensors.push(Some(t));
