@@ -118,6 +118,13 @@ fn elementwise_binary_rules_with_broadcasting() {
             &move |rt, x| rt.binary(op, &x[0], &x[1]),
         );
     }
+    // floormod, away from its jumps (a/b an integer), with both signs of b.
+    check("Mod", vec![input(&[2, 3], 12, -4.0, 4.0), input(&[3], 13, 0.6, 1.4)], &|rt, x| {
+        rt.binary(Binary::Mod, &x[0], &x[1])
+    });
+    check("Mod negative divisor", vec![input(&[2, 3], 14, -4.0, 4.0), input(&[2, 1], 15, -1.9, -0.7)], &|rt, x| {
+        rt.binary(Binary::Mod, &x[0], &x[1])
+    });
     check("Pow", vec![input(&[2, 2], 6, 0.5, 2.0), input(&[2, 2], 7, -1.5, 2.5)], &|rt, x| {
         rt.binary(Binary::Pow, &x[0], &x[1])
     });

@@ -70,7 +70,8 @@ impl Interp {
     /// `a op b` with broadcasting. Gradients: see `vjp.rs`.
     pub fn binary(&mut self, op: Binary, a: &Tensor, b: &Tensor) -> R<Tensor> {
         let out = Tensor::new(kernels::binary(op, &a.data, &b.data)?);
-        if out.dtype().is_float() && !matches!(op, Binary::FloorDiv | Binary::Mod) {
+        // floordiv has no gradient (TF: None); floormod's is 1 and −floor(a/b) (see vjp.rs).
+        if out.dtype().is_float() && op != Binary::FloorDiv {
             self.record(&[a, b], &[&out], || match op {
                 Binary::Add | Binary::Sub => {
                     Op::AddSub { sub: op == Binary::Sub, a_shape: a.shape().to_vec(), b_shape: b.shape().to_vec() }

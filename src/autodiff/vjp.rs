@@ -58,6 +58,18 @@ impl Interp {
                         let gb = self.binary(Binary::Sub, g, &ga)?;
                         (Some(ga), Some(gb))
                     }
+                    // a mod b = a − floor(a/b)·b, floor's derivative being 0 (TF's FloorMod):
+                    // d = da − floor(a/b) db
+                    Binary::Mod => (
+                        if want(0) { Some(g.clone()) } else { None },
+                        if want(1) {
+                            let q = self.binary(Binary::FloorDiv, a, b)?;
+                            let t = self.mul(g, &q)?;
+                            Some(self.unary(Unary::Neg, &t)?)
+                        } else {
+                            None
+                        },
+                    ),
                     _ => (None, None),
                 };
                 let ga = match ga {

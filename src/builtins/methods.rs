@@ -52,7 +52,7 @@ pub fn attr(rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
             "jacobian" => method(obj, n, tape_jacobian),
             "stats" => method(obj, n, tape_stats),
             "watched_variables" => method(obj, n, tape_watched_variables),
-            "stop_recording" => method(obj, n, |_, _| Ok(Value::StopRecording)),
+            "stop_recording" => method(obj, n, tape_stop_recording),
             "reset" => method(obj, n, tape_reset),
             _ => return Ok(None),
         },

@@ -199,6 +199,12 @@ pub(super) fn tape_watched_variables(_rt: &mut Interp, a: &mut Args) -> R<Value>
 }
 
 /// `tape.reset()`: forget everything recorded and watched.
+/// `tape.stop_recording()`: a context manager that pauses this tape only (LANGUAGE.md §5, as TF).
+pub(super) fn tape_stop_recording(_rt: &mut Interp, a: &mut Args) -> R<Value> {
+    a.bind([], 0)?;
+    Ok(Value::StopRecording(this_tape(a)))
+}
+
 pub(super) fn tape_reset(_rt: &mut Interp, a: &mut Args) -> R<Value> {
     a.bind([], 0)?;
     let tape = this_tape(a);

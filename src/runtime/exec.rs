@@ -389,13 +389,23 @@ impl Interp {
     fn enter(&mut self, ctx: &Value) -> R<Value> {
         match ctx {
             Value::Tape(t) => {
+                if t.borrow().active {
+                    bail!(
+                        Value,
+                        "this GradientTape is still recording: it cannot be entered again inside its own block"
+                    );
+                }
                 t.borrow_mut().active = true;
                 self.tapes.push(t.clone());
                 Ok(ctx.clone())
             }
-            Value::StopRecording => {
-                let all = std::mem::take(&mut self.tapes);
-                self.paused.push(all);
+            // LANGUAGE.md §5 (as TF): pauses that tape only; the others keep recording.
+            Value::StopRecording(t) => {
+                if !t.borrow().active {
+                    bail!(Runtime, "stop_recording() on a GradientTape that is not recording (outside its with block)");
+                }
+                let at = self.tapes.iter().position(|x| Rc::ptr_eq(x, t));
+                self.paused.push(at.map(|i| (self.tapes.remove(i), i)));
                 Ok(Value::None)
             }
             Value::Instance(_) => {
@@ -416,9 +426,16 @@ impl Interp {
                 }
                 Ok(false)
             }
-            Value::StopRecording => {
-                if let Some(saved) = self.paused.pop() {
-                    self.tapes = saved;
+            Value::StopRecording(_) => {
+                if let Some(Some((t, i))) = self.paused.pop() {
+                    let resumes = {
+                        let b = t.borrow();
+                        b.active && (b.persistent || !b.used)
+                    };
+                    if resumes {
+                        let i = i.min(self.tapes.len());
+                        self.tapes.insert(i, t);
+                    }
                 }
                 Ok(false)
             }

@@ -209,7 +209,7 @@ impl Interp {
                 s
             }
             Value::Tape(_) => "<GradientTape>".into(),
-            Value::StopRecording => "<stop_recording>".into(),
+            Value::StopRecording(_) => "<stop_recording>".into(),
             Value::DType(d) => d.name().into(),
             Value::ErrorType(k) => format!("<class '{}'>", k.map_or("Exception", |k| k.name())),
             Value::Exception(e) => format!("{}({})", e.kind().name(), str_repr(e.message())),

@@ -53,8 +53,9 @@ pub struct Interp {
     pub out: Output,
     /// Tapes currently recording, innermost last.
     pub tapes: Vec<Rc<RefCell<Tape>>>,
-    /// Tape stacks set aside by `stop_recording` and by recompute's forward pass.
-    pub paused: Vec<Vec<Rc<RefCell<Tape>>>>,
+    /// Tapes set aside by `stop_recording` blocks, innermost last, with their places in
+    /// `tapes` (`None` where the tape was not recording at that moment).
+    pub paused: Vec<Option<(Rc<RefCell<Tape>>, usize)>>,
     /// Variable reads being collected (custom_gradient, recompute_grad), each in first-read order.
     pub var_watchers: Vec<Vec<Rc<Variable>>>,
     /// Watched tensors read while a recompute forward pass runs with tapes paused.

@@ -40,7 +40,7 @@ pub enum Value {
     Variable(Rc<Variable>),
     Tape(Rc<RefCell<Tape>>),
     /// The context manager of `tape.stop_recording()`.
-    StopRecording,
+    StopRecording(Rc<RefCell<Tape>>),
     DType(DType),
     /// An error kind such as `ValueError`; `None` is `Exception`, which matches every kind.
     ErrorType(Option<ErrorKind>),
@@ -251,7 +251,7 @@ impl Value {
             Value::Tensor(_) => "Tensor".into(),
             Value::Variable(_) => "Variable".into(),
             Value::Tape(_) => "GradientTape".into(),
-            Value::StopRecording => "stop_recording".into(),
+            Value::StopRecording(_) => "stop_recording".into(),
             Value::DType(_) => "dtype".into(),
             Value::ErrorType(_) => "type".into(),
             Value::Exception(e) => e.kind().name().into(),
@@ -288,7 +288,7 @@ impl Value {
     pub fn is(&self, other: &Value) -> bool {
         match (self, other) {
             (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
-            (Value::StopRecording, Value::StopRecording) => true,
+            (Value::StopRecording(a), Value::StopRecording(b)) => Rc::ptr_eq(a, b),
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Int(a), Value::Int(b)) => a == b,
             (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
