@@ -101,7 +101,9 @@ fn version_and_help() {
 #[test]
 fn ctrl_c_interrupts_a_running_script() {
     let d = temp_dir("ctrlc");
-    std::fs::write(d.join("spin.dgl"), "print('spinning')\nwhile True:\n    pass\n").unwrap();
+    // A broad `except Exception` does not swallow the interrupt (issue 7, class 5).
+    let spin = "print('spinning')\nwhile True:\n    try:\n        x = [1] * 10\n    except Exception:\n        pass\n";
+    std::fs::write(d.join("spin.dgl"), spin).unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_dgl"))
         .arg("spin.dgl")
         .current_dir(&d)

@@ -89,7 +89,8 @@ fn numbers(s: &str) -> (Vec<f64>, String) {
     let mut shape = String::new();
     let mut cur = String::new();
     for ch in s.chars().chain(std::iter::once(' ')) {
-        let numeric = ch.is_ascii_digit() || ch == '.' || ch == 'e' || (ch == '-' && (cur.is_empty() || cur.ends_with('e')));
+        let numeric =
+            ch.is_ascii_digit() || ch == '.' || ch == 'e' || (ch == '-' && (cur.is_empty() || cur.ends_with('e')));
         if numeric && !(ch == 'e' && cur.is_empty()) {
             cur.push(ch);
         } else {
@@ -112,7 +113,12 @@ fn recomputed_blocks_have_the_plain_blocks_first_and_second_derivatives() {
         let recomputed = run(&program(seed, "recompute_grad"));
         let (a, shape_a) = numbers(&plain);
         let (b, shape_b) = numbers(&recomputed);
-        assert_eq!(shape_a, shape_b, "seed {seed}:\n{}\nplain:\n{plain}\nrecomputed:\n{recomputed}", program(seed, "X"));
+        assert_eq!(
+            shape_a,
+            shape_b,
+            "seed {seed}:\n{}\nplain:\n{plain}\nrecomputed:\n{recomputed}",
+            program(seed, "X")
+        );
         for (p, r) in a.iter().zip(&b) {
             let scale = p.abs().max(1.0);
             assert!(

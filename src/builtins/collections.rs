@@ -1,7 +1,7 @@
 //! Methods of lists, dicts and strings (LANGUAGE.md §2), with Python's behaviour.
 
 use crate::runtime::error::R;
-use crate::runtime::value::{Args, HashKey, Value};
+use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::{bail, err};
 use std::cell::RefCell;
@@ -135,9 +135,9 @@ pub(super) fn dict_items(_rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::list(this_dict(a).borrow().values().map(|(k, v)| Value::tuple(vec![k.clone(), v.clone()])).collect()))
 }
 
-pub(super) fn dict_get(_rt: &mut Interp, a: &mut Args) -> R<Value> {
+pub(super) fn dict_get(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [k, default] = a.bind(["key", "default"], 1)?;
-    let key = HashKey::of(&k.unwrap())?;
+    let key = rt.hash_key(&k.unwrap())?;
     let found = this_dict(a).borrow().get(&key).map(|(_, v)| v.clone());
     Ok(found.or(default).unwrap_or(Value::None))
 }
@@ -145,7 +145,7 @@ pub(super) fn dict_get(_rt: &mut Interp, a: &mut Args) -> R<Value> {
 pub(super) fn dict_pop(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [k, default] = a.bind(["key", "default"], 1)?;
     let kv = k.unwrap();
-    let key = HashKey::of(&kv)?;
+    let key = rt.hash_key(&kv)?;
     let found = this_dict(a).borrow_mut().shift_remove(&key).map(|(_, v)| v);
     match (found, default) {
         (Some(v), _) | (None, Some(v)) => Ok(v),
@@ -168,10 +168,10 @@ pub(super) fn dict_update(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
-pub(super) fn dict_setdefault(_rt: &mut Interp, a: &mut Args) -> R<Value> {
+pub(super) fn dict_setdefault(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [k, default] = a.bind(["key", "default"], 1)?;
     let kv = k.unwrap();
-    let key = HashKey::of(&kv)?;
+    let key = rt.hash_key(&kv)?;
     let d = this_dict(a);
     let existing = d.borrow().get(&key).map(|(_, v)| v.clone());
     Ok(match existing {

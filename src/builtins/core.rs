@@ -70,6 +70,13 @@ fn print(rt: &mut Interp, a: &mut Args) -> R<Value> {
 fn len(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [x] = a.bind(["x"], 1)?;
     let x = x.unwrap();
+    if let Some(n) = rt.call_dunder(&x, "__len__", vec![])? {
+        return match n {
+            Value::Int(i) if i >= 0 => Ok(Value::Int(i)),
+            Value::Int(_) => bail!(Value, "__len__() should return >= 0"),
+            other => bail!(Type, "'{}' object cannot be interpreted as an integer", other.type_name()),
+        };
+    }
     Ok(Value::Int(match &x {
         Value::Str(s) => s.chars().count(),
         Value::List(l) => l.borrow().len(),
@@ -164,7 +171,7 @@ fn dict(rt: &mut Interp, a: &mut Args) -> R<Value> {
             if kv.len() != 2 {
                 bail!(Value, "dict() needs (key, value) pairs, got a sequence of length {}", kv.len());
             }
-            d.insert(HashKey::of(&kv[0])?, (kv[0].clone(), kv[1].clone()));
+            d.insert(rt.hash_key(&kv[0])?, (kv[0].clone(), kv[1].clone()));
         }
     }
     for (k, v) in kw {
@@ -272,7 +279,12 @@ fn extreme(rt: &mut Interp, a: &mut Args, want: std::cmp::Ordering) -> R<Value> 
             Some(k) => rt.call_value(k, vec![x.clone()], vec![])?,
             None => x.clone(),
         };
-        if rt.order(&k, &best_key)? == want {
+        // Python's max keeps the first of equals and asks `k > best`; min asks `k < best`.
+        let better = match want {
+            std::cmp::Ordering::Greater => rt.less(&best_key, &k)?,
+            _ => rt.less(&k, &best_key)?,
+        };
+        if better {
             best = x;
             best_key = k;
         }
@@ -340,30 +352,48 @@ fn sorted(rt: &mut Interp, a: &mut Args) -> R<Value> {
         };
         keyed.push((k, x));
     }
-    // A stable merge sort that can report comparison errors.
-    let mut err = None;
-    keyed.sort_by(|(p, _), (q, _)| {
-        if err.is_some() {
-            return std::cmp::Ordering::Equal;
+    // Python's sort asks only `<`, in a stable merge sort: any answers, even inconsistent
+    // ones (NaN, a user's __lt__), give some order of the same items, never a panic.
+    let keyed = merge_sort(keyed, &mut |p: &(Value, Value), q: &(Value, Value)| {
+        if reverse {
+            rt.less(&p.0, &q.0).map(|b| !b)
+        } else {
+            rt.less(&q.0, &p.0).map(|b| !b)
         }
-        match rt.order(p, q) {
-            Ok(o) => {
-                if reverse {
-                    o.reverse()
+    })?;
+    Ok(Value::list(keyed.into_iter().map(|(_, x)| x).collect()))
+}
+
+/// A stable merge sort by a fallible `in_order(p, q)` ("p may stay before q"); it calls the
+/// comparison O(n log n) times and terminates whatever the comparison answers.
+pub fn merge_sort<T: Clone>(items: Vec<T>, in_order: &mut impl FnMut(&T, &T) -> R<bool>) -> R<Vec<T>> {
+    let mut items = items;
+    let n = items.len();
+    let mut width = 1;
+    while width < n {
+        let mut merged = Vec::with_capacity(n);
+        let mut start = 0;
+        while start < n {
+            let mid = (start + width).min(n);
+            let end = (start + 2 * width).min(n);
+            let (mut i, mut j) = (start, mid);
+            while i < mid && j < end {
+                if in_order(&items[i], &items[j])? {
+                    merged.push(items[i].clone());
+                    i += 1;
                 } else {
-                    o
+                    merged.push(items[j].clone());
+                    j += 1;
                 }
             }
-            Err(e) => {
-                err = Some(e);
-                std::cmp::Ordering::Equal
-            }
+            merged.extend_from_slice(&items[i..mid]);
+            merged.extend_from_slice(&items[j..end]);
+            start = end;
         }
-    });
-    if let Some(e) = err {
-        return Err(e);
+        items = merged;
+        width *= 2;
     }
-    Ok(Value::list(keyed.into_iter().map(|(_, x)| x).collect()))
+    Ok(items)
 }
 
 fn reversed(rt: &mut Interp, a: &mut Args) -> R<Value> {
@@ -383,8 +413,13 @@ fn instance_of(v: &Value, t: &Value) -> R<bool> {
             "bool" => matches!(v, Value::Bool(_)),
             name => v.type_name() == name,
         },
-        Value::ErrorType(None) => matches!(v, Value::Exception(_)),
-        Value::ErrorType(Some(k)) => matches!(v, Value::Exception(e) if e.kind() == *k),
+        Value::ErrorType(None) => {
+            matches!(v, Value::Exception(_)) || matches!(v, Value::Instance(i) if i.class.error_kind.is_some())
+        }
+        Value::ErrorType(Some(k)) => {
+            matches!(v, Value::Exception(e) if e.kind() == *k)
+                || matches!(v, Value::Instance(i) if i.class.error_kind == Some(*k))
+        }
         Value::Tuple(ts) => {
             for t in ts.iter() {
                 if instance_of(v, t)? {

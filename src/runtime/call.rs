@@ -2,7 +2,7 @@
 
 use super::error::{Exc, R};
 use super::intern::{intern, Sym};
-use super::value::{Args, BuiltinKind, Function, Instance, Scope, Value};
+use super::value::{Args, Builtin, BuiltinKind, Function, Instance, Scope, Value};
 use super::{Interp, MAX_DEPTH};
 use crate::source::Span;
 use crate::syntax::ast::ParamKind;
@@ -50,6 +50,17 @@ impl Interp {
             Value::Class(c) => {
                 let inst =
                     Value::Instance(Rc::new(Instance { class: c.clone(), attrs: RefCell::new(FxHashMap::default()) }));
+                if c.error_kind.is_some() {
+                    // An exception keeps its constructor's arguments as `args`, whatever
+                    // __init__ does (Python's BaseException.__new__).
+                    if !kw.is_empty() && c.lookup(intern("__init__")).is_none() {
+                        bail!(Type, "{}() takes no keyword arguments", c.name);
+                    }
+                    self.set_attr(&inst, intern("args"), Value::tuple(pos.clone()))?;
+                    if c.lookup(intern("__init__")).is_none() {
+                        return Ok(inst);
+                    }
+                }
                 match c.lookup(intern("__init__")) {
                     Some(init) => {
                         let mut all = Vec::with_capacity(pos.len() + 1);
@@ -81,7 +92,7 @@ impl Interp {
                     Some(v) => self.str_of(v)?,
                     None => String::new(),
                 };
-                let kind = kind.unwrap_or(super::error::ErrorKind::Runtime);
+                let kind = kind.unwrap_or(super::error::ErrorKind::Exception);
                 Ok(Value::Exception(Rc::new(Exc::new(kind, msg))))
             }
             other => bail!(Type, "'{}' object is not callable", other.type_name()),
@@ -220,6 +231,13 @@ impl Interp {
             },
             Value::Super(s) => match s.0.lookup(name) {
                 Some(v) => self.bind_class_attr(v, &s.1),
+                // `super().__init__(*args)` in an exception class: the builtin base sets `args`.
+                None if s.0.error_kind.is_some() && name.name().as_ref() == "__init__" => {
+                    Ok(Value::Builtin(Rc::new(Builtin {
+                        name: "__init__".into(),
+                        kind: BuiltinKind::Method(s.1.clone(), exception_init),
+                    })))
+                }
                 None => bail!(Attribute, "'super' object has no attribute '{}'", name),
             },
             Value::Func(f) if name.name().as_ref() == "__name__" => Ok(Value::Str(f.def.name.name())),
@@ -234,6 +252,19 @@ impl Interp {
     fn bind_class_attr(&mut self, v: Value, this: &Value) -> R<Value> {
         match v {
             Value::Func(_) => Ok(Value::Method(Rc::new((this.clone(), v)))),
+            // A decorated method (custom_gradient, recompute_grad, grad_pass_through) binds
+            // the receiver into the function it wraps, so `self` is not one of its inputs
+            // (TensorFlow's decorators bind the same way).
+            Value::Builtin(b) => {
+                let bind = |f: &Value| Value::Method(Rc::new((this.clone(), f.clone())));
+                let kind = match &b.kind {
+                    BuiltinKind::CustomGradient(f) => BuiltinKind::CustomGradient(bind(f)),
+                    BuiltinKind::Recompute(f) => BuiltinKind::Recompute(bind(f)),
+                    BuiltinKind::PassThrough(f) => BuiltinKind::PassThrough(bind(f)),
+                    _ => return Ok(Value::Builtin(b)),
+                };
+                Ok(Value::Builtin(Rc::new(Builtin { name: b.name.clone(), kind })))
+            }
             Value::Property(getter) => self.call_value(&getter, vec![this.clone()], vec![]),
             other => Ok(other),
         }
@@ -278,4 +309,15 @@ impl Interp {
         }
         bail!(Runtime, "super() is only valid inside a method")
     }
+}
+
+/// `BaseException.__init__(self, *args)`: keeps the arguments as `self.args`.
+fn exception_init(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    if !a.kw.is_empty() {
+        bail!(Type, "__init__() takes no keyword arguments");
+    }
+    let this = a.this.clone().expect("a bound method has a receiver");
+    let args = Value::tuple(std::mem::take(&mut a.pos));
+    rt.set_attr(&this, intern("args"), args)?;
+    Ok(Value::None)
 }

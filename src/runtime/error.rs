@@ -2,6 +2,7 @@
 //! the evaluator attaches the offending expression's span and, while the
 //! error unwinds through calls, one call site per frame.
 
+use super::value::Value;
 use crate::source::{SourceId, Span};
 use std::fmt;
 
@@ -24,10 +25,15 @@ pub enum ErrorKind {
     IO,
     /// Raised by Ctrl-C.
     KeyboardInterrupt,
+    /// Raised by an iterator's `__next__` when it is exhausted.
+    StopIteration,
+    /// `Exception(...)` itself, and user exception classes derived from it directly.
+    Exception,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 15] = [
+    /// The kinds with a builtin name of their own (`Exception` is bound separately: it matches all).
+    pub const ALL: [ErrorKind; 16] = [
         ErrorKind::Syntax,
         ErrorKind::Name,
         ErrorKind::Type,
@@ -43,6 +49,7 @@ impl ErrorKind {
         ErrorKind::Recursion,
         ErrorKind::IO,
         ErrorKind::KeyboardInterrupt,
+        ErrorKind::StopIteration,
     ];
 
     pub fn name(self) -> &'static str {
@@ -62,6 +69,8 @@ impl ErrorKind {
             ErrorKind::Recursion => "RecursionError",
             ErrorKind::IO => "IOError",
             ErrorKind::KeyboardInterrupt => "KeyboardInterrupt",
+            ErrorKind::StopIteration => "StopIteration",
+            ErrorKind::Exception => "Exception",
         }
     }
 
@@ -82,13 +91,31 @@ pub struct ExcData {
     pub at: Option<(SourceId, Span)>,
     /// Call sites, innermost first (reversed when rendered).
     pub trace: Vec<(SourceId, Span, String)>,
+    /// The raised instance, when a user exception class was raised (`except … as e` binds it).
+    pub instance: Option<Value>,
 }
 
 pub type R<T> = Result<T, Exc>;
 
 impl Exc {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Exc {
-        Exc(Box::new(ExcData { kind, message: message.into(), at: None, trace: Vec::new() }))
+        Exc(Box::new(ExcData { kind, message: message.into(), at: None, trace: Vec::new(), instance: None }))
+    }
+
+    /// The error's type name as reports show it: a user class's name, or the kind's.
+    pub fn type_name(&self) -> String {
+        match &self.0.instance {
+            Some(Value::Instance(i)) => i.class.name.to_string(),
+            _ => self.0.kind.name().to_string(),
+        }
+    }
+
+    /// The value `except … as e` binds: the raised instance, or the builtin error value.
+    pub fn value(&self) -> Value {
+        match &self.0.instance {
+            Some(v) => v.clone(),
+            None => Value::Exception(std::rc::Rc::new(self.clone())),
+        }
     }
 
     pub fn kind(&self) -> ErrorKind {
@@ -110,7 +137,7 @@ impl Exc {
 
 impl fmt::Display for Exc {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}: {}", self.0.kind.name(), self.0.message)
+        write!(f, "{}: {}", self.type_name(), self.0.message)
     }
 }
 

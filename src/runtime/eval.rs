@@ -2,7 +2,7 @@
 
 use super::error::R;
 use super::intern::Sym;
-use super::value::{Dict, HashKey, Scope, Value};
+use super::value::{Dict, Scope, Value};
 use super::Interp;
 use crate::err;
 use crate::syntax::ast::*;
@@ -52,7 +52,7 @@ impl Interp {
                 for (k, v) in kvs {
                     let kv = self.eval(k, env)?;
                     let vv = self.eval(v, env)?;
-                    let h = HashKey::of(&kv).map_err(|x| x.at(self.src, k.span))?;
+                    let h = self.hash_key(&kv).map_err(|x| x.at(self.src, k.span))?;
                     d.insert(h, (kv, vv));
                 }
                 Ok(Value::Dict(Rc::new(RefCell::new(d))))

@@ -2,7 +2,7 @@
 
 use super::error::{ErrorKind, Exc, R};
 use super::intern::{intern, Sym};
-use super::value::{Class, Function, HashKey, Scope, Value};
+use super::value::{Class, Function, Scope, Value};
 use super::Interp;
 use crate::syntax::ast::*;
 use crate::{bail, err};
@@ -179,18 +179,10 @@ impl Interp {
                         Some(e) => return Err(e.clone()),
                         None => err!(Runtime, "no active exception to re-raise"),
                     },
-                    Some(e) => match self.eval(e, env)? {
-                        Value::Exception(x) => {
-                            let mut x = (*x).clone();
-                            x.0.at = None;
-                            x.0.trace.clear();
-                            x
-                        }
-                        Value::ErrorType(k) => Exc::new(k.unwrap_or(ErrorKind::Runtime), ""),
-                        other => {
-                            err!(Type, "exceptions must be errors such as ValueError(...), not {}", other.type_name())
-                        }
-                    },
+                    Some(e) => {
+                        let v = self.eval(e, env)?;
+                        self.exception_from(v).map_err(|x| x.at(self.src, e.span))?
+                    }
                 };
                 return Err(exc.at(self.src, s.span));
             }
@@ -288,7 +280,7 @@ impl Interp {
                         Ok(())
                     }
                     Value::Dict(d) => {
-                        let key = HashKey::of(&i).map_err(|e| e.at(self.src, target.span))?;
+                        let key = self.hash_key(&i).map_err(|e| e.at(self.src, target.span))?;
                         if d.borrow_mut().shift_remove(&key).is_none() {
                             let r = self.repr_of(&i)?;
                             return Err(err!(Key, "{}", r).at(self.src, target.span));
@@ -324,11 +316,25 @@ impl Interp {
     }
 
     fn make_class(&mut self, def: &Rc<ClassDef>, env: &Rc<Scope>) -> R<Value> {
-        let base = match &def.base {
-            None => None,
+        let (base, error_kind) = match &def.base {
+            None => (None, None),
             Some(b) => match self.eval(b, env)? {
-                Value::Class(c) => Some(c),
-                Value::ErrorType(None) => None,
+                Value::Class(c) => {
+                    let k = c.error_kind;
+                    (Some(c), k)
+                }
+                // Builtin error kinds are classes too: user exceptions derive from them, through
+                // an empty class standing for the kind (so `super().__init__` finds a base).
+                Value::ErrorType(k) => {
+                    let kind = k.unwrap_or(ErrorKind::Exception);
+                    let builtin = Class {
+                        name: kind.name().into(),
+                        base: None,
+                        attrs: RefCell::default(),
+                        error_kind: Some(kind),
+                    };
+                    (Some(Rc::new(builtin)), Some(kind))
+                }
                 other => {
                     return Err(err!(Type, "a class can only inherit from a class, not {}", other.type_name())
                         .at(self.src, b.span))
@@ -338,7 +344,7 @@ impl Interp {
         let scope = Rc::new(Scope { vars: RefCell::default(), parent: Some(env.clone()), is_class: true, func: None });
         self.exec_block(&def.body, &scope)?;
         let attrs: FxHashMap<Sym, Value> = scope.vars.borrow().clone();
-        let class = Rc::new(Class { name: def.name.name(), base, attrs: RefCell::new(attrs) });
+        let class = Rc::new(Class { name: def.name.name(), base, attrs: RefCell::new(attrs), error_kind });
         for v in class.attrs.borrow().values() {
             if let Value::Func(f) = v {
                 *f.owner.borrow_mut() = Some(Rc::downgrade(&class));
@@ -444,7 +450,11 @@ impl Interp {
                 let args = match exc {
                     None => vec![Value::None, Value::None, Value::None],
                     Some(e) => {
-                        vec![Value::ErrorType(Some(e.kind())), Value::Exception(Rc::new(e.clone())), Value::None]
+                        let t = match &e.0.instance {
+                            Some(Value::Instance(i)) => Value::Class(i.class.clone()),
+                            _ => Value::ErrorType(Some(e.kind())),
+                        };
+                        vec![t, e.value(), Value::None]
                     }
                 };
                 let r = self.call_value(&m, args, vec![])?;
@@ -468,7 +478,7 @@ impl Interp {
             for h in handlers {
                 if self.handler_matches(h, &exc, env)? {
                     if let Some(n) = h.name {
-                        self.bind(n, Value::Exception(Rc::new(exc.clone())), env);
+                        self.bind(n, exc.value(), env);
                     }
                     self.handling.push(exc.clone());
                     result = self.exec_block(&h.body, env);
@@ -488,6 +498,31 @@ impl Interp {
         result
     }
 
+    /// The error `raise v` raises: a builtin error value, an instance of an exception class
+    /// (its message is `str(instance)`), or a class, instantiated without arguments.
+    fn exception_from(&mut self, v: Value) -> R<Exc> {
+        let v = match v {
+            Value::ErrorType(_) => self.call_value(&v, vec![], vec![])?,
+            Value::Class(ref c) if c.error_kind.is_some() => self.call_value(&v, vec![], vec![])?,
+            other => other,
+        };
+        match v {
+            Value::Exception(x) => {
+                let mut x = (*x).clone();
+                x.0.at = None;
+                x.0.trace.clear();
+                Ok(x)
+            }
+            Value::Instance(ref i) if i.class.error_kind.is_some() => {
+                let kind = i.class.error_kind.unwrap_or(ErrorKind::Exception);
+                let mut x = Exc::new(kind, self.str_of(&v)?);
+                x.0.instance = Some(v.clone());
+                Ok(x)
+            }
+            other => Err(err!(Type, "exceptions must derive from Exception, not {}", other.type_name())),
+        }
+    }
+
     fn handler_matches(&mut self, h: &Handler, exc: &Exc, env: &Rc<Scope>) -> R<bool> {
         let Some(kind) = &h.kind else { return Ok(true) };
         let k = self.eval(kind, env)?;
@@ -497,9 +532,15 @@ impl Interp {
         };
         for k in kinds {
             match k {
-                Value::ErrorType(None) => return Ok(true),
+                // `except Exception` catches every error but the Ctrl-C interrupt (as Python).
+                Value::ErrorType(None) if exc.kind() != ErrorKind::KeyboardInterrupt => return Ok(true),
                 Value::ErrorType(Some(kind)) if kind == exc.kind() => return Ok(true),
                 Value::ErrorType(_) => {}
+                Value::Class(c) if c.error_kind.is_some() => {
+                    if matches!(&exc.0.instance, Some(Value::Instance(i)) if i.class.is_subclass_of(&c)) {
+                        return Ok(true);
+                    }
+                }
                 other => {
                     return Err(err!(Type, "except needs an error kind such as ValueError, not {}", other.type_name())
                         .at(self.src, kind.span))

@@ -116,7 +116,15 @@ impl Interp {
             Value::Exception(e) => e.message().to_string(),
             Value::Instance(_) => match self.user_text(v, "__str__")? {
                 Some(s) => s,
-                None => self.repr_of(v)?,
+                None => match self.exception_args(v) {
+                    // str of an exception: its one argument, nothing, or the tuple (as Python).
+                    Some(args) => match args.as_slice() {
+                        [] => String::new(),
+                        [one] => self.str_of(one)?,
+                        _ => self.repr_of(&Value::tuple(args))?,
+                    },
+                    None => self.repr_of(v)?,
+                },
             },
             other => self.repr_of(other)?,
         })
@@ -192,7 +200,16 @@ impl Interp {
             Value::Class(c) => format!("<class '{}'>", c.name),
             Value::Instance(i) => match self.user_text(v, "__repr__")? {
                 Some(s) => s,
-                None => format!("<{} object>", i.class.name),
+                None => match self.exception_args(v) {
+                    Some(args) => {
+                        let mut parts = Vec::with_capacity(args.len());
+                        for a in &args {
+                            parts.push(self.repr_of(a)?);
+                        }
+                        format!("{}({})", i.class.name, parts.join(", "))
+                    }
+                    None => format!("<{} object>", i.class.name),
+                },
             },
             Value::Module(m) => format!("<module '{}'>", m.name),
             Value::Tensor(t) => tensor_repr(&t.data),
@@ -227,6 +244,16 @@ impl Interp {
     }
 
     /// A user class's `__str__`/`__repr__`, if it defines one.
+    /// The `args` of an instance of an exception class.
+    fn exception_args(&mut self, v: &Value) -> Option<Vec<Value>> {
+        let Value::Instance(i) = v else { return None };
+        i.class.error_kind?;
+        match i.attrs.borrow().get(&intern("args")) {
+            Some(Value::Tuple(t)) => Some(t.to_vec()),
+            _ => Some(Vec::new()),
+        }
+    }
+
     fn user_text(&mut self, v: &Value, method: &str) -> R<Option<String>> {
         let Value::Instance(i) = v else { return Ok(None) };
         if i.class.lookup(intern(method)).is_none() {

@@ -1,7 +1,7 @@
 //! Iteration, indexing and slicing of sequences, dicts and tensors.
 
-use super::error::R;
-use super::value::{HashKey, Value};
+use super::error::{ErrorKind, R};
+use super::value::Value;
 use super::Interp;
 use crate::autodiff::ops::axis_slice;
 use crate::bail;
@@ -37,8 +37,48 @@ impl Interp {
                 }
                 out
             }
+            Value::Instance(_) => return self.iterate_instance(v),
             other => bail!(Type, "'{}' object is not iterable", other.type_name()),
         })
+    }
+
+    /// Iterates a user object: `__iter__` (returning an iterable, or an iterator whose
+    /// `__next__` ends with StopIteration), else `__getitem__` with 0, 1, … until IndexError.
+    fn iterate_instance(&mut self, v: &Value) -> R<Vec<Value>> {
+        const LIMIT: usize = 100_000_000;
+        let (it, by_index) = match self.call_dunder(v, "__iter__", vec![])? {
+            Some(it) => (it, false),
+            None => (v.clone(), true),
+        };
+        let has_next = matches!(&it, Value::Instance(i) if i.class.lookup(super::intern::intern("__next__")).is_some());
+        if !by_index && !has_next {
+            return self.iterate(&it);
+        }
+        if by_index
+            && !matches!(&it, Value::Instance(i) if i.class.lookup(super::intern::intern("__getitem__")).is_some())
+        {
+            bail!(Type, "'{}' object is not iterable", v.type_name());
+        }
+        let mut out = Vec::new();
+        loop {
+            self.check_interrupt()?;
+            if out.len() >= LIMIT {
+                bail!(Value, "iteration produced more than {LIMIT} items");
+            }
+            let next = if by_index {
+                self.call_dunder(&it, "__getitem__", vec![Value::Int(out.len() as i64)])
+            } else {
+                self.call_dunder(&it, "__next__", vec![])
+            };
+            match next {
+                Ok(Some(x)) => out.push(x),
+                Ok(None) => break,
+                Err(e) if e.kind() == ErrorKind::StopIteration && !by_index => break,
+                Err(e) if e.kind() == ErrorKind::Index && by_index => break,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
     }
 
     /// Normalises a list index (negative counts from the end).
@@ -94,7 +134,7 @@ impl Interp {
                 Ok(Value::Int(a + k as i64 * s))
             }
             Value::Dict(d) => {
-                let k = HashKey::of(index)?;
+                let k = self.hash_key(index)?;
                 let found = d.borrow().get(&k).map(|(_, v)| v.clone());
                 match found {
                     Some(v) => Ok(v),
@@ -127,7 +167,7 @@ impl Interp {
                 Ok(())
             }
             Value::Dict(d) => {
-                let k = HashKey::of(&index)?;
+                let k = self.hash_key(&index)?;
                 d.borrow_mut().insert(k, (index, v));
                 Ok(())
             }

@@ -157,7 +157,7 @@ impl Interp {
                 .collect(),
             Failure::Runtime(exc) => {
                 let d = Diagnostic {
-                    kind: exc.kind().name().into(),
+                    kind: exc.type_name(),
                     message: exc.message().into(),
                     at: exc.0.at,
                     label: None,

@@ -8,8 +8,87 @@ use crate::tensor::kernels::{self, Binary, Compare, Unary};
 use crate::tensor::Tensor;
 use crate::{bail, err};
 
+/// The method names of a binary operator: `(a.__op__(b), b.__rop__(a))`.
+fn binary_dunders(op: BinOp) -> (&'static str, &'static str) {
+    match op {
+        BinOp::Add => ("__add__", "__radd__"),
+        BinOp::Sub => ("__sub__", "__rsub__"),
+        BinOp::Mul => ("__mul__", "__rmul__"),
+        BinOp::Div => ("__truediv__", "__rtruediv__"),
+        BinOp::FloorDiv => ("__floordiv__", "__rfloordiv__"),
+        BinOp::Mod => ("__mod__", "__rmod__"),
+        BinOp::Pow => ("__pow__", "__rpow__"),
+        BinOp::MatMul => ("__matmul__", "__rmatmul__"),
+    }
+}
+
+/// The method names of a rich comparison: `(a.__op__(b), b.__reflected__(a))`.
+fn compare_dunders(op: CmpOp) -> Option<(&'static str, &'static str)> {
+    Some(match op {
+        CmpOp::Lt => ("__lt__", "__gt__"),
+        CmpOp::Le => ("__le__", "__ge__"),
+        CmpOp::Gt => ("__gt__", "__lt__"),
+        CmpOp::Ge => ("__ge__", "__le__"),
+        CmpOp::Eq => ("__eq__", "__eq__"),
+        CmpOp::Ne => ("__ne__", "__ne__"),
+        _ => return None,
+    })
+}
+
 impl Interp {
+    /// Calls `v.name(*args)` when `v` is an instance whose class defines `name`
+    /// (Python's special-method lookup: on the class, not the instance).
+    pub fn call_dunder(&mut self, v: &Value, name: &str, args: Vec<Value>) -> R<Option<Value>> {
+        let Value::Instance(i) = v else { return Ok(None) };
+        let Some(m) = i.class.lookup(super::intern::intern(name)) else { return Ok(None) };
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(v.clone());
+        all.extend(args);
+        self.call_value(&m, all, vec![]).map(Some)
+    }
+
+    /// `a.__op__(b)`, else `b.__rop__(a)`, for the operator methods a user class defines.
+    fn dunder_pair(&mut self, a: &Value, b: &Value, names: (&str, &str)) -> R<Option<Value>> {
+        if let Some(r) = self.call_dunder(a, names.0, vec![b.clone()])? {
+            return Ok(Some(r));
+        }
+        self.call_dunder(b, names.1, vec![a.clone()])
+    }
+
+    /// The dict key of `v`: Python's hash/eq projection, with a user class's `__hash__`
+    /// (instances whose hashes are equal are one key). A class that defines `__eq__`
+    /// without `__hash__` is unhashable, as in Python.
+    pub fn hash_key(&mut self, v: &Value) -> R<HashKey> {
+        match v {
+            Value::Instance(i) => {
+                if let Some(h) = self.call_dunder(v, "__hash__", vec![])? {
+                    return match h {
+                        Value::Int(h) => Ok(HashKey::Tuple(vec![HashKey::Str("__hash__".into()), HashKey::Int(h)])),
+                        other => bail!(Type, "__hash__ method should return an integer, not {}", other.type_name()),
+                    };
+                }
+                if i.class.lookup(super::intern::intern("__eq__")).is_some() {
+                    bail!(Type, "unhashable type: '{}' (it defines __eq__ but not __hash__)", i.class.name);
+                }
+                HashKey::of(v)
+            }
+            Value::Tuple(xs) => Ok(HashKey::Tuple(xs.iter().map(|x| self.hash_key(x)).collect::<R<_>>()?)),
+            _ => HashKey::of(v),
+        }
+    }
+
     pub fn truthy(&mut self, v: &Value) -> R<bool> {
+        if let Value::Instance(_) = v {
+            if let Some(r) = self.call_dunder(v, "__bool__", vec![])? {
+                return match r {
+                    Value::Bool(b) => Ok(b),
+                    other => bail!(Type, "__bool__ should return bool, returned {}", other.type_name()),
+                };
+            }
+            if let Some(n) = self.call_dunder(v, "__len__", vec![])? {
+                return self.truthy(&n);
+            }
+        }
         Ok(match v {
             Value::None => false,
             Value::Bool(b) => *b,
@@ -44,6 +123,18 @@ impl Interp {
             }
             (UnaryOp::Neg, Value::Bool(b)) => Ok(Value::Int(-(*b as i64))),
             (UnaryOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
+            (_, Value::Instance(_)) => {
+                let name = if op == UnaryOp::Neg { "__neg__" } else { "__pos__" };
+                match self.call_dunder(&v, name, vec![])? {
+                    Some(r) => Ok(r),
+                    None => bail!(
+                        Type,
+                        "bad operand type for unary {}: '{}'",
+                        if op == UnaryOp::Neg { "-" } else { "+" },
+                        v.type_name()
+                    ),
+                }
+            }
             (_, Value::Tensor(_) | Value::Variable(_)) => {
                 let t = self.to_tensor(&v, None)?;
                 match op {
@@ -63,6 +154,11 @@ impl Interp {
     /// `a op b` for every operand type LANGUAGE.md §2–§4 defines.
     pub fn binary_op(&mut self, op: BinOp, a: Value, b: Value) -> R<Value> {
         use Value::*;
+        if matches!(a, Instance(_)) || matches!(b, Instance(_)) {
+            if let Some(r) = self.dunder_pair(&a, &b, binary_dunders(op))? {
+                return Ok(r);
+            }
+        }
         match (&a, &b) {
             (Int(_) | Bool(_), Int(_) | Bool(_)) => int_op(op, as_int(&a), as_int(&b)),
             (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => float_op(op, as_float(&a), as_float(&b)),
@@ -121,6 +217,19 @@ impl Interp {
     }
 
     pub fn compare_op(&mut self, op: CmpOp, a: &Value, b: &Value) -> R<Value> {
+        if matches!(a, Value::Instance(_)) || matches!(b, Value::Instance(_)) {
+            if let Some(names) = compare_dunders(op) {
+                if let Some(r) = self.dunder_pair(a, b, names)? {
+                    return Ok(r);
+                }
+                // `!=` without __ne__ is the negation of `==` (Python's default).
+                if op == CmpOp::Ne {
+                    if let Some(r) = self.dunder_pair(a, b, ("__eq__", "__eq__"))? {
+                        return Ok(Value::Bool(!self.truthy(&r)?));
+                    }
+                }
+            }
+        }
         let tensorish = Self::is_tensorish(a) || Self::is_tensorish(b);
         let numeric_or_list = |v: &Value| {
             matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::List(_) | Value::Tuple(_))
@@ -157,9 +266,14 @@ impl Interp {
         })
     }
 
-    /// Python's `==` for non-tensor values.
+    /// Python's `==` for non-tensor values (a user class's `__eq__` included).
     pub fn values_equal(&mut self, a: &Value, b: &Value) -> R<bool> {
         use Value::*;
+        if matches!(a, Instance(_)) || matches!(b, Instance(_)) {
+            if let Some(r) = self.dunder_pair(a, b, ("__eq__", "__eq__"))? {
+                return self.truthy(&r);
+            }
+        }
         Ok(match (a, b) {
             (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => match (a, b) {
                 (Float(_), _) | (_, Float(_)) => as_float(a) == as_float(b),
@@ -205,6 +319,13 @@ impl Interp {
         Ok(true)
     }
 
+    /// Python's `a < b` as a truth value: the comparison operator (tensors compare
+    /// elementwise, so one-element tensors and Variables compare by value), then `bool`.
+    pub fn less(&mut self, a: &Value, b: &Value) -> R<bool> {
+        let r = self.compare_op(CmpOp::Lt, a, b)?;
+        self.truthy(&r)
+    }
+
     /// Ordering for `<` on numbers, strings and sequences.
     pub fn order(&mut self, a: &Value, b: &Value) -> R<std::cmp::Ordering> {
         use std::cmp::Ordering;
@@ -231,13 +352,24 @@ impl Interp {
 
     /// `needle in haystack`
     pub fn contains(&mut self, haystack: &Value, needle: &Value) -> R<bool> {
+        if let Value::Instance(_) = haystack {
+            if let Some(r) = self.call_dunder(haystack, "__contains__", vec![needle.clone()])? {
+                return self.truthy(&r);
+            }
+            for x in self.iterate(haystack)? {
+                if x.is(needle) || self.values_equal(&x, needle)? {
+                    return Ok(true);
+                }
+            }
+            return Ok(false);
+        }
         match haystack {
             Value::Str(s) => match needle {
                 Value::Str(n) => Ok(s.contains(n.as_ref())),
                 other => bail!(Type, "'in <string>' requires a string, not {}", other.type_name()),
             },
             Value::Dict(d) => {
-                let k = HashKey::of(needle)?;
+                let k = self.hash_key(needle)?;
                 Ok(d.borrow().contains_key(&k))
             }
             Value::Range(a, b, s) => match needle {

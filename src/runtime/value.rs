@@ -125,6 +125,8 @@ pub struct Class {
     pub name: Rc<str>,
     pub base: Option<Rc<Class>>,
     pub attrs: RefCell<FxHashMap<Sym, Value>>,
+    /// For exception classes (derived from `Exception` or a builtin kind): the kind raised.
+    pub error_kind: Option<ErrorKind>,
 }
 
 impl Class {
