@@ -4,9 +4,9 @@
 
 use super::fstring::parse_fstring;
 use super::validate::{check_target, TargetUse};
-use chumsky::recursive::{Indirect, Recursive};
 use super::*;
 use chumsky::prelude::*;
+use chumsky::recursive::{Indirect, Recursive};
 use std::rc::Rc;
 
 /// A single expression (`test` in Python's grammar).
