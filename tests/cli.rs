@@ -148,3 +148,58 @@ fn modules_are_found_through_dgl_path() {
         .unwrap();
     assert!(text(&without.stderr).starts_with("Error: NameError: no module named 'shared_util'"));
 }
+
+#[test]
+fn a_syntax_error_in_an_imported_module_exits_2() {
+    let d = temp_dir("import-syntax");
+    std::fs::write(d.join("bad_mod.dgl"), "def f(:\n    pass\n").unwrap();
+    std::fs::write(d.join("main.dgl"), "print('start')\nimport bad_mod\n").unwrap();
+    let r = dgl(&["main.dgl"], &d);
+    assert_eq!(r.status.code(), Some(2), "{}", text(&r.stderr));
+    assert!(text(&r.stderr).starts_with("Error: SyntaxError: "), "{}", text(&r.stderr));
+    assert!(text(&r.stderr).contains("bad_mod.dgl:1:"), "{}", text(&r.stderr));
+}
+
+#[test]
+fn a_leading_byte_order_mark_is_ignored() {
+    let d = temp_dir("bom");
+    std::fs::write(d.join("bom.dgl"), "\u{feff}x = 1\nprint(x)\n").unwrap();
+    let r = dgl(&["bom.dgl"], &d);
+    assert_eq!((r.status.code(), text(&r.stdout)), (Some(0), "1\n".into()), "{}", text(&r.stderr));
+    let c = dgl(&["check", "bom.dgl"], &d);
+    assert_eq!(c.status.code(), Some(0), "{}", text(&c.stderr));
+}
+
+#[test]
+fn control_characters_reach_the_terminal_escaped() {
+    let d = temp_dir("controls");
+    std::fs::write(d.join("esc.dgl"), "x = 1\x1b[2J\0\nprint(x)\n").unwrap();
+    for args in [&["esc.dgl"][..], &["check", "esc.dgl"][..]] {
+        let r = dgl(args, &d);
+        let err = text(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{err}");
+        assert!(err.starts_with("Error: SyntaxError: unexpected character '\\x1b'"), "{err}");
+        assert!(!err.chars().any(|c| c.is_control() && c != '\n'), "{err:?}");
+    }
+}
+
+#[test]
+fn check_on_200_kb_of_garbage_is_fast() {
+    let d = temp_dir("garbage");
+    // A seeded mix of stray characters, operators and brackets: thousands of errors.
+    let alphabet = b"$?!`x1 (+)[]{}:\n'\"";
+    let mut seed = 5u64;
+    let bytes: Vec<u8> = (0..200_000)
+        .map(|_| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            alphabet[(seed >> 33) as usize % alphabet.len()]
+        })
+        .collect();
+    std::fs::write(d.join("garbage.dgl"), &bytes).unwrap();
+    let start = std::time::Instant::now();
+    let r = dgl(&["check", "garbage.dgl"], &d);
+    // A hang guard only: the target is well under a second.
+    assert!(start.elapsed() < std::time::Duration::from_secs(20), "took {:?}", start.elapsed());
+    assert_eq!(r.status.code(), Some(2));
+    assert!(text(&r.stderr).starts_with("Error: SyntaxError: "));
+}

@@ -139,3 +139,112 @@ fn huge_allocations_are_clear_errors() {
         assert!(err.starts_with("Error: ValueError: "), "{src}: {err}");
     }
 }
+
+/// One level of nesting: text before and after the inner expression.
+const NESTINGS: &[(&str, &str)] = &[
+    ("[", "]"),
+    ("(", ")"),
+    ("{1: ", "}"),
+    ("a[", "]"),
+    ("f(", ")"),
+    ("[x for x in ", "]"),
+    ("(a if c else ", ")"),
+    ("a[1:", "]"),
+    ("a[::", "]"),
+    ("(lambda: ", ")"),
+    ("[(", ")]"),
+    ("f([", "])"),
+    ("a[a[", "]]"),
+    ("-", ""),
+    ("(not ", ")"),
+];
+
+/// A seeded random mix of `depth` nesting levels around `1`.
+fn nested(seed: &mut u64, depth: usize) -> String {
+    let levels: Vec<usize> = (0..depth).map(|_| lcg(seed) as usize % NESTINGS.len()).collect();
+    let mut src = String::from("x = ");
+    levels.iter().for_each(|&k| src.push_str(NESTINGS[k].0));
+    src.push('1');
+    levels.iter().rev().for_each(|&k| src.push_str(NESTINGS[k].1));
+    src.push('\n');
+    src
+}
+
+fn brackets(src: &str) -> usize {
+    src.chars().filter(|c| "([{".contains(*c)).count()
+}
+
+/// Parsing is linear in the nesting depth (issue #7, class 9): each bracketed
+/// prefix is parsed once. Within the nesting limit every mix parses; past it
+/// the layout pass refuses it, as CPython does. Timings are only a hang guard.
+#[test]
+fn mixed_nesting_parses_in_linear_time() {
+    let mut seed = 17;
+    let start = std::time::Instant::now();
+    for depth in [10, 20, 40, 80, 120, 160, 1000] {
+        for case in 0..10 {
+            let src = nested(&mut seed, depth);
+            let t = std::time::Instant::now();
+            let parsed = dgl::syntax::parse_module(&src);
+            assert!(
+                t.elapsed() < std::time::Duration::from_secs(10),
+                "depth {depth} case {case} took {:?}",
+                t.elapsed()
+            );
+            if brackets(&src) < dgl::syntax::layout::MAX_NESTING {
+                assert!(parsed.is_ok(), "depth {depth} case {case}: {src}\n{:?}", parsed.err());
+            } else {
+                let errs = parsed.expect_err(&src);
+                assert_eq!(errs[0].message, "too many nested parentheses", "{src}");
+            }
+        }
+    }
+    // 1,000 levels of the once-exponential kinds, and an error deep inside them.
+    for (open, close) in [("[(", ")]"), ("a[", "]"), ("f([", "])"), ("[x for x in (a if c else ", ")]")] {
+        let src = format!("x = {}\n", open.repeat(1000));
+        assert_eq!(dgl::syntax::parse_module(&src).unwrap_err()[0].message, "too many nested parentheses");
+        let src = format!("x = {}1 +{}\n", open.repeat(45), close.repeat(45));
+        let errs = dgl::syntax::parse_module(&src).unwrap_err();
+        assert!(errs[0].message.starts_with("expected an expression"), "{:?}", errs[0]);
+    }
+    assert!(start.elapsed() < std::time::Duration::from_secs(30), "took {:?}", start.elapsed());
+}
+
+/// Truncated and spliced nesting mixes, with control characters sprinkled
+/// in: every input ends in success or a SyntaxError report (never a panic
+/// or a hang), and no report carries a raw control character.
+#[test]
+fn nesting_mixes_and_control_characters_never_panic() {
+    let controls = ['\0', '\x07', '\x08', '\x0b', '\x0c', '\r', '\x1b', '\x7f', '\u{85}', '\u{2028}', '\u{feff}'];
+    let mut seed = 23;
+    for case in 0..300 {
+        let depth = 1 + lcg(&mut seed) as usize % 60;
+        let mut chars: Vec<char> = nested(&mut seed, depth).chars().collect();
+        match lcg(&mut seed) % 4 {
+            0 => chars.truncate(lcg(&mut seed) as usize % chars.len()),
+            1 => {
+                let at = lcg(&mut seed) as usize % chars.len();
+                chars.insert(at, controls[lcg(&mut seed) as usize % controls.len()]);
+            }
+            2 => {
+                let at = lcg(&mut seed) as usize % chars.len();
+                chars.remove(at);
+            }
+            _ => {
+                let at = lcg(&mut seed) as usize % chars.len();
+                let extra: Vec<char> = nested(&mut seed, 3).chars().collect();
+                chars.splice(at..at, extra);
+            }
+        }
+        let src: String = chars.into_iter().collect();
+        let (report, code) = dgl::check_source("fuzz.dgl", &src, false);
+        assert!(
+            code == 0 || (code == 2 && report.starts_with("Error: SyntaxError: ")),
+            "case {case}: {src:?}\n{report}"
+        );
+        assert!(!report.chars().any(|c| c.is_control() && c != '\n'), "case {case}: {src:?}\n{report:?}");
+        let (code, err) = run(src.clone());
+        assert!(code != 2 || err.starts_with("Error: SyntaxError: "), "case {case}: {src:?}\n{err}");
+        assert!(code == 0 || err.starts_with("Error: "), "case {case}: {src:?}\n{err}");
+    }
+}

@@ -15,7 +15,7 @@ pub mod ops;
 pub mod value;
 
 use crate::autodiff::{Tape, Variable};
-use crate::diagnostic::{render, Diagnostic};
+use crate::diagnostic::{render, render_all, Diagnostic};
 use crate::source::{SourceId, SourceMap};
 use crate::syntax::SyntaxError;
 use error::{ErrorKind, Exc, R};
@@ -141,20 +141,20 @@ impl Interp {
     pub fn report(&self, failure: &Failure) -> String {
         match failure {
             // A run reports the first syntax error, as Python does; `dgl check` reports them all.
-            Failure::Syntax(src, errs) => errs
-                .iter()
-                .take(if self.all_syntax_errors { usize::MAX } else { 1 })
-                .map(|e| {
-                    let d = Diagnostic {
+            Failure::Syntax(src, errs) => {
+                let diags: Vec<Diagnostic> = errs
+                    .iter()
+                    .take(if self.all_syntax_errors { usize::MAX } else { 1 })
+                    .map(|e| Diagnostic {
                         kind: "SyntaxError".into(),
                         message: e.message.clone(),
                         at: Some((*src, e.span)),
                         label: None,
                         trace: vec![],
-                    };
-                    render(&self.sources, &d, self.color)
-                })
-                .collect(),
+                    })
+                    .collect();
+                render_all(&self.sources, &diags, self.color)
+            }
             Failure::Runtime(exc) => {
                 let d = Diagnostic {
                     kind: exc.type_name(),
@@ -203,6 +203,8 @@ impl Failure {
     pub fn exit_code(&self) -> i32 {
         match self {
             Failure::Syntax(..) => 2,
+            // A syntax error in an imported module is still a syntax error.
+            Failure::Runtime(e) if e.kind() == ErrorKind::Syntax => 2,
             Failure::Runtime(_) => 1,
         }
     }

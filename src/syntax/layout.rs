@@ -32,14 +32,29 @@ pub struct Layout {
 
 /// Lexes and lays out `src`.
 pub fn layout(src: &str) -> Result<Layout, Vec<LayoutError>> {
+    lay_out(src, false)
+}
+
+/// Lexes an f-string field `{…}`: like the inside of brackets, its
+/// whitespace and line breaks carry no layout (`f"{ x}"` is `x`).
+pub fn layout_field(src: &str) -> Result<Layout, Vec<LayoutError>> {
+    lay_out(src, true)
+}
+
+/// Python ignores a UTF-8 byte order mark at the start of a file.
+const BOM: char = '\u{feff}';
+
+fn lay_out(src: &str, field: bool) -> Result<Layout, Vec<LayoutError>> {
     let mut out: Vec<(Tok, Span)> = Vec::new();
     let mut errors = Vec::new();
     let mut widths = vec![0usize];
     let mut brackets: Vec<(Tok, Span)> = Vec::new();
-    let mut at_line_start = true;
+    let mut at_line_start = !field;
     let mut line_ops = 0usize;
 
     let mut lexer = Tok::lexer(src);
+    let bom = if src.starts_with(BOM) { BOM.len_utf8() } else { 0 };
+    lexer.bump(bom);
     while let Some(result) = lexer.next() {
         let span = Span::new(lexer.span().start, lexer.span().end);
         let tok = match result {
@@ -56,7 +71,7 @@ pub fn layout(src: &str) -> Result<Layout, Vec<LayoutError>> {
             }
         };
         if tok == Tok::Newline {
-            if brackets.is_empty() && !at_line_start {
+            if brackets.is_empty() && !at_line_start && !field {
                 out.push((Tok::Newline, span));
                 at_line_start = true;
                 line_ops = 0;
@@ -77,7 +92,7 @@ pub fn layout(src: &str) -> Result<Layout, Vec<LayoutError>> {
         }
         if at_line_start && brackets.is_empty() {
             at_line_start = false;
-            let line_start = src[..span.start as usize].rfind('\n').map_or(0, |i| i + 1);
+            let line_start = src[..span.start as usize].rfind('\n').map_or(bom, |i| i + 1);
             let indent = &src[line_start..span.start as usize];
             if let Some(tab) = indent.find('\t') {
                 let at = line_start + tab;
@@ -117,7 +132,7 @@ pub fn layout(src: &str) -> Result<Layout, Vec<LayoutError>> {
             Tok::LParen | Tok::LBracket | Tok::LBrace => {
                 brackets.push((tok.clone(), span));
                 if brackets.len() > MAX_NESTING {
-                    errors.push(LayoutError { message: "too many nested brackets".into(), span });
+                    errors.push(LayoutError { message: "too many nested parentheses".into(), span });
                     return Err(errors);
                 }
             }
@@ -149,7 +164,7 @@ pub fn layout(src: &str) -> Result<Layout, Vec<LayoutError>> {
     if !errors.is_empty() {
         return Err(errors);
     }
-    if !out.is_empty() && out.last().map(|t| &t.0) != Some(&Tok::Newline) {
+    if !field && !out.is_empty() && out.last().map(|t| &t.0) != Some(&Tok::Newline) {
         out.push((Tok::Newline, end));
     }
     while widths.len() > 1 {
@@ -272,7 +287,7 @@ mod tests {
     fn deep_brackets_are_refused_not_overflowed() {
         let src = "(".repeat(100_000);
         let errs = layout(&src).unwrap_err();
-        assert_eq!(errs[0].message, "too many nested brackets");
+        assert_eq!(errs[0].message, "too many nested parentheses");
     }
 
     #[test]
@@ -281,6 +296,18 @@ mod tests {
         assert!(layout(&src).unwrap_err()[0].message.starts_with("this line is too complex"));
         let ok = "x = ".to_string() + &"1 + ".repeat(5_000) + "1\n";
         assert!(layout(&ok).is_ok());
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_ignored() {
+        assert_eq!(kinds("\u{feff}if a:\n    b\n"), "if a : NL IN b NL DE");
+        assert!(layout("a\n\u{feff}b\n").is_err());
+    }
+
+    #[test]
+    fn f_string_fields_have_no_layout() {
+        let l = layout_field(" x +\n 1 ").unwrap();
+        assert_eq!(l.tokens.len(), 3);
     }
 
     #[test]

@@ -3,13 +3,38 @@
 //! and assignment/loop targets.
 
 use super::fstring::parse_fstring;
+use super::validate::{check_target, TargetUse};
 use super::*;
 use chumsky::prelude::*;
+use chumsky::recursive::{Indirect, Recursive};
 use std::rc::Rc;
 
 /// A single expression (`test` in Python's grammar).
 pub fn expr<'t>() -> P<'t, Expr> {
-    recursive(|expr| {
+    grammar().expr
+}
+
+/// The expression grammar's entry points that statements need.
+pub(super) struct Grammar<'t> {
+    /// A full expression (`test`).
+    pub expr: P<'t, Expr>,
+    /// `a`, `a, b`, `obj.x, y[i]`: the targets of a `for` loop, checked as
+    /// assignment targets.
+    pub for_targets: P<'t, Expr>,
+}
+
+/// Builds the expression grammar.
+///
+/// Every bracketed construct parses its first element once and then decides
+/// what it is (`[x]` or `[x for …]`, `a[i]` or `a[i:j]`): trying one reading
+/// and then re-parsing the same prefix for the next doubled the work at each
+/// nesting level, so 40 nested `[(` never finished (issue #7, class 9).
+pub(super) fn grammar<'t>() -> Grammar<'t> {
+    let mut expr: Recursive<Indirect<'t, 't, In<'t>, Expr, Ex<'t>>> = Recursive::declare();
+    let mut or_test_decl: Recursive<Indirect<'t, 't, In<'t>, Expr, Ex<'t>>> = Recursive::declare();
+    let mut primary_decl: Recursive<Indirect<'t, 't, In<'t>, Expr, Ex<'t>>> = Recursive::declare();
+    let for_targets = target_list(primary_decl.clone().boxed());
+    {
         let literal = select! {
             Tok::Float(s) => ExprKind::Float(s.parse().unwrap_or(f64::NAN)),
             Tok::Str(s) => ExprKind::Str(s),
@@ -46,23 +71,34 @@ pub fn expr<'t>() -> P<'t, Expr> {
 
         let items = expr.clone().separated_by(tok(Tok::Comma)).allow_trailing().collect::<Vec<_>>();
 
-        // Targets of `for` in comprehensions: `x` or `a, b`.
-        let target = target_list(expr.clone());
+        // `for TARGETS in OR_TEST [if OR_TEST]…`: the iterable and conditions
+        // are `or_test`s, so `xs if c` is a condition, while a parenthesized
+        // `(a if c else b)` is an ordinary atom.
         let comp_for = tok(Tok::For)
-            .ignore_then(target.clone())
+            .ignore_then(for_targets.clone())
             .then_ignore(tok(Tok::In))
-            .then(or_test(expr.clone()))
-            .then(tok(Tok::If).ignore_then(or_test(expr.clone())).repeated().collect::<Vec<_>>())
+            .then(or_test_decl.clone())
+            .then(tok(Tok::If).ignore_then(or_test_decl.clone()).repeated().collect::<Vec<_>>())
             .map(|((target, iter), conds)| CompFor { target, iter, conds });
-        let list_comp = expr
+        // `[]`, `[a, b]`, `[x for x in xs]`: the first element once, then a
+        // `for` makes it a comprehension.
+        let list = expr
             .clone()
-            .then(comp_for.repeated().at_least(1).collect::<Vec<_>>())
+            .then(choice((
+                comp_for.repeated().at_least(1).collect::<Vec<_>>().map(ListTail::Comp),
+                tok(Tok::Comma).ignore_then(items.clone()).or_not().map(|r| ListTail::Items(r.unwrap_or_default())),
+            )))
+            .or_not()
             .delimited_by(tok(Tok::LBracket), tok(Tok::RBracket))
-            .map_with(|(elt, fors), e| mk(ExprKind::ListComp(Box::new(elt), fors), e.span()));
-        let list = items
-            .clone()
-            .delimited_by(tok(Tok::LBracket), tok(Tok::RBracket))
-            .map_with(|xs, e| mk(ExprKind::List(xs), e.span()));
+            .map_with(|inner, e| match inner {
+                None => mk(ExprKind::List(vec![]), e.span()),
+                Some((first, ListTail::Comp(fors))) => mk(ExprKind::ListComp(Box::new(first), fors), e.span()),
+                Some((first, ListTail::Items(rest))) => {
+                    let mut xs = vec![first];
+                    xs.extend(rest);
+                    mk(ExprKind::List(xs), e.span())
+                }
+            });
         let dict = expr
             .clone()
             .then_ignore(tok(Tok::Colon))
@@ -87,9 +123,7 @@ pub fn expr<'t>() -> P<'t, Expr> {
                     mk(ExprKind::Tuple(xs), e.span())
                 }
             });
-        let atom = choice((int, strings, literal, fstring, var, list_comp, list, dict, paren))
-            .labelled("an expression")
-            .boxed();
+        let atom = choice((int, strings, literal, fstring, var, list, dict, paren)).labelled("an expression").boxed();
 
         // Calls, indexing and attributes bind tightest.
         let arg = choice((
@@ -104,14 +138,17 @@ pub fn expr<'t>() -> P<'t, Expr> {
             .collect::<Vec<_>>()
             .delimited_by(tok(Tok::LParen), tok(Tok::RParen))
             .map_with(|args, e| (Postfix::Call(args), e.span()));
+        // `i`, `a:b`, `a:b:c`, `:b`, `::c`: a leading expression is parsed
+        // once, then a ':' makes it a slice.
         let bound = expr.clone().or_not().map(|x| x.map(Box::new));
-        let slice = bound
-            .clone()
-            .then_ignore(tok(Tok::Colon))
-            .then(bound.clone())
-            .then(tok(Tok::Colon).ignore_then(bound.clone()).or_not())
-            .map_with(|((a, b), c), e| mk(ExprKind::Slice(a, b, c.flatten()), e.span()));
-        let subscript = slice.or(expr.clone());
+        let slice_tail = tok(Tok::Colon).ignore_then(bound.clone()).then(tok(Tok::Colon).ignore_then(bound).or_not());
+        let subscript = choice((
+            slice_tail.clone().map_with(|(stop, step), e| mk(ExprKind::Slice(None, stop, step.flatten()), e.span())),
+            expr.clone().then(slice_tail.or_not()).map_with(|(start, tail), e| match tail {
+                None => start,
+                Some((stop, step)) => mk(ExprKind::Slice(Some(Box::new(start)), stop, step.flatten()), e.span()),
+            }),
+        ));
         let index = subscript
             .separated_by(tok(Tok::Comma))
             .at_least(1)
@@ -132,6 +169,7 @@ pub fn expr<'t>() -> P<'t, Expr> {
                 Expr { kind, span }
             })
             .boxed();
+        primary_decl.define(primary.clone());
 
         // `-x ** 2` is `-(x ** 2)`; `a ** -b` is allowed.
         let unary = recursive(|unary| {
@@ -217,6 +255,7 @@ pub fn expr<'t>() -> P<'t, Expr> {
         };
         let and_test = logical(not_test, Tok::And, ExprKind::And);
         let or_test = logical(and_test, Tok::Or, ExprKind::Or);
+        let or_test_for_comp = or_test.clone();
         let conditional = or_test
             .clone()
             .then(tok(Tok::If).ignore_then(or_test).then_ignore(tok(Tok::Else)).then(expr.clone()).or_not())
@@ -245,9 +284,16 @@ pub fn expr<'t>() -> P<'t, Expr> {
                 };
                 Expr { kind: ExprKind::Lambda(Rc::new(def)), span }
             });
-        lambda.or(conditional).labelled("an expression")
-    })
-    .boxed()
+        or_test_decl.define(or_test_for_comp);
+        expr.define(lambda.or(conditional).labelled("an expression"));
+    }
+    Grammar { expr: expr.boxed(), for_targets }
+}
+
+#[derive(Clone)]
+enum ListTail {
+    Comp(Vec<CompFor>),
+    Items(Vec<Expr>),
 }
 
 pub(super) enum Postfix {
@@ -256,47 +302,38 @@ pub(super) enum Postfix {
     Attr(Sym),
 }
 
-/// The `or_test` level (no conditional expression), as comprehensions need.
-/// Built from the full expression and validated not to be conditional/lambda.
-pub(super) fn or_test<'t>(expr: impl Parser<'t, In<'t>, Expr, Ex<'t>> + Clone + 't) -> P<'t, Expr> {
-    // A comprehension clause `for x in xs if c` would otherwise read `xs if c else …`;
-    // parse a full expression only when it is not followed by a dangling `if`.
-    expr.try_map(|e, span| match e.kind {
-        ExprKind::IfElse(..) => Err(Rich::custom(span, "conditional expression needs parentheses here")),
-        _ => Ok(e),
+/// The target after `with … as`: any expression the target validator accepts.
+pub(super) fn single_target<'t>(expr: P<'t, Expr>) -> P<'t, Expr> {
+    expr.validate(|target, _, emitter| {
+        if let Err((span, message)) = check_target(&target, TargetUse::Bind) {
+            emitter.emit(Rich::custom(SimpleSpan::from(span.range()), message));
+        }
+        target
     })
     .boxed()
 }
 
-/// `a` or `(a, b)`: one target, as after `with … as`.
-pub(super) fn single_target<'t>(expr: impl Parser<'t, In<'t>, Expr, Ex<'t>> + Clone + 't) -> P<'t, Expr> {
-    select! { Tok::Name(n) => intern(&n) }
-        .map_with(|n, e| mk(ExprKind::Name(n), e.span()))
-        .or(expr
-            .separated_by(tok(Tok::Comma))
-            .allow_trailing()
-            .collect::<Vec<_>>()
-            .delimited_by(tok(Tok::LParen), tok(Tok::RParen))
-            .map_with(|xs, e| mk(ExprKind::Tuple(xs), e.span())))
-        .boxed()
-}
-
-/// `a`, `a, b`, `(a, b)` as loop targets.
-pub(super) fn target_list<'t>(expr: impl Parser<'t, In<'t>, Expr, Ex<'t>> + Clone + 't) -> P<'t, Expr> {
-    // Names only (not full expressions), so that `in` is not read as an operator.
-    let single = select! { Tok::Name(n) => intern(&n) }.map_with(|n, e| mk(ExprKind::Name(n), e.span())).or(expr
+/// `a`, `a, b`, `(a, b)`, `obj.x, y[i]` as loop targets: primaries (not
+/// full expressions, so that `in` is not read as an operator), checked by the
+/// one target validator.
+fn target_list<'t>(primary: P<'t, Expr>) -> P<'t, Expr> {
+    primary
         .clone()
-        .separated_by(tok(Tok::Comma))
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .delimited_by(tok(Tok::LParen), tok(Tok::RParen))
-        .map_with(|xs, e| mk(ExprKind::Tuple(xs), e.span())));
-    single
-        .separated_by(tok(Tok::Comma))
-        .at_least(1)
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .map_with(|mut xs, e| if xs.len() == 1 { xs.pop().unwrap() } else { mk(ExprKind::Tuple(xs), e.span()) })
+        .then(tok(Tok::Comma).ignore_then(primary).repeated().collect::<Vec<_>>())
+        .then(tok(Tok::Comma).or_not())
+        .validate(|((first, rest), trailing), e, emitter| {
+            let target = if rest.is_empty() && trailing.is_none() {
+                first
+            } else {
+                let mut xs = vec![first];
+                xs.extend(rest);
+                mk(ExprKind::Tuple(xs), e.span())
+            };
+            if let Err((span, message)) = check_target(&target, TargetUse::Bind) {
+                emitter.emit(Rich::custom(SimpleSpan::from(span.range()), message));
+            }
+            target
+        })
         .boxed()
 }
 

@@ -30,6 +30,13 @@ pub(super) fn parse_fstring(raw: &str, offset: usize) -> Result<Vec<FPart>, Synt
             let mut bang = None;
             while j < raw.len() {
                 match bytes[j] {
+                    // A string inside the field: its ':', '!' and '}' are text.
+                    q @ (b'\'' | b'"') => {
+                        j += 1;
+                        while j < raw.len() && bytes[j] != q {
+                            j += if bytes[j] == b'\\' { 2 } else { 1 };
+                        }
+                    }
                     b'(' | b'[' | b'{' => depth += 1,
                     b')' | b']' => depth -= 1,
                     b'}' if depth == 0 => break,

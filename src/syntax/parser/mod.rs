@@ -7,12 +7,13 @@
 mod expr;
 mod fstring;
 mod stmt;
+mod validate;
 
 pub use expr::expr;
 use stmt::module;
 
 use super::ast::*;
-use super::layout::{layout, LayoutError};
+use super::layout::{layout, layout_field, LayoutError};
 use super::token::Tok;
 use crate::runtime::intern::{intern, Sym};
 use crate::source::Span;
@@ -42,16 +43,23 @@ pub fn parse_module(src: &str) -> Result<Block, Vec<SyntaxError>> {
     let toks: Vec<(Tok, SimpleSpan)> = laid.tokens.into_iter().map(|(t, s)| (t, SimpleSpan::from(s.range()))).collect();
     let eoi = SimpleSpan::from(src.len()..src.len());
     let (out, errs) = module().parse(toks.as_slice().split_token_span(eoi)).into_output_errors();
-    if !errs.is_empty() || out.is_none() {
-        return Err(errs.into_iter().map(|e| convert(e, src)).collect());
+    // Grammar errors come first (a run reports only the first error, and
+    // CPython's parser, too, fails before its compiler checks contexts).
+    let mut errors: Vec<SyntaxError> = errs.into_iter().map(|e| convert(e, src)).collect();
+    if let Some(block) = &out {
+        errors.extend(validate::check_context(block));
     }
-    Ok(out.unwrap())
+    match out {
+        Some(block) if errors.is_empty() => Ok(block),
+        _ if errors.is_empty() => Err(vec![SyntaxError { message: "invalid syntax".into(), span: Span::new(0, 0) }]),
+        _ => Err(errors),
+    }
 }
 
 /// Parses one expression that starts at byte `offset` of its file (f-string fields).
 pub(super) fn parse_expr_at(src: &str, offset: usize) -> Result<Expr, SyntaxError> {
     let shift = |s: Span| Span::new(s.start as usize + offset, s.end as usize + offset);
-    let laid = layout(src).map_err(|es| {
+    let laid = layout_field(src).map_err(|es| {
         let e = es.into_iter().next().unwrap();
         SyntaxError { message: e.message, span: shift(e.span) }
     })?;

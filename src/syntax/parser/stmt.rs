@@ -2,7 +2,8 @@
 //! their labelled `:` and blocks, and recovery at statements (so `dgl check`
 //! reports every error).
 
-use super::expr::{expr, expr_list, params, single_target, target_list};
+use super::expr::{expr, expr_list, grammar, params, single_target};
+use super::validate::{check_target, TargetUse};
 use super::*;
 use chumsky::prelude::*;
 use chumsky::recovery::via_parser;
@@ -105,8 +106,13 @@ pub(super) fn simple_stmt<'t>() -> P<'t, Stmt> {
         .then(tok(Tok::Comma).ignore_then(expr()).or_not())
         .map_with(|(c, m), e| st(StmtKind::Assert(c, m), e.span()));
     let del = tok(Tok::Del)
-        .ignore_then(expr().separated_by(tok(Tok::Comma)).at_least(1).collect::<Vec<_>>())
-        .map_with(|ts, e| st(StmtKind::Del(ts), e.span()));
+        .ignore_then(expr().separated_by(tok(Tok::Comma)).at_least(1).allow_trailing().collect::<Vec<_>>())
+        .validate(|ts, e, emitter| {
+            for t in &ts {
+                report_target(t, TargetUse::Delete, emitter);
+            }
+            st(StmtKind::Del(ts), e.span())
+        });
     let aug = select! {
         Tok::PlusEq => BinOp::Add, Tok::MinusEq => BinOp::Sub, Tok::StarEq => BinOp::Mul,
         Tok::SlashEq => BinOp::Div, Tok::DoubleSlashEq => BinOp::FloorDiv, Tok::PercentEq => BinOp::Mod,
@@ -118,12 +124,14 @@ pub(super) fn simple_stmt<'t>() -> P<'t, Stmt> {
             tok(Tok::Assign).ignore_then(expr_list()).repeated().at_least(1).collect::<Vec<_>>().map(Tail::Assign),
             empty().to(Tail::None),
         )))
-        .try_map_with(|(first, tail), e| {
+        // Bad targets are reported without failing the statement, so the
+        // message is the validator's rather than a list of alternatives.
+        .validate(|(first, tail), e, emitter| {
             let span = e.span();
-            Ok(match tail {
+            match tail {
                 Tail::None => st(StmtKind::Expr(first), span),
                 Tail::Aug((op, value)) => {
-                    check_target(&first, false).map_err(|m| Rich::custom(first.span.range().into(), m))?;
+                    report_target(&first, TargetUse::AugAssign, emitter);
                     st(StmtKind::AugAssign(first, op, value), span)
                 }
                 Tail::Assign(mut rest) => {
@@ -131,11 +139,11 @@ pub(super) fn simple_stmt<'t>() -> P<'t, Stmt> {
                     let mut targets = vec![first];
                     targets.extend(rest);
                     for t in &targets {
-                        check_target(t, true).map_err(|m| Rich::custom(t.span.range().into(), m))?;
+                        report_target(t, TargetUse::Assign, emitter);
                     }
                     st(StmtKind::Assign(targets, value), span)
                 }
-            })
+            }
         });
     choice((
         keyword(Tok::Pass, StmtKind::Pass),
@@ -162,13 +170,10 @@ pub(super) enum Tail {
     Assign(Vec<Expr>),
 }
 
-/// Names, `x[i]`, `obj.a`, and (for plain assignment) tuples and lists of them.
-pub(super) fn check_target(e: &Expr, allow_tuple: bool) -> Result<(), String> {
-    match &e.kind {
-        ExprKind::Name(_) | ExprKind::Index(..) | ExprKind::Attr(..) => Ok(()),
-        ExprKind::Tuple(xs) | ExprKind::List(xs) if allow_tuple => xs.iter().try_for_each(|x| check_target(x, true)),
-        ExprKind::Call(..) => Err("cannot assign to a function call".into()),
-        _ => Err("cannot assign to this expression".into()),
+/// Emits the target validator's error for `target`, if any.
+fn report_target<'t>(target: &Expr, how: TargetUse, emitter: &mut chumsky::input::Emitter<Rich<'t, Tok, SimpleSpan>>) {
+    if let Err((span, message)) = check_target(target, how) {
+        emitter.emit(Rich::custom(SimpleSpan::from(span.range()), message));
     }
 }
 
@@ -196,7 +201,7 @@ pub(super) fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
         .then(loop_else.clone())
         .map_with(|((c, b), orelse), e| st(StmtKind::While(c, b, orelse), e.span()));
     let for_stmt = tok(Tok::For)
-        .ignore_then(target_list(expr()))
+        .ignore_then(grammar().for_targets)
         .then_ignore(tok(Tok::In))
         .then(expr_list())
         .then(block(&body, "':' after the loop header"))
