@@ -22,6 +22,9 @@ pub(super) fn tape_watch(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [x] = a.bind(["tensor"], 1)?;
     let tape = this_tape(a);
     fn watch(rt: &mut Interp, tape: &Rc<RefCell<Tape>>, v: &Value) -> R<()> {
+        rt.nested("while watching a nested list (does it contain itself?)", |rt| watch_level(rt, tape, v))
+    }
+    fn watch_level(rt: &mut Interp, tape: &Rc<RefCell<Tape>>, v: &Value) -> R<()> {
         match v {
             Value::Tensor(t) => {
                 if t.dtype().is_float() {
@@ -44,6 +47,10 @@ pub(super) fn tape_watch(rt: &mut Interp, a: &mut Args) -> R<Value> {
 
 /// The leaves of a (nested) structure of sources, in order.
 pub(super) fn flatten_sources(rt: &mut Interp, v: &Value, out: &mut Vec<Value>) -> R<()> {
+    rt.nested("while reading nested sources (do they contain themselves?)", |rt| flatten_sources_level(rt, v, out))
+}
+
+fn flatten_sources_level(rt: &mut Interp, v: &Value, out: &mut Vec<Value>) -> R<()> {
     match v {
         Value::List(_) | Value::Tuple(_) => {
             for x in rt.iterate(v)? {

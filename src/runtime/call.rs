@@ -25,6 +25,23 @@ impl Interp {
 
     /// Calls any callable value.
     pub fn call_value(&mut self, f: &Value, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Value> {
+        if let Value::Func(func) = f {
+            return self.call_function(func, pos, kw);
+        }
+        // Every call counts toward the depth, not only calls of user functions: chains of
+        // wrappers, bound methods and instances whose __call__ is another callable too.
+        if self.depth >= MAX_DEPTH {
+            bail!(Recursion, "maximum recursion depth exceeded ({MAX_DEPTH} nested calls)");
+        }
+        super::stack_guard("in a call")?;
+        self.depth += 1;
+        let r = self.call_other(f, pos, kw);
+        self.depth -= 1;
+        r
+    }
+
+    /// Calls a callable that is not a user function.
+    fn call_other(&mut self, f: &Value, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Value> {
         match f {
             Value::Func(func) => self.call_function(func, pos, kw),
             Value::Builtin(b) => match &b.kind {
@@ -104,6 +121,7 @@ impl Interp {
         if self.depth >= MAX_DEPTH {
             bail!(Recursion, "maximum recursion depth exceeded ({MAX_DEPTH} nested calls)");
         }
+        super::stack_guard("in a call")?;
         let scope = Scope::child(&func.closure, Some(func.clone()));
         self.bind_params(func, pos, kw, &scope)?;
         let saved_src = std::mem::replace(&mut self.src, func.source);

@@ -67,6 +67,11 @@ impl Interp {
     /// Shape and row-major values of a number or nested list/tuple of numbers.
     pub fn flatten_numbers(&mut self, v: &Value) -> R<(Vec<usize>, Vec<f64>)> {
         fn walk(rt: &mut Interp, v: &Value, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<f64>) -> R<()> {
+            rt.nested("while converting a nested list (does it contain itself?)", |rt| {
+                walk_level(rt, v, depth, shape, out)
+            })
+        }
+        fn walk_level(rt: &mut Interp, v: &Value, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<f64>) -> R<()> {
             let items: Vec<Value> = match v {
                 Value::Bool(b) => return leaf(depth, shape, out, *b as u8 as f64),
                 Value::Int(i) => return leaf(depth, shape, out, *i as f64),

@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 impl Interp {
     pub fn eval(&mut self, e: &Expr, env: &Rc<Scope>) -> R<Value> {
+        super::stack_guard("while evaluating an expression").map_err(|x| x.at(self.src, e.span))?;
         match &e.kind {
             ExprKind::Name(n) => self.lookup(*n, env).map_err(|x| x.at(self.src, e.span)),
             ExprKind::Int(i) => Ok(Value::Int(*i)),

@@ -133,13 +133,15 @@ impl Interp {
     /// `repr(v)`
     pub fn repr_of(&mut self, v: &Value) -> R<String> {
         if matches!(v, Value::List(_) | Value::Tuple(_) | Value::Dict(_)) {
-            // A self-containing or absurdly nested container is an error, not a native stack overflow.
-            if self.depth >= super::MAX_DEPTH {
-                bail!(Recursion, "maximum recursion depth exceeded while printing a nested container");
+            // A container already being printed is shown as `[...]` / `{...}` (as Python);
+            // an absurdly deep one is a RecursionError, not a native stack overflow.
+            let id = v.identity();
+            if self.printing.contains(&id) {
+                return Ok(if matches!(v, Value::Dict(_)) { "{...}" } else { "[...]" }.into());
             }
-            self.depth += 1;
-            let r = self.repr_value(v);
-            self.depth -= 1;
+            self.printing.push(id);
+            let r = self.nested("while printing a nested container", |rt| rt.repr_value(v));
+            self.printing.pop();
             return r;
         }
         self.repr_value(v)

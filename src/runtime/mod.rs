@@ -38,6 +38,36 @@ pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// Calls nested deeper than this raise RecursionError (Python's default limit).
 pub const MAX_DEPTH: usize = 1000;
 
+/// Native stack that must remain for a recursive walk (an expression, a call, printing,
+/// comparing or converting a nested value) to go one level deeper; below it the walk stops
+/// with RecursionError instead of overflowing the native stack (LANGUAGE.md §7).
+pub const STACK_RESERVE: usize = 256 * 1024;
+
+impl Interp {
+    /// Runs one level of a recursive walk over user data (comparing, printing, hashing,
+    /// converting, watching nested values): each level counts toward the recursion depth,
+    /// as Python's do, so a cyclic or absurdly deep value is a quick RecursionError.
+    pub fn nested<T>(&mut self, what: &str, f: impl FnOnce(&mut Interp) -> R<T>) -> R<T> {
+        if self.depth >= MAX_DEPTH {
+            return Err(crate::err!(Recursion, "maximum recursion depth exceeded {what}"));
+        }
+        stack_guard(what)?;
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+}
+
+/// The one depth guard of every recursive walk over user code or user data: a
+/// RecursionError when the native stack is nearly used up, whatever the kind of nesting.
+pub fn stack_guard(what: &str) -> R<()> {
+    match stacker::remaining_stack() {
+        Some(left) if left < STACK_RESERVE => Err(crate::err!(Recursion, "maximum recursion depth exceeded {what}")),
+        _ => Ok(()),
+    }
+}
+
 /// A shared output sink (stdout of the script). Library code never prints
 /// elsewhere (STYLE.md lesson 4), so golden tests can capture it in-process.
 pub type Output = Rc<RefCell<dyn Write>>;
@@ -71,6 +101,8 @@ pub struct Interp {
     /// Folder of the main script: relative paths and imports start here.
     pub script_dir: PathBuf,
     pub argv: Vec<String>,
+    /// Containers being printed (by identity), so that a cycle prints as `[...]`.
+    pub printing: Vec<usize>,
     /// Exceptions being handled, for a bare `raise`.
     pub handling: Vec<Exc>,
     /// Whether diagnostics may use color (a terminal).
@@ -99,6 +131,7 @@ impl Interp {
             script_dir: PathBuf::from("."),
             argv: Vec::new(),
             handling: Vec::new(),
+            printing: Vec::new(),
             color: false,
             all_syntax_errors: false,
         };

@@ -72,7 +72,9 @@ impl Interp {
                 }
                 HashKey::of(v)
             }
-            Value::Tuple(xs) => Ok(HashKey::Tuple(xs.iter().map(|x| self.hash_key(x)).collect::<R<_>>()?)),
+            Value::Tuple(xs) => self.nested("while hashing a nested tuple", |rt| {
+                Ok(HashKey::Tuple(xs.iter().map(|x| rt.hash_key(x)).collect::<R<_>>()?))
+            }),
             _ => HashKey::of(v),
         }
     }
@@ -268,6 +270,10 @@ impl Interp {
 
     /// Python's `==` for non-tensor values (a user class's `__eq__` included).
     pub fn values_equal(&mut self, a: &Value, b: &Value) -> R<bool> {
+        self.nested("in comparison", |rt| rt.values_equal_level(a, b))
+    }
+
+    fn values_equal_level(&mut self, a: &Value, b: &Value) -> R<bool> {
         use Value::*;
         if matches!(a, Instance(_)) || matches!(b, Instance(_)) {
             if let Some(r) = self.dunder_pair(a, b, ("__eq__", "__eq__"))? {
@@ -312,7 +318,8 @@ impl Interp {
             return Ok(false);
         }
         for (p, q) in x.iter().zip(y) {
-            if !self.values_equal(p, q)? {
+            // Identity first, as Python's containers do: a list that contains itself equals itself.
+            if !p.is(q) && !self.values_equal(p, q)? {
                 return Ok(false);
             }
         }
@@ -328,6 +335,10 @@ impl Interp {
 
     /// Ordering for `<` on numbers, strings and sequences.
     pub fn order(&mut self, a: &Value, b: &Value) -> R<std::cmp::Ordering> {
+        self.nested("in comparison", |rt| rt.order_level(a, b))
+    }
+
+    fn order_level(&mut self, a: &Value, b: &Value) -> R<std::cmp::Ordering> {
         use std::cmp::Ordering;
         use Value::*;
         Ok(match (a, b) {
@@ -339,6 +350,9 @@ impl Interp {
             (List(_) | Tuple(_), List(_) | Tuple(_)) if std::mem::discriminant(a) == std::mem::discriminant(b) => {
                 let (x, y) = (self.iterate(a)?, self.iterate(b)?);
                 for (p, q) in x.iter().zip(&y) {
+                    if p.is(q) {
+                        continue;
+                    }
                     let o = self.order(p, q)?;
                     if o != Ordering::Equal {
                         return Ok(o);
