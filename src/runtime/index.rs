@@ -89,8 +89,9 @@ impl Interp {
             Value::Tensor(t) if t.dtype() == DType::I64 && t.len() == 1 => t.data.first_f64() as i64,
             other => bail!(Type, "indices must be integers, not {}", other.type_name()),
         };
-        let k = if i < 0 { i + len as i64 } else { i };
-        if k < 0 || k >= len as i64 {
+        // In i128: a length past i64::MAX (a huge range) must not wrap.
+        let k = if i < 0 { i as i128 + len as i128 } else { i as i128 };
+        if k < 0 || k >= len as i128 {
             bail!(Index, "index {i} is out of range for length {len}");
         }
         Ok(k as usize)
@@ -131,7 +132,8 @@ impl Interp {
             Value::Range(a, b, s) => {
                 let n = range_len(*a, *b, *s);
                 let k = self.list_index(index, n)?;
-                Ok(Value::Int(a + k as i64 * s))
+                // Within [a, b), so it fits in i64; the product may not.
+                Ok(Value::Int((*a as i128 + k as i128 * *s as i128) as i64))
             }
             Value::Dict(d) => {
                 let k = self.hash_key(index)?;
