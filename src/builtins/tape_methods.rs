@@ -84,12 +84,9 @@ pub(super) fn unflatten(like: &Value, it: &mut impl Iterator<Item = Value>) -> V
     }
 }
 
-/// `tape.gradient(target, sources, output_gradients=None, unconnected_gradients='none')`
-pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [target, sources, output_gradients, unconnected] =
-        a.bind(["target", "sources", "output_gradients", "unconnected_gradients"], 2)?;
-    let tape = this_tape(a);
-    let zero = match unconnected {
+/// `unconnected_gradients=`: `'none'` (the default) or `'zero'`.
+fn unconnected_zero(rt: &mut Interp, v: Option<Value>) -> R<bool> {
+    Ok(match v {
         None | Some(Value::None) => false,
         Some(Value::Str(s)) if s.as_ref() == "none" => false,
         Some(Value::Str(s)) if s.as_ref() == "zero" => true,
@@ -97,7 +94,15 @@ pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
             let r = rt.repr_of(&other)?;
             bail!(Value, "unconnected_gradients must be 'none' or 'zero', not {r}")
         }
-    };
+    })
+}
+
+/// `tape.gradient(target, sources, output_gradients=None, unconnected_gradients='none')`
+pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    let [target, sources, output_gradients, unconnected] =
+        a.bind(["target", "sources", "output_gradients", "unconnected_gradients"], 2)?;
+    let tape = this_tape(a);
+    let zero = unconnected_zero(rt, unconnected)?;
     let mut tv = Vec::new();
     flatten_sources(rt, &target.unwrap(), &mut tv)?;
     let targets: Vec<Tensor> = tv.iter().map(|t| rt.to_tensor(t, None)).collect::<R<_>>()?;
@@ -139,8 +144,9 @@ pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
 
 /// `tape.jacobian(target, source)`: one gradient per target element, stacked.
 pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [target, source] = a.bind(["target", "sources"], 2)?;
+    let [target, source, unconnected] = a.bind(["target", "sources", "unconnected_gradients"], 2)?;
     let tape = this_tape(a);
+    let zero = unconnected_zero(rt, unconnected)?;
     let y = rt.to_tensor(&target.unwrap(), None)?;
     let src = match source.unwrap() {
         Value::Variable(v) => v.peek(),
@@ -158,6 +164,7 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
     tape.borrow_mut().persistent = true;
     let n = y.len();
     let mut rows = Vec::with_capacity(n);
+    let mut connected = false;
     let mut result = Ok(());
     for i in 0..n {
         let mut onehot = vec![0.0; n];
@@ -165,7 +172,9 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
         let og = Tensor::new(Array::from_f64(y.dtype(), y.shape(), onehot));
         match rt.gradient(&tape, std::slice::from_ref(&y), &[src.id], Some(vec![og])) {
             Ok(g) => {
-                rows.push(g.into_iter().next().flatten().unwrap_or_else(|| Tensor::zeros(src.dtype(), src.shape())))
+                let g = g.into_iter().next().flatten();
+                connected |= g.is_some();
+                rows.push(g.unwrap_or_else(|| Tensor::zeros(src.dtype(), src.shape())))
             }
             Err(e) => {
                 result = Err(e);
@@ -179,6 +188,11 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
         rt.tapes.retain(|t| !Rc::ptr_eq(t, &tape));
     }
     result?;
+    // TF: a source no element of the target depends on has no jacobian (None), unless
+    // unconnected_gradients='zero'; rows of unconnected elements are zeros.
+    if !connected && !zero {
+        return Ok(Value::None);
+    }
     let mut shape = y.shape().to_vec();
     shape.extend_from_slice(src.shape());
     if rows.is_empty() {
