@@ -306,9 +306,11 @@ impl Interp {
                 let d = self.mul(&y, &d)?;
                 self.mul(g, &d)
             }
-            // d relu = [y > 0] dx (0 at 0, as TF)
+            // d relu = [y > 0] dx (0 at 0, as TF). The step is recorded (its own gradient is
+            // zero), so a second derivative through relu is zeros, not None: TF's ReluGrad is
+            // an op of the output in the same way, and Hessians of ReLU networks are zeros there.
             Unary::Relu => {
-                let step = Tensor::new(kernels::unary(Unary::Step, &s().data)?);
+                let step = self.unary(Unary::Step, &s())?;
                 self.mul(g, &step)
             }
             // d softplus = σ(x) dx
