@@ -337,7 +337,7 @@ impl Interp {
         if x.dtype() == dtype {
             return Ok(x.clone());
         }
-        let out = Tensor::new(x.data.cast(dtype));
+        let out = Tensor::new(x.data.try_cast(dtype)?);
         if dtype.is_float() && x.dtype().is_float() {
             self.record(&[x], &[&out], || Op::Cast { from: x.dtype() });
         }

@@ -107,43 +107,80 @@ fn float_binary<T: Float>(op: Binary) -> impl Fn(T, T) -> T {
     }
 }
 
-fn int_binary(op: Binary, x: i64, y: i64) -> i64 {
+/// Why an int64 element could not be computed exactly.
+#[derive(Clone, Copy, PartialEq)]
+enum IntFault {
+    None,
+    Overflow,
+    ZeroDivision,
+    NegativePower,
+}
+
+/// One int64 element of `x op y`: exact, or `None` with the fault noted
+/// (integer tensors never wrap: LANGUAGE.md §4, issue #7).
+fn int_binary(op: Binary, x: i64, y: i64) -> Result<i64, IntFault> {
+    let over = IntFault::Overflow;
     match op {
-        Binary::Add => x.wrapping_add(y),
-        Binary::Sub => x.wrapping_sub(y),
-        Binary::Mul => x.wrapping_mul(y),
+        Binary::Add => x.checked_add(y).ok_or(over),
+        Binary::Sub => x.checked_sub(y).ok_or(over),
+        Binary::Mul => x.checked_mul(y).ok_or(over),
         Binary::Pow => {
             if y < 0 {
-                0
-            } else {
-                x.wrapping_pow(y.min(u32::MAX as i64) as u32)
+                // NumPy: "Integers to negative integer powers are not allowed" (1 and -1 excepted there too).
+                return Err(IntFault::NegativePower);
             }
+            x.checked_pow(u32::try_from(y).map_err(|_| over)?).ok_or(over)
         }
-        Binary::Maximum => x.max(y),
-        Binary::Minimum => x.min(y),
+        Binary::Maximum => Ok(x.max(y)),
+        Binary::Minimum => Ok(x.min(y)),
         Binary::FloorDiv | Binary::Div => {
             if y == 0 {
-                return 0;
+                return Err(IntFault::ZeroDivision);
             }
-            let q = x.wrapping_div(y);
-            if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
-                q - 1
-            } else {
-                q
-            }
+            let q = x.checked_div(y).ok_or(over)?;
+            Ok(if x % y != 0 && ((x < 0) != (y < 0)) { q - 1 } else { q })
         }
         Binary::Mod => {
             if y == 0 {
-                0
-            } else {
-                let r = x.wrapping_rem(y);
-                if r != 0 && ((r < 0) != (y < 0)) {
-                    r + y
-                } else {
-                    r
-                }
+                return Err(IntFault::ZeroDivision);
             }
+            // i64::MIN % -1 is 0 mathematically; checked_rem reports it as overflow.
+            let r = x.checked_rem(y).unwrap_or(0);
+            Ok(if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r })
         }
+    }
+}
+
+/// Maps every element pair through [`int_binary`], then reports the first fault.
+fn int_binary_array(op: Binary, x: &ArrayD<i64>, y: &ArrayD<i64>) -> R<ArrayD<i64>> {
+    let fault = std::cell::Cell::new(IntFault::None);
+    let out = zip_bcast(x, y, |p, q| {
+        int_binary(op, p, q).unwrap_or_else(|f| {
+            if fault.get() == IntFault::None {
+                fault.set(f);
+            }
+            0
+        })
+    })?;
+    match fault.get() {
+        IntFault::None => Ok(out),
+        IntFault::Overflow => bail!(Value, "integer overflow in an int64 tensor {}", binary_name(op)),
+        IntFault::ZeroDivision => bail!(ZeroDivision, "integer division by zero"),
+        IntFault::NegativePower => bail!(Value, "integers to negative integer powers are not allowed (cast to float)"),
+    }
+}
+
+fn binary_name(op: Binary) -> &'static str {
+    match op {
+        Binary::Add => "add",
+        Binary::Sub => "subtract",
+        Binary::Mul => "multiply",
+        Binary::Div => "divide",
+        Binary::Pow => "pow",
+        Binary::Maximum => "maximum",
+        Binary::Minimum => "minimum",
+        Binary::FloorDiv => "floordiv",
+        Binary::Mod => "floormod",
     }
 }
 
@@ -159,7 +196,7 @@ pub fn binary(op: Binary, a: &Array, b: &Array) -> R<Array> {
                 // TF's truediv of integers gives float64.
                 Array::F64(zip_bcast(x, y, |p, q| p as f64 / q as f64)?)
             } else {
-                Array::I64(zip_bcast(x, y, |p, q| int_binary(op, p, q))?)
+                Array::I64(int_binary_array(op, x, y)?)
             }
         }
         _ if a.dtype() != b.dtype() => {
@@ -261,9 +298,18 @@ pub fn unary(op: Unary, a: &Array) -> R<Array> {
         Array::F32(x) => Array::F32(x.mapv(float_unary::<f32>(op))),
         Array::F64(x) => Array::F64(x.mapv(float_unary::<f64>(op))),
         Array::I64(x) => Array::I64(match op {
-            Unary::Neg => x.mapv(|v| v.wrapping_neg()),
-            Unary::Abs => x.mapv(|v| v.wrapping_abs()),
-            Unary::Square => x.mapv(|v| v.wrapping_mul(v)),
+            // Negating or squaring can leave the int64 range: exact or an error, never wrapped.
+            Unary::Neg | Unary::Abs | Unary::Square => {
+                let f = |v: i64| match op {
+                    Unary::Neg => v.checked_neg(),
+                    Unary::Abs => v.checked_abs(),
+                    _ => v.checked_mul(v),
+                };
+                if let Some(&bad) = x.iter().find(|&&v| f(v).is_none()) {
+                    bail!(Value, "integer overflow in an int64 tensor {} of {}", unary_name(op), bad);
+                }
+                x.mapv(|v| f(v).unwrap_or(0))
+            }
             Unary::Sign => x.mapv(|v| v.signum()),
             Unary::Relu => x.mapv(|v| v.max(0)),
             _ => bail!(Type, "{} needs a float tensor, got int64 (use cast)", unary_name(op)),
