@@ -462,6 +462,10 @@ fn gather(rt: &mut Interp, a: &mut Args) -> R<Value> {
         }
         indices.push(k as usize);
     }
+    let mut out_shape = t.shape()[..axis].to_vec();
+    out_shape.extend_from_slice(it.shape());
+    out_shape.extend_from_slice(&t.shape()[axis + 1..]);
+    crate::tensor::budget::check_shape(&out_shape)?;
     Ok(Value::Tensor(rt.gather(&t, std::rc::Rc::new(indices), it.shape(), axis)?))
 }
 

@@ -575,7 +575,12 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
         bail!(Shape, "matmul: inner dimensions differ in shapes {} and {}", shape_str(sa), shape_str(sb));
     }
     let batch = broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
-    super::shape::check_size(&[batch.iter().product::<usize>(), n, m])?;
+    // Batch broadcasting materialises both operands at the batch shape: check all three before allocating.
+    for (r, c) in [(n, m), (n, k), (k, m)] {
+        let mut s = batch.clone();
+        s.extend([r, c]);
+        super::budget::check_shape(&s)?;
+    }
     fn go<T: ndarray::LinalgScalar>(x: &ArrayD<T>, y: &ArrayD<T>, n: usize, k: usize, m: usize) -> R<ArrayD<T>> {
         let (sa, sb) = (x.shape(), y.shape());
         if sa.len() == 2 && sb.len() == 2 {
@@ -652,6 +657,9 @@ pub fn concat(parts: &[&Array], axis: usize) -> R<Array> {
             );
         }
     }
+    let mut out_shape = first.shape().to_vec();
+    out_shape[axis] = parts.iter().try_fold(0usize, |n, p| n.checked_add(p.shape()[axis])).unwrap_or(usize::MAX);
+    super::budget::check_shape(&out_shape)?;
     macro_rules! cat {
         ($v:ident) => {{
             let views: Vec<_> = parts
@@ -670,6 +678,25 @@ pub fn concat(parts: &[&Array], axis: usize) -> R<Array> {
         Array::I64(_) => cat!(I64),
         Array::Bool(_) => cat!(Bool),
     })
+}
+
+/// Tiles `a`: `multiples[i]` copies along axis i (one entry per axis, checked by the caller).
+///
+/// Errors: ValueError when the result is over budget (see [`super::budget::check_shape`]).
+pub fn tile(a: &Array, multiples: &[usize]) -> R<Array> {
+    let shape: Vec<usize> =
+        a.shape().iter().zip(multiples).map(|(&d, &m)| d.checked_mul(m).unwrap_or(usize::MAX)).collect();
+    super::budget::check_shape(&shape)?;
+    if shape.contains(&0) {
+        return Ok(Array::zeros(a.dtype(), &shape));
+    }
+    let mut data = a.clone();
+    for (axis, &m) in multiples.iter().enumerate() {
+        if m != 1 {
+            data = concat(&std::iter::repeat_n(&data, m).collect::<Vec<_>>(), axis)?;
+        }
+    }
+    Ok(data)
 }
 
 /// Stacks arrays of one shape along a new axis.

@@ -109,6 +109,8 @@ pub fn reshape_target(from: &[usize], to: &[i64]) -> R<Vec<usize>> {
     } else if known != total {
         bail!(Value, "cannot reshape a tensor of shape {} into {}", shape_str(from), target_str(to));
     }
+    // A zero in `from` lets any target of zero elements through: bound its other dimensions too.
+    check_shape(&out)?;
     Ok(out)
 }
 
