@@ -53,7 +53,7 @@ pub fn checked_count(shape: &[usize]) -> Option<usize> {
 pub fn check_bytes(what: &str, count: u128, item_bytes: usize) -> R<()> {
     let total = count.saturating_mul(item_bytes as u128);
     if total > MAX_BYTES as u128 {
-        bail!(Value, "{what} of {count} items ({total} bytes) is too large (the limit is {MAX_BYTES} bytes)");
+        bail!(Value, "{what} of {count} items is too large (the limit is {MAX_BYTES} bytes)");
     }
     Ok(())
 }
