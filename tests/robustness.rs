@@ -248,3 +248,65 @@ fn nesting_mixes_and_control_characters_never_panic() {
         assert!(code == 0 || err.starts_with("Error: "), "case {case}: {src:?}\n{err}");
     }
 }
+
+/// Dimensions a hostile script might pass: zero, tiny, negative, just over
+/// the element budget, and far past every integer width that matters.
+const HOSTILE_DIMS: &[&str] =
+    &["0", "1", "2", "3", "-1", "2**20", "2**28 + 1", "2**31", "2**32", "2**40", "2**62", "2**63 - 1", "-2**63"];
+
+fn hostile_shape(seed: &mut u64) -> String {
+    let rank = (lcg(seed) % 5) as usize;
+    let dims: Vec<&str> = (0..rank).map(|_| HOSTILE_DIMS[lcg(seed) as usize % HOSTILE_DIMS.len()]).collect();
+    format!("[{}]", dims.join(", "))
+}
+
+/// Thousands of seeded shape-taking calls with hostile dimensions (issue #7,
+/// classes 6 and 7): each ends in a value, a ValueError or a ShapeError (a
+/// TypeError or IndexError where an argument has the wrong kind), never a
+/// panic, an overflow or an allocation failure.
+#[test]
+fn hostile_shapes_end_in_a_value_or_a_shape_or_value_error() {
+    let mut seed = 2026;
+    let start = std::time::Instant::now();
+    for case in 0..3000 {
+        let s1 = hostile_shape(&mut seed);
+        let s2 = hostile_shape(&mut seed);
+        let d = HOSTILE_DIMS[lcg(&mut seed) as usize % HOSTILE_DIMS.len()];
+        let a = ["0", "1", "-1", "2", "-3", "2**40"][lcg(&mut seed) as usize % 6];
+        let call = match lcg(&mut seed) % 26 {
+            0 => format!("zeros({s1})"),
+            1 => format!("ones({s1}, dtype=int64)"),
+            2 => format!("fill({s1}, 1.5)"),
+            3 => format!("fill({s1}, 7)"),
+            4 => format!("reshape(zeros({s1}), {s2})"),
+            5 => format!("tile(ones({s1}), {s2})"),
+            6 => format!("zeros({s1}) + ones({s2})"),
+            7 => format!("matmul(ones({s1}), ones({s2}))"),
+            8 => format!("concat([zeros({s1}), zeros({s2})], axis={a})"),
+            9 => format!("stack([zeros({s1}), zeros({s1})], axis={a})"),
+            10 => format!("reduce_sum(zeros({s1}), axis={a})"),
+            11 => format!("reduce_mean(ones({s1}), axis={a}, keepdims=True)"),
+            12 => format!("reduce_max(zeros({s1}, dtype=int64))"),
+            13 => format!("softmax(zeros({s1}), axis={a})"),
+            14 => format!("one_hot({s1}, {d})"),
+            15 => format!("range_tensor({d})"),
+            16 => format!("linspace(0.0, 1.0, {d})"),
+            17 => format!("random_normal({s1})"),
+            18 => format!("random_uniform({s1}, dtype=float64)"),
+            19 => format!("eye({d}, {a})"),
+            20 => format!("constant([zeros({s1}), zeros({s1})])"),
+            21 => format!("print(zeros({s1}))"),
+            22 => format!("gather(zeros({s1}), {s2}, axis={a})"),
+            23 => format!("expand_dims(zeros({s1}), {a})"),
+            24 => format!("reduce_logsumexp(zeros({s1}), axis={a})"),
+            _ => format!("transpose(zeros({s1}))"),
+        };
+        let (code, err) = run(format!("x = {call}\n"));
+        let allowed = ["ValueError", "ShapeError", "TypeError", "IndexError"];
+        assert!(
+            code == 0 || allowed.iter().any(|k| err.starts_with(&format!("Error: {k}: "))),
+            "case {case}: {call} gave {code} and {err}"
+        );
+        assert!(start.elapsed() < std::time::Duration::from_secs(300), "hang guard: case {case}: {call}");
+    }
+}

@@ -303,21 +303,7 @@ impl Interp {
         if multiples.len() != x.shape().len() {
             bail!(Value, "tile: multiples has {} entries for a tensor of rank {}", multiples.len(), x.shape().len());
         }
-        let out_shape: Vec<usize> = x.shape().iter().zip(multiples).map(|(d, m)| d * m).collect();
-        crate::tensor::shape::check_size(&out_shape)?;
-        let mut data = (*x.data).clone();
-        for (axis, &m) in multiples.iter().enumerate() {
-            if m != 1 {
-                let parts: Vec<&Array> = std::iter::repeat_n(&data, m).collect();
-                data = if m == 0 {
-                    let mut s = data.shape().to_vec();
-                    s[axis] = 0;
-                    Array::zeros(data.dtype(), &s)
-                } else {
-                    kernels::concat(&parts, axis)?
-                };
-            }
-        }
+        let data = kernels::tile(&x.data, multiples)?;
         let out = Tensor::new(data);
         if out.dtype().is_float() {
             self.record(&[x], &[&out], || Op::Tile { in_shape: x.shape().to_vec(), multiples: multiples.to_vec() });
@@ -338,7 +324,7 @@ impl Interp {
         if x.dtype() == dtype {
             return Ok(x.clone());
         }
-        let out = Tensor::new(x.data.cast(dtype));
+        let out = Tensor::new(x.data.try_cast(dtype)?);
         if dtype.is_float() && x.dtype().is_float() {
             self.record(&[x], &[&out], || Op::Cast { from: x.dtype() });
         }

@@ -1,6 +1,7 @@
 //! Python's builtins (LANGUAGE.md §2): `print`, `len`, `range`, conversions,
 //! `min`/`max`/`sum`, `sorted`, `isinstance`, …
 
+use crate::runtime::convert::{float_to_int, int_add};
 use crate::runtime::error::R;
 use crate::runtime::index::range_len;
 use crate::runtime::intern::intern;
@@ -130,7 +131,11 @@ fn enumerate(rt: &mut Interp, a: &mut Args) -> R<Value> {
     };
     let items = rt.iterate(&x.unwrap())?;
     Ok(Value::list(
-        items.into_iter().enumerate().map(|(i, v)| Value::tuple(vec![Value::Int(start + i as i64), v])).collect(),
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| Ok(Value::tuple(vec![Value::Int(int_add(start, i as i64)?), v])))
+            .collect::<R<Vec<_>>>()?,
     ))
 }
 
@@ -199,20 +204,18 @@ fn int(rt: &mut Interp, a: &mut Args) -> R<Value> {
         None => 0,
         Some(Value::Int(i)) => i,
         Some(Value::Bool(b)) => b as i64,
-        Some(Value::Float(f)) => {
-            if !f.is_finite() {
-                bail!(Value, "cannot convert float {} to integer", crate::runtime::format::fmt_f64(f));
-            }
-            f.trunc() as i64
-        }
+        Some(Value::Float(f)) => float_to_int(f)?,
         Some(Value::Str(s)) => s
             .trim()
             .replace('_', "")
             .parse()
             .map_err(|_| err!(Value, "invalid literal for int(): {}", crate::runtime::format::str_repr(&s)))?,
         Some(v @ (Value::Tensor(_) | Value::Variable(_))) => {
-            let x = rt.float_arg(&v, "int() argument")?;
-            x.trunc() as i64
+            let t = rt.to_tensor(&v, None)?;
+            if t.len() != 1 {
+                bail!(Type, "int() argument must be a number or a one-element tensor");
+            }
+            t.data.first_i64()?
         }
         Some(other) => bail!(Type, "int() argument must be a string or a number, not '{}'", other.type_name()),
     }))
@@ -318,23 +321,50 @@ fn round(rt: &mut Interp, a: &mut Args) -> R<Value> {
         Some(v) => Some(rt.int_arg(&v, "ndigits")?),
     };
     if let Value::Int(i) = x {
-        return Ok(Value::Int(i));
+        return Ok(Value::Int(match nd {
+            Some(n) if n < 0 => round_int(i, n)?,
+            _ => i,
+        }));
     }
     let f = rt.float_arg(&x, "round() argument")?;
     match nd {
-        None => {
-            if !f.is_finite() {
-                bail!(Value, "cannot round {}", crate::runtime::format::fmt_f64(f));
-            }
-            Ok(Value::Int(f.round_ties_even() as i64))
-        }
+        None => Ok(Value::Int(float_to_int(f.round_ties_even())?)),
         Some(n) => {
+            if !f.is_finite() {
+                return Ok(Value::Float(f));
+            }
+            if n < 0 {
+                // round(1234.5, -2) == 1200.0: half to even on the scaled value.
+                let p = 10f64.powi(n.saturating_neg().min(400) as i32);
+                if p.is_infinite() {
+                    return Ok(Value::Float(0.0 * f));
+                }
+                let r = (f / p).round_ties_even() * p;
+                if r.is_infinite() {
+                    bail!(Value, "rounded value too large to represent");
+                }
+                return Ok(Value::Float(r));
+            }
             // Format-and-parse rounds the decimal value correctly, as Python does.
-            let n = n.clamp(0, 300) as usize;
+            let n = n.min(330) as usize;
             let s = format!("{f:.n$}");
             Ok(Value::Float(s.parse().unwrap_or(f)))
         }
     }
+}
+
+/// `round(i, n)` for an int and n < 0: the nearest multiple of 10^-n, ties to even (exact in i128).
+///
+/// Errors: ValueError when the rounded value leaves the int64 range.
+fn round_int(i: i64, n: i64) -> R<i64> {
+    if n < -19 {
+        return Ok(0);
+    }
+    let p = 10i128.pow(n.unsigned_abs() as u32);
+    let x = i as i128;
+    let (q, r) = (x.div_euclid(p), x.rem_euclid(p));
+    let q = if 2 * r > p || (2 * r == p && q % 2 != 0) { q + 1 } else { q };
+    i64::try_from(q * p).map_err(|_| err!(Value, "integer overflow: round({i}, {n}) is out of the int64 range"))
 }
 
 fn sorted(rt: &mut Interp, a: &mut Args) -> R<Value> {

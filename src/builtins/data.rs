@@ -4,6 +4,8 @@
 use crate::runtime::error::R;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
+use crate::runtime::convert::float_to_int;
+use crate::tensor::budget::{MAX_BYTES, MAX_ELEMENTS};
 use crate::tensor::{Array, DType, Tensor};
 use crate::{bail, err};
 use std::path::PathBuf;
@@ -32,7 +34,8 @@ fn load_npy(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [path] = a.bind(["path"], 1)?;
     let path = path_arg(path, "load_npy")?;
     let full = rt.resolve_path(&path);
-    let bytes = std::fs::read(&full).map_err(|e| err!(IO, "cannot read '{}': {}", path, e))?;
+    let bytes = read_bounded(&full, &path)?;
+    check_npy_header(&bytes, &path)?;
     let data = if let Ok(x) = ArrayD::<f32>::read_npy(bytes.as_slice()) {
         Array::F32(x)
     } else if let Ok(x) = ArrayD::<f64>::read_npy(bytes.as_slice()) {
@@ -46,8 +49,95 @@ fn load_npy(rt: &mut Interp, a: &mut Args) -> R<Value> {
     } else {
         bail!(IO, "'{}' is not a .npy file of float32, float64, int64, int32 or bool", path);
     };
-    crate::tensor::shape::check_size(data.shape())?;
     Ok(Value::Tensor(Tensor::new(data)))
+}
+
+/// Reads a whole file that a script named, refusing anything that is not a
+/// regular file (a FIFO, `/dev/zero`, a directory) and any file over the
+/// allocation budget, before reading it.
+///
+/// Errors: IOError when the file cannot be read or is not a regular file;
+/// ValueError when it is larger than [`MAX_BYTES`].
+fn read_bounded(full: &std::path::Path, shown: &str) -> R<Vec<u8>> {
+    use std::io::Read;
+    // Look before opening: opening a FIFO for reading blocks until a writer appears.
+    let meta = std::fs::metadata(full).map_err(|e| err!(IO, "cannot read '{}': {}", shown, e))?;
+    if !meta.is_file() {
+        bail!(IO, "cannot read '{}': not a regular file", shown);
+    }
+    let file = std::fs::File::open(full).map_err(|e| err!(IO, "cannot read '{}': {}", shown, e))?;
+    let meta = file.metadata().map_err(|e| err!(IO, "cannot read '{}': {}", shown, e))?;
+    if !meta.is_file() {
+        bail!(IO, "cannot read '{}': not a regular file", shown);
+    }
+    let limit = MAX_BYTES as u64 + NPY_HEADER_ROOM;
+    if meta.len() > limit {
+        bail!(Value, "the file '{}' ({} bytes) is too large (the limit is {} bytes)", shown, meta.len(), MAX_BYTES);
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // The file may grow while it is read: never take more than the budget.
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| err!(IO, "cannot read '{}': {}", shown, e))?;
+    if bytes.len() as u64 > limit {
+        bail!(Value, "the file '{}' is too large (the limit is {} bytes)", shown, MAX_BYTES);
+    }
+    Ok(bytes)
+}
+
+/// Room for an `.npy` header on top of the data budget, in bytes.
+const NPY_HEADER_ROOM: u64 = 1 << 16;
+
+/// Validates an `.npy` header before any array is built: the shape through the
+/// one shape validator, and the data length the header promises against the
+/// bytes the file holds (a 144-byte file cannot claim 2^40 elements).
+///
+/// Errors: IOError for a malformed header or a data length that does not match;
+/// ValueError when the shape is over budget.
+fn check_npy_header(bytes: &[u8], shown: &str) -> R<()> {
+    let bad = |why: &str| err!(IO, "'{}' is not a valid .npy file: {}", shown, why);
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err(bad("no .npy magic string"));
+    }
+    let (len, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10usize),
+        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
+        _ => return Err(bad("unknown format version")),
+    };
+    let end = start.checked_add(len).filter(|&e| e <= bytes.len()).ok_or_else(|| bad("truncated header"))?;
+    let header = std::str::from_utf8(&bytes[start..end]).map_err(|_| bad("the header is not text"))?;
+    // 'descr': '<f4' — the item size is the digits at its end.
+    let descr = header
+        .split_once("'descr'")
+        .and_then(|(_, rest)| rest.split('\'').nth(1))
+        .ok_or_else(|| bad("no 'descr' in the header"))?;
+    let item: usize = descr
+        .trim_start_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .map_err(|_| bad("unknown 'descr'"))?;
+    // 'shape': (d0, d1, ...)
+    let dims = header
+        .split_once("'shape'")
+        .and_then(|(_, rest)| rest.split_once('('))
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .ok_or_else(|| bad("no 'shape' in the header"))?
+        .0;
+    let mut shape = Vec::new();
+    for d in dims.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        let d = d.trim_end_matches('L');
+        shape.push(d.parse::<usize>().map_err(|_| bad(&format!("bad dimension '{d}' in the shape")))?);
+    }
+    crate::tensor::budget::check_shape(&shape)?;
+    let want = crate::tensor::budget::checked_count(&shape).and_then(|n| n.checked_mul(item));
+    let have = bytes.len() - end;
+    if want != Some(have) {
+        bail!(
+            IO,
+            "'{}' is not a valid .npy file: its header promises {} bytes of data, the file holds {}",
+            shown,
+            want.map_or("too many".to_string(), |w| w.to_string()),
+            have
+        );
+    }
+    Ok(())
 }
 
 /// `save_npy(path, tensor)`: writes NumPy's `.npy` format (C order).
@@ -83,6 +173,12 @@ impl Interp {
     }
 }
 
+/// One parsed CSV cell: int64 columns stay integers.
+enum Cell {
+    Int(i64),
+    Float(f64),
+}
+
 /// `read_csv(path, header=True)` → `(tensor, column_names)`: a float32 [rows, cols] tensor.
 ///
 /// Errors: IOError when the file cannot be read; ValueError for a non-numeric
@@ -102,10 +198,8 @@ fn read_csv(rt: &mut Interp, a: &mut Args) -> R<Value> {
         Some(d) => rt.dtype_arg(&d)?,
     };
     let full = rt.resolve_path(&path);
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(header)
-        .from_path(&full)
-        .map_err(|e| err!(IO, "cannot read '{}': {}", path, e))?;
+    let bytes = read_bounded(&full, &path)?;
+    let mut reader = csv::ReaderBuilder::new().has_headers(header).from_reader(bytes.as_slice());
     let names: Vec<Value> = if header {
         reader.headers().map_err(|e| err!(IO, "cannot read '{}': {}", path, e))?.iter().map(Value::str).collect()
     } else {
@@ -124,14 +218,32 @@ fn read_csv(rt: &mut Interp, a: &mut Args) -> R<Value> {
             }
             _ => {}
         }
+        if values.len() + rec.len() > MAX_ELEMENTS {
+            bail!(Value, "{}: more than {} cells is too large for one tensor", path, MAX_ELEMENTS);
+        }
         for cell in rec.iter() {
-            let v: f64 =
-                cell.trim().parse().map_err(|_| err!(Value, "{}: line {}: '{}' is not a number", path, line, cell))?;
-            values.push(v);
+            let not_number = || err!(Value, "{}: line {}: '{}' is not a number", path, line, cell);
+            let text = cell.trim();
+            values.push(if dtype == DType::I64 {
+                // int64 cells are parsed as integers: 9007199254740993 must not pass through float64.
+                match text.parse::<i64>() {
+                    Ok(i) => Cell::Int(i),
+                    Err(_) => Cell::Int(float_to_int(text.parse().map_err(|_| not_number())?)?),
+                }
+            } else {
+                Cell::Float(text.parse().map_err(|_| not_number())?)
+            });
         }
         rows += 1;
     }
     let cols = cols.unwrap_or(names.len());
-    let t = Tensor::new(Array::from_f64(dtype, &[rows, cols], values));
+    let data = if dtype == DType::I64 {
+        let ints = values.into_iter().map(|c| if let Cell::Int(i) = c { i } else { 0 }).collect();
+        Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[rows, cols]), ints).expect("rows checked"))
+    } else {
+        let floats = values.into_iter().map(|c| if let Cell::Float(f) = c { f } else { 0.0 }).collect();
+        Array::from_f64(dtype, &[rows, cols], floats)
+    };
+    let t = Tensor::new(data);
     Ok(Value::tuple(vec![Value::Tensor(t), Value::list(names)]))
 }

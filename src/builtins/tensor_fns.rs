@@ -112,12 +112,12 @@ fn constant(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let v = v.unwrap();
     let t = match &v {
         Value::Tensor(t) => match dtype {
-            Some(d) => Tensor::new(t.data.cast(d)),
+            Some(d) => Tensor::new(t.data.try_cast(d)?),
             None => t.clone(),
         },
         Value::Variable(_) => {
             let t = rt.to_tensor(&v, None)?;
-            Tensor::new(t.data.cast(dtype.unwrap_or(t.dtype())))
+            Tensor::new(t.data.try_cast(dtype.unwrap_or(t.dtype()))?)
         }
         _ => rt.to_tensor(&v, Some(dtype.unwrap_or(DType::F32)))?,
     };
@@ -151,6 +151,14 @@ fn fill(rt: &mut Interp, a: &mut Args) -> R<Value> {
         _ => DType::F32,
     };
     let dtype = dtype_opt(rt, dtype)?.unwrap_or(default);
+    if dtype == DType::I64 {
+        // Exact: an int64 fill never passes through float64.
+        let i = match &value {
+            Value::Int(i) => *i,
+            _ => rt.to_tensor(&value, Some(DType::I64))?.data.first_i64()?,
+        };
+        return Ok(Value::Tensor(Tensor::new(Array::I64(ArrayD::from_elem(IxDyn(&dims), i)))));
+    }
     let v = rt.float_arg(&value, "value")?;
     Ok(Value::Tensor(Tensor::new(Array::full(dtype, &dims, v))))
 }
@@ -454,6 +462,10 @@ fn gather(rt: &mut Interp, a: &mut Args) -> R<Value> {
         }
         indices.push(k as usize);
     }
+    let mut out_shape = t.shape()[..axis].to_vec();
+    out_shape.extend_from_slice(it.shape());
+    out_shape.extend_from_slice(&t.shape()[axis + 1..]);
+    crate::tensor::budget::check_shape(&out_shape)?;
     Ok(Value::Tensor(rt.gather(&t, std::rc::Rc::new(indices), it.shape(), axis)?))
 }
 

@@ -38,43 +38,89 @@ impl Interp {
     pub fn to_tensor(&mut self, v: &Value, dtype: Option<DType>) -> R<Tensor> {
         match v {
             Value::Tensor(t) => match dtype {
-                Some(d) if d != t.dtype() => Ok(Tensor::new(t.data.cast(d))),
+                Some(d) if d != t.dtype() => Ok(Tensor::new(t.data.try_cast(d)?)),
                 _ => Ok(t.clone()),
             },
             Value::Variable(var) => {
                 let t = self.read_variable(var);
                 match dtype {
-                    Some(d) if d != t.dtype() => Ok(Tensor::new(t.data.cast(d))),
+                    Some(d) if d != t.dtype() => Ok(Tensor::new(t.data.try_cast(d)?)),
                     _ => Ok(t),
                 }
             }
             // Python scalars: the common case of `x * 2.0`, without the list walk.
             Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
+                let dtype = dtype.unwrap_or(DType::F32);
+                if dtype == DType::I64 {
+                    let i = match v {
+                        Value::Int(i) => *i,
+                        Value::Float(f) => float_to_int(*f)?,
+                        _ => matches!(v, Value::Bool(true)) as i64,
+                    };
+                    return Ok(Tensor::new(Array::I64(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), i))));
+                }
                 let x = match v {
                     Value::Int(i) => *i as f64,
                     Value::Float(f) => *f,
                     _ => matches!(v, Value::Bool(true)) as u8 as f64,
                 };
-                Ok(Tensor::new(Array::scalar(dtype.unwrap_or(DType::F32), x)))
+                Ok(Tensor::new(Array::scalar(dtype, x)))
             }
             _ => {
-                let (shape, values) = self.flatten_numbers(v)?;
-                Ok(Tensor::new(Array::from_f64(dtype.unwrap_or(DType::F32), &shape, values)))
+                let (shape, values, exact) = self.flatten_numbers(v)?;
+                crate::tensor::budget::check_shape(&shape)?;
+                let dtype = dtype.unwrap_or(DType::F32);
+                if dtype != DType::I64 {
+                    return Ok(Tensor::new(Array::from_f64(dtype, &shape, values)));
+                }
+                // `exact` is in position order: take those ints as they are, convert the rest.
+                let mut exact = exact.into_iter().peekable();
+                let mut ints = Vec::with_capacity(values.len());
+                for (k, f) in values.into_iter().enumerate() {
+                    ints.push(match exact.next_if(|&(at, _)| at == k) {
+                        Some((_, i)) => i,
+                        None => float_to_int(f)?,
+                    });
+                }
+                let a = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), ints).expect("count checked");
+                Ok(Tensor::new(Array::I64(a)))
             }
         }
     }
 
-    /// Shape and row-major values of a number or nested list/tuple of numbers.
-    pub fn flatten_numbers(&mut self, v: &Value) -> R<(Vec<usize>, Vec<f64>)> {
-        fn walk(rt: &mut Interp, v: &Value, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<f64>) -> R<()> {
+    /// Shape and row-major values of a number or nested list/tuple of numbers,
+    /// plus the exact value and position of every int that float64 cannot hold
+    /// (beyond 2^53), so that an int64 tensor gets them exactly.
+    pub fn flatten_numbers(&mut self, v: &Value) -> R<(Vec<usize>, Vec<f64>, Vec<(usize, i64)>)> {
+        type Exact = Vec<(usize, i64)>;
+        fn walk(
+            rt: &mut Interp,
+            v: &Value,
+            depth: usize,
+            shape: &mut Vec<usize>,
+            out: &mut Vec<f64>,
+            exact: &mut Exact,
+        ) -> R<()> {
             rt.nested("while converting a nested list (does it contain itself?)", |rt| {
-                walk_level(rt, v, depth, shape, out)
+                walk_level(rt, v, depth, shape, out, exact)
             })
         }
-        fn walk_level(rt: &mut Interp, v: &Value, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<f64>) -> R<()> {
+        fn walk_level(
+            rt: &mut Interp,
+            v: &Value,
+            depth: usize,
+            shape: &mut Vec<usize>,
+            out: &mut Vec<f64>,
+            exact: &mut Exact,
+        ) -> R<()> {
             let items: Vec<Value> = match v {
                 Value::Bool(b) => return leaf(depth, shape, out, *b as u8 as f64),
-                Value::Int(i) => return leaf(depth, shape, out, *i as f64),
+                Value::Int(i) => {
+                    if i.unsigned_abs() > 1 << 53 {
+                        exact.push((out.len(), *i));
+                    }
+                    return leaf(depth, shape, out, *i as f64);
+                }
                 Value::Float(f) => return leaf(depth, shape, out, *f),
                 Value::Tensor(_) | Value::Variable(_) => {
                     let t = rt.to_tensor(v, None)?;
@@ -83,6 +129,11 @@ impl Interp {
                     }
                     if shape.len() != depth + t.shape().len() {
                         bail!(Value, "cannot build a tensor from a ragged list");
+                    }
+                    crate::tensor::budget::check_shape(shape)?;
+                    if let Array::I64(a) = &*t.data {
+                        let base = out.len();
+                        exact.extend(a.iter().enumerate().filter(|(_, i)| i.unsigned_abs() > 1 << 53).map(|(k, &i)| (base + k, i)));
                     }
                     out.extend(t.data.to_f64_vec());
                     return Ok(());
@@ -93,7 +144,7 @@ impl Interp {
             };
             dim(depth, shape, items.len())?;
             for x in &items {
-                walk(rt, x, depth + 1, shape, out)?;
+                walk(rt, x, depth + 1, shape, out, exact)?;
             }
             if items.is_empty() && shape.len() > depth + 1 {
                 bail!(Value, "cannot build a tensor from a ragged list");
@@ -117,12 +168,13 @@ impl Interp {
         }
         let mut shape = Vec::new();
         let mut out = Vec::new();
-        walk(self, v, 0, &mut shape, &mut out)?;
-        let expected: usize = shape.iter().product();
-        if expected != out.len() {
+        let mut exact = Vec::new();
+        walk(self, v, 0, &mut shape, &mut out, &mut exact)?;
+        crate::tensor::budget::check_shape(&shape)?;
+        if crate::tensor::budget::checked_count(&shape) != Some(out.len()) {
             bail!(Value, "cannot build a tensor from a ragged list");
         }
-        Ok((shape, out))
+        Ok((shape, out, exact))
     }
 
     pub(super) fn is_tensorish(v: &Value) -> bool {
@@ -142,4 +194,30 @@ impl Interp {
             Ok((x, y))
         }
     }
+}
+
+/// The one float → int conversion (Python's `int(x)`: truncation toward zero),
+/// exact or an error, never a saturated or wrapped value.
+///
+/// Errors: ValueError `cannot convert float NaN to integer`, `cannot convert
+/// float infinity to integer` (Python's OverflowError; DGL ints are 64-bit, so
+/// a float outside [-2^63, 2^63) is out of range too).
+pub fn float_to_int(f: f64) -> R<i64> {
+    if f.is_nan() {
+        bail!(Value, "cannot convert float NaN to integer");
+    }
+    if f.is_infinite() {
+        bail!(Value, "cannot convert float infinity to integer");
+    }
+    let t = f.trunc();
+    // 2^63 is exactly representable; every float below it and at or above -2^63 fits.
+    if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&t) {
+        bail!(Value, "float {} is out of range for a 64-bit int", crate::runtime::format::fmt_f64(f));
+    }
+    Ok(t as i64)
+}
+
+/// `a + b` on DGL ints, exact or a ValueError (DGL ints are 64-bit).
+pub fn int_add(a: i64, b: i64) -> R<i64> {
+    a.checked_add(b).ok_or_else(|| crate::err!(Value, "integer overflow in {a} + {b}"))
 }

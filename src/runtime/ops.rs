@@ -1,6 +1,7 @@
 //! Operators on values (`+`, `==`, `<`, `in`, `is`) and truth values.
 
 use super::error::R;
+use crate::tensor::budget::check_bytes;
 use super::value::{HashKey, Value};
 use super::Interp;
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
@@ -164,18 +165,22 @@ impl Interp {
         match (&a, &b) {
             (Int(_) | Bool(_), Int(_) | Bool(_)) => int_op(op, as_int(&a), as_int(&b)),
             (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => float_op(op, as_float(&a), as_float(&b)),
-            (Str(x), Str(y)) if op == BinOp::Add => Ok(Str(format!("{x}{y}").into())),
+            (Str(x), Str(y)) if op == BinOp::Add => {
+                check_bytes("a string", x.len() as u128 + y.len() as u128, 1)?;
+                Ok(Str(format!("{x}{y}").into()))
+            }
             (Str(x), Int(n)) | (Int(n), Str(x)) if op == BinOp::Mul => {
-                check_repeat(x.len(), *n)?;
+                check_repeat(x.len(), *n, 1)?;
                 Ok(Str(x.repeat((*n).max(0) as usize).into()))
             }
             (List(x), List(y)) if op == BinOp::Add => {
+                check_bytes("a list", x.borrow().len() as u128 + y.borrow().len() as u128, VALUE_BYTES)?;
                 let mut v = x.borrow().clone();
                 v.extend(y.borrow().iter().cloned());
                 Ok(Value::list(v))
             }
             (List(x), Int(n)) | (Int(n), List(x)) if op == BinOp::Mul => {
-                check_repeat(x.borrow().len(), *n)?;
+                check_repeat(x.borrow().len(), *n, VALUE_BYTES)?;
                 let items = x.borrow();
                 let mut v = Vec::new();
                 for _ in 0..(*n).max(0) {
@@ -183,7 +188,10 @@ impl Interp {
                 }
                 Ok(Value::list(v))
             }
-            (Tuple(x), Tuple(y)) if op == BinOp::Add => Ok(Value::tuple(x.iter().chain(y.iter()).cloned().collect())),
+            (Tuple(x), Tuple(y)) if op == BinOp::Add => {
+                check_bytes("a tuple", x.len() as u128 + y.len() as u128, VALUE_BYTES)?;
+                Ok(Value::tuple(x.iter().chain(y.iter()).cloned().collect()))
+            }
             _ if Self::is_tensorish(&a) || Self::is_tensorish(&b) => {
                 let (x, y) = self.tensor_pair(&a, &b)?;
                 let t = match op {
@@ -212,6 +220,7 @@ impl Interp {
     pub fn inplace_op(&mut self, op: BinOp, a: Value, b: Value) -> R<Value> {
         if let (Value::List(x), BinOp::Add) = (&a, op) {
             let items = self.iterate(&b)?;
+            check_bytes("a list", x.borrow().len() as u128 + items.len() as u128, VALUE_BYTES)?;
             x.borrow_mut().extend(items);
             return Ok(a);
         }
@@ -406,14 +415,12 @@ impl Interp {
     }
 }
 
-/// Sequences longer than this are refused rather than exhausting memory.
-const MAX_SEQUENCE: usize = 100_000_000;
+/// Bytes one list or tuple item takes (the allocation budget counts them).
+const VALUE_BYTES: usize = std::mem::size_of::<Value>();
 
-fn check_repeat(len: usize, n: i64) -> R<()> {
-    if (len as u128) * (n.max(0) as u128) > MAX_SEQUENCE as u128 {
-        bail!(Value, "repeating a sequence of length {len} {n} times is too large");
-    }
-    Ok(())
+/// `seq * n` within the allocation budget (crate::tensor::budget).
+fn check_repeat(len: usize, n: i64, item_bytes: usize) -> R<()> {
+    check_bytes("a repeated sequence", (len as u128) * (n.max(0) as u128), item_bytes)
 }
 
 fn as_int(v: &Value) -> i64 {

@@ -1,6 +1,9 @@
 //! The dtype-tagged n-dimensional array behind every tensor.
 
 use ndarray::{ArrayD, IxDyn};
+use crate::bail;
+use crate::runtime::convert::float_to_int;
+use crate::runtime::error::R;
 use std::fmt;
 
 /// Element types (LANGUAGE.md §4). `float32` is the default.
@@ -163,6 +166,47 @@ impl Array {
             (Array::I64(a), DType::Bool) => Array::Bool(a.mapv(|x| x != 0)),
             _ => unreachable!("cast to the same dtype returned early"),
         }
+    }
+
+    /// The first element as i64: exact for int64 and bool, checked for floats
+    /// (callers check the size).
+    ///
+    /// Errors: ValueError for NaN, infinity or a float out of the int64 range.
+    pub fn first_i64(&self) -> R<i64> {
+        match self {
+            Array::I64(a) => Ok(a.iter().next().copied().unwrap_or(0)),
+            Array::Bool(a) => Ok(a.iter().next().map_or(0, |&x| x as i64)),
+            _ => float_to_int(self.first_f64()),
+        }
+    }
+
+    /// Every element as i64, exact for int64 and bool, checked for floats.
+    ///
+    /// Errors: as [`Array::first_i64`].
+    pub fn to_i64_vec(&self) -> R<Vec<i64>> {
+        match self {
+            Array::I64(a) => Ok(a.iter().copied().collect()),
+            Array::Bool(a) => Ok(a.iter().map(|&x| x as i64).collect()),
+            _ => self.to_f64_vec().into_iter().map(float_to_int).collect(),
+        }
+    }
+
+    /// [`Array::cast`] for values a script chose: a float → int64 cast of NaN,
+    /// infinity or a value outside the int64 range is an error, never a saturated value.
+    ///
+    /// Errors: ValueError naming the value.
+    pub fn try_cast(&self, dtype: DType) -> R<Array> {
+        if dtype == DType::I64 && self.dtype().is_float() {
+            if let Some(bad) = self.to_f64_vec().into_iter().find(|v| float_to_int(*v).is_err()) {
+                bail!(
+                    Value,
+                    "cannot cast {} to int64: {} is not in the int64 range",
+                    self.dtype(),
+                    crate::runtime::format::fmt_f64(bad)
+                );
+            }
+        }
+        Ok(self.cast(dtype))
     }
 
     /// Builds an array of `dtype` and `shape` from row-major f64 values.

@@ -107,43 +107,80 @@ fn float_binary<T: Float>(op: Binary) -> impl Fn(T, T) -> T {
     }
 }
 
-fn int_binary(op: Binary, x: i64, y: i64) -> i64 {
+/// Why an int64 element could not be computed exactly.
+#[derive(Clone, Copy, PartialEq)]
+enum IntFault {
+    None,
+    Overflow,
+    ZeroDivision,
+    NegativePower,
+}
+
+/// One int64 element of `x op y`: exact, or `None` with the fault noted
+/// (integer tensors never wrap: LANGUAGE.md §4, issue #7).
+fn int_binary(op: Binary, x: i64, y: i64) -> Result<i64, IntFault> {
+    let over = IntFault::Overflow;
     match op {
-        Binary::Add => x.wrapping_add(y),
-        Binary::Sub => x.wrapping_sub(y),
-        Binary::Mul => x.wrapping_mul(y),
+        Binary::Add => x.checked_add(y).ok_or(over),
+        Binary::Sub => x.checked_sub(y).ok_or(over),
+        Binary::Mul => x.checked_mul(y).ok_or(over),
         Binary::Pow => {
             if y < 0 {
-                0
-            } else {
-                x.wrapping_pow(y.min(u32::MAX as i64) as u32)
+                // NumPy: "Integers to negative integer powers are not allowed" (1 and -1 excepted there too).
+                return Err(IntFault::NegativePower);
             }
+            x.checked_pow(u32::try_from(y).map_err(|_| over)?).ok_or(over)
         }
-        Binary::Maximum => x.max(y),
-        Binary::Minimum => x.min(y),
+        Binary::Maximum => Ok(x.max(y)),
+        Binary::Minimum => Ok(x.min(y)),
         Binary::FloorDiv | Binary::Div => {
             if y == 0 {
-                return 0;
+                return Err(IntFault::ZeroDivision);
             }
-            let q = x.wrapping_div(y);
-            if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
-                q - 1
-            } else {
-                q
-            }
+            let q = x.checked_div(y).ok_or(over)?;
+            Ok(if x % y != 0 && ((x < 0) != (y < 0)) { q - 1 } else { q })
         }
         Binary::Mod => {
             if y == 0 {
-                0
-            } else {
-                let r = x.wrapping_rem(y);
-                if r != 0 && ((r < 0) != (y < 0)) {
-                    r + y
-                } else {
-                    r
-                }
+                return Err(IntFault::ZeroDivision);
             }
+            // i64::MIN % -1 is 0 mathematically; checked_rem reports it as overflow.
+            let r = x.checked_rem(y).unwrap_or(0);
+            Ok(if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r })
         }
+    }
+}
+
+/// Maps every element pair through [`int_binary`], then reports the first fault.
+fn int_binary_array(op: Binary, x: &ArrayD<i64>, y: &ArrayD<i64>) -> R<ArrayD<i64>> {
+    let fault = std::cell::Cell::new(IntFault::None);
+    let out = zip_bcast(x, y, |p, q| {
+        int_binary(op, p, q).unwrap_or_else(|f| {
+            if fault.get() == IntFault::None {
+                fault.set(f);
+            }
+            0
+        })
+    })?;
+    match fault.get() {
+        IntFault::None => Ok(out),
+        IntFault::Overflow => bail!(Value, "integer overflow in an int64 tensor {}", binary_name(op)),
+        IntFault::ZeroDivision => bail!(ZeroDivision, "integer division by zero"),
+        IntFault::NegativePower => bail!(Value, "integers to negative integer powers are not allowed (cast to float)"),
+    }
+}
+
+fn binary_name(op: Binary) -> &'static str {
+    match op {
+        Binary::Add => "add",
+        Binary::Sub => "subtract",
+        Binary::Mul => "multiply",
+        Binary::Div => "divide",
+        Binary::Pow => "pow",
+        Binary::Maximum => "maximum",
+        Binary::Minimum => "minimum",
+        Binary::FloorDiv => "floordiv",
+        Binary::Mod => "floormod",
     }
 }
 
@@ -159,7 +196,7 @@ pub fn binary(op: Binary, a: &Array, b: &Array) -> R<Array> {
                 // TF's truediv of integers gives float64.
                 Array::F64(zip_bcast(x, y, |p, q| p as f64 / q as f64)?)
             } else {
-                Array::I64(zip_bcast(x, y, |p, q| int_binary(op, p, q))?)
+                Array::I64(int_binary_array(op, x, y)?)
             }
         }
         _ if a.dtype() != b.dtype() => {
@@ -261,9 +298,18 @@ pub fn unary(op: Unary, a: &Array) -> R<Array> {
         Array::F32(x) => Array::F32(x.mapv(float_unary::<f32>(op))),
         Array::F64(x) => Array::F64(x.mapv(float_unary::<f64>(op))),
         Array::I64(x) => Array::I64(match op {
-            Unary::Neg => x.mapv(|v| v.wrapping_neg()),
-            Unary::Abs => x.mapv(|v| v.wrapping_abs()),
-            Unary::Square => x.mapv(|v| v.wrapping_mul(v)),
+            // Negating or squaring can leave the int64 range: exact or an error, never wrapped.
+            Unary::Neg | Unary::Abs | Unary::Square => {
+                let f = |v: i64| match op {
+                    Unary::Neg => v.checked_neg(),
+                    Unary::Abs => v.checked_abs(),
+                    _ => v.checked_mul(v),
+                };
+                if let Some(&bad) = x.iter().find(|&&v| f(v).is_none()) {
+                    bail!(Value, "integer overflow in an int64 tensor {} of {}", unary_name(op), bad);
+                }
+                x.mapv(|v| f(v).unwrap_or(0))
+            }
             Unary::Sign => x.mapv(|v| v.signum()),
             Unary::Relu => x.mapv(|v| v.max(0)),
             _ => bail!(Type, "{} needs a float tensor, got int64 (use cast)", unary_name(op)),
@@ -303,83 +349,188 @@ pub enum Reduce {
     Min,
 }
 
-fn reduce_generic<T: Copy>(
-    a: &ArrayD<T>,
-    axes: &[usize],
-    keepdims: bool,
-    f: impl Fn(ndarray::ArrayViewD<T>) -> T,
-) -> ArrayD<T> {
-    let shape = reduced_shape(a.shape(), axes, true);
-    let mut out = ArrayD::from_shape_fn(IxDyn(&shape), |_| placeholder_of(a));
-    // Walk every output cell and reduce the sub-view it covers.
-    let mut idx = vec![0usize; a.ndim()];
-    let total: usize = shape.iter().product();
-    for flat in 0..total {
-        let mut rem = flat;
-        for d in (0..shape.len()).rev() {
-            idx[d] = rem % shape[d];
-            rem /= shape[d];
-        }
-        let mut view = a.view();
-        for d in (0..a.ndim()).rev() {
-            if !axes.contains(&d) {
-                view.collapse_axis(Axis(d), idx[d]);
+/// Float element types whose sums accumulate in float64 (LANGUAGE.md §4:
+/// reductions are as accurate as TF's and NumPy's; a float64 accumulator keeps
+/// the relative error of a float32 sum of 10^7 same-sign terms near 1e-9).
+pub trait Accumulate: Float {
+    fn widen(self) -> f64;
+    fn narrow(v: f64) -> Self;
+}
+
+impl Accumulate for f32 {
+    fn widen(self) -> f64 {
+        self as f64
+    }
+    fn narrow(v: f64) -> f32 {
+        v as f32
+    }
+}
+
+impl Accumulate for f64 {
+    fn widen(self) -> f64 {
+        self
+    }
+    fn narrow(v: f64) -> f64 {
+        v
+    }
+}
+
+/// Pairwise (cascade) sum of a contiguous run in float64: blocks of at most
+/// 128 terms summed with eight interleaved partial sums, blocks combined as a
+/// binary tree, so the rounding error grows with log n, not n.
+pub fn pairwise_sum<T: Accumulate>(xs: &[T]) -> f64 {
+    const BLOCK: usize = 128;
+    if xs.len() < 8 {
+        return xs.iter().fold(0.0, |s, &x| s + x.widen());
+    }
+    if xs.len() <= BLOCK {
+        let mut r = [0.0f64; 8];
+        let chunks = xs.chunks_exact(8);
+        let tail = chunks.remainder();
+        for c in chunks {
+            for k in 0..8 {
+                r[k] += c[k].widen();
             }
         }
-        out[IxDyn(&idx)] = f(view);
+        let head = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        return tail.iter().fold(head, |s, &x| s + x.widen());
     }
-    if keepdims {
-        out
-    } else {
-        let s = reduced_shape(a.shape(), axes, false);
-        out.into_shape_with_order(IxDyn(&s)).expect("same element count")
-    }
+    let mut half = xs.len() / 2;
+    half -= half % 8;
+    pairwise_sum(&xs[..half]) + pairwise_sum(&xs[half..])
 }
 
-fn placeholder_of<T: Copy>(a: &ArrayD<T>) -> T {
-    // Any element works as a placeholder; every cell is overwritten.
-    *a.iter().next().expect("non-empty reduction input")
-}
-
-fn reduce_float<T: Float>(op: Reduce, a: &ArrayD<T>, axes: &[usize], keepdims: bool) -> ArrayD<T> {
+/// The one reduction kernel: folds the elements of `a` over `axes` (sorted,
+/// distinct) into accumulators of type `A`, one per output cell, and returns
+/// them in row-major order of the keepdims shape.
+///
+/// `step` adds one element to an accumulator; `run` adds a contiguous run of
+/// the last axis when that axis is reduced (where a pairwise sum can work).
+/// Walking the input in memory order keeps every access sequential, whichever
+/// axes are reduced: reducing axis 0 of [10^7, 2] streams rows into two accumulators.
+fn fold_axes<T: Copy, A: Copy>(
+    a: &ArrayD<T>,
+    axes: &[usize],
+    init: A,
+    step: impl Fn(A, T) -> A,
+    run: impl Fn(A, &[T]) -> A,
+) -> Vec<A> {
+    let shape = a.shape();
+    let keep = reduced_shape(shape, axes, true);
+    let mut acc = vec![init; keep.iter().product()];
     if a.is_empty() {
-        let shape = reduced_shape(a.shape(), axes, keepdims);
-        let fill = match op {
-            Reduce::Sum => T::zero(),
-            Reduce::Mean => T::nan(),
-            Reduce::Max => T::neg_infinity(),
-            Reduce::Min => T::infinity(),
-        };
-        return ArrayD::from_elem(IxDyn(&shape), fill);
+        return acc;
     }
-    reduce_generic(a, axes, keepdims, |v| match op {
-        Reduce::Sum => v.iter().fold(T::zero(), |s, &x| s + x),
-        Reduce::Mean => {
-            let n = T::from(v.len()).unwrap();
-            v.iter().fold(T::zero(), |s, &x| s + x) / n
+    let x = a.as_standard_layout();
+    let data = x.as_slice().expect("standard layout is contiguous");
+    if shape.is_empty() {
+        acc[0] = step(acc[0], data[0]);
+        return acc;
+    }
+    // Output strides over the input's axes: 0 on a reduced axis.
+    let nd = shape.len();
+    let mut ostride = vec![0usize; nd];
+    let mut s = 1;
+    for d in (0..nd).rev() {
+        if !axes.contains(&d) {
+            ostride[d] = s;
+            s *= shape[d];
         }
-        Reduce::Max => v.iter().fold(T::neg_infinity(), |m, &x| if x > m || x.is_nan() { x } else { m }),
-        Reduce::Min => v.iter().fold(T::infinity(), |m, &x| if x < m || x.is_nan() { x } else { m }),
-    })
+    }
+    let last = shape[nd - 1];
+    let last_reduced = axes.contains(&(nd - 1));
+    let mut idx = vec![0usize; nd - 1];
+    let mut off = 0usize;
+    for row in data.chunks_exact(last) {
+        if last_reduced {
+            acc[off] = run(acc[off], row);
+        } else {
+            for (cell, &v) in acc[off..off + last].iter_mut().zip(row) {
+                *cell = step(*cell, v);
+            }
+        }
+        // Advance the odometer over the leading axes, keeping `off` in step.
+        for d in (0..nd - 1).rev() {
+            idx[d] += 1;
+            off += ostride[d];
+            if idx[d] < shape[d] {
+                break;
+            }
+            off -= ostride[d] * shape[d];
+            idx[d] = 0;
+        }
+    }
+    acc
+}
+
+/// Sums over `axes` in float64 (see [`fold_axes`], [`pairwise_sum`]), keepdims shape.
+pub fn sum_f64<T: Accumulate>(a: &ArrayD<T>, axes: &[usize]) -> Vec<f64> {
+    fold_axes(a, axes, 0.0f64, |s, x| s + x.widen(), |s, r| s + pairwise_sum(r))
+}
+
+fn reduce_float<T: Accumulate>(op: Reduce, a: &ArrayD<T>, axes: &[usize], keepdims: bool) -> ArrayD<T> {
+    let shape = reduced_shape(a.shape(), axes, keepdims);
+    let vals: Vec<T> = match op {
+        Reduce::Sum => sum_f64(a, axes).into_iter().map(T::narrow).collect(),
+        Reduce::Mean => {
+            let n: usize = axes.iter().map(|&d| a.shape()[d]).product();
+            sum_f64(a, axes).into_iter().map(|s| T::narrow(s / n as f64)).collect()
+        }
+        // NaN wins, as in TF.
+        Reduce::Max => {
+            let f = |m: T, x: T| if x > m || x.is_nan() { x } else { m };
+            fold_axes(a, axes, T::neg_infinity(), f, |m, r| r.iter().fold(m, |m, &x| f(m, x)))
+        }
+        Reduce::Min => {
+            let f = |m: T, x: T| if x < m || x.is_nan() { x } else { m };
+            fold_axes(a, axes, T::infinity(), f, |m, r| r.iter().fold(m, |m, &x| f(m, x)))
+        }
+    };
+    ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("one value per output cell")
 }
 
 /// Reduces `a` over `axes` (normalised, sorted).
 ///
-/// Errors: TypeError on bool tensors; ValueError for max/min of an empty int64 tensor.
+/// Float sums and means accumulate in float64 (pairwise along a contiguous axis).
+/// int64 sums are exact or an error.
+/// Errors: TypeError on bool tensors; ValueError for max/min of an empty int64
+/// tensor and for an int64 sum outside the int64 range.
 pub fn reduce(op: Reduce, a: &Array, axes: &[usize], keepdims: bool) -> R<Array> {
     Ok(match a {
         Array::F32(x) => Array::F32(reduce_float(op, x, axes, keepdims)),
         Array::F64(x) => Array::F64(reduce_float(op, x, axes, keepdims)),
         Array::I64(x) => {
-            if x.is_empty() {
+            if x.is_empty() && matches!(op, Reduce::Max | Reduce::Min) {
                 bail!(Value, "cannot reduce an empty int64 tensor");
             }
-            Array::I64(reduce_generic(x, axes, keepdims, |v| match op {
-                Reduce::Sum => v.iter().sum(),
-                Reduce::Mean => v.iter().sum::<i64>() / v.len() as i64,
-                Reduce::Max => *v.iter().max().unwrap(),
-                Reduce::Min => *v.iter().min().unwrap(),
-            }))
+            let shape = reduced_shape(x.shape(), axes, keepdims);
+            let vals: Vec<i64> = match op {
+                Reduce::Sum | Reduce::Mean => {
+                    // At most 2^28 terms of magnitude below 2^63: an i128 cannot overflow.
+                    let n: usize = axes.iter().map(|&d| x.shape()[d]).product();
+                    let sums = fold_axes(x, axes, 0i128, |s, v| s + v as i128, |s, r| {
+                        r.iter().fold(s, |s, &v| s + v as i128)
+                    });
+                    let mut out = Vec::with_capacity(sums.len());
+                    for s in sums {
+                        let s = if op == Reduce::Mean {
+                            if n == 0 {
+                                bail!(Value, "cannot take the mean of an empty int64 tensor");
+                            }
+                            s / n as i128
+                        } else {
+                            s
+                        };
+                        out.push(i64::try_from(s).map_err(|_| {
+                            crate::err!(Value, "integer overflow: an int64 sum of {s} is out of range")
+                        })?);
+                    }
+                    out
+                }
+                Reduce::Max => fold_axes(x, axes, i64::MIN, |m, v| m.max(v), |m, r| r.iter().fold(m, |m, &v| m.max(v))),
+                Reduce::Min => fold_axes(x, axes, i64::MAX, |m, v| m.min(v), |m, r| r.iter().fold(m, |m, &v| m.min(v))),
+            };
+            Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("one value per output cell"))
         }
         Array::Bool(_) => bail!(Type, "cannot reduce a bool tensor (use cast)"),
     })
@@ -424,7 +575,12 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
         bail!(Shape, "matmul: inner dimensions differ in shapes {} and {}", shape_str(sa), shape_str(sb));
     }
     let batch = broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
-    super::shape::check_size(&[batch.iter().product::<usize>(), n, m])?;
+    // Batch broadcasting materialises both operands at the batch shape: check all three before allocating.
+    for (r, c) in [(n, m), (n, k), (k, m)] {
+        let mut s = batch.clone();
+        s.extend([r, c]);
+        super::budget::check_shape(&s)?;
+    }
     fn go<T: ndarray::LinalgScalar>(x: &ArrayD<T>, y: &ArrayD<T>, n: usize, k: usize, m: usize) -> R<ArrayD<T>> {
         let (sa, sb) = (x.shape(), y.shape());
         if sa.len() == 2 && sb.len() == 2 {
@@ -501,6 +657,9 @@ pub fn concat(parts: &[&Array], axis: usize) -> R<Array> {
             );
         }
     }
+    let mut out_shape = first.shape().to_vec();
+    out_shape[axis] = parts.iter().try_fold(0usize, |n, p| n.checked_add(p.shape()[axis])).unwrap_or(usize::MAX);
+    super::budget::check_shape(&out_shape)?;
     macro_rules! cat {
         ($v:ident) => {{
             let views: Vec<_> = parts
@@ -519,6 +678,25 @@ pub fn concat(parts: &[&Array], axis: usize) -> R<Array> {
         Array::I64(_) => cat!(I64),
         Array::Bool(_) => cat!(Bool),
     })
+}
+
+/// Tiles `a`: `multiples[i]` copies along axis i (one entry per axis, checked by the caller).
+///
+/// Errors: ValueError when the result is over budget (see [`super::budget::check_shape`]).
+pub fn tile(a: &Array, multiples: &[usize]) -> R<Array> {
+    let shape: Vec<usize> =
+        a.shape().iter().zip(multiples).map(|(&d, &m)| d.checked_mul(m).unwrap_or(usize::MAX)).collect();
+    super::budget::check_shape(&shape)?;
+    if shape.contains(&0) {
+        return Ok(Array::zeros(a.dtype(), &shape));
+    }
+    let mut data = a.clone();
+    for (axis, &m) in multiples.iter().enumerate() {
+        if m != 1 {
+            data = concat(&std::iter::repeat_n(&data, m).collect::<Vec<_>>(), axis)?;
+        }
+    }
+    Ok(data)
 }
 
 /// Stacks arrays of one shape along a new axis.
@@ -540,22 +718,20 @@ pub fn stack(parts: &[&Array], axis: usize) -> R<Array> {
     concat(&expanded.iter().collect::<Vec<_>>(), axis)
 }
 
-/// softmax along `axis`, computed stably (max subtracted).
+/// softmax along `axis`, computed stably (max subtracted); the denominator is
+/// summed by the one reduction kernel, in float64.
 pub fn softmax(a: &Array, axis: usize, log: bool) -> R<Array> {
-    fn go<T: Float + 'static>(x: &ArrayD<T>, axis: usize, log: bool) -> ArrayD<T> {
-        let mut out = x.clone();
-        for mut lane in out.lanes_mut(Axis(axis)) {
-            let m = lane.iter().fold(T::neg_infinity(), |m, &v| if v > m { v } else { m });
-            let m = if m.is_finite() { m } else { T::zero() };
-            let s = lane.iter().fold(T::zero(), |s, &v| s + (v - m).exp());
-            if log {
-                let ls = s.ln();
-                lane.mapv_inplace(|v| v - m - ls);
-            } else {
-                lane.mapv_inplace(|v| (v - m).exp() / s);
-            }
+    fn go<T: Accumulate>(x: &ArrayD<T>, axis: usize, log: bool) -> ArrayD<T> {
+        let m = reduce_float(Reduce::Max, x, &[axis], true).mapv(|v| if v.is_finite() { v } else { T::zero() });
+        let mb = m.broadcast(x.raw_dim()).expect("keepdims shape broadcasts");
+        let e = Zip::from(x).and(&mb).map_collect(|&v, &m| (v - m).exp());
+        let s = ArrayD::from_shape_vec(m.raw_dim(), sum_f64(&e, &[axis])).expect("one sum per lane");
+        let sb = s.broadcast(x.raw_dim()).expect("keepdims shape broadcasts");
+        if log {
+            Zip::from(x).and(&mb).and(&sb).map_collect(|&v, &m, &s| v - m - T::narrow(s.ln()))
+        } else {
+            Zip::from(&e).and(&sb).map_collect(|&v, &s| T::narrow(v.widen() / s))
         }
-        out
     }
     Ok(match a {
         Array::F32(x) => Array::F32(go(x, axis, log)),
@@ -575,4 +751,60 @@ pub fn one_hot(indices: &ArrayD<i64>, depth: usize, dtype: DType) -> Array {
         }
     }
     Array::F64(out).cast(dtype)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 10^7 float32 terms, compared with the float64 sum of the same float32 values.
+    #[test]
+    fn float32_sums_of_ten_million_terms_keep_float64_accuracy() {
+        let n = 10_000_000;
+        let x = ArrayD::from_shape_fn(IxDyn(&[n]), |i| 0.1f32 + (i[0] % 7) as f32 * 0.01);
+        let exact: f64 = x.iter().map(|&v| v as f64).sum();
+        let Array::F32(s) = reduce(Reduce::Sum, &Array::F32(x.clone()), &[0], false).unwrap() else { panic!() };
+        let got = s.first().copied().unwrap() as f64;
+        assert!(((got - exact) / exact).abs() <= 1e-6, "{got} vs {exact}");
+        let Array::F32(m) = reduce(Reduce::Mean, &Array::F32(x), &[0], false).unwrap() else { panic!() };
+        let mean = m.first().copied().unwrap() as f64;
+        assert!(((mean - exact / n as f64) / (exact / n as f64)).abs() <= 1e-6);
+    }
+
+    /// Axis 0 of [5·10^6, 2] and the last axis of [2, 5·10^6] agree with float64.
+    #[test]
+    fn float32_sums_along_any_axis_keep_float64_accuracy() {
+        let n = 5_000_000;
+        let tall = ArrayD::from_shape_fn(IxDyn(&[n, 2]), |i| 0.1f32 * (1 + i[1]) as f32);
+        let exact = [n as f64 * 0.1f32 as f64, n as f64 * 0.2f32 as f64];
+        let wide = tall.t().as_standard_layout().into_owned();
+        for (a, axis) in [(tall, 0), (wide, 1)] {
+            let Array::F32(s) = reduce(Reduce::Sum, &Array::F32(a), &[axis], false).unwrap() else { panic!() };
+            for (g, e) in s.iter().zip(exact) {
+                assert!(((*g as f64 - e) / e).abs() <= 1e-6, "axis {axis}: {g} vs {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn pairwise_sum_matches_float64_on_awkward_lengths() {
+        for n in [0, 1, 7, 8, 9, 127, 128, 129, 1000, 4097] {
+            let xs: Vec<f64> = (0..n).map(|i| 1.0 / (i as f64 + 1.0)).collect();
+            let naive: f64 = xs.iter().sum();
+            assert!((pairwise_sum(&xs) - naive).abs() <= 1e-12 * naive.max(1.0), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn reductions_over_several_axes_and_empty_axes() {
+        let a = Array::F64(ArrayD::from_shape_fn(IxDyn(&[2, 3, 4]), |i| (i[0] * 12 + i[1] * 4 + i[2]) as f64));
+        let Array::F64(s) = reduce(Reduce::Sum, &a, &[0, 2], false).unwrap() else { panic!() };
+        assert_eq!(s.iter().copied().collect::<Vec<_>>(), vec![60.0, 92.0, 124.0]);
+        let Array::F64(m) = reduce(Reduce::Max, &a, &[1], true).unwrap() else { panic!() };
+        assert_eq!(m.shape(), &[2, 1, 4]);
+        assert_eq!(m.iter().copied().collect::<Vec<_>>(), vec![8.0, 9.0, 10.0, 11.0, 20.0, 21.0, 22.0, 23.0]);
+        let e = Array::F32(ArrayD::zeros(IxDyn(&[3, 0])));
+        let Array::F32(z) = reduce(Reduce::Sum, &e, &[1], false).unwrap() else { panic!() };
+        assert_eq!(z.iter().copied().collect::<Vec<_>>(), vec![0.0; 3]);
+    }
 }

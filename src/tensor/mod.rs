@@ -4,6 +4,7 @@
 //! them with recording.
 
 pub mod array;
+pub mod budget;
 pub mod kernels;
 pub mod shape;
 

@@ -4,26 +4,11 @@ use super::shape_str;
 use crate::bail;
 use crate::runtime::error::R;
 
-/// The most elements one tensor may have (2^28: 1 GiB of float32). A bigger
-/// request is a clear error, never an allocation failure (LANGUAGE.md §7).
-pub const MAX_ELEMENTS: usize = 1 << 28;
+pub use super::budget::{check_shape, MAX_ELEMENTS};
 
-/// Errors: ValueError when a tensor of `shape` would exceed [`MAX_ELEMENTS`].
+/// Errors: ValueError when `shape` is over budget (see [`check_shape`]).
 pub fn check_size(shape: &[usize]) -> R<()> {
-    let mut n: usize = 1;
-    for &d in shape {
-        n = n.saturating_mul(d);
-    }
-    if n > MAX_ELEMENTS {
-        bail!(
-            Value,
-            "a tensor of shape {} ({} elements) is too large (the limit is {} elements)",
-            shape_str(shape),
-            n,
-            MAX_ELEMENTS
-        );
-    }
-    Ok(())
+    check_shape(shape)
 }
 
 /// The broadcast shape of `a` and `b` (NumPy rules).
@@ -124,6 +109,8 @@ pub fn reshape_target(from: &[usize], to: &[i64]) -> R<Vec<usize>> {
     } else if known != total {
         bail!(Value, "cannot reshape a tensor of shape {} into {}", shape_str(from), target_str(to));
     }
+    // A zero in `from` lets any target of zero elements through: bound its other dimensions too.
+    check_shape(&out)?;
     Ok(out)
 }
 
