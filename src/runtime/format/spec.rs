@@ -205,11 +205,13 @@ pub fn format_float(x: f64, spec: &Spec, type_name: &str) -> R<String> {
         bail!(Value, "Unknown format code '{t}' for object of type '{type_name}'");
     }
     let upper = matches!(ty, Some('E' | 'F' | 'G'));
+    // '%' shows x * 100 (computed in floating point, as CPython does), which may overflow to inf.
+    let shown = if ty == Some('%') { x * 100.0 } else { x };
     // CPython never shows the sign of a NaN.
-    let mut neg = x.is_sign_negative() && !x.is_nan();
-    let body = if !x.is_finite() {
+    let mut neg = shown.is_sign_negative() && !shown.is_nan();
+    let body = if !shown.is_finite() {
         // Checked first: the digit handling below assumes a finite number.
-        let word = match (x.is_nan(), upper) {
+        let word = match (shown.is_nan(), upper) {
             (true, false) => "nan",
             (true, true) => "NAN",
             (false, false) => "inf",
@@ -221,11 +223,11 @@ pub fn format_float(x: f64, spec: &Spec, type_name: &str) -> R<String> {
             word.to_string()
         }
     } else {
-        let a = x.abs();
+        let a = shown.abs();
         let p = spec.precision;
         let body = match ty {
             Some('f' | 'F') => fixed(a, p.unwrap_or(6), spec.alt),
-            Some('%') => fixed(a * 100.0, p.unwrap_or(6), spec.alt) + "%",
+            Some('%') => fixed(a, p.unwrap_or(6), spec.alt) + "%",
             Some('e' | 'E') => scientific(a, p.unwrap_or(6), spec.alt, false),
             Some('g' | 'G' | 'n') => general(a, p.unwrap_or(6).max(1), spec.alt, false),
             // No type and a precision: like 'g', but with at least one digit after the point.
@@ -245,7 +247,7 @@ pub fn format_float(x: f64, spec: &Spec, type_name: &str) -> R<String> {
     let split = body.find(|c: char| !c.is_ascii_digit()).unwrap_or(body.len());
     let (digits, rest) = body.split_at(split);
     // Grouping applies to the integer digits of a finite number only ("inf" has none).
-    let group = spec.grouping.filter(|_| x.is_finite()).map(|g| (g, 3));
+    let group = spec.grouping.filter(|_| shown.is_finite()).map(|g| (g, 3));
     let parts = Parts { sign: sign_text(neg, spec), prefix: "", digits: digits.to_string(), rest: rest.to_string() };
     Ok(pad(parts, spec, '>', group))
 }
@@ -261,7 +263,7 @@ fn sign_text(neg: bool, spec: &Spec) -> &'static str {
 
 /// `a` with `p` decimals (exact, round-half-even on the binary value, as CPython).
 fn fixed(a: f64, p: usize, alt: bool) -> String {
-    let mut t = format!("{a:.p$}");
+    let mut t = exact_fixed(a, p);
     if alt && p == 0 {
         t.push('.');
     }
@@ -270,10 +272,7 @@ fn fixed(a: f64, p: usize, alt: bool) -> String {
 
 /// `a` as `d.ddde±XX` with `p` decimals; `strip` removes trailing zeros ('g').
 fn scientific(a: f64, p: usize, alt: bool, strip: bool) -> String {
-    let t = format!("{a:.p$e}");
-    let (mantissa, exp) = t.split_once('e').unwrap_or((&t, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let mut m = mantissa.to_string();
+    let (mut m, exp) = exact_scientific(a, p);
     if strip && !alt && m.contains('.') {
         m = m.trim_end_matches('0').trim_end_matches('.').to_string();
     }
@@ -288,14 +287,13 @@ fn scientific(a: f64, p: usize, alt: bool, strip: bool) -> String {
 /// unless `#`. `dot0` (no type with a precision): fixed only while e < p - 1,
 /// and an integral result keeps `.0`.
 fn general(a: f64, p: usize, alt: bool, dot0: bool) -> String {
-    let t = format!("{a:.*e}", p - 1);
-    let exp: i64 = t.split_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
+    let exp = exact_scientific(a, p - 1).1 as i64;
     let limit = if dot0 { p as i64 - 1 } else { p as i64 };
     if exp < -4 || exp >= limit {
         return scientific(a, p - 1, alt, true);
     }
     let decimals = (p as i64 - 1 - exp) as usize;
-    let mut t = format!("{a:.decimals$}");
+    let mut t = exact_fixed(a, decimals);
     if alt {
         if !t.contains('.') {
             t.push('.');
@@ -307,6 +305,32 @@ fn general(a: f64, p: usize, alt: bool, dot0: bool) -> String {
         t.push_str(".0");
     }
     t
+}
+
+/// Digits a finite f64 can have after the point: its exact binary value ends
+/// within 1,074 decimals (the smallest subnormal is 2^-1074), so any digit
+/// past this one is a zero.
+const EXACT_DECIMALS: usize = 1100;
+/// Significant digits past which a finite f64's exact expansion is all zeros (it has at most 767).
+const EXACT_DIGITS: usize = 800;
+
+/// `a` with `p` decimals. Rust's formatter refuses precisions above 65,535
+/// (it panics), so large ones format the exact digits and append the zeros.
+fn exact_fixed(a: f64, p: usize) -> String {
+    let q = p.min(EXACT_DECIMALS);
+    let mut t = format!("{a:.q$}");
+    t.extend(std::iter::repeat_n('0', p - q));
+    t
+}
+
+/// `a` as a mantissa with `p` decimals and a decimal exponent, for any `p`.
+fn exact_scientific(a: f64, p: usize) -> (String, i32) {
+    let q = p.min(EXACT_DIGITS);
+    let t = format!("{a:.q$e}");
+    let (m, e) = t.split_once('e').unwrap_or((&t, "0"));
+    let mut m = m.to_string();
+    m.extend(std::iter::repeat_n('0', p - q));
+    (m, e.parse().unwrap_or(0))
 }
 
 /// A number in pieces: sign, base prefix, integer digits, and the rest
@@ -357,7 +381,8 @@ fn pad(parts: Parts, spec: &Spec, default_align: char, group_by: Option<(char, u
     let align = spec.align.unwrap_or(if spec.zero && default_align == '>' { '=' } else { default_align });
     let fixed_len = parts.sign.len() + parts.prefix.len() + parts.rest.chars().count();
     // Zero padding between the sign and the digits takes part in grouping.
-    let min_width = if fill == '0' && align == '=' && group_by.is_some() { spec.width.saturating_sub(fixed_len) } else { 0 };
+    let min_width =
+        if fill == '0' && align == '=' && group_by.is_some() { spec.width.saturating_sub(fixed_len) } else { 0 };
     let digits = match group_by {
         Some((sep, size)) => group(&parts.digits, Some(sep), size, min_width),
         None => parts.digits,
