@@ -1,12 +1,23 @@
 //! The command line (LANGUAGE.md §1): `dgl FILE`, `dgl run FILE`, `dgl -c
 //! CODE`, `dgl test`, `dgl check FILE`, and the REPL when given nothing.
+//!
+//! Output never panics (Rust's `print!` family does on a write error): every
+//! write here is fallible. When stdout is a pipe whose reader has gone
+//! (`dgl test | head -1`), dgl ends quietly as Unix tools do: SIGPIPE is left
+//! at its default action, so the process ends by that signal with nothing on
+//! stderr (where SIGPIPE does not exist, a broken pipe ends it with status
+//! 141, the shell's status for that signal, also silently). Any other write
+//! failure on stdout, such as a full disk, is reported as an IOError on
+//! stderr with exit status 1. If stderr itself cannot be written, the exit
+//! status is still non-zero.
 
 use crate::runtime::Interp;
 use clap::{Parser, Subcommand};
 use std::cell::RefCell;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::time::Duration;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -46,6 +57,9 @@ enum Command {
         /// Write the actual output as the expectation.
         #[arg(long)]
         bless: bool,
+        /// A case running longer than SECONDS fails, and the run goes on.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_timeout)]
+        timeout: f64,
     },
     /// Parse only; report every syntax error.
     Check { file: PathBuf },
@@ -53,9 +67,11 @@ enum Command {
 
 /// Runs the CLI; returns the process exit status.
 pub fn main() -> i32 {
+    default_sigpipe();
     // A panic is an interpreter bug, never the user's fault (STYLE.md lesson 8).
     std::panic::set_hook(Box::new(|info| {
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "Error: internal error: {info}\nThis is a bug in dgl; please report it with the script that caused it."
         );
     }));
@@ -63,29 +79,27 @@ pub fn main() -> i32 {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return code;
+            return match e.print() {
+                Ok(()) => code,
+                Err(err) if e.use_stderr() => stderr_failed(code, err),
+                Err(err) => stdout_failed(err),
+            };
         }
     };
     let color = std::io::stderr().is_terminal();
     install_ctrlc();
     match cli.command {
         Some(Command::Run { file, args }) => run_script(file, args, color),
-        Some(Command::Test { paths, bless }) => crate::testing::main(paths, bless),
-        Some(Command::Check { file }) => match std::fs::read_to_string(&file) {
-            Ok(text) => {
-                let (report, code) = crate::check_source(&file.display().to_string(), &text, color);
-                eprint!("{report}");
-                if code == 0 {
-                    println!("{}: no syntax errors", file.display());
-                }
-                code
+        Some(Command::Test { paths, bless, timeout }) => {
+            let opts = crate::testing::Options { paths, bless, timeout: Duration::from_secs_f64(timeout) };
+            let (mut out, mut err) = (std::io::stdout().lock(), StderrChecked::default());
+            match crate::testing::main(opts, &mut out, &mut err) {
+                Ok(code) => code,
+                Err(e) if err.failed => stderr_failed(2, e),
+                Err(e) => stdout_failed(e),
             }
-            Err(e) => {
-                eprintln!("Error: IOError: cannot open '{}': {}", file.display(), e);
-                2
-            }
-        },
+        }
+        Some(Command::Check { file }) => check(&file, color),
         None => match (cli.code, cli.file) {
             (Some(code), file) => {
                 // With -c, the would-be script name is the first script argument.
@@ -93,12 +107,11 @@ pub fn main() -> i32 {
                 argv.extend(file.map(|f| f.display().to_string()));
                 argv.extend(cli.args);
                 crate::with_big_stack(move || {
-                    let mut rt = Interp::new(stdout_sink());
+                    let (sink, out) = stdout_sink();
+                    let mut rt = Interp::new(out);
                     rt.color = color;
                     let r = crate::run_program(&mut rt, "<string>", None, &code, argv);
-                    let _ = std::io::stdout().flush();
-                    eprint!("{}", r.stderr);
-                    r.code
+                    finish(r, &sink)
                 })
             }
             (None, Some(file)) => run_script(file, cli.args, color),
@@ -107,18 +120,122 @@ pub fn main() -> i32 {
     }
 }
 
+/// `dgl check FILE`: parse only, every syntax error on stderr.
+fn check(file: &Path, color: bool) -> i32 {
+    let text = match crate::files::read_source(file) {
+        Ok(t) => t,
+        Err(message) => return report(&format!("Error: IOError: {message}\n"), 2),
+    };
+    let (text_report, code) = crate::check_source(&file.display().to_string(), &text, color);
+    if code != 0 {
+        return report(&text_report, code);
+    }
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{}: no syntax errors", file.display()).and_then(|_| out.flush()) {
+        Ok(()) => 0,
+        Err(e) => stdout_failed(e),
+    }
+}
+
 fn run_script(file: PathBuf, args: Vec<String>, color: bool) -> i32 {
     crate::with_big_stack(move || {
-        let r = crate::run_file(&file, &file.display().to_string(), &args, stdout_sink(), color);
-        let _ = std::io::stdout().flush();
-        eprint!("{}", r.stderr);
-        r.code
+        let (sink, out) = stdout_sink();
+        let r = crate::run_file(&file, &file.display().to_string(), &args, out, color);
+        finish(r, &sink)
     })
 }
 
-/// Stdout, flushed at every newline even when it is not a terminal (LANGUAGE.md §1).
-fn stdout_sink() -> crate::runtime::Output {
-    Rc::new(RefCell::new(std::io::LineWriter::new(std::io::stdout())))
+/// The end of a program run: output still buffered is flushed (a failure
+/// there, with nothing else wrong, is an IOError of its own), then the
+/// diagnostics go to stderr. Returns the exit status.
+fn finish(r: crate::RunResult, sink: &Sink) -> i32 {
+    let mut r = r;
+    if let Err(e) = sink.borrow_mut().flush() {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            return BROKEN_PIPE_STATUS;
+        }
+        if r.code == 0 {
+            r = crate::RunResult { stderr: format!("Error: IOError: cannot write output: {e}\n"), code: 1 };
+        }
+    }
+    report(&r.stderr, r.code)
+}
+
+/// Writes a diagnostic to stderr; returns `code`, made non-zero if stderr failed.
+fn report(text: &str, code: i32) -> i32 {
+    if text.is_empty() {
+        return code;
+    }
+    let mut err = std::io::stderr().lock();
+    match err.write_all(text.as_bytes()).and_then(|_| err.flush()) {
+        Ok(()) => code,
+        Err(e) => stderr_failed(code, e),
+    }
+}
+
+/// Exit status when the reader of a closed pipe has gone (128 + SIGPIPE, as a shell shows it).
+const BROKEN_PIPE_STATUS: i32 = 141;
+
+/// Stdout could not be written: a closed pipe ends quietly, anything else
+/// (a full disk) is an IOError on stderr. Returns the exit status.
+fn stdout_failed(e: std::io::Error) -> i32 {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        return BROKEN_PIPE_STATUS;
+    }
+    report(&format!("Error: IOError: cannot write to stdout: {e}\n"), 1)
+}
+
+/// Stderr could not be written: nothing can be said, but the status is not 0.
+fn stderr_failed(code: i32, _e: std::io::Error) -> i32 {
+    if code == 0 {
+        1
+    } else {
+        code
+    }
+}
+
+/// Stderr for the golden runner's messages, remembering whether it failed
+/// (so that a stderr failure is not mistaken for a stdout one).
+#[derive(Default)]
+struct StderrChecked {
+    failed: bool,
+}
+
+impl Write for StderrChecked {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        std::io::stderr().write(buf).inspect_err(|_| self.failed = true)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush().inspect_err(|_| self.failed = true)
+    }
+}
+
+type Sink = Rc<RefCell<std::io::LineWriter<std::io::Stdout>>>;
+
+/// Stdout, flushed at every newline even when it is not a terminal
+/// (LANGUAGE.md §1); the typed handle is kept to flush it at the end.
+fn stdout_sink() -> (Sink, crate::runtime::Output) {
+    let sink: Sink = Rc::new(RefCell::new(std::io::LineWriter::new(std::io::stdout())));
+    let out: crate::runtime::Output = sink.clone();
+    (sink, out)
+}
+
+/// Restores SIGPIPE's default action (Rust ignores it), so that writing to a
+/// closed pipe ends dgl silently, like any Unix filter.
+fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: installing the default disposition for a signal has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// `--timeout SECONDS`: a positive number of seconds.
+fn parse_timeout(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 1e9 => Ok(t),
+        _ => Err(format!("'{s}' is not a number of seconds between 0 and 10^9")),
+    }
 }
 
 /// Ctrl-C sets the flag the interpreter polls (loops, calls, the backward pass).

@@ -5,6 +5,7 @@ pub mod autodiff;
 pub mod builtins;
 pub mod cli;
 pub mod diagnostic;
+pub mod files;
 pub mod repl;
 pub mod runtime;
 pub mod source;
@@ -57,19 +58,9 @@ pub fn run_program(rt: &mut Interp, name: &str, path: Option<&Path>, text: &str,
 
 /// Reads and runs the script at `path`; diagnostics call it `display`.
 pub fn run_file(path: &Path, display: &str, args: &[String], out: Output, color: bool) -> RunResult {
-    let text = match std::fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(_) => {
-                return RunResult {
-                    stderr: format!("Error: IOError: '{}' is not UTF-8 text\n", path.display()),
-                    code: 2,
-                }
-            }
-        },
-        Err(e) => {
-            return RunResult { stderr: format!("Error: IOError: cannot open '{}': {}\n", path.display(), e), code: 2 }
-        }
+    let text = match files::read_source(path) {
+        Ok(t) => t,
+        Err(message) => return RunResult { stderr: format!("Error: IOError: {message}\n"), code: 2 },
     };
     let mut rt = Interp::new(out);
     rt.color = color;

@@ -15,7 +15,7 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
@@ -128,6 +128,12 @@ fn refresh(c: &RefCell<Completions>, rt: &Interp, scope: &Scope) {
     }
 }
 
+/// Whether `entry` starts with a decorator line (`@custom_gradient`): the
+/// `def` or `class` it decorates follows, so the entry goes on to a blank line.
+fn opens_decorated_block(entry: &str) -> bool {
+    entry.trim_start().starts_with('@')
+}
+
 /// Runs one REPL entry; an expression statement's value is echoed with `repr`.
 fn run_entry(rt: &mut Interp, text: &str, scope: &Rc<Scope>) -> Result<Option<String>, Failure> {
     let id = rt.sources.add("<repl>", None, text);
@@ -180,7 +186,7 @@ pub fn main() -> i32 {
         let mut rl: Editor<DglHelper, DefaultHistory> = match Editor::new() {
             Ok(e) => e,
             Err(e) => {
-                eprintln!("Error: IOError: cannot start the line editor: {e}");
+                let _ = writeln!(std::io::stderr(), "Error: IOError: cannot start the line editor: {e}");
                 return 2;
             }
         };
@@ -190,31 +196,50 @@ pub fn main() -> i32 {
         if let Some(h) = &history {
             let _ = rl.load_history(h);
         }
-        println!("DGL {} — Ctrl-D exits", env!("CARGO_PKG_VERSION"));
+        let _ = writeln!(std::io::stdout(), "DGL {} — Ctrl-D exits", env!("CARGO_PKG_VERSION"));
         'session: loop {
             let mut entry = String::new();
             let mut prompt = ">>> ";
             loop {
                 match rl.readline(prompt) {
                     Ok(line) => {
+                        let blank = line.trim().is_empty();
                         entry.push_str(&line);
                         entry.push('\n');
-                        if !needs_more_input(&entry) {
+                        if !needs_more_input(&entry) && !(opens_decorated_block(&entry) && !blank) {
                             break;
                         }
                         prompt = "... ";
                     }
                     Err(ReadlineError::Interrupted) => {
-                        println!("KeyboardInterrupt");
+                        let _ = writeln!(std::io::stdout(), "KeyboardInterrupt");
                         continue 'session;
                     }
-                    Err(_) => break 'session,
+                    // Ctrl-D at `... ` ends the block, which runs (or reports its error), as in Python.
+                    Err(ReadlineError::Eof) if !entry.is_empty() => {
+                        break;
+                    }
+                    Err(ReadlineError::Eof) => break 'session,
+                    // Bytes that are not UTF-8 (a stray key, a paste in another encoding): report and go on.
+                    Err(ReadlineError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+                        let _ = writeln!(std::io::stderr(), "Error: IOError: the input line is not UTF-8 text; it was discarded");
+                        continue 'session;
+                    }
+                    Err(e) => {
+                        let _ = writeln!(std::io::stderr(), "Error: IOError: cannot read input: {e}");
+                        break 'session;
+                    }
                 }
             }
             if entry.trim().is_empty() {
                 continue;
             }
             let _ = rl.add_history_entry(entry.trim_end());
+            // Appended at once, not saved at exit: a crash, a SIGHUP or a second
+            // session running beside this one loses nothing.
+            if let Some(h) = &history {
+                let _ = rl.append_history(h);
+            }
             crate::runtime::INTERRUPTED.store(false, Ordering::Relaxed);
             match run_entry(&mut rt, &entry, &scope) {
                 Ok(Some(text)) => {
@@ -223,14 +248,11 @@ pub fn main() -> i32 {
                 Ok(None) => {}
                 Err(f) => {
                     let _ = rt.out.borrow_mut().flush();
-                    eprint!("{}", rt.report(&f));
+                    let _ = write!(std::io::stderr(), "{}", rt.report(&f));
                 }
             }
             let _ = rt.out.borrow_mut().flush();
             refresh(&completions, &rt, &scope);
-        }
-        if let Some(h) = &history {
-            let _ = rl.save_history(h);
         }
         0
     })

@@ -2,9 +2,15 @@
 //! each `X.dgl` with an `X.out` beside it is run in-process; its stdout must
 //! equal `X.out`, and its diagnostics `X.err` when that file exists.
 
+use crate::runtime::INTERRUPTED;
 use std::cell::RefCell;
+use std::collections::HashSet;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// What one case printed.
 pub struct Outcome {
@@ -16,30 +22,79 @@ pub struct Outcome {
 /// Runs one `.dgl` file in-process with captured output.
 pub fn run_case(path: &Path) -> Outcome {
     let path = path.to_path_buf();
-    crate::with_big_stack(move || {
-        let buf = Rc::new(RefCell::new(Vec::<u8>::new()));
-        let out: crate::runtime::Output = buf.clone();
-        // Cases are named by file name so that .err files do not depend on the working directory.
-        let display = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-        let r = crate::run_file(&path, &display, &[], out, false);
-        let stdout = String::from_utf8_lossy(&buf.borrow()).into_owned();
-        Outcome { stdout, stderr: r.stderr, code: r.code }
-    })
+    crate::with_big_stack(move || run_here(&path))
 }
+
+/// Runs a case on the calling thread (which needs a big stack).
+fn run_here(path: &Path) -> Outcome {
+    let buf = Rc::new(RefCell::new(Vec::<u8>::new()));
+    let out: crate::runtime::Output = buf.clone();
+    // Cases are named by file name so that .err files do not depend on the working directory.
+    let display = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let r = crate::run_file(path, &display, &[], out, false);
+    let stdout = String::from_utf8_lossy(&buf.borrow()).into_owned();
+    Outcome { stdout, stderr: r.stderr, code: r.code }
+}
+
+/// A case that did not finish within its time limit.
+pub struct TimedOut;
+
+/// Runs a case with a time limit. Past the limit the interpreter is asked to
+/// stop through the flag Ctrl-C sets (it polls it in loops, calls and the
+/// backward pass); a case that still does not stop within a grace period (it
+/// caught the interrupt, or sits in one long kernel) is abandoned on its
+/// thread, and the run goes on.
+pub fn run_case_within(path: &Path, limit: Duration) -> Result<Outcome, TimedOut> {
+    let (tx, rx) = mpsc::channel();
+    let p = path.to_path_buf();
+    let spawned = std::thread::Builder::new().stack_size(crate::STACK_BYTES).spawn(move || {
+        let _ = tx.send(run_here(&p));
+    });
+    let Ok(handle) = spawned else {
+        return Ok(Outcome { stdout: String::new(), stderr: "Error: cannot start a thread for the case\n".into(), code: 2 });
+    };
+    match rx.recv_timeout(limit) {
+        Ok(o) => {
+            let _ = handle.join();
+            Ok(o)
+        }
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            INTERRUPTED.store(true, Ordering::Relaxed);
+            let stopped = rx.recv_timeout(GRACE).is_ok();
+            INTERRUPTED.store(false, Ordering::Relaxed);
+            if stopped {
+                let _ = handle.join();
+            }
+            Err(TimedOut)
+        }
+        // The case's thread ended without an outcome: it panicked (the panic hook has reported it).
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            let _ = handle.join();
+            Ok(Outcome { stdout: String::new(), stderr: "Error: internal error: the case panicked\n".into(), code: 101 })
+        }
+    }
+}
+
+/// How long a timed-out case may take to stop after being interrupted.
+const GRACE: Duration = Duration::from_secs(2);
 
 /// Compares a case with its expectations; `Err` holds a readable report with a unified diff.
 pub fn check_case(path: &Path) -> Result<(), String> {
+    compare(path, &run_case(path))
+}
+
+/// Compares what a case printed with its `.out` (and `.err`, when present).
+pub fn compare(path: &Path, got: &Outcome) -> Result<(), String> {
     let out_path = path.with_extension("out");
     let err_path = path.with_extension("err");
     let expected_out =
         std::fs::read_to_string(&out_path).map_err(|e| format!("cannot read {}: {e}", out_path.display()))?;
-    let got = run_case(path);
     if got.stdout != expected_out {
         return Err(format!(
             "stdout differs from {}\n{}{}",
             out_path.display(),
             diff(&expected_out, &got.stdout),
-            stderr_note(&got)
+            stderr_note(got)
         ));
     }
     if err_path.exists() {
@@ -70,64 +125,126 @@ fn diff(expected: &str, got: &str) -> String {
         .to_string()
 }
 
-/// Every `X.dgl` with an `X.out` under `paths` (files or folders, recursively), sorted.
+/// Whether `p` is a golden case: `X.dgl` with an `X.out` beside it.
+fn is_case(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == "dgl") && p.with_extension("out").is_file()
+}
+
+/// Every case under `paths` (files or folders, recursively), sorted within each
+/// folder. A symlinked folder is followed once: folders are identified by their
+/// canonical path, so a symlink loop cannot make the walk go round forever.
 pub fn discover(paths: &[PathBuf]) -> Vec<PathBuf> {
-    fn walk(p: &Path, out: &mut Vec<PathBuf>) {
+    fn walk(p: &Path, seen: &mut HashSet<PathBuf>, out: &mut Vec<PathBuf>) {
         if p.is_dir() {
+            let first_visit = std::fs::canonicalize(p).is_ok_and(|real| seen.insert(real));
+            if !first_visit {
+                return;
+            }
             if let Ok(rd) = std::fs::read_dir(p) {
                 let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
                 entries.sort();
                 for e in entries {
-                    walk(&e, out);
+                    walk(&e, seen, out);
                 }
             }
-        } else if p.extension().is_some_and(|e| e == "dgl") && p.with_extension("out").exists() {
+        } else if is_case(p) {
             out.push(p.to_path_buf());
         }
     }
     let mut out = Vec::new();
+    let mut seen = HashSet::new();
     for p in paths {
-        walk(p, &mut out);
+        walk(p, &mut seen, &mut out);
     }
     out
 }
 
-/// `dgl test [PATH…] [--bless]`: one line per case, then `N passed, N failed`.
-pub fn main(paths: Vec<PathBuf>, bless: bool) -> i32 {
-    let paths = if paths.is_empty() { vec![PathBuf::from("tests")] } else { paths };
+/// What `dgl test` was asked to do.
+pub struct Options {
+    /// Files or folders; `tests/` when empty.
+    pub paths: Vec<PathBuf>,
+    /// Write each case's output as its expectation.
+    pub bless: bool,
+    /// A case running longer than this fails (and is stopped).
+    pub timeout: Duration,
+}
+
+/// `dgl test [PATH…] [--bless] [--timeout SECONDS]`: one line per case on
+/// `out`, then `N passed, N failed`; problems with the run itself on `err`.
+/// Returns the exit status: 0 all passed, 1 some failed, 2 for a path that does
+/// not exist or holds no case (LANGUAGE.md §1: bad usage). Errors: `out` or
+/// `err` could not be written (the caller decides how to end).
+pub fn main(opts: Options, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    let paths = if opts.paths.is_empty() { vec![PathBuf::from("tests")] } else { opts.paths };
+    for p in &paths {
+        if std::fs::metadata(p).is_err() {
+            writeln!(err, "Error: IOError: no such file or folder: '{}'", p.display())?;
+            return Ok(2);
+        }
+        if discover(std::slice::from_ref(p)).is_empty() {
+            writeln!(err, "Error: no test cases in '{}' (a case is X.dgl with X.out beside it)", p.display())?;
+            return Ok(2);
+        }
+    }
     let cases = discover(&paths);
+    let limit = opts.timeout;
     let (mut passed, mut failed) = (0, 0);
     let mut first_failure = None;
     for case in &cases {
-        if bless {
-            let o = run_case(case);
-            let _ = std::fs::write(case.with_extension("out"), &o.stdout);
-            if o.code != 0 || case.with_extension("err").exists() {
-                let _ = std::fs::write(case.with_extension("err"), &o.stderr);
+        let got = match run_case_within(case, limit) {
+            Ok(o) => o,
+            Err(TimedOut) => {
+                writeln!(out, "FAIL {} (timed out after {} s)", case.display(), limit.as_secs_f64())?;
+                first_failure.get_or_insert((case.clone(), format!("timed out after {} s", limit.as_secs_f64())));
+                failed += 1;
+                continue;
             }
-            println!("blessed {}", case.display());
-            passed += 1;
+        };
+        if opts.bless {
+            match bless(case, &got) {
+                Ok(()) => {
+                    writeln!(out, "blessed {}", case.display())?;
+                    passed += 1;
+                }
+                Err(message) => {
+                    writeln!(out, "FAIL {}", case.display())?;
+                    writeln!(err, "Error: IOError: {message}")?;
+                    first_failure.get_or_insert((case.clone(), message));
+                    failed += 1;
+                }
+            }
             continue;
         }
-        match check_case(case) {
+        match compare(case, &got) {
             Ok(()) => {
-                println!("ok   {}", case.display());
+                writeln!(out, "ok   {}", case.display())?;
                 passed += 1;
             }
             Err(report) => {
-                println!("FAIL {}", case.display());
+                writeln!(out, "FAIL {}", case.display())?;
                 first_failure.get_or_insert((case.clone(), report));
                 failed += 1;
             }
         }
     }
     if let Some((case, report)) = first_failure {
-        println!("\nfirst failure: {}\n{}", case.display(), report);
+        writeln!(out, "\nfirst failure: {}\n{}", case.display(), report)?;
     }
-    println!("{passed} passed, {failed} failed");
-    if failed > 0 {
-        1
-    } else {
-        0
+    writeln!(out, "{passed} passed, {failed} failed")?;
+    out.flush()?;
+    Ok(if failed > 0 { 1 } else { 0 })
+}
+
+/// Writes a case's output as its expectations (`.out`, and `.err` when it
+/// failed or already has one), each atomically. Errors: a message naming the file.
+fn bless(case: &Path, got: &Outcome) -> Result<(), String> {
+    let write = |path: PathBuf, text: &str| {
+        crate::files::write_atomic(&path, |w| w.write_all(text.as_bytes()))
+            .map_err(|e| format!("cannot write '{}': {e}", path.display()))
+    };
+    write(case.with_extension("out"), &got.stdout)?;
+    if got.code != 0 || case.with_extension("err").exists() {
+        write(case.with_extension("err"), &got.stderr)?;
     }
+    Ok(())
 }

@@ -183,6 +183,88 @@ fn control_characters_reach_the_terminal_escaped() {
     }
 }
 
+/// Runs dgl with stdout (or stderr) sent to /dev/full, a disk that is always full.
+#[cfg(target_os = "linux")]
+fn dgl_full(args: &[&str], dir: &std::path::Path, full_stderr: bool) -> Output {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dgl"));
+    cmd.args(args).current_dir(dir);
+    if full_stderr {
+        cmd.stderr(full).stdout(std::process::Stdio::piped());
+    } else {
+        cmd.stdout(full).stderr(std::process::Stdio::piped());
+    }
+    cmd.output().expect("dgl runs")
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_an_io_error_not_a_panic() {
+    let d = temp_dir("full");
+    std::fs::create_dir_all(d.join("cases")).unwrap();
+    std::fs::write(d.join("cases/a.dgl"), "print(1)\n").unwrap();
+    std::fs::write(d.join("cases/a.out"), "1\n").unwrap();
+    std::fs::write(d.join("ok.dgl"), "print('hi')\n").unwrap();
+    std::fs::write(d.join("partial.dgl"), "print('no newline', end='')\n").unwrap();
+    for args in [
+        &["ok.dgl"][..],
+        &["partial.dgl"],
+        &["-c", "print(1)"],
+        &["check", "ok.dgl"],
+        &["test", "cases"],
+        &["test", "--bless", "cases"],
+        &["--help"],
+    ] {
+        let out = dgl_full(args, &d, false);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.starts_with("Error: IOError: "), "{args:?}: {err}");
+        assert!(err.contains("No space left on device"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // Errors reported to a full stderr: nothing can be said, but no panic and no success.
+    std::fs::write(d.join("bad.dgl"), "print(1 / 0)\n").unwrap();
+    std::fs::write(d.join("syntax.dgl"), "if x\n").unwrap();
+    for (args, code) in [(&["bad.dgl"][..], 1), (&["syntax.dgl"], 2), (&["check", "syntax.dgl"], 2), (&["nope.dgl"], 2)] {
+        let out = dgl_full(args, &d, true);
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+    }
+}
+
+/// Runs dgl with stdout a pipe whose reader has already gone.
+#[cfg(unix)]
+fn dgl_closed_pipe(args: &[&str], dir: &std::path::Path) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dgl"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let d = temp_dir("pipe");
+    std::fs::create_dir_all(d.join("cases")).unwrap();
+    for i in 0..3 {
+        std::fs::write(d.join(format!("cases/c{i}.dgl")), "print(1)\n").unwrap();
+        std::fs::write(d.join(format!("cases/c{i}.out")), "1\n").unwrap();
+    }
+    std::fs::write(d.join("loud.dgl"), "while True:\n    print('y' * 100)\n").unwrap();
+    for args in [&["test", "cases"][..], &["loud.dgl"], &["-c", "for i in range(100000):\n    print(i)"]] {
+        let out = dgl_closed_pipe(args, &d);
+        // Like a Unix filter: ended by SIGPIPE, or status 141 where the signal is not delivered.
+        let quiet_end = out.status.signal() == Some(libc::SIGPIPE) || out.status.code() == Some(141);
+        assert!(quiet_end, "{args:?}: {:?}", out.status);
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+    }
+}
+
 #[test]
 fn check_on_200_kb_of_garbage_is_fast() {
     let d = temp_dir("garbage");
@@ -202,4 +284,124 @@ fn check_on_200_kb_of_garbage_is_fast() {
     assert!(start.elapsed() < std::time::Duration::from_secs(20), "took {:?}", start.elapsed());
     assert_eq!(r.status.code(), Some(2));
     assert!(text(&r.stderr).starts_with("Error: SyntaxError: "));
+}
+
+#[test]
+fn test_runner_refuses_missing_and_empty_paths() {
+    let d = temp_dir("paths");
+    std::fs::create_dir_all(d.join("empty")).unwrap();
+    std::fs::write(d.join("empty/helper.dgl"), "x = 1\n").unwrap();
+    let missing = dgl(&["test", "/no/such/dir"], &d);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("no such file or folder: '/no/such/dir'"), "{}", text(&missing.stderr));
+    assert!(!text(&missing.stdout).contains("passed"));
+    let empty = dgl(&["test", "empty"], &d);
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(text(&empty.stderr).contains("no test cases in 'empty'"), "{}", text(&empty.stderr));
+    let not_a_case = dgl(&["test", "empty/helper.dgl"], &d);
+    assert_eq!(not_a_case.status.code(), Some(2));
+}
+
+#[cfg(unix)]
+#[test]
+fn test_runner_survives_symlink_loops() {
+    let d = temp_dir("loops");
+    std::fs::create_dir_all(d.join("cases/sub")).unwrap();
+    std::fs::write(d.join("cases/sub/a.dgl"), "print(1)\n").unwrap();
+    std::fs::write(d.join("cases/sub/a.out"), "1\n").unwrap();
+    std::os::unix::fs::symlink("..", d.join("cases/sub/up")).unwrap();
+    std::os::unix::fs::symlink("self", d.join("cases/self")).unwrap();
+    let out = dgl(&["test", "cases"], &d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).ends_with("1 passed, 0 failed\n"), "{}", text(&out.stdout));
+}
+
+#[test]
+fn test_runner_times_out_a_case_and_goes_on() {
+    let d = temp_dir("timeout");
+    std::fs::create_dir_all(d.join("cases")).unwrap();
+    std::fs::write(d.join("cases/a_spin.dgl"), "while True:\n    pass\n").unwrap();
+    std::fs::write(d.join("cases/a_spin.out"), "").unwrap();
+    // This one catches the interrupt and keeps going: it is abandoned.
+    std::fs::write(
+        d.join("cases/b_stubborn.dgl"),
+        "while True:\n    try:\n        while True:\n            pass\n    except Exception:\n        pass\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("cases/b_stubborn.out"), "").unwrap();
+    std::fs::write(d.join("cases/c_ok.dgl"), "print(3)\n").unwrap();
+    std::fs::write(d.join("cases/c_ok.out"), "3\n").unwrap();
+    let start = std::time::Instant::now();
+    let out = dgl(&["test", "--timeout", "1", "cases"], &d);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAIL cases/a_spin.dgl (timed out after 1 s)"), "{stdout}");
+    assert!(stdout.contains("FAIL cases/b_stubborn.dgl (timed out after 1 s)"), "{stdout}");
+    assert!(stdout.contains("ok   cases/c_ok.dgl"), "{stdout}");
+    assert!(stdout.ends_with("1 passed, 2 failed\n"), "{stdout}");
+    // A hang guard only: the run needs about 4 s.
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+    let bad = dgl(&["test", "--timeout", "-1", "cases"], &d);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn bless_fails_loudly() {
+    let d = temp_dir("bless");
+    std::fs::create_dir_all(d.join("cases")).unwrap();
+    std::fs::write(d.join("cases/a.dgl"), "print(1)\nundefined\n").unwrap();
+    std::fs::write(d.join("cases/a.out"), "old\n").unwrap();
+    // An .err that is a folder cannot be replaced by a file.
+    std::fs::create_dir_all(d.join("cases/a.err")).unwrap();
+    let out = dgl(&["test", "--bless", "cases"], &d);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!text(&out.stdout).contains("blessed"), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("cannot write 'cases/a.err'"), "{}", text(&out.stderr));
+}
+
+#[cfg(unix)]
+#[test]
+fn scripts_that_cannot_be_read_sanely_are_refused() {
+    let d = temp_dir("special");
+    for path in ["/dev/zero", "/dev/null"] {
+        let out = dgl(&[path], &d);
+        assert_eq!(out.status.code(), Some(2), "{path}");
+        assert!(text(&out.stderr).starts_with("Error: IOError: cannot run"), "{path}: {}", text(&out.stderr));
+    }
+    let fifo = d.join("fifo.dgl");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let start = std::time::Instant::now();
+    let out = dgl(&["fifo.dgl"], &d);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("not a regular file"), "{}", text(&out.stderr));
+    assert!(start.elapsed() < std::time::Duration::from_secs(30), "a FIFO must not block");
+    let check = dgl(&["check", "/dev/zero"], &d);
+    assert_eq!(check.status.code(), Some(2));
+    // A file over the 64 MiB limit (sparse: no disk used) is refused before it is read.
+    let big = std::fs::File::create(d.join("big.dgl")).unwrap();
+    big.set_len((64 << 20) + 1).unwrap();
+    let out = dgl(&["big.dgl"], &d);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("larger than the 64 MiB limit"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn save_npy_replaces_files_whole() {
+    let d = temp_dir("npy");
+    let script = "x = constant([1.0, 2.0, 3.0])\nsave_npy('x.npy', x)\nsave_npy('x.npy', x * 2)\nprint(load_npy('x.npy'))\n\
+                  try:\n    save_npy('missing/x.npy', x)\nexcept IOError as e:\n    print('IOError')\nprint(load_npy('x.npy'))\n";
+    std::fs::write(d.join("s.dgl"), script).unwrap();
+    let out = dgl(&["s.dgl"], &d);
+    assert_eq!(text(&out.stdout), "[2.0, 4.0, 6.0]\nIOError\n[2.0, 4.0, 6.0]\n", "{}", text(&out.stderr));
+    // No temporary files are left beside it.
+    let names: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    // A file cut short says so.
+    let bytes = std::fs::read(d.join("x.npy")).unwrap();
+    std::fs::write(d.join("short.npy"), &bytes[..bytes.len() - 3]).unwrap();
+    std::fs::write(d.join("head.npy"), &bytes[..20]).unwrap();
+    for f in ["short.npy", "head.npy"] {
+        let out = dgl(&["-c", &format!("load_npy('{}')", d.join(f).display())], &d);
+        assert!(text(&out.stderr).contains("is truncated"), "{f}: {}", text(&out.stderr));
+    }
 }

@@ -95,3 +95,107 @@ fn a_session() {
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
+
+fn fresh_state(name: &str) -> std::path::PathBuf {
+    let state = std::env::temp_dir().join(format!("dgl-repl-{}-{}", name, std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    std::fs::create_dir_all(&state).unwrap();
+    state
+}
+
+#[test]
+fn input_typed_ahead_is_kept() {
+    let state = fresh_state("ahead");
+    let mut p = start(&state);
+    // Several lines in one write (a paste without bracketed paste): none is dropped.
+    p.send("x = 1\ny = 20\nprint(x + y)\n").unwrap();
+    p.flush().unwrap();
+    p.exp_string("21").unwrap();
+    p.exp_string(">>> ").unwrap();
+    // Typing ahead while a statement runs.
+    p.send("for i in range(300000):\n    pass\n\nprint('after', i)\nprint('and more')\n").unwrap();
+    p.flush().unwrap();
+    p.exp_string("after 299999").unwrap();
+    p.exp_string("and more").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn decorators_open_a_block() {
+    let state = fresh_state("decorator");
+    let mut p = start(&state);
+    p.send_line("@custom_gradient").unwrap();
+    p.exp_string("... ").unwrap();
+    p.send_line("def triple(x):").unwrap();
+    p.exp_string("... ").unwrap();
+    p.send_line("    return x, lambda u: u * 3").unwrap();
+    p.exp_string("... ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("x = constant(2.0)").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("with GradientTape() as t:\n    t.watch(x)\n    y = triple(x)\n").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("t.gradient(y, x)").unwrap();
+    p.exp_string("tensor(3.0)").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn ctrl_d_in_a_block_runs_it_and_the_session_goes_on() {
+    // As python3's REPL does: the block runs (or its error is reported).
+    let state = fresh_state("eofblock");
+    let mut p = start(&state);
+    p.send_line("if True:").unwrap();
+    p.exp_string("... ").unwrap();
+    p.send_line("    print('ran', 5)").unwrap();
+    p.exp_string("... ").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_string("ran 5").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("def f():").unwrap();
+    p.exp_string("... ").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_string("SyntaxError").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("print('still', 7)").unwrap();
+    p.exp_string("still 7").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn invalid_utf8_is_reported_and_the_session_goes_on() {
+    use std::io::Write;
+    let state = fresh_state("utf8");
+    let mut p = start(&state);
+    p.writer.write_all(b"\xff\xfe\n").unwrap();
+    p.writer.flush().unwrap();
+    p.exp_string("not UTF-8").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("print('alive', 1 + 1)").unwrap();
+    p.exp_string("alive 2").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn history_survives_a_killed_session_and_a_concurrent_one() {
+    let state = fresh_state("history");
+    let mut a = start(&state);
+    let mut b = start(&state);
+    a.send_line("alpha_entry = 1").unwrap();
+    a.exp_string(">>> ").unwrap();
+    b.send_line("beta_entry = 2").unwrap();
+    b.exp_string(">>> ").unwrap();
+    // Session a dies without a clean exit; session b ends normally.
+    a.process.kill(rexpect::process::Signal::SIGKILL).unwrap();
+    b.send_control('d').unwrap();
+    b.exp_eof().unwrap();
+    let history = std::fs::read_to_string(state.join("dgl/history")).expect("history file");
+    assert!(history.contains("alpha_entry = 1"), "{history}");
+    assert!(history.contains("beta_entry = 2"), "{history}");
+}

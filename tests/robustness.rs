@@ -310,3 +310,98 @@ fn hostile_shapes_end_in_a_value_or_a_shape_or_value_error() {
         assert!(start.elapsed() < std::time::Duration::from_secs(300), "hang guard: case {case}: {call}");
     }
 }
+
+/// Random format specs × random values (issue #7, class 10): every one ends in
+/// a result or a ValueError/TypeError, never a panic, and no result is longer
+/// than the width and precision limit allows.
+#[test]
+fn random_format_specs_never_panic() {
+    let pieces = [
+        "<",
+        ">",
+        "^",
+        "=",
+        "*",
+        "0",
+        "+",
+        "-",
+        " ",
+        "z",
+        "#",
+        ",",
+        "_",
+        ".",
+        "1",
+        "2",
+        "9",
+        "12",
+        "70000",
+        "999999999999",
+        "1000000",
+        "e",
+        "E",
+        "f",
+        "F",
+        "g",
+        "G",
+        "%",
+        "n",
+        "d",
+        "b",
+        "o",
+        "x",
+        "X",
+        "c",
+        "s",
+        "é",
+    ];
+    let values = [
+        "0",
+        "-1",
+        "7",
+        "1234567",
+        "-9223372036854775807 - 1",
+        "9223372036854775807",
+        "True",
+        "0.0",
+        "-0.0",
+        "0.5",
+        "-2.5",
+        "1e300",
+        "-1e-300",
+        "5e-324",
+        "1.7976931348623157e308",
+        "float('inf')",
+        "-float('inf')",
+        "float('nan')",
+        "-float('nan')",
+        "'ab'",
+        "''",
+        "None",
+        "[1]",
+        "constant(1.5)",
+        "constant([1, 2])",
+    ];
+    let mut seed = 23;
+    for case in 0..1500 {
+        let n = 1 + (lcg(&mut seed) % 6) as usize;
+        let spec: String = (0..n).map(|_| pieces[(lcg(&mut seed) as usize) % pieces.len()]).collect();
+        let value = values[(lcg(&mut seed) as usize) % values.len()];
+        let src = format!("s = '{{:{spec}}}'.format({value})\nassert len(s) <= 2000100\n");
+        let (code, err) = run(src.clone());
+        let clean = code == 0 || err.starts_with("Error: ValueError: ") || err.starts_with("Error: TypeError: ");
+        assert!(clean, "case {case}: {src:?} gave {code} and {err}");
+    }
+}
+
+#[test]
+fn huge_format_widths_are_value_errors() {
+    for src in
+        ["f'{1:999999999999}'", "f'{1.0:.70000000f}'", "'{:>1000001}'.format('a')", "f'{2:99999999999999999999999}'"]
+    {
+        let (code, err) = run(src.into());
+        assert_eq!(code, 1, "{src}: {err}");
+        assert!(err.starts_with("Error: ValueError: format "), "{src}: {err}");
+        assert!(err.contains("is too large (the limit is 1000000)"), "{src}: {err}");
+    }
+}

@@ -46,6 +46,8 @@ fn load_npy(rt: &mut Interp, a: &mut Args) -> R<Value> {
         Array::I64(x.mapv(|v| v as i64))
     } else if let Ok(x) = ArrayD::<bool>::read_npy(bytes.as_slice()) {
         Array::Bool(x)
+    } else if ends_early(&bytes) {
+        bail!(IO, "'{}' is truncated: it ends before the data its header describes", path);
     } else {
         bail!(IO, "'{}' is not a .npy file of float32, float64, int64, int32 or bool", path);
     };
@@ -102,7 +104,10 @@ fn check_npy_header(bytes: &[u8], shown: &str) -> R<()> {
         2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
         _ => return Err(bad("unknown format version")),
     };
-    let end = start.checked_add(len).filter(|&e| e <= bytes.len()).ok_or_else(|| bad("truncated header"))?;
+    let end = start
+        .checked_add(len)
+        .filter(|&e| e <= bytes.len())
+        .ok_or_else(|| err!(IO, "'{}' is truncated: it ends inside its .npy header", shown))?;
     let header = std::str::from_utf8(&bytes[start..end]).map_err(|_| bad("the header is not text"))?;
     // 'descr': '<f4' — the item size is the digits at its end.
     let descr = header
@@ -128,37 +133,70 @@ fn check_npy_header(bytes: &[u8], shown: &str) -> R<()> {
     crate::tensor::budget::check_shape(&shape)?;
     let want = crate::tensor::budget::checked_count(&shape).and_then(|n| n.checked_mul(item));
     let have = bytes.len() - end;
-    if want != Some(have) {
-        bail!(
+    match want {
+        Some(w) if w == have => {}
+        // A file cut short (an interrupted copy or download) says so.
+        Some(w) if have < w => {
+            bail!(IO, "'{}' is truncated: its header promises {} bytes of data, the file holds {}", shown, w, have)
+        }
+        _ => bail!(
             IO,
             "'{}' is not a valid .npy file: its header promises {} bytes of data, the file holds {}",
             shown,
             want.map_or("too many".to_string(), |w| w.to_string()),
             have
-        );
+        ),
     }
     Ok(())
 }
 
-/// `save_npy(path, tensor)`: writes NumPy's `.npy` format (C order).
+/// `save_npy(path, tensor)`: writes NumPy's `.npy` format (C order),
+/// atomically: the file is either the previous one or the complete new one.
 ///
-/// Errors: IOError when the file cannot be written.
+/// Errors: IOError when the file cannot be written (the previous file, if any, is kept).
 fn save_npy(rt: &mut Interp, a: &mut Args) -> R<Value> {
     use ndarray_npy::WriteNpyExt;
     let [path, x] = a.bind(["path", "tensor"], 2)?;
     let path = path_arg(path, "save_npy")?;
     let t = rt.tensor_arg(&x.unwrap())?;
     let full = rt.resolve_path(&path);
-    let file = std::fs::File::create(&full).map_err(|e| err!(IO, "cannot write '{}': {}", path, e))?;
-    let w = std::io::BufWriter::new(file);
-    let r = match &*t.data {
-        Array::F32(x) => x.as_standard_layout().write_npy(w),
-        Array::F64(x) => x.as_standard_layout().write_npy(w),
-        Array::I64(x) => x.as_standard_layout().write_npy(w),
-        Array::Bool(x) => x.as_standard_layout().write_npy(w),
-    };
+    // Atomic (temporary file, fsync, rename): a failed write keeps the previous file.
+    let r = crate::files::write_atomic(&full, |w| {
+        match &*t.data {
+            Array::F32(x) => x.as_standard_layout().write_npy(w),
+            Array::F64(x) => x.as_standard_layout().write_npy(w),
+            Array::I64(x) => x.as_standard_layout().write_npy(w),
+            Array::Bool(x) => x.as_standard_layout().write_npy(w),
+        }
+        .map_err(|e| match e {
+            ndarray_npy::WriteNpyError::Io(e) => e,
+            other => std::io::Error::other(other),
+        })
+    });
     r.map_err(|e| err!(IO, "cannot write '{}': {}", path, e))?;
     Ok(Value::None)
+}
+
+/// Whether a file that failed to load is a `.npy` file cut short: it starts
+/// like one and some dtype's reader ran out of bytes (issue #7: say "truncated").
+fn ends_early(bytes: &[u8]) -> bool {
+    use ndarray::ArrayD;
+    use ndarray_npy::{ReadNpyError, ReadNpyExt};
+    const MAGIC: &[u8] = b"\x93NUMPY";
+    fn short<T>(r: Result<T, ReadNpyError>) -> bool {
+        match r {
+            Err(ReadNpyError::MissingData) => true,
+            Err(ReadNpyError::Io(e)) => e.kind() == std::io::ErrorKind::UnexpectedEof,
+            _ => false,
+        }
+    }
+    !bytes.is_empty()
+        && MAGIC.starts_with(&bytes[..bytes.len().min(MAGIC.len())])
+        && (short(ArrayD::<f32>::read_npy(bytes))
+            || short(ArrayD::<f64>::read_npy(bytes))
+            || short(ArrayD::<i64>::read_npy(bytes))
+            || short(ArrayD::<i32>::read_npy(bytes))
+            || short(ArrayD::<bool>::read_npy(bytes)))
 }
 
 impl Interp {

@@ -8,6 +8,8 @@ use super::Interp;
 use crate::bail;
 use crate::tensor::{Array, DType};
 
+mod spec;
+
 /// Tensors with more elements than this print summarised (LANGUAGE.md §3).
 const SUMMARY_THRESHOLD: usize = 1000;
 /// Entries kept at each end of each axis when summarised.
@@ -268,13 +270,18 @@ impl Interp {
         }
     }
 
-    /// One f-string field: `{v}`, `{v!r}`, `{v:.4f}`.
-    pub fn format_field(&mut self, v: &Value, repr: bool, spec: &str) -> R<String> {
+    /// One f-string field: `{v}`, `{v!r}`, `{v:.4f}`; `str.format` fields too.
+    ///
+    /// A spec follows Python's format-spec mini-language (see `spec.rs`); a
+    /// one-element tensor formats as its Python number.
+    /// Errors: ValueError for a bad spec; TypeError for a spec on a value that
+    /// is not a number or a string (as Python's `object.__format__`).
+    pub fn format_field(&mut self, v: &Value, repr: bool, spec_text: &str) -> R<String> {
         if repr {
             let s = self.repr_of(v)?;
-            return apply_spec_str(&s, spec);
+            return spec::format_str(&s, &spec::parse(spec_text, "str")?);
         }
-        if spec.is_empty() {
+        if spec_text.is_empty() {
             return self.str_of(v);
         }
         let v = match v {
@@ -295,12 +302,14 @@ impl Interp {
             }
             other => other.clone(),
         };
+        let type_name = v.type_name();
+        let parsed = spec::parse(spec_text, &type_name)?;
         match &v {
-            Value::Int(_) | Value::Float(_) | Value::Bool(_) => format_number(&v, spec),
-            _ => {
-                let s = self.str_of(&v)?;
-                apply_spec_str(&s, spec)
-            }
+            Value::Int(i) => spec::format_int(*i, &parsed, &type_name),
+            Value::Bool(b) => spec::format_int(*b as i64, &parsed, &type_name),
+            Value::Float(x) => spec::format_float(*x, &parsed, &type_name),
+            Value::Str(s) => spec::format_str(s, &parsed),
+            _ => bail!(Type, "unsupported format string passed to {type_name}.__format__"),
         }
     }
 }
@@ -327,199 +336,6 @@ pub fn str_repr(s: &str) -> String {
     out
 }
 
-/// A parsed format spec: `[[fill]align][sign][0][width][,][.precision][type]`.
-struct Spec {
-    fill: char,
-    align: Option<char>,
-    sign: char,
-    width: usize,
-    comma: bool,
-    precision: Option<usize>,
-    ty: Option<char>,
-}
-
-fn parse_spec(spec: &str) -> R<Spec> {
-    let chars: Vec<char> = spec.chars().collect();
-    let mut i = 0;
-    let mut s = Spec { fill: ' ', align: None, sign: '-', width: 0, comma: false, precision: None, ty: None };
-    if chars.len() >= 2 && matches!(chars[1], '<' | '>' | '^' | '=') {
-        s.fill = chars[0];
-        s.align = Some(chars[1]);
-        i = 2;
-    } else if !chars.is_empty() && matches!(chars[0], '<' | '>' | '^' | '=') {
-        s.align = Some(chars[0]);
-        i = 1;
-    }
-    if i < chars.len() && matches!(chars[i], '+' | '-' | ' ') {
-        s.sign = chars[i];
-        i += 1;
-    }
-    if i < chars.len() && chars[i] == '0' {
-        s.fill = '0';
-        s.align.get_or_insert('=');
-        i += 1;
-    }
-    let start = i;
-    while i < chars.len() && chars[i].is_ascii_digit() {
-        i += 1;
-    }
-    if i > start {
-        s.width = chars[start..i].iter().collect::<String>().parse().unwrap_or(0);
-    }
-    if i < chars.len() && chars[i] == ',' {
-        s.comma = true;
-        i += 1;
-    }
-    if i < chars.len() && chars[i] == '.' {
-        i += 1;
-        let p = i;
-        while i < chars.len() && chars[i].is_ascii_digit() {
-            i += 1;
-        }
-        s.precision = Some(chars[p..i].iter().collect::<String>().parse().unwrap_or(0));
-    }
-    if i < chars.len() {
-        s.ty = Some(chars[i]);
-        i += 1;
-    }
-    if i != chars.len() {
-        bail!(Value, "invalid format specifier '{spec}'");
-    }
-    Ok(s)
-}
-
-fn pad(body: String, s: &Spec, default_align: char) -> String {
-    let len = body.chars().count();
-    if len >= s.width {
-        return body;
-    }
-    let n = s.width - len;
-    let fill = |k: usize| std::iter::repeat_n(s.fill, k).collect::<String>();
-    match s.align.unwrap_or(default_align) {
-        '<' => format!("{body}{}", fill(n)),
-        '^' => format!("{}{body}{}", fill(n / 2), fill(n - n / 2)),
-        '=' => {
-            let (sign, digits) = if body.starts_with(['-', '+', ' ']) { body.split_at(1) } else { ("", body.as_str()) };
-            format!("{sign}{}{digits}", fill(n))
-        }
-        _ => format!("{}{body}", fill(n)),
-    }
-}
-
-fn apply_spec_str(text: &str, spec: &str) -> R<String> {
-    if spec.is_empty() {
-        return Ok(text.to_string());
-    }
-    let s = parse_spec(spec)?;
-    if matches!(s.ty, Some(t) if t != 's') {
-        bail!(Value, "unknown format code '{}' for a string", s.ty.unwrap());
-    }
-    let body: String = match s.precision {
-        Some(p) => text.chars().take(p).collect(),
-        None => text.to_string(),
-    };
-    Ok(pad(body, &s, '<'))
-}
-
-fn group_thousands(digits: &str) -> String {
-    let (int, frac) = digits.split_once('.').map_or((digits, None), |(a, b)| (a, Some(b)));
-    let mut out = String::new();
-    for (k, c) in int.chars().enumerate() {
-        if k > 0 && (int.len() - k) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if let Some(f) = frac {
-        out.push('.');
-        out.push_str(f);
-    }
-    out
-}
-
-/// Formats an int or float by a spec (`d`, `f`, `e`, `g`, `%`, or none).
-fn format_number(v: &Value, spec: &str) -> R<String> {
-    let s = parse_spec(spec)?;
-    let (neg, body) = match (v, s.ty) {
-        (Value::Int(_) | Value::Bool(_), None | Some('d')) => {
-            let i = match v {
-                Value::Int(i) => *i,
-                Value::Bool(b) => *b as i64,
-                _ => 0,
-            };
-            (i < 0, i.unsigned_abs().to_string())
-        }
-        (Value::Float(_), Some('d')) => bail!(Value, "unknown format code 'd' for a float"),
-        _ => {
-            let x = match v {
-                Value::Int(i) => *i as f64,
-                Value::Bool(b) => *b as u8 as f64,
-                Value::Float(f) => *f,
-                _ => 0.0,
-            };
-            let a = x.abs();
-            let p = s.precision.unwrap_or(6);
-            let body = match s.ty {
-                Some('f') | Some('F') => format!("{a:.p$}"),
-                Some('e') | Some('E') => {
-                    let t = format!("{a:.p$e}");
-                    // Python writes the exponent with a sign and two digits: 1.5e-05.
-                    let (m, e) = t.split_once('e').unwrap();
-                    let e: i32 = e.parse().unwrap_or(0);
-                    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
-                }
-                Some('%') => format!("{:.p$}%", a * 100.0),
-                Some('g') | Some('G') | None => {
-                    if s.ty.is_none() && s.precision.is_none() {
-                        fmt_f64(a)
-                    } else {
-                        format_g(a, s.precision.unwrap_or(6).max(1))
-                    }
-                }
-                Some(t) => bail!(Value, "unknown format code '{t}' for a number"),
-            };
-            (x < 0.0 || (x == 0.0 && x.is_sign_negative()), body)
-        }
-    };
-    let body = if s.comma { group_thousands(&body) } else { body };
-    let sign = if neg {
-        "-"
-    } else if s.sign == '+' {
-        "+"
-    } else if s.sign == ' ' {
-        " "
-    } else {
-        ""
-    };
-    Ok(pad(format!("{sign}{body}"), &s, '>'))
-}
-
-/// `%g`: `p` significant digits, trailing zeros removed.
-fn format_g(a: f64, p: usize) -> String {
-    if a == 0.0 {
-        return "0".into();
-    }
-    if !a.is_finite() {
-        return fmt_f64(a);
-    }
-    let exp = a.log10().floor() as i32;
-    if exp < -4 || exp >= p as i32 {
-        let t = format!("{a:.*e}", p - 1);
-        let (m, e) = t.split_once('e').unwrap();
-        let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
-        let e: i32 = e.parse().unwrap_or(0);
-        format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
-    } else {
-        let decimals = (p as i32 - 1 - exp).max(0) as usize;
-        let t = format!("{a:.decimals$}");
-        if t.contains('.') {
-            t.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            t
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -536,17 +352,6 @@ mod tests {
         assert_eq!(fmt_f32(0.1), "0.1");
         assert_eq!(fmt_f64(1e16), "1e16");
         assert_eq!(fmt_f64(123456789.0), "123456789.0");
-    }
-
-    #[test]
-    fn number_specs_follow_python() {
-        assert_eq!(format_number(&Value::Float(3.14159), ".4f").unwrap(), "3.1416");
-        assert_eq!(format_number(&Value::Int(42), "5d").unwrap(), "   42");
-        assert_eq!(format_number(&Value::Float(0.5), ".1%").unwrap(), "50.0%");
-        assert_eq!(format_number(&Value::Float(12345.678), ",.2f").unwrap(), "12,345.68");
-        assert_eq!(format_number(&Value::Float(-1.5e-5), ".2e").unwrap(), "-1.50e-05");
-        assert_eq!(format_number(&Value::Int(-7), "04d").unwrap(), "-007");
-        assert_eq!(format_number(&Value::Float(0.000123456), "g").unwrap(), "0.000123456");
     }
 
     #[test]

@@ -34,8 +34,7 @@ impl Interp {
         let found = folders.into_iter().map(|d| d.join(&file)).find(|p| p.is_file());
         let (display, path, text) = match found {
             Some(p) => {
-                let text =
-                    std::fs::read_to_string(&p).map_err(|e| err!(IO, "cannot read module '{}': {}", p.display(), e))?;
+                let text = crate::files::read_source(&p).map_err(|m| err!(IO, "cannot import '{name}': {m}"))?;
                 let shown = p.strip_prefix(&self.script_dir).unwrap_or(&p).display().to_string();
                 (shown, Some(p), text)
             }
