@@ -36,6 +36,19 @@ fn run_here(path: &Path) -> Outcome {
     Outcome { stdout, stderr: r.stderr, code: r.code }
 }
 
+/// Runs source text named `gen.dgl` in-process, on a big stack, with captured output
+/// (for tests that generate programs).
+pub fn run_text(text: &str) -> Outcome {
+    let text = text.to_string();
+    crate::with_big_stack(move || {
+        let buf = Rc::new(RefCell::new(Vec::<u8>::new()));
+        let mut rt = crate::runtime::Interp::new(buf.clone());
+        let r = crate::run_program(&mut rt, "gen.dgl", None, &text, vec![]);
+        let stdout = String::from_utf8_lossy(&buf.borrow()).into_owned();
+        Outcome { stdout, stderr: r.stderr, code: r.code }
+    })
+}
+
 /// A case that did not finish within its time limit.
 pub struct TimedOut;
 
@@ -51,7 +64,11 @@ pub fn run_case_within(path: &Path, limit: Duration) -> Result<Outcome, TimedOut
         let _ = tx.send(run_here(&p));
     });
     let Ok(handle) = spawned else {
-        return Ok(Outcome { stdout: String::new(), stderr: "Error: cannot start a thread for the case\n".into(), code: 2 });
+        return Ok(Outcome {
+            stdout: String::new(),
+            stderr: "Error: cannot start a thread for the case\n".into(),
+            code: 2,
+        });
     };
     match rx.recv_timeout(limit) {
         Ok(o) => {
@@ -70,7 +87,11 @@ pub fn run_case_within(path: &Path, limit: Duration) -> Result<Outcome, TimedOut
         // The case's thread ended without an outcome: it panicked (the panic hook has reported it).
         Err(mpsc::RecvTimeoutError::Disconnected) => {
             let _ = handle.join();
-            Ok(Outcome { stdout: String::new(), stderr: "Error: internal error: the case panicked\n".into(), code: 101 })
+            Ok(Outcome {
+                stdout: String::new(),
+                stderr: "Error: internal error: the case panicked\n".into(),
+                code: 101,
+            })
         }
     }
 }

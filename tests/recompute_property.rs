@@ -7,11 +7,8 @@
 //! Programs are generated from a seed, run twice in-process (blocks plain and
 //! blocks recomputed), and the printed gradients compared number by number.
 
-use dgl::runtime::Interp;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::cell::RefCell;
-use std::rc::Rc;
 
 /// An expression of shape [3] (or a scalar broadcast to it) over `vars`.
 fn expr(rng: &mut ChaCha8Rng, vars: &[&str], depth: u32) -> String {
@@ -65,22 +62,9 @@ fn program(seed: u64, wrap: &str) -> String {
 }
 
 fn run(src: &str) -> String {
-    let buf: Rc<RefCell<Vec<u8>>> = Rc::new(RefCell::new(Vec::new()));
-    struct Sink(Rc<RefCell<Vec<u8>>>);
-    impl std::io::Write for Sink {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut rt = Interp::new(Rc::new(RefCell::new(Sink(buf.clone()))));
-    let r = dgl::run_program(&mut rt, "gen.dgl", None, src, vec![]);
+    let r = dgl::testing::run_text(src);
     assert_eq!(r.code, 0, "program failed:\n{src}\n{}", r.stderr);
-    let out = buf.borrow().clone();
-    String::from_utf8(out).unwrap()
+    r.stdout
 }
 
 /// The numbers in a printout, and the text with each number replaced by `#`.

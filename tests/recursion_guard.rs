@@ -3,11 +3,8 @@
 //! functions. Every program must end in output or a RecursionError report,
 //! never a native stack overflow (which would abort this test process).
 
-use dgl::runtime::Interp;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::cell::RefCell;
-use std::rc::Rc;
 
 const BUILDERS: &[&str] = &[
     "a = []\na.append(a)\n",
@@ -38,23 +35,8 @@ const USES: &[&str] = &[
 ];
 
 fn run(src: &str) -> (String, i32) {
-    struct Sink(Rc<RefCell<Vec<u8>>>);
-    impl std::io::Write for Sink {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let src = src.to_string();
-    dgl::with_big_stack(move || {
-        let buf = Rc::new(RefCell::new(Vec::new()));
-        let mut rt = Interp::new(Rc::new(RefCell::new(Sink(buf.clone()))));
-        let r = dgl::run_program(&mut rt, "gen.dgl", None, &src, vec![]);
-        (r.stderr, r.code)
-    })
+    let r = dgl::testing::run_text(src);
+    (r.stderr, r.code)
 }
 
 /// Any error a cyclic or deep value may give: a RecursionError, or the TypeError of an

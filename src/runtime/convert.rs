@@ -101,18 +101,6 @@ impl Interp {
             out: &mut Vec<f64>,
             exact: &mut Exact,
         ) -> R<()> {
-            rt.nested("while converting a nested list (does it contain itself?)", |rt| {
-                walk_level(rt, v, depth, shape, out, exact)
-            })
-        }
-        fn walk_level(
-            rt: &mut Interp,
-            v: &Value,
-            depth: usize,
-            shape: &mut Vec<usize>,
-            out: &mut Vec<f64>,
-            exact: &mut Exact,
-        ) -> R<()> {
             let items: Vec<Value> = match v {
                 Value::Bool(b) => return leaf(depth, shape, out, *b as u8 as f64),
                 Value::Int(i) => {
@@ -133,7 +121,12 @@ impl Interp {
                     crate::tensor::budget::check_shape(shape)?;
                     if let Array::I64(a) = &*t.data {
                         let base = out.len();
-                        exact.extend(a.iter().enumerate().filter(|(_, i)| i.unsigned_abs() > 1 << 53).map(|(k, &i)| (base + k, i)));
+                        exact.extend(
+                            a.iter()
+                                .enumerate()
+                                .filter(|(_, i)| i.unsigned_abs() > 1 << 53)
+                                .map(|(k, &i)| (base + k, i)),
+                        );
                     }
                     out.extend(t.data.to_f64_vec());
                     return Ok(());
@@ -144,7 +137,11 @@ impl Interp {
             };
             dim(depth, shape, items.len())?;
             for x in &items {
-                walk(rt, x, depth + 1, shape, out, exact)?;
+                // Each level counts toward the recursion depth: a list that contains itself
+                // is a quick RecursionError.
+                rt.nested("while converting a nested list (does it contain itself?)", |rt| {
+                    walk(rt, x, depth + 1, shape, out, exact)
+                })?;
             }
             if items.is_empty() && shape.len() > depth + 1 {
                 bail!(Value, "cannot build a tensor from a ragged list");
