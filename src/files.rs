@@ -26,7 +26,8 @@ pub fn read_source(path: &Path) -> Result<String, String> {
     if !meta.is_file() {
         return Err(format!("cannot run '{shown}': not a regular file (a FIFO, device or socket)"));
     }
-    let too_big = || format!("cannot run '{shown}': larger than the {} MiB limit for a source file", MAX_SOURCE_BYTES >> 20);
+    let too_big =
+        || format!("cannot run '{shown}': larger than the {} MiB limit for a source file", MAX_SOURCE_BYTES >> 20);
     if meta.len() > MAX_SOURCE_BYTES {
         return Err(too_big());
     }

@@ -222,7 +222,10 @@ pub fn main() -> i32 {
                     Err(ReadlineError::Eof) => break 'session,
                     // Bytes that are not UTF-8 (a stray key, a paste in another encoding): report and go on.
                     Err(ReadlineError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
-                        let _ = writeln!(std::io::stderr(), "Error: IOError: the input line is not UTF-8 text; it was discarded");
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "Error: IOError: the input line is not UTF-8 text; it was discarded"
+                        );
                         continue 'session;
                     }
                     Err(e) => {

@@ -51,7 +51,11 @@ pub fn run_case_within(path: &Path, limit: Duration) -> Result<Outcome, TimedOut
         let _ = tx.send(run_here(&p));
     });
     let Ok(handle) = spawned else {
-        return Ok(Outcome { stdout: String::new(), stderr: "Error: cannot start a thread for the case\n".into(), code: 2 });
+        return Ok(Outcome {
+            stdout: String::new(),
+            stderr: "Error: cannot start a thread for the case\n".into(),
+            code: 2,
+        });
     };
     match rx.recv_timeout(limit) {
         Ok(o) => {
@@ -70,7 +74,11 @@ pub fn run_case_within(path: &Path, limit: Duration) -> Result<Outcome, TimedOut
         // The case's thread ended without an outcome: it panicked (the panic hook has reported it).
         Err(mpsc::RecvTimeoutError::Disconnected) => {
             let _ = handle.join();
-            Ok(Outcome { stdout: String::new(), stderr: "Error: internal error: the case panicked\n".into(), code: 101 })
+            Ok(Outcome {
+                stdout: String::new(),
+                stderr: "Error: internal error: the case panicked\n".into(),
+                code: 101,
+            })
         }
     }
 }

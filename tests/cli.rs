@@ -189,7 +189,8 @@ fn a_full_disk_is_an_io_error_not_a_panic() {
     // Errors reported to a full stderr: nothing can be said, but no panic and no success.
     std::fs::write(d.join("bad.dgl"), "print(1 / 0)\n").unwrap();
     std::fs::write(d.join("syntax.dgl"), "if x\n").unwrap();
-    for (args, code) in [(&["bad.dgl"][..], 1), (&["syntax.dgl"], 2), (&["check", "syntax.dgl"], 2), (&["nope.dgl"], 2)] {
+    for (args, code) in [(&["bad.dgl"][..], 1), (&["syntax.dgl"], 2), (&["check", "syntax.dgl"], 2), (&["nope.dgl"], 2)]
+    {
         let out = dgl_full(args, &d, true);
         assert_eq!(out.status.code(), Some(code), "{args:?}");
     }
