@@ -1,10 +1,10 @@
 //! Data loading (LANGUAGE.md §4, Data): `read_csv`. Relative paths resolve
 //! against the running script's folder.
 
+use crate::runtime::convert::float_to_int;
 use crate::runtime::error::R;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
-use crate::runtime::convert::float_to_int;
 use crate::tensor::budget::{MAX_BYTES, MAX_ELEMENTS};
 use crate::tensor::{Array, DType, Tensor};
 use crate::{bail, err};
@@ -109,10 +109,8 @@ fn check_npy_header(bytes: &[u8], shown: &str) -> R<()> {
         .split_once("'descr'")
         .and_then(|(_, rest)| rest.split('\'').nth(1))
         .ok_or_else(|| bad("no 'descr' in the header"))?;
-    let item: usize = descr
-        .trim_start_matches(|c: char| !c.is_ascii_digit())
-        .parse()
-        .map_err(|_| bad("unknown 'descr'"))?;
+    let item: usize =
+        descr.trim_start_matches(|c: char| !c.is_ascii_digit()).parse().map_err(|_| bad("unknown 'descr'"))?;
     // 'shape': (d0, d1, ...)
     let dims = header
         .split_once("'shape'")

@@ -121,7 +121,12 @@ impl Interp {
                     crate::tensor::budget::check_shape(shape)?;
                     if let Array::I64(a) = &*t.data {
                         let base = out.len();
-                        exact.extend(a.iter().enumerate().filter(|(_, i)| i.unsigned_abs() > 1 << 53).map(|(k, &i)| (base + k, i)));
+                        exact.extend(
+                            a.iter()
+                                .enumerate()
+                                .filter(|(_, i)| i.unsigned_abs() > 1 << 53)
+                                .map(|(k, &i)| (base + k, i)),
+                        );
                     }
                     out.extend(t.data.to_f64_vec());
                     return Ok(());

@@ -1,10 +1,10 @@
 //! Operators on values (`+`, `==`, `<`, `in`, `is`) and truth values.
 
 use super::error::R;
-use crate::tensor::budget::check_bytes;
 use super::value::{HashKey, Value};
 use super::Interp;
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
+use crate::tensor::budget::check_bytes;
 use crate::tensor::kernels::{self, Binary, Compare, Unary};
 use crate::tensor::Tensor;
 use crate::{bail, err};

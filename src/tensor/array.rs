@@ -1,9 +1,9 @@
 //! The dtype-tagged n-dimensional array behind every tensor.
 
-use ndarray::{ArrayD, IxDyn};
 use crate::bail;
 use crate::runtime::convert::float_to_int;
 use crate::runtime::error::R;
+use ndarray::{ArrayD, IxDyn};
 use std::fmt;
 
 /// Element types (LANGUAGE.md §4). `float32` is the default.

@@ -508,9 +508,8 @@ pub fn reduce(op: Reduce, a: &Array, axes: &[usize], keepdims: bool) -> R<Array>
                 Reduce::Sum | Reduce::Mean => {
                     // At most 2^28 terms of magnitude below 2^63: an i128 cannot overflow.
                     let n: usize = axes.iter().map(|&d| x.shape()[d]).product();
-                    let sums = fold_axes(x, axes, 0i128, |s, v| s + v as i128, |s, r| {
-                        r.iter().fold(s, |s, &v| s + v as i128)
-                    });
+                    let sums =
+                        fold_axes(x, axes, 0i128, |s, v| s + v as i128, |s, r| r.iter().fold(s, |s, &v| s + v as i128));
                     let mut out = Vec::with_capacity(sums.len());
                     for s in sums {
                         let s = if op == Reduce::Mean {
