@@ -198,6 +198,7 @@ fn range_tensor(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let all_int = [Some(&start), limit.as_ref(), delta.as_ref()]
         .iter()
         .all(|v| matches!(v, None | Some(Value::Int(_)) | Some(Value::None)));
+    let (limit_v, delta_v) = (limit.clone(), delta.clone());
     let s = rt.float_arg(&start, "start")?;
     let (s, l) = match limit {
         Some(Value::None) | None => (0.0, s),
@@ -216,6 +217,22 @@ fn range_tensor(rt: &mut Interp, a: &mut Args) -> R<Value> {
     }
     let n = n as usize;
     let dtype = dtype_opt(rt, dtype)?.unwrap_or(if all_int { DType::I64 } else { DType::F32 });
+    if all_int && dtype == DType::I64 {
+        // Exact in i128: int64 ranges never pass through float64 (issue #7, class 4).
+        let int = |v: &Option<Value>, default: i64| match v {
+            Some(Value::Int(i)) => *i as i128,
+            _ => default as i128,
+        };
+        let first = int(&Some(start.clone()), 0);
+        let (lo, hi) = if matches!(limit_v, None | Some(Value::None)) { (0, first) } else { (first, int(&limit_v, 0)) };
+        let step = int(&delta_v, 1);
+        let count =
+            if step > 0 { (hi - lo + step - 1).div_euclid(step) } else { (lo - hi - step - 1).div_euclid(-step) };
+        let count = count.max(0) as usize;
+        crate::tensor::budget::check_shape(&[count])?;
+        let vals: Vec<i64> = (0..count).map(|i| (lo + i as i128 * step) as i64).collect();
+        return Ok(Value::Tensor(Tensor::new(Array::I64(ArrayD::from_shape_vec(IxDyn(&[count]), vals).expect("1-d")))));
+    }
     let vals = (0..n).map(|i| s + i as f64 * d).collect();
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &[n], vals))))
 }
