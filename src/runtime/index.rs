@@ -22,7 +22,7 @@ impl Interp {
                 if n > 100_000_000 {
                     bail!(Value, "range of {n} items is too large to materialise");
                 }
-                (0..n).map(|i| Value::Int(a + i as i64 * s)).collect()
+                (0..n).map(|i| Value::Int((*a as i128 + i as i128 * *s as i128) as i64)).collect()
             }
             Value::Tensor(_) | Value::Variable(_) => {
                 let t = self.to_tensor(v, None)?;
@@ -225,6 +225,10 @@ pub fn slice_indices(s: &[Value; 3], len: usize) -> R<(i64, i64, i64)> {
     if step == 0 {
         bail!(Value, "slice step cannot be zero");
     }
+    // A step longer than the sequence selects only the start element, as a step of the
+    // sequence's length does: clamping keeps every later step computation in range.
+    let reach = n.max(1);
+    let step = step.clamp(-reach, reach);
     let (lower, upper) = if step > 0 { (0, n) } else { (-1, n - 1) };
     let clamp = |v: Option<i64>, default: i64| match v {
         None => default,

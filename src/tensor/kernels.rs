@@ -609,7 +609,36 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
     Ok(match (a, b) {
         (Array::F32(x), Array::F32(y)) => Array::F32(go(x, y, n, k, m)?),
         (Array::F64(x), Array::F64(y)) => Array::F64(go(x, y, n, k, m)?),
-        (Array::I64(x), Array::I64(y)) => Array::I64(go(x, y, n, k, m)?),
+        (Array::I64(x), Array::I64(y)) => {
+            // Exact or an error, never wrapped (issue 7, class 4): checked products and sums.
+            let mut shape = if sa.len() == 2 && sb.len() == 2 { vec![] } else { batch.clone() };
+            shape.extend([n, m]);
+            let mut xs = batch.clone();
+            xs.extend([n, k]);
+            let mut ys = batch.clone();
+            ys.extend([k, m]);
+            let xb = x.broadcast(IxDyn(&xs)).expect("batch shape checked");
+            let yb = y.broadcast(IxDyn(&ys)).expect("batch shape checked");
+            let count: usize = batch.iter().product();
+            let xf = xb.as_standard_layout().into_owned().into_shape_with_order((count, n, k)).expect("standard layout");
+            let yf = yb.as_standard_layout().into_owned().into_shape_with_order((count, k, m)).expect("standard layout");
+            let mut out = Vec::with_capacity(count * n * m);
+            for c in 0..count {
+                for i in 0..n {
+                    for j in 0..m {
+                        let mut acc: i64 = 0;
+                        for l in 0..k {
+                            acc = xf[[c, i, l]]
+                                .checked_mul(yf[[c, l, j]])
+                                .and_then(|p| acc.checked_add(p))
+                                .ok_or_else(|| crate::err!(Value, "integer overflow in an int64 matmul"))?;
+                        }
+                        out.push(acc);
+                    }
+                }
+            }
+            Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), out).expect("one value per element"))
+        }
         _ if a.dtype() != b.dtype() => bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype()),
         _ => bail!(Type, "matmul is not defined on {} tensors", a.dtype()),
     })
