@@ -66,6 +66,28 @@ impl Interp {
                 };
                 Ok(Tensor::new(Array::scalar(dtype, x)))
             }
+            // A list holding watched tensors is stacked by a recorded op, as TF's conversion
+            // packs them: gradients flow to each element (issue 7: they were dropped).
+            Value::List(_) | Value::Tuple(_) if self.holds_recorded_tensor(v)? => {
+                let items = self.iterate(v)?;
+                let dtype = match dtype {
+                    Some(d) => Some(d),
+                    None => self.first_tensor_dtype(v)?,
+                };
+                let mut parts = Vec::with_capacity(items.len());
+                for x in &items {
+                    parts.push(self.nested("while converting a nested list", |rt| rt.to_tensor(x, dtype))?);
+                }
+                if let Some(p) = parts.iter().find(|p| p.shape() != parts[0].shape()) {
+                    bail!(
+                        Value,
+                        "cannot build a tensor from a ragged list (elements of shapes {} and {})",
+                        crate::tensor::shape_str(parts[0].shape()),
+                        crate::tensor::shape_str(p.shape())
+                    );
+                }
+                self.stack(&parts, 0)
+            }
             _ => {
                 let (shape, values, exact) = self.flatten_numbers(v)?;
                 crate::tensor::budget::check_shape(&shape)?;
@@ -85,6 +107,44 @@ impl Interp {
                 let a = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), ints).expect("count checked");
                 Ok(Tensor::new(Array::I64(a)))
             }
+        }
+    }
+
+    /// Whether a (nested) list holds a tensor that some active tape watches (or a Variable
+    /// it would watch), so that converting it must be recorded.
+    fn holds_recorded_tensor(&mut self, v: &Value) -> R<bool> {
+        if self.tapes.is_empty() {
+            return Ok(false);
+        }
+        match v {
+            Value::Tensor(t) => Ok(self.tapes.iter().any(|tape| tape.borrow().watched.contains(&t.id))),
+            Value::Variable(var) => Ok(var.trainable),
+            Value::List(_) | Value::Tuple(_) => {
+                for x in self.iterate(v)? {
+                    if self.nested("while converting a nested list", |rt| rt.holds_recorded_tensor(&x))? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// The dtype of the first tensor in a (nested) list, if any.
+    fn first_tensor_dtype(&mut self, v: &Value) -> R<Option<DType>> {
+        match v {
+            Value::Tensor(t) => Ok(Some(t.dtype())),
+            Value::Variable(var) => Ok(Some(var.peek().dtype())),
+            Value::List(_) | Value::Tuple(_) => {
+                for x in self.iterate(v)? {
+                    if let Some(d) = self.nested("while converting a nested list", |rt| rt.first_tensor_dtype(&x))? {
+                        return Ok(Some(d));
+                    }
+                }
+                Ok(None)
+            }
+            _ => Ok(None),
         }
     }
 
