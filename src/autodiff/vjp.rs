@@ -13,6 +13,15 @@ use crate::tensor::{kernels, Tensor};
 use ndarray::SliceInfoElem;
 
 impl Interp {
+    /// `q` where the upstream gradient `g` is non-zero, else 0: the rule of TF's "safe"
+    /// gradient kernels (SqrtGrad, RsqrtGrad, ReciprocalGrad), recorded for higher order.
+    fn zero_where_upstream_is(&mut self, g: &Tensor, q: Tensor) -> R<Tensor> {
+        let zero = self.scalar(g.dtype(), 0.0);
+        let is_zero = Tensor::new(kernels::compare(Compare::Eq, &g.data, &zero.data)?);
+        let zeros = Tensor::zeros(q.dtype(), q.shape());
+        self.where_(&is_zero, &zeros, &q)
+    }
+
     /// Runs the backward step of `entry`. `upstream` has one gradient per output
     /// (zeros already filled in); `needed[i]` says whether input i wants a gradient.
     pub fn vjp(&mut self, entry: &Entry, upstream: Vec<Tensor>, needed: &[bool]) -> R<Vec<Option<Tensor>>> {
@@ -263,10 +272,12 @@ impl Interp {
                 let d = self.add(&s(), &one)?;
                 self.binary(Binary::Div, g, &d)
             }
-            // d √x = dx / (2 √x) (y saved; inf at 0, as TF)
+            // d √x = dx / (2 √x) (y saved; inf at 0, as TF). A zero upstream gives zero even
+            // where √x is 0 or NaN (TF's SqrtGrad): `where(x > 0, sqrt(x), …)` stays finite.
             Unary::Sqrt => {
                 let two_y = self.mul_scalar(&s(), 2.0)?;
-                self.binary(Binary::Div, g, &two_y)
+                let q = self.binary(Binary::Div, g, &two_y)?;
+                self.zero_where_upstream_is(g, q)
             }
             // d x² = 2x dx
             Unary::Square => {
@@ -319,11 +330,13 @@ impl Interp {
                 self.mul(g, &sg)
             }
             // d(1/x) = −dx / x²
+            // d (1/x) = −dx / x², zero for a zero upstream (TF's ReciprocalGrad).
             Unary::Reciprocal => {
                 let x = s();
                 let x2 = self.mul(&x, &x)?;
                 let q = self.binary(Binary::Div, g, &x2)?;
-                self.unary(Unary::Neg, &q)
+                let q = self.unary(Unary::Neg, &q)?;
+                self.zero_where_upstream_is(g, q)
             }
             Unary::Sign | Unary::Step => Ok(self.constant_like(g, 0.0)),
         }
