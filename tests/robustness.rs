@@ -424,7 +424,11 @@ fn int_float_pair(seed: &mut u64) -> (i64, f64) {
         2 => f64::from_bits(base.to_bits().saturating_sub(1)),
         3 => base + 0.5,
         4 => base - 0.25,
-        _ => (lcg(seed) as f64 / 7.0) * 2f64.powi((lcg(seed) % 140) as i32 - 40) * if lcg(seed) % 2 == 0 { 1.0 } else { -1.0 },
+        _ => {
+            (lcg(seed) as f64 / 7.0)
+                * 2f64.powi((lcg(seed) % 140) as i32 - 40)
+                * if lcg(seed) % 2 == 0 { 1.0 } else { -1.0 }
+        }
     };
     (i, f)
 }
@@ -447,7 +451,9 @@ fn int_float_comparisons_are_exact() {
             ((i as i128) < fl || ((i as i128) == fl && frac), (i as i128) == fl && !frac)
         };
         let gt = !lt && !eq;
-        src.push_str(&format!("print({i} == {f:?}, {i} < {f:?}, {i} <= {f:?}, {f:?} > {i}, {i} > {f:?}, {i} >= {f:?})\n"));
+        src.push_str(&format!(
+            "print({i} == {f:?}, {i} < {f:?}, {i} <= {f:?}, {f:?} > {i}, {i} > {f:?}, {i} >= {f:?})\n"
+        ));
         let py = |b: bool| if b { "True" } else { "False" };
         want.push_str(&format!("{} {} {} {} {} {}\n", py(eq), py(lt), py(lt || eq), py(lt), py(gt), py(gt || eq)));
     }
@@ -469,7 +475,11 @@ fn floats_to_int64_elements_are_exact_or_errors() {
         let src = format!("print(int(constant({f:?}, dtype=int64)), int(constant([{f:?}], dtype=int64)[0]))\n");
         let out = dgl::testing::run_text(&src);
         if f.fract() != 0.0 {
-            assert!(out.stderr.starts_with("Error: TypeError: cannot convert "), "case {case}: {src} gave {}", out.stderr);
+            assert!(
+                out.stderr.starts_with("Error: TypeError: cannot convert "),
+                "case {case}: {src} gave {}",
+                out.stderr
+            );
         } else if !(-(2f64.powi(63))..2f64.powi(63)).contains(&f) {
             assert!(out.stderr.starts_with("Error: ValueError: "), "case {case}: {src} gave {}", out.stderr);
         } else {

@@ -85,7 +85,9 @@ impl HashKey {
             Value::Bool(b) => HashKey::Int(*b as i64),
             Value::Int(i) => HashKey::Int(*i),
             // Every integral float in [-2^63, 2^63) equals exactly one int, and hashes as it.
-            Value::Float(f) if f.fract() == 0.0 && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(f) => {
+            Value::Float(f)
+                if f.fract() == 0.0 && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(f) =>
+            {
                 HashKey::Int(*f as i64)
             }
             Value::Float(f) => HashKey::Float(f.to_bits()),
