@@ -405,3 +405,85 @@ fn huge_format_widths_are_value_errors() {
         assert!(err.contains("is too large (the limit is 1000000)"), "{src}: {err}");
     }
 }
+
+/// A seeded int and a float near it: around 0, 2^53 and ±2^63, off by a
+/// fraction or one ulp, or of a random exponent.
+fn int_float_pair(seed: &mut u64) -> (i64, f64) {
+    let r = lcg(seed);
+    let i: i64 = match r % 5 {
+        0 => (lcg(seed) as i64 % 2001) - 1000,
+        1 => (1i64 << 53) + (lcg(seed) as i64 % 9) - 4,
+        2 => i64::MAX - (lcg(seed) as i64 % 2000),
+        3 => i64::MIN + (lcg(seed) as i64 % 2000),
+        _ => ((lcg(seed) << 31) ^ lcg(seed)) as i64 * if lcg(seed) % 2 == 0 { 1 } else { -1 },
+    };
+    let base = i as f64;
+    let f = match lcg(seed) % 6 {
+        0 => base,
+        1 => f64::from_bits(base.to_bits() + 1),
+        2 => f64::from_bits(base.to_bits().saturating_sub(1)),
+        3 => base + 0.5,
+        4 => base - 0.25,
+        _ => {
+            (lcg(seed) as f64 / 7.0)
+                * 2f64.powi((lcg(seed) % 140) as i32 - 40)
+                * if lcg(seed) % 2 == 0 { 1.0 } else { -1.0 }
+        }
+    };
+    (i, f)
+}
+
+/// int/float `==`, `<`, `<=`, `>`, `>=` are exact (CPython's rule), checked
+/// against an i128 oracle: below 2^100 a float's floor is an exact i128.
+#[test]
+fn int_float_comparisons_are_exact() {
+    let mut seed = 31;
+    let mut src = String::new();
+    let mut want = String::new();
+    for _ in 0..600 {
+        let (i, f) = int_float_pair(&mut seed);
+        assert!(f.is_finite());
+        let (lt, eq) = if f.abs() >= 2f64.powi(100) {
+            (f > 0.0, false)
+        } else {
+            let fl = f.floor() as i128;
+            let frac = f != f.floor();
+            ((i as i128) < fl || ((i as i128) == fl && frac), (i as i128) == fl && !frac)
+        };
+        let gt = !lt && !eq;
+        src.push_str(&format!(
+            "print({i} == {f:?}, {i} < {f:?}, {i} <= {f:?}, {f:?} > {i}, {i} > {f:?}, {i} >= {f:?})\n"
+        ));
+        let py = |b: bool| if b { "True" } else { "False" };
+        want.push_str(&format!("{} {} {} {} {} {}\n", py(eq), py(lt), py(lt || eq), py(lt), py(gt), py(gt || eq)));
+    }
+    let out = dgl::testing::run_text(&src);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    for (k, (got, exp)) in out.stdout.lines().zip(want.lines()).enumerate() {
+        assert_eq!(got, exp, "line {}: {}", k + 1, src.lines().nth(k).unwrap_or(""));
+    }
+    assert_eq!(out.stdout.lines().count(), 600);
+}
+
+/// A float becomes an int64 element exactly when it is integral and in range:
+/// otherwise a TypeError (a fraction) or a ValueError (out of range), never a truncation.
+#[test]
+fn floats_to_int64_elements_are_exact_or_errors() {
+    let mut seed = 37;
+    for case in 0..300 {
+        let (_, f) = int_float_pair(&mut seed);
+        let src = format!("print(int(constant({f:?}, dtype=int64)), int(constant([{f:?}], dtype=int64)[0]))\n");
+        let out = dgl::testing::run_text(&src);
+        if f.fract() != 0.0 {
+            assert!(
+                out.stderr.starts_with("Error: TypeError: cannot convert "),
+                "case {case}: {src} gave {}",
+                out.stderr
+            );
+        } else if !(-(2f64.powi(63))..2f64.powi(63)).contains(&f) {
+            assert!(out.stderr.starts_with("Error: ValueError: "), "case {case}: {src} gave {}", out.stderr);
+        } else {
+            assert_eq!(out.stdout, format!("{0} {0}\n", f as i64), "case {case}: {src}");
+        }
+    }
+}

@@ -162,8 +162,8 @@ pub(super) fn dict_update(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let items: Vec<_> = o.borrow().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let _ = rt;
     let d = this_dict(a);
-    for (k, v) in items {
-        d.borrow_mut().insert(k, v);
+    for (h, (k, v)) in items {
+        crate::runtime::value::dict_store(&mut d.borrow_mut(), h, k, v);
     }
     Ok(Value::None)
 }

@@ -176,11 +176,12 @@ fn dict(rt: &mut Interp, a: &mut Args) -> R<Value> {
             if kv.len() != 2 {
                 bail!(Value, "dict() needs (key, value) pairs, got a sequence of length {}", kv.len());
             }
-            d.insert(rt.hash_key(&kv[0])?, (kv[0].clone(), kv[1].clone()));
+            let h = rt.hash_key(&kv[0])?;
+            crate::runtime::value::dict_store(&mut d, h, kv[0].clone(), kv[1].clone());
         }
     }
     for (k, v) in kw {
-        d.insert(HashKey::Str(k.clone()), (Value::Str(k), v));
+        crate::runtime::value::dict_store(&mut d, HashKey::Str(k.clone()), Value::Str(k), v);
     }
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }

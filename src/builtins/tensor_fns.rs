@@ -537,18 +537,19 @@ fn where_(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.where_(&c, &x, &y)?))
 }
 
-/// `clip_by_value(x, lo, hi)`: gradient 1 inside [lo, hi] (bounds included), 0 outside.
+/// `clip_by_value(x, lo, hi)` = `maximum(minimum(x, hi), lo)`, as TF computes it: so
+/// NaN anywhere propagates, `lo > hi` gives `lo`, and the gradients are those of
+/// minimum and maximum (1 to x inside [lo, hi], bounds included, 0 outside or at NaN).
 fn clip_by_value(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let [x, lo, hi] = a.bind(["t", "clip_value_min", "clip_value_max"], 3)?;
     let t = rt.tensor_arg(&x.unwrap())?;
     let lo = rt.to_tensor(&lo.unwrap(), Some(t.dtype()))?;
     let hi = rt.to_tensor(&hi.unwrap(), Some(t.dtype()))?;
-    let below = Tensor::new(kernels::compare(Compare::Lt, &t.data, &lo.data)?);
-    let above = Tensor::new(kernels::compare(Compare::Gt, &t.data, &hi.data)?);
+    // The bounds broadcast to x's shape, never x to theirs (TF: the result has x's shape).
     let lo_b = rt.broadcast_to(&lo, t.shape())?;
     let hi_b = rt.broadcast_to(&hi, t.shape())?;
-    let x1 = rt.where_(&below, &lo_b, &t)?;
-    Ok(Value::Tensor(rt.where_(&above, &hi_b, &x1)?))
+    let capped = rt.binary(Binary::Minimum, &t, &hi_b)?;
+    Ok(Value::Tensor(rt.binary(Binary::Maximum, &capped, &lo_b)?))
 }
 
 fn compare(rt: &mut Interp, a: &mut Args, op: Compare) -> R<Value> {

@@ -54,7 +54,7 @@ impl Interp {
                 if dtype == DType::I64 {
                     let i = match v {
                         Value::Int(i) => *i,
-                        Value::Float(f) => float_to_int(*f)?,
+                        Value::Float(f) => number_to_int64(*f)?,
                         _ => matches!(v, Value::Bool(true)) as i64,
                     };
                     return Ok(Tensor::new(Array::I64(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), i))));
@@ -101,7 +101,7 @@ impl Interp {
                 for (k, f) in values.into_iter().enumerate() {
                     ints.push(match exact.next_if(|&(at, _)| at == k) {
                         Some((_, i)) => i,
-                        None => float_to_int(f)?,
+                        None => number_to_int64(f)?,
                     });
                 }
                 let a = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), ints).expect("count checked");
@@ -272,6 +272,20 @@ pub fn float_to_int(f: f64) -> R<i64> {
         bail!(Value, "float {} is out of range for a 64-bit int", crate::runtime::format::fmt_f64(f));
     }
     Ok(t as i64)
+}
+
+/// A number becoming an element of an int64 tensor (`constant(x, dtype=int64)`,
+/// `int_tensor + x`, `fill(..., dtype=int64)`): it takes the dtype only when it
+/// is integral (TF: "Cannot convert 1.5 to EagerTensor of dtype int64").
+/// Unlike [`float_to_int`], it never truncates.
+///
+/// Errors: TypeError for a float with a fraction, NaN or infinity; ValueError
+/// for an integral float outside the int64 range.
+pub fn number_to_int64(f: f64) -> R<i64> {
+    if f.fract() != 0.0 || !f.is_finite() {
+        bail!(Type, "cannot convert {} to an int64 tensor (it is not integral)", crate::runtime::format::fmt_f64(f));
+    }
+    float_to_int(f)
 }
 
 /// `a + b` on DGL ints, exact or a ValueError (DGL ints are 64-bit).

@@ -54,7 +54,7 @@ impl Interp {
                     let kv = self.eval(k, env)?;
                     let vv = self.eval(v, env)?;
                     let h = self.hash_key(&kv).map_err(|x| x.at(self.src, k.span))?;
-                    d.insert(h, (kv, vv));
+                    super::value::dict_store(&mut d, h, kv, vv);
                 }
                 Ok(Value::Dict(Rc::new(RefCell::new(d))))
             }

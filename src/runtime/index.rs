@@ -170,7 +170,7 @@ impl Interp {
             }
             Value::Dict(d) => {
                 let k = self.hash_key(&index)?;
-                d.borrow_mut().insert(k, (index, v));
+                super::value::dict_store(&mut d.borrow_mut(), k, index, v);
                 Ok(())
             }
             Value::Instance(_) => {

@@ -265,6 +265,16 @@ impl Interp {
             }
             CmpOp::Eq => Value::Bool(self.values_equal(a, b)?),
             CmpOp::Ne => Value::Bool(!self.values_equal(a, b)?),
+            _ if is_number(a) && is_number(b) => {
+                let ord = num_cmp(a, b);
+                // Every ordering comparison with NaN is False.
+                Value::Bool(ord.is_some_and(|o| match op {
+                    CmpOp::Lt => o == std::cmp::Ordering::Less,
+                    CmpOp::Le => o != std::cmp::Ordering::Greater,
+                    CmpOp::Gt => o == std::cmp::Ordering::Greater,
+                    _ => o != std::cmp::Ordering::Less,
+                }))
+            }
             _ => {
                 let ord = self.order(a, b)?;
                 Value::Bool(match op {
@@ -290,10 +300,9 @@ impl Interp {
             }
         }
         Ok(match (a, b) {
-            (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => match (a, b) {
-                (Float(_), _) | (_, Float(_)) => as_float(a) == as_float(b),
-                _ => as_int(a) == as_int(b),
-            },
+            (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => {
+                num_cmp(a, b) == Some(std::cmp::Ordering::Equal)
+            }
             (Str(x), Str(y)) => x == y,
             (None, None) => true,
             (List(x), List(y)) => {
@@ -351,10 +360,8 @@ impl Interp {
         use std::cmp::Ordering;
         use Value::*;
         Ok(match (a, b) {
-            (Int(_) | Bool(_), Int(_) | Bool(_)) => as_int(a).cmp(&as_int(b)),
-            (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => {
-                as_float(a).partial_cmp(&as_float(b)).unwrap_or(Ordering::Equal)
-            }
+            // NaN is unordered; sorting treats it as equal to everything (as CPython's sort leaves it in place).
+            (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => num_cmp(a, b).unwrap_or(Ordering::Equal),
             (Str(x), Str(y)) => x.cmp(y),
             (List(_) | Tuple(_), List(_) | Tuple(_)) if std::mem::discriminant(a) == std::mem::discriminant(b) => {
                 let (x, y) = (self.iterate(a)?, self.iterate(b)?);
@@ -421,6 +428,44 @@ const VALUE_BYTES: usize = std::mem::size_of::<Value>();
 /// `seq * n` within the allocation budget (crate::tensor::budget).
 fn check_repeat(len: usize, n: i64, item_bytes: usize) -> R<()> {
     check_bytes("a repeated sequence", (len as u128) * (n.max(0) as u128), item_bytes)
+}
+
+fn is_number(v: &Value) -> bool {
+    matches!(v, Value::Int(_) | Value::Bool(_) | Value::Float(_))
+}
+
+/// The one comparison of two numbers (ints, bools, floats), exact as CPython's:
+/// an int and a float compare by value, never through float64 (so
+/// `9007199254740993 != 9007199254740992.0`). `None` when either is NaN.
+pub fn num_cmp(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x.partial_cmp(y),
+        (Value::Float(x), _) => int_float_cmp(as_int(b), *x).map(std::cmp::Ordering::reverse),
+        (_, Value::Float(y)) => int_float_cmp(as_int(a), *y),
+        _ => Some(as_int(a).cmp(&as_int(b))),
+    }
+}
+
+/// `i` compared with `f`, exactly.
+fn int_float_cmp(i: i64, f: f64) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    if f.is_nan() {
+        return None;
+    }
+    // 2^63 is exact in float64; at or beyond ±2^63 (infinities too) the int is on one side.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f >= TWO_63 {
+        return Some(Ordering::Less);
+    }
+    if f < -TWO_63 {
+        return Some(Ordering::Greater);
+    }
+    // In range: the integral part is an exact i64; the fraction breaks a tie.
+    let t = f.trunc();
+    match i.cmp(&(t as i64)) {
+        Ordering::Equal => 0.0f64.partial_cmp(&(f - t)),
+        o => Some(o),
+    }
 }
 
 fn as_int(v: &Value) -> i64 {

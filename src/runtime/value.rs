@@ -55,6 +55,17 @@ pub enum Value {
 /// A dict: insertion-ordered, keyed by hashable values.
 pub type Dict = IndexMap<HashKey, (Value, Value)>;
 
+/// The one way a dict entry is written: `d[key] = value`. An existing equal key
+/// keeps its original key object (Python: `{1: 'a', 1.0: 'b'}` is `{1: 'b'}`).
+pub fn dict_store(d: &mut Dict, h: HashKey, key: Value, value: Value) {
+    match d.get_mut(&h) {
+        Some(slot) => slot.1 = value,
+        None => {
+            d.insert(h, (key, value));
+        }
+    }
+}
+
 /// The hashable projection of a key (Python's hash/eq, with objects by identity).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum HashKey {
@@ -73,7 +84,12 @@ impl HashKey {
             Value::None => HashKey::None,
             Value::Bool(b) => HashKey::Int(*b as i64),
             Value::Int(i) => HashKey::Int(*i),
-            Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e18 => HashKey::Int(*f as i64),
+            // Every integral float in [-2^63, 2^63) equals exactly one int, and hashes as it.
+            Value::Float(f)
+                if f.fract() == 0.0 && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(f) =>
+            {
+                HashKey::Int(*f as i64)
+            }
             Value::Float(f) => HashKey::Float(f.to_bits()),
             Value::Str(s) => HashKey::Str(s.clone()),
             Value::Tuple(xs) => HashKey::Tuple(xs.iter().map(HashKey::of).collect::<R<_>>()?),

@@ -252,8 +252,9 @@ fn float_unary<T: Float>(op: Unary) -> impl Fn(T) -> T {
                     e / (one + e)
                 }
             }
+            // max(x, 0) with NaN propagated, as TF.
             Unary::Relu => {
-                if x > zero {
+                if x > zero || x.is_nan() {
                     x
                 } else {
                     zero
@@ -536,13 +537,18 @@ pub fn reduce(op: Reduce, a: &Array, axes: &[usize], keepdims: bool) -> R<Array>
 }
 
 /// Index of the largest element along `axis` (first on ties), as int64.
+///
+/// As TF: the search starts at index 0 with the dtype's lowest finite value
+/// and moves only to a strictly larger element, so NaN is never chosen (an
+/// all-NaN lane gives 0), nor is -inf over index 0.
 pub fn argmax(a: &Array, axis: usize) -> R<Array> {
-    fn go<T: PartialOrd + Copy>(x: &ArrayD<T>, axis: usize) -> ArrayD<i64> {
+    fn go<T: PartialOrd + Copy>(x: &ArrayD<T>, axis: usize, lowest: T) -> ArrayD<i64> {
         x.map_axis(Axis(axis), |lane| {
-            let mut best = 0usize;
-            for (i, v) in lane.iter().enumerate() {
-                if *v > lane[best] {
+            let (mut best, mut top) = (0usize, lowest);
+            for (i, &v) in lane.iter().enumerate() {
+                if v > top {
                     best = i;
+                    top = v;
                 }
             }
             best as i64
@@ -552,10 +558,10 @@ pub fn argmax(a: &Array, axis: usize) -> R<Array> {
         bail!(Value, "argmax of an empty axis");
     }
     Ok(Array::I64(match a {
-        Array::F32(x) => go(x, axis),
-        Array::F64(x) => go(x, axis),
-        Array::I64(x) => go(x, axis),
-        Array::Bool(x) => go(x, axis),
+        Array::F32(x) => go(x, axis, f32::MIN),
+        Array::F64(x) => go(x, axis, f64::MIN),
+        Array::I64(x) => go(x, axis, i64::MIN),
+        Array::Bool(x) => go(x, axis, false),
     }))
 }
 
