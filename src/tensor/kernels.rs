@@ -626,8 +626,10 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
             let xb = x.broadcast(IxDyn(&xs)).expect("batch shape checked");
             let yb = y.broadcast(IxDyn(&ys)).expect("batch shape checked");
             let count: usize = batch.iter().product();
-            let xf = xb.as_standard_layout().into_owned().into_shape_with_order((count, n, k)).expect("standard layout");
-            let yf = yb.as_standard_layout().into_owned().into_shape_with_order((count, k, m)).expect("standard layout");
+            let xf =
+                xb.as_standard_layout().into_owned().into_shape_with_order((count, n, k)).expect("standard layout");
+            let yf =
+                yb.as_standard_layout().into_owned().into_shape_with_order((count, k, m)).expect("standard layout");
             let mut out = Vec::with_capacity(count * n * m);
             for c in 0..count {
                 for i in 0..n {
