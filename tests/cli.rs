@@ -161,6 +161,28 @@ fn a_syntax_error_in_an_imported_module_exits_2() {
 }
 
 #[test]
+fn a_raised_syntax_error_exits_1_like_any_runtime_error() {
+    // Only a failed parse exits 2; raising SyntaxError (or a subclass), even
+    // one caught from a failed import and raised again as a new error, is a runtime error (as CPython).
+    let d = temp_dir("raise-syntax");
+    std::fs::write(d.join("bad_mod.dgl"), "def f(:\n    pass\n").unwrap();
+    let programs = [
+        "raise SyntaxError('x')\n",
+        "class E(SyntaxError):\n    pass\nraise E('y')\n",
+        "def f():\n    raise SyntaxError('z')\nf()\n",
+        "try:\n    import bad_mod\nexcept SyntaxError as e:\n    raise SyntaxError('again')\n",
+    ];
+    for p in programs {
+        std::fs::write(d.join("main.dgl"), p).unwrap();
+        let r = dgl(&["main.dgl"], &d);
+        assert_eq!(r.status.code(), Some(1), "{p}: {}", text(&r.stderr));
+        assert!(text(&r.stderr).starts_with("Error: "), "{}", text(&r.stderr));
+        let c = dgl(&["-c", p], &d);
+        assert_eq!(c.status.code(), Some(1), "{p}: {}", text(&c.stderr));
+    }
+}
+
+#[test]
 fn a_leading_byte_order_mark_is_ignored() {
     let d = temp_dir("bom");
     std::fs::write(d.join("bom.dgl"), "\u{feff}x = 1\nprint(x)\n").unwrap();

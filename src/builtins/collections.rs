@@ -298,3 +298,23 @@ pub(super) fn str_replace(_rt: &mut Interp, a: &mut Args) -> R<Value> {
         _ => bail!(Type, "replace() needs strings"),
     }
 }
+
+/// `s.strip(chars=None)` and its one-sided forms: whitespace, or any of `chars`.
+pub(super) fn str_strip(a: &mut Args, left: bool, right: bool) -> R<Value> {
+    let [chars] = a.bind(["chars"], 0)?;
+    let s = this_str(a)?;
+    let set: Option<Vec<char>> = match chars {
+        None | Some(Value::None) => None,
+        Some(Value::Str(c)) => Some(c.chars().collect()),
+        Some(other) => bail!(Type, "{}() arg must be None or str, not {}", a.fname, other.type_name()),
+    };
+    let strip = |c: char| set.as_ref().map_or(c.is_whitespace(), |set| set.contains(&c));
+    let mut t: &str = &s;
+    if left {
+        t = t.trim_start_matches(strip);
+    }
+    if right {
+        t = t.trim_end_matches(strip);
+    }
+    Ok(Value::str(t))
+}

@@ -85,9 +85,17 @@ pub fn attr(rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
             "format" => method(obj, n, str_format),
             "join" => method(obj, n, str_join),
             "split" => method(obj, n, str_split),
-            "upper" => method(obj, n, |_, a| Ok(Value::str(&this_str(a)?.to_uppercase()))),
-            "lower" => method(obj, n, |_, a| Ok(Value::str(&this_str(a)?.to_lowercase()))),
-            "strip" => method(obj, n, |_, a| Ok(Value::str(this_str(a)?.trim()))),
+            "upper" => method(obj, n, |_, a| {
+                let [] = a.bind([], 0)?;
+                Ok(Value::str(&this_str(a)?.to_uppercase()))
+            }),
+            "lower" => method(obj, n, |_, a| {
+                let [] = a.bind([], 0)?;
+                Ok(Value::str(&this_str(a)?.to_lowercase()))
+            }),
+            "strip" => method(obj, n, |_, a| str_strip(a, true, true)),
+            "lstrip" => method(obj, n, |_, a| str_strip(a, true, false)),
+            "rstrip" => method(obj, n, |_, a| str_strip(a, false, true)),
             "startswith" => method(obj, n, str_startswith),
             "endswith" => method(obj, n, str_endswith),
             "replace" => method(obj, n, str_replace),

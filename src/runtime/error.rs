@@ -93,13 +93,17 @@ pub struct ExcData {
     pub trace: Vec<(SourceId, Span, String)>,
     /// The raised instance, when a user exception class was raised (`except … as e` binds it).
     pub instance: Option<Value>,
+    /// Set only when the error is a module's failed parse (`import` of a file
+    /// with a syntax error): that exits with status 2 like a script's own
+    /// parse failure; a raised `SyntaxError(...)` is an ordinary runtime error.
+    pub from_parse: bool,
 }
 
 pub type R<T> = Result<T, Exc>;
 
 impl Exc {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Exc {
-        Exc(Box::new(ExcData { kind, message: message.into(), at: None, trace: Vec::new(), instance: None }))
+        Exc(Box::new(ExcData { kind, message: message.into(), at: None, trace: Vec::new(), instance: None, from_parse: false }))
     }
 
     /// The error's type name as reports show it: a user class's name, or the kind's.

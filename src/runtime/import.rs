@@ -60,6 +60,7 @@ impl Interp {
                 let first = errs.into_iter().next().expect("at least one syntax error");
                 let mut e = Exc::new(super::error::ErrorKind::Syntax, first.message);
                 e.0.at = Some((src, first.span));
+                e.0.from_parse = true;
                 Err(e)
             }
         }

@@ -236,8 +236,9 @@ impl Failure {
     pub fn exit_code(&self) -> i32 {
         match self {
             Failure::Syntax(..) => 2,
-            // A syntax error in an imported module is still a syntax error.
-            Failure::Runtime(e) if e.kind() == ErrorKind::Syntax => 2,
+            // A parse failure of an imported module is still a parse failure;
+            // a raised `SyntaxError(...)` is not.
+            Failure::Runtime(e) if e.0.from_parse => 2,
             Failure::Runtime(_) => 1,
         }
     }

@@ -169,9 +169,11 @@ impl Interp {
                 check_bytes("a string", x.len() as u128 + y.len() as u128, 1)?;
                 Ok(Str(format!("{x}{y}").into()))
             }
-            (Str(x), Int(n)) | (Int(n), Str(x)) if op == BinOp::Mul => {
-                check_repeat(x.len(), *n, 1)?;
-                Ok(Str(x.repeat((*n).max(0) as usize).into()))
+            // A bool is an int here too: `'ab' * True` is 'ab'.
+            (Str(x), n @ (Int(_) | Bool(_))) | (n @ (Int(_) | Bool(_)), Str(x)) if op == BinOp::Mul => {
+                let n = as_int(n);
+                check_repeat(x.len(), n, 1)?;
+                Ok(Str(x.repeat(n.max(0) as usize).into()))
             }
             (List(x), List(y)) if op == BinOp::Add => {
                 check_bytes("a list", x.borrow().len() as u128 + y.borrow().len() as u128, VALUE_BYTES)?;
@@ -179,11 +181,12 @@ impl Interp {
                 v.extend(y.borrow().iter().cloned());
                 Ok(Value::list(v))
             }
-            (List(x), Int(n)) | (Int(n), List(x)) if op == BinOp::Mul => {
-                check_repeat(x.borrow().len(), *n, VALUE_BYTES)?;
+            (List(x), n @ (Int(_) | Bool(_))) | (n @ (Int(_) | Bool(_)), List(x)) if op == BinOp::Mul => {
+                let n = as_int(n);
+                check_repeat(x.borrow().len(), n, VALUE_BYTES)?;
                 let items = x.borrow();
                 let mut v = Vec::new();
-                for _ in 0..(*n).max(0) {
+                for _ in 0..n.max(0) {
                     v.extend(items.iter().cloned());
                 }
                 Ok(Value::list(v))

@@ -3,7 +3,7 @@
 //! and assignment/loop targets.
 
 use super::fstring::parse_fstring;
-use super::validate::{check_target, TargetUse};
+use super::validate::{check_params, check_target, TargetUse};
 use super::*;
 use chumsky::prelude::*;
 use chumsky::recursive::{Indirect, Recursive};
@@ -363,23 +363,16 @@ pub(super) fn params<'t>(expr: impl Parser<'t, In<'t>, Expr, Ex<'t>> + Clone + '
         .separated_by(tok(Tok::Comma))
         .allow_trailing()
         .collect::<Vec<_>>()
-        .validate(|mut ps: Vec<Param>, e, emitter| {
+        .validate(|mut ps: Vec<Param>, _, emitter| {
+            if let Err((span, message)) = check_params(&ps) {
+                emitter.emit(Rich::custom(SimpleSpan::from(span.range()), message));
+            }
+            // A plain parameter after `*` or `*args` is keyword-only.
             let mut after_star = false;
-            let mut seen_default = false;
             for p in ps.iter_mut() {
                 match p.kind {
                     ParamKind::VarArgs => after_star = true,
                     ParamKind::Normal if after_star => p.kind = ParamKind::KwOnly,
-                    ParamKind::Normal => {
-                        if p.default.is_some() {
-                            seen_default = true;
-                        } else if seen_default {
-                            emitter.emit(Rich::custom(
-                                e.span(),
-                                "a parameter without a default follows one with a default",
-                            ));
-                        }
-                    }
                     _ => {}
                 }
             }

@@ -47,6 +47,8 @@ pub fn parse_module(src: &str) -> Result<Block, Vec<SyntaxError>> {
     // CPython's parser, too, fails before its compiler checks contexts).
     let mut errors: Vec<SyntaxError> = errs.into_iter().map(|e| convert(e, src)).collect();
     if let Some(block) = &out {
+        // CPython's symbol table (nonlocal) runs before its compiler (contexts).
+        errors.extend(validate::check_nonlocals(block));
         errors.extend(validate::check_context(block));
     }
     match out {

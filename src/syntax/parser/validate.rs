@@ -1,9 +1,12 @@
 //! Rules the grammar leaves to a check of the tree, with CPython's messages:
 //! what may be assigned to, augmented or deleted (one target validator for
 //! `=`, `+=`, `del`, `for` and `with … as`), and the statements that must sit
-//! inside a loop (`break`, `continue`) or a function (`return`).
+//! inside a loop (`break`, `continue`) or a function (`return`); parameter
+//! lists (one check for `def` and `lambda`); and `nonlocal` declarations,
+//! which need a binding in an enclosing function.
 
 use super::*;
+use std::collections::HashSet;
 
 /// How a target is used; it decides what is allowed and the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +88,181 @@ fn could_be_compared(e: &Expr) -> bool {
     )
 }
 
+/// A parameter list of a `def` or `lambda`, in the order CPython reports:
+/// first its shape (at most one `*`, nothing after `**`, a name after a bare
+/// `*`, no parameter without a default after one with a default before the
+/// `*`), then repeated names. The error is at the offending parameter.
+pub(super) fn check_params(ps: &[Param]) -> Result<(), (Span, String)> {
+    let mut star: Option<&Param> = None;
+    let mut after_star = 0;
+    let mut seen_varkw = false;
+    let mut seen_default = false;
+    for p in ps {
+        if seen_varkw {
+            return Err((p.span, "arguments cannot follow var-keyword argument".into()));
+        }
+        match p.kind {
+            ParamKind::VarKw => {
+                if star.is_some_and(|s| s.name == intern("*")) && after_star == 0 {
+                    return Err((p.span, "named arguments must follow bare *".into()));
+                }
+                seen_varkw = true;
+            }
+            ParamKind::VarArgs if star.is_some() => {
+                return Err((p.span, "* argument may appear only once".into()));
+            }
+            ParamKind::VarArgs => star = Some(p),
+            _ if star.is_some() => after_star += 1,
+            _ if p.default.is_some() => seen_default = true,
+            _ if seen_default => return Err((p.span, "non-default argument follows default argument".into())),
+            _ => {}
+        }
+    }
+    if let Some(s) = star.filter(|s| s.name == intern("*") && after_star == 0 && !seen_varkw) {
+        return Err((s.span, "named arguments must follow bare *".into()));
+    }
+    let mut names = HashSet::new();
+    for p in ps.iter().filter(|p| p.name != intern("*")) {
+        if !names.insert(p.name) {
+            return Err((p.span, format!("duplicate argument '{}' in function definition", p.name)));
+        }
+    }
+    Ok(())
+}
+
+/// `nonlocal` declarations, in source order: not at module level (nor in a
+/// class body directly at module level: there it finds no binding), and each
+/// name must be bound in an enclosing function (a parameter, an assignment
+/// target, an import, a `def`/`class` name, a `for`/`with`/`except` target,
+/// `del`, or its own `nonlocal`), not merely declared `global` there.
+/// Class bodies between are skipped, as in CPython; comprehension variables
+/// are the comprehension's own.
+pub(super) fn check_nonlocals(block: &Block) -> Vec<SyntaxError> {
+    let mut errors = Vec::new();
+    scope(block, &mut Vec::new(), ScopeKind::Module, &mut errors);
+    errors
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum ScopeKind {
+    Module,
+    Class,
+    Function,
+}
+
+/// Checks the `nonlocal` statements that belong to the scope of `body`
+/// (`enclosing` holds the names bound in each enclosing function and, for a
+/// function, its own last), then the scopes nested in it.
+fn scope(body: &Block, enclosing: &mut Vec<HashSet<Sym>>, kind: ScopeKind, errors: &mut Vec<SyntaxError>) {
+    let mut stmts = Vec::new();
+    own_statements(body, &mut stmts);
+    for s in &stmts {
+        if let StmtKind::Nonlocal(names) = &s.kind {
+            if kind == ScopeKind::Module {
+                errors.push(SyntaxError { message: "nonlocal declaration not allowed at module level".into(), span: s.span });
+                continue;
+            }
+            // A function's own bindings are last in `enclosing`; they do not count.
+            let outer = if kind == ScopeKind::Function { &enclosing[..enclosing.len() - 1] } else { &enclosing[..] };
+            if let Some(n) = names.iter().find(|n| !outer.iter().any(|b| b.contains(n))) {
+                errors.push(SyntaxError { message: format!("no binding for nonlocal '{n}' found"), span: s.span });
+            }
+        }
+    }
+    for s in &stmts {
+        match &s.kind {
+            StmtKind::Def(def) => {
+                let mut bound: HashSet<Sym> = def.params.iter().map(|p| p.name).collect();
+                let mut inner = Vec::new();
+                own_statements(&def.body, &mut inner);
+                inner.iter().for_each(|s| bindings(s, &mut bound));
+                for g in &def.globals {
+                    bound.remove(g);
+                }
+                enclosing.push(bound);
+                scope(&def.body, enclosing, ScopeKind::Function, errors);
+                enclosing.pop();
+            }
+            StmtKind::Class(class) => scope(&class.body, enclosing, ScopeKind::Class, errors),
+            _ => {}
+        }
+    }
+}
+
+/// The statements of a scope, nested blocks included, nested `def` and
+/// `class` bodies excluded.
+fn own_statements<'a>(body: &'a Block, out: &mut Vec<&'a Stmt>) {
+    for s in body {
+        out.push(s);
+        match &s.kind {
+            StmtKind::If(arms, orelse) => {
+                arms.iter().for_each(|(_, b)| own_statements(b, out));
+                if let Some(b) = orelse {
+                    own_statements(b, out);
+                }
+            }
+            StmtKind::While(_, b, orelse) | StmtKind::For(_, _, b, orelse) => {
+                own_statements(b, out);
+                if let Some(b) = orelse {
+                    own_statements(b, out);
+                }
+            }
+            StmtKind::With(_, b) => own_statements(b, out),
+            StmtKind::Try { body, handlers, orelse, finally } => {
+                own_statements(body, out);
+                handlers.iter().for_each(|h| own_statements(&h.body, out));
+                for b in [orelse, finally].into_iter().flatten() {
+                    own_statements(b, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The names one statement binds in its own scope (not in nested blocks,
+/// which [`own_statements`] lists separately).
+fn bindings(s: &Stmt, bound: &mut HashSet<Sym>) {
+    fn target(e: &Expr, bound: &mut HashSet<Sym>) {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                bound.insert(*n);
+            }
+            ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| target(x, bound)),
+            _ => {}
+        }
+    }
+    match &s.kind {
+        StmtKind::Assign(targets, _) => targets.iter().for_each(|t| target(t, bound)),
+        StmtKind::AugAssign(t, _, _) | StmtKind::For(t, _, _, _) => target(t, bound),
+        StmtKind::Del(ts) => ts.iter().for_each(|t| target(t, bound)),
+        StmtKind::With(items, _) => items.iter().filter_map(|(_, t)| t.as_ref()).for_each(|t| target(t, bound)),
+        StmtKind::Def(def) => {
+            bound.insert(def.name);
+        }
+        StmtKind::Class(class) => {
+            bound.insert(class.name);
+        }
+        StmtKind::Import(items) => {
+            for (path, alias) in items {
+                if let Some(n) = alias.or_else(|| path.first().copied()) {
+                    bound.insert(n);
+                }
+            }
+        }
+        StmtKind::FromImport(_, items) => {
+            for (n, alias, _) in items {
+                bound.insert(alias.unwrap_or(*n));
+            }
+        }
+        StmtKind::Try { handlers, .. } => {
+            bound.extend(handlers.iter().filter_map(|h| h.name));
+        }
+        StmtKind::Nonlocal(names) => bound.extend(names.iter().copied()),
+        _ => {}
+    }
+}
+
 /// `break`/`continue` outside a loop and `return` outside a function, in
 /// source order. A `def` or `class` body starts afresh: a `break` in a
 /// function defined inside a loop is still outside a loop, and a `return`
@@ -157,6 +335,77 @@ mod tests {
         assert_eq!(first_error("while x:\n    try:\n        break\n    finally:\n        continue\n"), "ok");
         assert_eq!(first_error("def f():\n    for i in x:\n        if i:\n            return i\n"), "ok");
         assert_eq!(first_error("f = lambda: 1\n"), "ok");
+    }
+
+    #[test]
+    fn parameter_lists_are_checked_for_def_and_lambda() {
+        // Messages as CPython 3.11's compile().
+        let cases = [
+            ("def f(a, a):\n    pass\n", "duplicate argument 'a' in function definition"),
+            ("f = lambda a, a: 1\n", "duplicate argument 'a' in function definition"),
+            ("def f(a, *a):\n    pass\n", "duplicate argument 'a' in function definition"),
+            ("def f(*, a, a):\n    pass\n", "duplicate argument 'a' in function definition"),
+            ("def f(a, **a):\n    pass\n", "duplicate argument 'a' in function definition"),
+            ("def f(*a, *b):\n    pass\n", "* argument may appear only once"),
+            ("def f(*, *b):\n    pass\n", "* argument may appear only once"),
+            ("def f(**k, a):\n    pass\n", "arguments cannot follow var-keyword argument"),
+            ("def f(**k, **j):\n    pass\n", "arguments cannot follow var-keyword argument"),
+            ("def f(**k, *a):\n    pass\n", "arguments cannot follow var-keyword argument"),
+            ("def f(**k, a=1, a):\n    pass\n", "arguments cannot follow var-keyword argument"),
+            ("def f(a=1, b):\n    pass\n", "non-default argument follows default argument"),
+            ("f = lambda a=1, b: 0\n", "non-default argument follows default argument"),
+            ("def f(*):\n    pass\n", "named arguments must follow bare *"),
+            ("def f(*, **k):\n    pass\n", "named arguments must follow bare *"),
+            ("f = lambda *: 1\n", "named arguments must follow bare *"),
+        ];
+        for (src, message) in cases {
+            assert_eq!(first_error(src), message, "{src}");
+        }
+        let fine = [
+            "def f(a, b=1, *c, d, e=2, **f):\n    pass\n",
+            "def f(a=1, *, b):\n    pass\n",
+            "def f(*a, b=1, c):\n    pass\n",
+            "def f(**k,):\n    pass\n",
+            "f = lambda *a, **k: 0\n",
+        ];
+        for ok in fine {
+            assert_eq!(first_error(ok), "ok", "{ok}");
+        }
+    }
+
+    #[test]
+    fn nonlocal_needs_a_binding_in_an_enclosing_function() {
+        let cases = [
+            ("nonlocal q\n", "nonlocal declaration not allowed at module level"),
+            ("if True:\n    nonlocal q\n", "nonlocal declaration not allowed at module level"),
+            ("def f():\n    nonlocal q\n", "no binding for nonlocal 'q' found"),
+            ("class C:\n    nonlocal q\n", "no binding for nonlocal 'q' found"),
+            ("def g(q):\n    def f():\n        nonlocal q, r\n", "no binding for nonlocal 'r' found"),
+            ("def g():\n    global q\n    def f():\n        nonlocal q\n", "no binding for nonlocal 'q' found"),
+            ("def g():\n    y = [q for q in x]\n    def f():\n        nonlocal q\n", "no binding for nonlocal 'q' found"),
+            (
+                "def g():\n    def h():\n        nonlocal q\n        q = 1\n    def f():\n        nonlocal q\n",
+                "no binding for nonlocal 'q' found",
+            ),
+            ("nonlocal q\nreturn 1\n", "nonlocal declaration not allowed at module level"),
+        ];
+        for (src, message) in cases {
+            assert_eq!(first_error(src), message, "{src}");
+        }
+        let fine = [
+            "def g():\n    q = 1\n    def f():\n        nonlocal q\n",
+            "def g(q):\n    def f():\n        nonlocal q\n",
+            "def g():\n    q = 1\n    class C:\n        def f():\n            nonlocal q\n",
+            "def g():\n    q = 1\n    def h():\n        nonlocal q\n        def f():\n            nonlocal q\n",
+            "def g():\n    for a, (b, q) in x:\n        pass\n    def f():\n        nonlocal q\n",
+            "def g():\n    import m as q\n    def f():\n        nonlocal q\n",
+            "def g():\n    try:\n        pass\n    except E as q:\n        pass\n    def f():\n        nonlocal q\n",
+            "def g():\n    with a as q:\n        pass\n    def f():\n        nonlocal q\n",
+            "def g():\n    def q():\n        pass\n    def f():\n        nonlocal q\n",
+        ];
+        for ok in fine {
+            assert_eq!(first_error(ok), "ok", "{ok}");
+        }
     }
 
     #[test]
