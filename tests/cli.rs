@@ -428,3 +428,15 @@ fn save_npy_replaces_files_whole() {
         assert!(text(&out.stderr).contains("is truncated"), "{f}: {}", text(&out.stderr));
     }
 }
+
+#[test]
+fn expected_files_that_never_end_fail_their_case() {
+    // An .err that is a link to /dev/zero was read forever (found by fuzzing).
+    let d = temp_dir("zero-err");
+    std::fs::write(d.join("a.dgl"), "print(1)\n").unwrap();
+    std::fs::write(d.join("a.out"), "1\n").unwrap();
+    std::os::unix::fs::symlink("/dev/zero", d.join("a.err")).unwrap();
+    let r = dgl(&["test", "."], &d);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r.stdout));
+    assert!(text(&r.stdout).contains("not a regular file"), "{}", text(&r.stdout));
+}
