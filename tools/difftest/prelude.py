@@ -43,19 +43,22 @@ def _elems(a, f32, dt):
 
 
 def tensor_str(t):
+    if type(t).__name__ == "IndexedSlices":  # gather's gradient: DGL prints it dense
+        import tensorflow as tf
+        t = tf.convert_to_tensor(t)
     a = np.asarray(t.numpy() if hasattr(t, "numpy") else t)
     return _elems(a, a.dtype == np.float32, str(a.dtype))
 
 
 def is_tensor(v):
     import tensorflow as tf
-    return isinstance(v, (tf.Tensor, tf.Variable)) or hasattr(v, "numpy") and hasattr(v, "dtype")
+    return isinstance(v, (tf.Tensor, tf.Variable, tf.IndexedSlices)) or hasattr(v, "numpy") and hasattr(v, "dtype")
 
 
 def dgl_repr(v):
     if is_tensor(v):
         s = tensor_str(v)
-        dt = v.dtype.name
+        dt = v.dtype.name if hasattr(v.dtype, "name") else str(v.dtype)
         extra = "" if dt == "float32" else ", dtype=%s" % dt
         return "tensor(%s%s)" % (s, extra)
     return dgl_str_c(v)
