@@ -17,8 +17,8 @@ sys.path.insert(0, HERE)
 import gen  # noqa: E402
 
 NUM = re.compile(r"-?(?:\d+\.\d*(?:e-?\d+)?|\d+e-?\d+|\d+|nan|inf)")
-DGL = os.environ.get("DGL", "/work/fuzz/dgl-latest")
-TFPY = os.environ.get("TFPY", "/work/venv/bin/python")
+DGL = os.environ.get("DGL", os.path.join(HERE, "..", "..", "target", "debug", "dgl"))
+TFPY = os.environ.get("TFPY", sys.executable)
 
 SERVER = r'''
 import io, json, sys, os, traceback
