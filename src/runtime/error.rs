@@ -103,7 +103,14 @@ pub type R<T> = Result<T, Exc>;
 
 impl Exc {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Exc {
-        Exc(Box::new(ExcData { kind, message: message.into(), at: None, trace: Vec::new(), instance: None, from_parse: false }))
+        Exc(Box::new(ExcData {
+            kind,
+            message: message.into(),
+            at: None,
+            trace: Vec::new(),
+            instance: None,
+            from_parse: false,
+        }))
     }
 
     /// The error's type name as reports show it: a user class's name, or the kind's.

@@ -159,7 +159,10 @@ fn scope(body: &Block, enclosing: &mut Vec<HashSet<Sym>>, kind: ScopeKind, error
     for s in &stmts {
         if let StmtKind::Nonlocal(names) = &s.kind {
             if kind == ScopeKind::Module {
-                errors.push(SyntaxError { message: "nonlocal declaration not allowed at module level".into(), span: s.span });
+                errors.push(SyntaxError {
+                    message: "nonlocal declaration not allowed at module level".into(),
+                    span: s.span,
+                });
                 continue;
             }
             // A function's own bindings are last in `enclosing`; they do not count.
@@ -382,7 +385,10 @@ mod tests {
             ("class C:\n    nonlocal q\n", "no binding for nonlocal 'q' found"),
             ("def g(q):\n    def f():\n        nonlocal q, r\n", "no binding for nonlocal 'r' found"),
             ("def g():\n    global q\n    def f():\n        nonlocal q\n", "no binding for nonlocal 'q' found"),
-            ("def g():\n    y = [q for q in x]\n    def f():\n        nonlocal q\n", "no binding for nonlocal 'q' found"),
+            (
+                "def g():\n    y = [q for q in x]\n    def f():\n        nonlocal q\n",
+                "no binding for nonlocal 'q' found",
+            ),
             (
                 "def g():\n    def h():\n        nonlocal q\n        q = 1\n    def f():\n        nonlocal q\n",
                 "no binding for nonlocal 'q' found",
