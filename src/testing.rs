@@ -27,13 +27,9 @@ pub fn run_case(path: &Path) -> Outcome {
 
 /// Runs a case on the calling thread (which needs a big stack).
 fn run_here(path: &Path) -> Outcome {
-    let buf = Rc::new(RefCell::new(Vec::<u8>::new()));
-    let out: crate::runtime::Output = buf.clone();
     // Cases are named by file name so that .err files do not depend on the working directory.
     let display = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let r = crate::run_file(path, &display, &[], out, false);
-    let stdout = String::from_utf8_lossy(&buf.borrow()).into_owned();
-    Outcome { stdout, stderr: r.stderr, code: r.code }
+    captured(|out| crate::run_file(path, &display, &[], out, false))
 }
 
 /// Runs source text named `gen.dgl` in-process, on a big stack, with captured output
@@ -41,12 +37,16 @@ fn run_here(path: &Path) -> Outcome {
 pub fn run_text(text: &str) -> Outcome {
     let text = text.to_string();
     crate::with_big_stack(move || {
-        let buf = Rc::new(RefCell::new(Vec::<u8>::new()));
-        let mut rt = crate::runtime::Interp::new(buf.clone());
-        let r = crate::run_program(&mut rt, "gen.dgl", None, &text, vec![]);
-        let stdout = String::from_utf8_lossy(&buf.borrow()).into_owned();
-        Outcome { stdout, stderr: r.stderr, code: r.code }
+        captured(|out| crate::run_program(&mut crate::runtime::Interp::new(out), "gen.dgl", None, &text, vec![]))
     })
+}
+
+/// Runs `run` with stdout captured in memory.
+fn captured(run: impl FnOnce(crate::runtime::Output) -> crate::RunResult) -> Outcome {
+    let buf = Rc::new(RefCell::new(Vec::<u8>::new()));
+    let r = run(buf.clone());
+    let stdout = String::from_utf8_lossy(&buf.borrow()).into_owned();
+    Outcome { stdout, stderr: r.stderr, code: r.code }
 }
 
 /// A case that did not finish within its time limit.

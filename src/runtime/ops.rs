@@ -118,6 +118,12 @@ impl Interp {
     }
 
     pub fn unary_op(&mut self, op: UnaryOp, v: Value) -> R<Value> {
+        if let Value::Instance(_) = v {
+            let name = if op == UnaryOp::Neg { "__neg__" } else { "__pos__" };
+            if let Some(r) = self.call_dunder(&v, name, vec![])? {
+                return Ok(r);
+            }
+        }
         match (op, &v) {
             (UnaryOp::Pos, Value::Int(_) | Value::Float(_)) => Ok(v),
             (UnaryOp::Pos, Value::Bool(b)) => Ok(Value::Int(*b as i64)),
@@ -126,18 +132,6 @@ impl Interp {
             }
             (UnaryOp::Neg, Value::Bool(b)) => Ok(Value::Int(-(*b as i64))),
             (UnaryOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
-            (_, Value::Instance(_)) => {
-                let name = if op == UnaryOp::Neg { "__neg__" } else { "__pos__" };
-                match self.call_dunder(&v, name, vec![])? {
-                    Some(r) => Ok(r),
-                    None => bail!(
-                        Type,
-                        "bad operand type for unary {}: '{}'",
-                        if op == UnaryOp::Neg { "-" } else { "+" },
-                        v.type_name()
-                    ),
-                }
-            }
             (_, Value::Tensor(_) | Value::Variable(_)) => {
                 let t = self.to_tensor(&v, None)?;
                 match op {
