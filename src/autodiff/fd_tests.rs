@@ -205,6 +205,13 @@ fn second_derivatives_through_recorded_vjps() {
         ),
         ("softmax", Box::new(|rt: &mut Interp, x: &[Tensor]| rt.softmax(&x[0], -1, false))),
         (
+            "sparse_softmax_cross_entropy_with_logits",
+            Box::new(|rt: &mut Interp, x: &[Tensor]| {
+                let label = Tensor::new(Array::I64(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), 2)));
+                rt.sparse_xent(&label, &x[0])
+            }),
+        ),
+        (
             "x^3 / (1 + x^2)",
             Box::new(|rt: &mut Interp, x: &[Tensor]| {
                 let x2 = rt.mul(&x[0], &x[0])?;

@@ -386,7 +386,9 @@ impl Interp {
     /// `sparse_softmax_cross_entropy_with_logits(labels, logits)`.
     ///
     /// Shapes: labels [...] int, logits [..., classes] → loss [...].
-    /// Gradient: softmax(logits) − one_hot(labels), saved at forward time as TF does.
+    /// Gradient: softmax(logits) − one_hot(labels) times the upstream gradient, saved at forward
+    /// time as TF does; the saved tensor is a second output of the op whose own gradient is the
+    /// softmax's, so second derivatives agree with TF.
     /// Errors: ShapeError when the leading shapes differ; ValueError for a label out of range.
     pub fn sparse_xent(&mut self, labels: &Tensor, logits: &Tensor) -> R<Tensor> {
         let ls = logits.shape();
@@ -416,7 +418,13 @@ impl Interp {
                 bp[i * classes + k as usize] -= 1.0;
             }
             let backprop = Tensor::new(Array::from_f64(logits.dtype(), ls, bp));
-            self.record_ids(&[0, logits.id], &[&out], || Op::SparseXent { backprop });
+            // The saved backprop is the op's second output, as in TF, so that a tape recording
+            // the backward pass reaches the logits through it (second derivatives).
+            let labels = Rc::new(idx.iter().map(|&k| k as usize).collect());
+            self.record_ids(&[0, logits.id], &[&out, &backprop], || Op::SparseXent {
+                backprop: backprop.clone(),
+                labels,
+            });
         }
         Ok(out)
     }

@@ -47,8 +47,9 @@ pub enum Op {
     Tile { in_shape: Vec<usize>, multiples: Vec<usize> },
     /// `softmax` / `log_softmax`: the output is saved.
     Softmax { y: Tensor, axis: usize, log: bool },
-    /// `sparse_softmax_cross_entropy_with_logits`: TF saves softmax − one_hot.
-    SparseXent { backprop: Tensor },
+    /// `sparse_softmax_cross_entropy_with_logits`: outputs (loss, backprop); TF saves
+    /// backprop = softmax − one_hot(labels), with `labels` the class of each row.
+    SparseXent { backprop: Tensor, labels: Rc<Vec<usize>> },
     /// `softmax_cross_entropy_with_logits`: softmax − labels, and log_softmax for the labels' gradient.
     Xent { backprop: Tensor, log_softmax: Tensor },
     /// `cast(x, dtype)` from `from`.
@@ -103,7 +104,7 @@ impl Op {
             Op::Unary { saved: Some(t), .. } => out.push(t.clone()),
             Op::ReduceExtreme { x, out_kept, .. } => out.extend([x.clone(), out_kept.clone()]),
             Op::Softmax { y, .. } => out.push(y.clone()),
-            Op::SparseXent { backprop } => out.push(backprop.clone()),
+            Op::SparseXent { backprop, .. } => out.push(backprop.clone()),
             Op::Xent { backprop, log_softmax } => out.extend([backprop.clone(), log_softmax.clone()]),
             Op::Where { cond, .. } => out.push(cond.clone()),
             Op::Recompute(r) => {

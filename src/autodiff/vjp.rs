@@ -220,12 +220,27 @@ impl Interp {
                     vec![Some(self.mul(&d, y)?)]
                 }
             }
-            // d loss / d logits = (softmax − one_hot) · g[..., None]
-            Op::SparseXent { backprop } => {
+            // d loss / d logits = (softmax − one_hot) · g[..., None]; the backprop output's
+            // upstream gb adds the softmax VJP, (gb − Σ gb·p) · p with p = softmax(logits).
+            Op::SparseXent { backprop, labels } => {
                 let mut s = g.shape().to_vec();
                 s.push(1);
                 let gk = self.reshape_to(g, &s)?;
-                vec![None, Some(self.mul(&gk, backprop)?)]
+                let mut grad = self.mul(&gk, backprop)?;
+                if let Some(gb) = upstream.get(1).filter(|gb| !gb.data.to_f64_vec().iter().all(|v| *v == 0.0)) {
+                    let classes = backprop.shape().last().copied().unwrap_or(1);
+                    let mut p = backprop.data.to_f64_vec();
+                    for (row, &k) in labels.iter().enumerate() {
+                        p[row * classes + k] += 1.0;
+                    }
+                    let p = Tensor::new(crate::tensor::Array::from_f64(backprop.dtype(), backprop.shape(), p));
+                    let gp = self.mul(gb, &p)?;
+                    let sum = self.reduce(Reduce::Sum, &gp, Some(&[-1]), true)?;
+                    let d = self.binary(Binary::Sub, gb, &sum)?;
+                    let term = self.mul(&d, &p)?;
+                    grad = self.add(&grad, &term)?;
+                }
+                vec![None, Some(grad)]
             }
             // d loss / d logits = (softmax − labels) g;  d loss / d labels = −log_softmax g
             Op::Xent { backprop, log_softmax } => {
