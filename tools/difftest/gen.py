@@ -1,11 +1,31 @@
 """Seeded generator of random programs valid both as DGL and as TF Python (with prelude.py).
 
 gen(seed) -> program text. Same seed, same text.
+gen(seed, scale=True) -> a scale-mode program (sources of 10^4 .. 3*10^6 elements, built
+deterministically; checked tensors written with save_npy("@OUT@/NAME.npy", ...), where the runner
+replaces @OUT@ by a per-side directory).
+Standard library only: CI's smoke test imports this module without TensorFlow or numpy.
 """
+import math
 import random
+import re
 import sys
 
-SHAPES = [(), (2,), (3,), (2, 3), (3, 2), (2, 2)]
+SHAPES = [(), (2,), (3,), (2, 3), (3, 2), (2, 2), (2, 2, 3), (2, 1, 3)]
+
+# Shapes each full shape broadcasts with (the smaller operand; gradients reduce back to it).
+BROADCASTS = {
+    (2,): [(), (1,)], (3,): [(), (1,)],
+    (2, 3): [(), (3,), (1, 3), (2, 1)], (3, 2): [(), (2,), (1, 2), (3, 1)], (2, 2): [(), (2,), (1, 2), (2, 1)],
+    (2, 2, 3): [(), (3,), (2, 3), (2, 1, 3), (1, 2, 1), (2, 1, 1)], (2, 1, 3): [(), (3,), (1, 3), (2, 1, 1)],
+}
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 class G:
@@ -13,6 +33,8 @@ class G:
         self.r = random.Random(seed)
         self.lines = []
         self.n = 0
+        self.bc = None  # (full shape, [(smaller shape, names)]): operands broadcast into full shape
+        self.out = 0  # save_npy files written (scale mode)
 
     def fresh(self, p="v"):
         self.n += 1
@@ -35,9 +57,11 @@ class G:
         if d <= 0 or r.random() < 0.2:
             n = r.choice(names)
             return n if r.random() < 0.6 else "tanh(%s)" % n
-        k = r.randrange(30)
         a = lambda: self.expr(names, shape, d - 1)
         sq = lambda: "tanh(%s)" % a()
+        if self.bc and shape == self.bc[0] and r.random() < 0.3:
+            return self.broadcast_op(a, d)
+        k = r.randrange(30)
         if k == 0: return "(%s + %s)" % (a(), a())
         if k == 1: return "(%s - %s)" % (a(), a())
         if k == 2: return "(%s * %s)" % (sq(), sq())
@@ -71,6 +95,22 @@ class G:
                 a(), r.choice(["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_logsumexp"]),
                 a(), r.choice([0, 1, -1]))
             if k == 27: return "(%s * %s[%d])" % (a(), a(), r.randrange(R))
+        if len(shape) == 3:
+            B, R, C = shape
+            if k == 17: return "reshape(reshape(%s, [-1]), [%d, %d, %d])" % (a(), B, R, C)
+            if k == 18: return r.choice(["transpose(transpose(%s, perm=[1, 0, 2]), perm=[1, 0, 2])",
+                                         "transpose(transpose(%s, perm=[2, 0, 1]), perm=[1, 2, 0])"]) % a()
+            if k == 19: return "squeeze(expand_dims(%s, 1), 1)" % a()
+            if k == 20: return "gather(%s, %s, axis=2)" % (a(), self.perm(C))
+            if k == 21: return "concat([%s[:1], %s[1:]], axis=0)" % (a(), a())
+            if k == 22: return "reduce_sum(stack([%s, %s], axis=1), axis=1)" % (a(), a())
+            if k == 24: return "matmul(tanh(matmul(%s, transpose(%s, perm=[0, 2, 1]))), %s)" % (a(), a(), a())
+            if k == 25: return "%s(%s, axis=-1)" % (r.choice(["softmax", "log_softmax"]), a())
+            if k == 26: return "(%s + %s(%s, axis=%s, keepdims=True))" % (
+                a(), r.choice(["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_logsumexp"]),
+                a(), r.choice(["[0, 2]", "[1]", "[0, 1]", "[-1, 0]", "[0, 1, 2]", "2"]))
+            if k == 27: return "(%s * %s[%d])" % (a(), a(), r.randrange(B))
+            if k == 28: return "(%s + %s[:, 0:1, :])" % (a(), a())
         if len(shape) == 1:
             N = shape[0]
             if k == 20: return "gather(%s, %s)" % (a(), self.perm(N))
@@ -80,6 +120,27 @@ class G:
             if k == 26: return "(%s + %s(%s))" % (a(), r.choice(["reduce_sum", "reduce_mean", "reduce_max",
                                                               "reduce_min", "reduce_logsumexp"]), a())
         return "sin(%s)" % a()
+
+    def broadcast_op(self, a, d):
+        """A binary op between the full-shape operand a() and one of a smaller shape that
+        broadcasts to it (self.bc), so the gradient must be summed back to the smaller shape."""
+        r = self.r
+        full, smalls = self.bc
+        sh, nm = r.choice(smalls)
+        self.bc = None  # the smaller operand's own expression does not broadcast further
+        b = self.expr(nm, sh, max(d - 2, 0))
+        self.bc = (full, smalls)
+        x = a()
+        if r.random() < 0.5:
+            x, b = b, x  # the smaller operand on either side
+        k = r.randrange(7)
+        if k == 0: return "(%s + %s)" % (x, b)
+        if k == 1: return "(%s - %s)" % (x, b)
+        if k == 2: return "(tanh(%s) * tanh(%s))" % (x, b)
+        if k == 3: return "(%s / (2.0 + tanh(%s)))" % (x, b)
+        if k == 4: return "%s(%s, %s)" % (r.choice(["maximum", "minimum"]), x, b)
+        if k == 5: return "where(%s > 0.0, %s, %s)" % (b, x, a())
+        return "where(%s > %s, %s, 0.5)" % (x, b, a())
 
     def perm(self, n):
         p = list(range(n))
@@ -103,6 +164,10 @@ class G:
             ax = r.choice([0, 1, -1, [0, 1]])
             kd = r.choice(["False", "True"])
             return "reduce_sum(%s(%s, axis=%s, keepdims=%s))" % (red, e, ax, kd)
+        if len(shape) == 3 and r.random() < 0.6:
+            ax = r.choice([0, 1, 2, -1, [0, 2], [1, 2], [0, 1], [2, 0], [0, 1, 2]])
+            kd = r.choice(["False", "True"])
+            return "reduce_sum(%s(%s, axis=%s, keepdims=%s))" % (red, e, ax, kd)
         return "%s(%s)" % (red, e)
 
     def consts(self, k, shape, names=None):
@@ -114,13 +179,13 @@ class G:
     def program(self):
         r = self.r
         shape = r.choice(SHAPES)
-        mode = r.choice(["plain", "persistent", "second", "list", "dict", "outgrad", "zero", "jacobian",
-                         "stoprec", "custom1", "custom2", "customout2", "recompute", "recompute_wrapped",
-                         "recompute_nested", "varloop"])
-        if mode == "jacobian":
+        mode = r.choice(MODES)
+        if mode in ("jacobian", "jacobian_small"):
+            shape = r.choice(SHAPES)
+        if mode in ("second", "second_recompute"):
             shape = r.choice([(), (2,), (3,), (2, 2)])
-        if mode == "second":
-            shape = r.choice([(), (2,), (3,)])
+        if mode == "broadcast":
+            shape = r.choice([s for s in SHAPES if s in BROADCASTS])
         getattr(self, "m_" + mode)(shape)
         return "\n".join(["# mode: %s shape: %s" % (mode, shape)] + self.lines) + "\n"
 
@@ -194,14 +259,39 @@ class G:
         self.emit("print(g[0])")
         self.emit("print(g[1])")
 
+    def small_target(self, e, s):
+        """e (of shape s) reduced to at most 6 elements, for jacobians."""
+        if numel(s) <= 6:
+            return e
+        red = self.r.choice(["reduce_sum", "reduce_mean", "reduce_max", "reduce_logsumexp"])
+        return "%s(%s, axis=%s)" % (red, e, self.r.choice(["0", "[0, 1]", "[0, 2]"]) if len(s) == 3 else "0")
+
     def m_jacobian(self, s):
         c = self.consts(2, s)
         self.emit("with GradientTape(persistent=True) as t:")
         self.emit("t.watch(%s)" % c[0], 1)
         self.emit("t.watch(%s)" % c[1], 1)
-        self.emit("y = %s" % self.expr(c, s, 3), 1)
+        self.emit("y = %s" % self.small_target(self.expr(c, s, 3), s), 1)
         self.emit("print(t.jacobian(y, %s))" % c[0])
         self.emit("print(t.gradient(y, %s))" % c[1])
+
+    def m_jacobian_small(self, s):
+        """a target of at most 6 elements (here a reduction to one row or a scalar-shaped
+        combination) against a source of any small shape, plus a second source of another shape."""
+        r = self.r
+        s2 = r.choice([(), (2,), (3,), (2, 3)])
+        c = self.consts(1, s)
+        d = self.consts(1, s2)
+        ts = r.choice([(), (2,), (3,), (2, 3)])
+        self.emit("with GradientTape(persistent=True) as t:")
+        self.emit("t.watch([%s, %s])" % (c[0], d[0]), 1)
+        self.emit("a = %s" % self.scalar(c, s, 2), 1)
+        self.emit("b = %s" % self.scalar(d, s2, 2), 1)
+        self.emit("y = %s" % self.expr(["(a * ones(%s))" % list(ts), "(b + zeros(%s))" % list(ts)], ts, 2) if ts else
+                  "y = %s" % self.expr(["a", "b"], (), 2), 1)
+        self.emit("print(t.jacobian(y, %s))" % c[0])
+        self.emit("print(t.jacobian(y, %s))" % d[0])
+        self.emit("print(t.gradient(y, [%s, %s]))" % (d[0], c[0]))
 
     def m_stoprec(self, s):
         c = self.consts(2, s)
@@ -307,10 +397,470 @@ class G:
         self.emit("print(loss)", 1)
         self.emit("print(w)")
 
+    # ---- broadcasting between sources of different shapes -------------------------------
+    def m_broadcast(self, s):
+        r = self.r
+        smalls = r.sample(BROADCASTS[s], r.choice([1, 2]))
+        c = self.consts(1, s)
+        ds = [self.consts(1, sh)[0] for sh in smalls]
+        self.bc = (s, [(sh, [d]) for sh, d in zip(smalls, ds)])
+        y = self.scalar(c, s, 3)
+        self.bc = None
+        for d in ds:  # every source is used at least once, through a broadcast
+            if d not in y:
+                y = "%s + %s(%s(%s, %s))" % (y, r.choice(["reduce_sum", "reduce_mean", "reduce_max"]),
+                                            r.choice(["tanh", "sin", "sigmoid"]),
+                                            r.choice(["%s * %s", "%s + %s", "%s - %s"]) % (c[0], d), "0.0")
+                y = y.replace(", 0.0))", "))")
+        if len(ds) == 2 and r.random() < 0.5:  # two smaller shapes broadcast with each other
+            y = "%s + reduce_sum(tanh(%s * %s + %s))" % (y, ds[0], ds[1], c[0])
+        self.emit("with GradientTape() as t:")
+        self.emit("t.watch([%s])" % ", ".join(c + ds), 1)
+        self.emit("y = %s" % y, 1)
+        self.emit("print(y)")
+        self.emit("g = t.gradient(y, [%s])" % ", ".join(c + ds))
+        for i in range(1 + len(ds)):
+            self.emit("print(g[%d])" % i)
 
-def gen(seed):
-    return G(seed).program()
+    # ---- recompute_grad: second order, Variables, print ---------------------------------
+    def rblock(self, name, args, s, deco, reads=(), label=None, calls=None, uses=()):
+        """a recompute block over args (and the Variables `reads`); `label`: it prints;
+        `calls`: the name of a block it calls; `uses`: args its result surely depends on."""
+        leaves = list(args) + list(reads) + (["%s(%s)" % (calls, args[0])] if calls else [])
+        if deco:
+            self.emit("@recompute_grad")
+        self.emit("def %s(%s):" % (name, ", ".join(args)))
+        self.emit("h = %s" % self.expr(leaves, s, 2), 1)
+        if reads and not any(v in self.lines[-1] for v in reads):
+            self.emit("h = h * tanh(%s)" % reads[0], 1)
+        for u in uses:
+            if not re.search(r"\b%s\b" % u, self.lines[-1]):
+                self.emit("h = h + sin(%s)" % u, 1)
+        if label:
+            self.emit('print("%s", %s)' % (label, self.r.choice(["reduce_sum(h)", "h", "reduce_max(%s)" % args[0]])), 1)
+        e = self.expr(["h"] + list(args), s, 1)
+        self.emit("return %s" % (e if re.search(r"\bh\b", e) else "(h + %s)" % e), 1)
+        if not deco:
+            self.emit("%s = recompute_grad(%s)" % (name, name) if self.r.random() < 0.5 else
+                      "%s_r = recompute_grad(%s)" % (name, name))
+            if self.lines[-1].startswith(name + "_r"):
+                return name + "_r"
+        return name
+
+    def m_second_recompute(self, s):
+        """second order where the inner target passes wholly or partly through a block
+        (decorated, wrapped, or called inside another block)."""
+        r = self.r
+        c = self.consts(1, s)
+        variant = r.choice(["decorated", "wrapped", "nested"])
+        if variant == "nested":
+            inner = self.rblock("inner", ["x"], s, r.random() < 0.7)
+            blk = self.rblock("blk", ["x"], s, True, calls=inner)
+        else:
+            blk = self.rblock("blk", ["x"], s, variant == "decorated")
+        # no stop_gradient in these blocks: it can cut the target off c, and then the identity
+        # reference's g is None (TF's recompute gives zeros) and g * g raises
+        self.lines = [l.replace("stop_gradient(", "(") for l in self.lines]
+        whole = r.random() < 0.4
+        self.emit("with GradientTape() as ot:")
+        self.emit("ot.watch(%s)" % c[0], 1)
+        self.emit("with GradientTape() as it:", 1)
+        self.emit("it.watch(%s)" % c[0], 2)
+        call = "%s(%s)" % (blk, c[0])
+        self.emit("y = %s" % (self.scalar([call], s, 1) if whole else self.scalar([call, c[0]], s, 2)), 2)
+        if call not in self.lines[-1]:
+            self.lines[-1] += " + reduce_sum(%s)" % call
+        self.emit("g = it.gradient(y, %s)" % c[0], 1)
+        self.emit("h = reduce_sum(g * g)", 1)
+        self.emit("print(g)")
+        self.emit("print(ot.gradient(h, %s))" % c[0])
+
+    def m_recompute_var_passed(self, s):
+        """a Variable passed to a block that also reads it (TF as written is wrong there)."""
+        r = self.r
+        self.emit("w = Variable(%s)" % self.lit(s))
+        two = r.random() < 0.4
+        c = self.consts(1, s) if two else []
+        # z always used: an ignored input gets zeros by contract (None in the identity run), and
+        # here TF as written is wrong on w, so that rule could not be applied
+        blk = self.rblock("body", ["x", "z"] if two else ["x"], s, r.random() < 0.5, reads=("w",),
+                          uses=("z",) if two else ())
+        call = "%s(w%s)" % (blk, ", " + c[0] if two else "")
+        self.emit("with GradientTape() as t:")
+        if two:
+            self.emit("t.watch(%s)" % c[0], 1)
+        self.emit("y = %s" % self.scalar([call, "w"], s, 2), 1)
+        if call not in self.lines[-1]:
+            self.lines[-1] += " + reduce_sum(%s)" % call
+        self.emit("print(y)")
+        if two:
+            self.emit("g = t.gradient(y, [w, %s])" % c[0])
+            self.emit("print(g[0])")
+            self.emit("print(g[1])")
+        else:
+            self.emit("print(t.gradient(y, w))")
+
+    def m_recompute_var_read(self, s):
+        """blocks that read Variables they are not passed; gradients for the input and them."""
+        r = self.r
+        vs = ["w"] + (["v"] if r.random() < 0.4 else [])
+        for v in vs:
+            self.emit("%s = Variable(%s)" % (v, self.lit(s)))
+        c = self.consts(1, s)
+        blk = self.rblock("blk", ["x"], s, r.random() < 0.6, reads=tuple(vs))
+        self.emit("with GradientTape() as t:")
+        self.emit("t.watch(%s)" % c[0], 1)
+        self.emit("y = %s" % self.scalar(["%s(%s)" % (blk, c[0]), "%s(tanh(%s))" % (blk, c[0]), c[0]], s, 2), 1)
+        if blk + "(" not in self.lines[-1]:
+            self.lines[-1] += " + reduce_sum(%s(%s))" % (blk, c[0])
+        self.emit("g = t.gradient(y, [%s])" % ", ".join(c + vs))
+        for i in range(1 + len(vs)):
+            self.emit("print(g[%d])" % i)
+
+    def m_recompute_print(self, s):
+        """print inside blocks: TF re-runs it during tape.gradient, last call first."""
+        r = self.r
+        c = self.consts(1, s)
+        variant = r.choice(["decorated", "wrapped", "nested"])
+        if variant == "nested":
+            inner = self.rblock("inner", ["x"], s, True, label="inner")
+            blk = self.rblock("blk", ["x"], s, True, label="outer", calls=inner)
+        else:
+            blk = self.rblock("blk", ["x"], s, variant == "decorated", label="blk")
+        self.emit("with GradientTape() as t:")
+        self.emit("t.watch(%s)" % c[0], 1)
+        self.emit("y = %s" % self.scalar(["%s(%s)" % (blk, c[0]), "%s(tanh(%s))" % (blk, c[0]), c[0]], s, 2), 1)
+        if blk + "(" not in self.lines[-1]:
+            self.lines[-1] += " + reduce_sum(%s(%s))" % (blk, c[0])
+        self.emit('print("y", y)')
+        self.emit("print(t.gradient(y, %s))" % c[0])
+
+    # ---- custom_gradient: variables=, print in grad --------------------------------------
+    def m_custom_vars(self, s):
+        r = self.r
+        wshape = () if s and r.random() < 0.4 else s
+        self.emit("w = Variable(%s)" % self.lit(wshape))
+        c = self.consts(1, s)
+        if wshape != s:
+            self.bc = (s, [((), ["w"])])
+            names = ["x"]
+        else:
+            names = ["x", "w"]
+        self.emit("@custom_gradient")
+        self.emit("def f(x):")
+        self.emit("y = %s" % r.choice(["(%s) * w", "%s + sin(w)", "%s - tanh(x * w)"]) % self.expr(names, s, 2), 1)
+        self.emit("def grad(up, variables=None):", 1)
+        if r.random() < 0.4:
+            self.emit('print("grad f", %s)' % r.choice(["up", "reduce_sum(up)", "len(variables)"]), 2)
+        gx = "up * %s" % self.expr(names, s, 1)
+        gw = "up * %s" % self.expr(names, s, 1)
+        if wshape != s:
+            gw = "reduce_sum(%s)" % gw
+        self.emit("return %s, [%s]" % (gx, gw), 2)
+        self.emit("return y, grad", 1)
+        self.bc = None
+        self.emit("with GradientTape() as t:")
+        self.emit("t.watch(%s)" % c[0], 1)
+        self.emit("y = %s" % self.scalar(["f(%s)" % c[0], c[0]], s, 2), 1)
+        if "f(" not in self.lines[-1]:
+            self.lines[-1] += " + reduce_sum(f(%s))" % c[0]
+        self.emit("print(y)")
+        self.emit("g = t.gradient(y, [%s, w])" % c[0])
+        self.emit("print(g[0])")
+        self.emit("print(g[1])")
+
+    def m_custom_print(self, s):
+        c = self.consts(1, s)
+        self.emit("@custom_gradient")
+        self.emit("def f(x):")
+        self.emit("y = %s" % self.expr(["x"], s, 2), 1)
+        self.emit("def grad(up):", 1)
+        self.emit('print("grad f", up)', 2)
+        self.emit("return up * %s" % self.expr(["x"], s, 2), 2)
+        self.emit("return y, grad", 1)
+        self.emit("with GradientTape() as t:")
+        self.emit("t.watch(%s)" % c[0], 1)
+        self.emit("y = %s" % self.scalar(["f(%s)" % c[0], "f(sin(%s))" % c[0], c[0]], s, 2), 1)
+        self.emit("print(y)")
+        self.emit("print(t.gradient(y, %s))" % c[0])
+
+    # ---- more of the existing features ---------------------------------------------------
+    def m_varloop2(self, s):
+        """three steps of assign_sub over two Variables, the second of a broadcast shape."""
+        r = self.r
+        sb = r.choice(BROADCASTS.get(s, [()]) + [s])
+        self.emit("w = Variable(%s)" % self.lit(s))
+        self.emit("b = Variable(%s)" % self.lit(sb))
+        c = self.consts(1, s)
+        if sb != s:
+            self.bc = (s, [(sb, ["b"])])
+            names = ["w", c[0]]
+        else:
+            names = ["w", "b", c[0]]
+        loss = self.scalar(names, s, 2)
+        self.bc = None
+        self.emit("for step in range(3):")
+        self.emit("with GradientTape() as t:", 1)
+        self.emit("loss = %s + 0.1 * reduce_sum(square(w)) + 0.1 * reduce_sum(square(b))" % loss, 2)
+        self.emit("gw, gb = t.gradient(loss, [w, b])", 1)
+        self.emit("w.assign_sub(0.1 * gw)", 1)
+        self.emit("b.assign_sub(%s * gb)" % r.choice(["0.1", "0.05"]), 1)
+        self.emit("print(step, loss)", 1)
+        self.emit("print(w)")
+        self.emit("print(b)")
+
+    def m_persistent2(self, s):
+        """one persistent tape, several gradients: of an intermediate, of a list of targets,
+        into a list of sources."""
+        c = self.consts(2, s)
+        self.emit("with GradientTape(persistent=True) as t:")
+        self.emit("t.watch([%s, %s])" % tuple(c), 1)
+        self.emit("a = %s" % self.expr(c, s, 2), 1)
+        self.emit("y = %s" % self.scalar(["a", c[0]], s, 2), 1)
+        self.emit("z = %s" % self.scalar([c[1], "a"], s, 2), 1)
+        self.emit("print(t.gradient([y, z], %s))" % c[0])
+        self.emit("print(t.gradient(z, [%s, %s]))" % tuple(c))
+        self.emit("print(t.gradient(y, %s))" % c[1])
+        self.emit("print(t.gradient(y, %s))" % c[0])
+
+    def m_stoprec2(self, s):
+        """stop_recording pauses that tape only: the outer tape keeps recording."""
+        c = self.consts(2, s)
+        self.emit("with GradientTape() as ot:")
+        self.emit("ot.watch(%s)" % c[0], 1)
+        self.emit("with GradientTape() as it:", 1)
+        self.emit("it.watch(%s)" % c[0], 2)
+        self.emit("a = %s" % self.expr(c, s, 2), 2)
+        self.emit("with it.stop_recording():", 2)
+        self.emit("b = %s" % self.expr(c, s, 2), 3)
+        self.emit("y = %s" % self.scalar(["a", "b", c[0]], s, 2), 2)
+        self.emit("print(it.gradient(y, %s))" % c[0], 1)
+        self.emit("print(ot.gradient(y, %s))" % c[0])
+
+    def m_outgrad2(self, s):
+        """a list of targets with a list of output_gradients."""
+        c = self.consts(2, s)
+        self.emit("og1 = constant(%s)" % self.lit(s))
+        self.emit("og2 = constant(%s)" % self.lit(()))
+        self.emit("with GradientTape() as t:")
+        self.emit("t.watch([%s, %s])" % tuple(c), 1)
+        self.emit("y1 = %s" % self.expr(c, s, 3), 1)
+        self.emit("y2 = %s" % self.scalar(c, s, 2), 1)
+        self.emit("g = t.gradient([y1, y2], [%s, %s], output_gradients=[og1, og2])" % tuple(c))
+        self.emit("print(g[0])")
+        self.emit("print(g[1])")
+
+    def m_dict2(self, s):
+        """nested dict and list sources; the whole result printed."""
+        c = self.consts(3, s)
+        self.emit("with GradientTape() as t:")
+        self.emit("t.watch([%s, %s, %s])" % tuple(c), 1)
+        self.emit("y = %s" % self.scalar(c[:2], s, 3), 1)
+        self.emit("g = t.gradient(y, {'a': %s, 'b': [%s, %s]})" % tuple(c))
+        self.emit("print(g['b'][0])")
+        self.emit("print(g['a'])")
+        self.emit("print(g)")
+
+    # ---- scale mode -----------------------------------------------------------------------
+    def source(self, name, shape, amp=1.0):
+        """a deterministic tensor of `shape`, the same on both sides: sin of a float32 ramp
+        built from an exact int64 floormod of range_tensor (no random ops, no linspace rounding)."""
+        r = self.r
+        n = numel(shape)
+        p = r.choice([97, 101, 211, 499, 1009, 4099])
+        off = r.randrange(p)
+        self.emit("%s = reshape(sin(cast(floormod(range_tensor(%d) + %d, %d), float32) * %s - 3.1) * %s, %s)"
+                  % (name, n, off, p, "%.6g" % (6.2 / p), "%.6g" % amp, list(shape)))
+
+    def sexpr(self, names, d, C):
+        """an expression of shape [R, C] over names, built from ops cheap at scale."""
+        r = self.r
+        if d <= 0 or r.random() < 0.15:
+            n = r.choice(names)
+            return n if r.random() < 0.6 else "tanh(%s)" % n
+        a = lambda: self.sexpr(names, d - 1, C)
+        k = r.randrange(16)
+        if k == 0: return "(%s + %s)" % (a(), a())
+        if k == 1: return "(%s - %s)" % (a(), a())
+        if k == 2: return "(tanh(%s) * tanh(%s))" % (a(), a())
+        if k == 3: return "(%s / (2.0 + tanh(%s)))" % (a(), a())
+        if k == 4: return "exp(tanh(%s))" % a()
+        if k == 5: return "log(1.5 + tanh(%s))" % a()
+        if k == 6: return "sqrt(1.5 + tanh(%s))" % a()
+        if k == 7: return "%s(%s)" % (r.choice(["sin", "cos", "tanh", "sigmoid", "relu", "softplus", "abs"]), a())
+        if k == 8: return "%s(%s, %s)" % (r.choice(["maximum", "minimum"]), a(), a())
+        if k == 9: return "where(%s > 0.0, %s, %s)" % (a(), a(), a())
+        if k == 10: return "clip_by_value(%s, -0.5, 0.7)" % a()
+        if k == 11: return "(%s - %s(%s, axis=%d, keepdims=True))" % (
+            a(), r.choice(["reduce_mean", "reduce_max", "reduce_min", "reduce_logsumexp"]), a(), r.choice([0, 1, -1]))
+        if k == 12: return "(softmax(%s, axis=-1) * %d.0)" % (a(), C)
+        # centred by log C: log_softmax is near -log C, where tanh would saturate and its
+        # gradient be pure round-off on every side
+        if k == 13: return "tanh(log_softmax(%s, axis=-1) + %.4g)" % (a(), math.log(C))
+        if k == 14: return "(%s + stop_gradient(%s))" % (a(), a())
+        return "(%s * %s)" % (self.lit(()), a())
+
+    @staticmethod
+    def uses_b(e):
+        """e, made to depend on b for sure (a None gradient cannot be saved)."""
+        return e if "b)" in e and "stop_gradient" not in e else "(%s + b)" % e
+
+    def sloss(self, e, C, labels):
+        r = self.r
+        k = r.randrange(7)
+        if k == 0: return "reduce_mean(%s)" % e
+        if k == 1: return "reduce_mean(square(%s))" % e
+        if k == 2: return "reduce_sum(reduce_mean(%s, axis=0))" % e
+        if k == 3: return "reduce_mean(sparse_softmax_cross_entropy_with_logits(%s, %s))" % (labels, e)
+        if k == 4: return "reduce_mean(softmax_cross_entropy_with_logits(one_hot(%s, %d), %s))" % (labels, C, e)
+        if k == 5: return "reduce_mean(reduce_logsumexp(%s, axis=1))" % e
+        return "reduce_sum(%s)" % e
+
+    def save(self, value, ind=0):
+        """a checked tensor: saved in full for the npy comparison, summarised for the text one."""
+        self.out += 1
+        name = "g%d" % self.out
+        self.emit('save_npy("@OUT@/%s.npy", %s)' % (name, value), ind)
+        self.emit('print("%s", reduce_sum(abs(%s)))' % (name, value), ind)
+
+    def scale_program(self):
+        r = self.r
+        mode = r.choice(["s_plain", "s_mlp", "s_second", "s_recompute", "s_train"])
+        hi = 1.5e6 if mode in ("s_second", "s_recompute") else 3e6
+        n = 10 ** r.uniform(4, math.log10(hi))
+        C = r.choice([c for c in (16, 32, 50, 64, 100, 128, 256, 500, 1000) if c * 8 <= n])
+        R = int(n // C)
+        getattr(self, mode)(R, C)
+        return "\n".join(["# mode: %s shape: (%d, %d)" % (mode, R, C)] + self.lines) + "\n"
+
+    def scale_labels(self, R, K):
+        self.emit("labels = floormod(range_tensor(%d) * %d + %d, %d)" % (R, self.r.choice([7, 13, 31]),
+                                                                         self.r.randrange(K), K))
+        return "labels"
+
+    def s_plain(self, R, C):
+        self.source("x", (R, C))
+        self.source("b", (C,), 0.5)
+        lab = self.scale_labels(R, C)
+        self.emit("with GradientTape() as t:")
+        self.emit("t.watch([x, b])", 1)
+        e = self.uses_b(self.sexpr(["x", "(x + b)", "(x * b)"], 3, C))
+        self.emit("y = %s" % self.sloss(e, C, lab), 1)
+        self.emit("print(y)")
+        self.emit("g = t.gradient(y, [x, b])")
+        self.save("g[0]")
+        self.save("g[1]")
+
+    def s_mlp(self, R, C):
+        r = self.r
+        K = r.choice([k for k in (4, 8, 16, 32) if R * C * k <= 6e7] or [4])
+        self.source("x", (R, C))
+        self.source("b", (C,), 0.5)
+        self.source("W", (C, K), 1.0 / math.sqrt(C))
+        self.source("b2", (K,), 0.3)
+        lab = self.scale_labels(R, K)
+        self.emit("with GradientTape() as t:")
+        self.emit("t.watch([x, b, W, b2])", 1)
+        self.emit("hdn = %s" % (self.sexpr(["(x + b)", "(x * b)"], 2, C) if r.random() < 0.5 else
+                                "%s(x + b)" % r.choice(["tanh", "sigmoid", "relu", "softplus"])), 1)
+        self.emit("logits = matmul(hdn, W) + b2", 1)
+        self.emit("y = %s" % r.choice(["reduce_mean(sparse_softmax_cross_entropy_with_logits(%s, logits))" % lab,
+                                        "reduce_mean(softmax_cross_entropy_with_logits(one_hot(%s, %d), logits))"
+                                        % (lab, K),
+                                        "reduce_mean(square(log_softmax(logits)))"]), 1)
+        self.emit("print(y)")
+        self.emit("g = t.gradient(y, [x, b, W, b2])")
+        for i in range(4):
+            self.save("g[%d]" % i)
+
+    def s_second(self, R, C):
+        self.source("x", (R, C))
+        self.source("b", (C,), 0.5)
+        self.emit("with GradientTape() as ot:")
+        self.emit("ot.watch(x)", 1)
+        self.emit("with GradientTape() as it:", 1)
+        self.emit("it.watch(x)", 2)
+        # the square keeps g a function of x (else the second gradient is None on every side)
+        self.emit("y = reduce_sum(%s) * 0.01 + reduce_sum(square(x)) * 0.001" % self.sexpr(["x", "(x + b)"], 2, C), 2)
+        self.emit("g = it.gradient(y, x)", 1)
+        self.emit("h = reduce_sum(g * g)", 1)
+        self.emit("print(h)")
+        self.save("g")
+        self.emit("hg = ot.gradient(h, x)")
+        self.save("hg")
+
+    def s_recompute(self, R, C):
+        r = self.r
+        self.source("x", (R, C))
+        self.source("b", (C,), 0.5)
+        lab = self.scale_labels(R, C)
+        self.emit("@recompute_grad")
+        self.emit("def blk(x, b):")
+        self.emit("h = %s" % self.uses_b(self.sexpr(["(x + b)", "(x * b)"], 2, C)), 1)
+        e = self.sexpr(["h", "x"], 1, C)
+        self.emit("return %s" % (e if re.search(r"\bh\b", e) else "(h + %s)" % e), 1)
+        if r.random() < 0.3:  # second order through the block (the identity reference decides)
+            self.emit("with GradientTape() as ot:")
+            self.emit("ot.watch(x)", 1)
+            self.emit("with GradientTape() as it:", 1)
+            self.emit("it.watch(x)", 2)
+            e = self.sexpr(["blk(x, b)", "x"], 1, C)
+            if "blk(" not in e:
+                e = "(blk(x, b) + %s)" % e
+            self.emit("y = reduce_sum(%s) * 0.01 + reduce_sum(square(x)) * 0.001" % e, 2)
+            self.emit("g = it.gradient(y, x)", 1)
+            self.emit("h = reduce_sum(g * g)", 1)
+            self.emit("print(h)")
+            self.save("g")
+            self.emit("hg = ot.gradient(h, x)")
+            self.save("hg")
+            return
+        self.emit("with GradientTape() as t:")
+        self.emit("t.watch([x, b])", 1)
+        e = self.sexpr(["blk(x, b)", "x"], 1, C)
+        if "blk(" not in e:
+            e = "(blk(x, b) + %s)" % e
+        self.emit("y = %s" % self.sloss(e, C, lab), 1)
+        self.emit("print(y)")
+        self.emit("g = t.gradient(y, [x, b])")
+        self.save("g[0]")
+        self.save("g[1]")
+
+    def s_train(self, R, C):
+        r = self.r
+        K = r.choice([k for k in (4, 8, 16) if R * C * k <= 4e7] or [4])
+        self.source("x", (R, C))
+        self.source("w0", (C, K), 1.0 / math.sqrt(C))
+        self.emit("W = Variable(w0)")
+        self.emit("b2 = Variable(zeros([%d]))" % K)
+        lab = self.scale_labels(R, K)
+        self.emit("for step in range(3):")
+        self.emit("with GradientTape() as t:", 1)
+        self.emit("logits = matmul(%s(x), W) + b2" % r.choice(["tanh", "sigmoid", "relu"]), 2)
+        self.emit("loss = reduce_mean(sparse_softmax_cross_entropy_with_logits(%s, logits))" % lab, 2)
+        self.emit("gW, gb = t.gradient(loss, [W, b2])", 1)
+        self.emit("W.assign_sub(0.5 * gW)", 1)
+        self.emit("b2.assign_sub(0.5 * gb)", 1)
+        self.emit("print(step, loss)", 1)
+        self.save("W")
+        self.save("b2")
+
+
+MODES = ["plain", "persistent", "second", "list", "dict", "outgrad", "zero", "jacobian", "stoprec", "custom1",
+         "custom2", "customout2", "recompute", "recompute_wrapped", "recompute_nested", "varloop",
+         # added for issue #13's second increment
+         "broadcast", "broadcast", "second_recompute", "second_recompute", "recompute_var_passed",
+         "recompute_var_read", "recompute_print", "custom_vars", "custom_print", "varloop2", "persistent2",
+         "stoprec2", "outgrad2", "dict2", "jacobian_small"]
+
+
+def gen(seed, scale=False):
+    """The program of `seed`: core mode (small shapes, every differentiation feature), or with
+    scale=True the scale mode (large sources; checked tensors go to save_npy("@OUT@/gN.npy"))."""
+    g = G(seed)
+    return g.scale_program() if scale else g.program()
 
 
 if __name__ == "__main__":
-    print(gen(int(sys.argv[1]) if len(sys.argv) > 1 else 0), end="")
+    args = [a for a in sys.argv[1:] if a != "--scale"]
+    print(gen(int(args[0]) if args else 0, scale="--scale" in sys.argv), end="")

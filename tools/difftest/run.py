@@ -1,36 +1,53 @@
 """Differential tester: DGL against TensorFlow 2.21 (see docs/difftest.md).
 
-  run.py --seeds 0:2000            run programs 0..1999, print a summary by class
-  run.py --replay 17               print program 17 and the three outputs
-  run.py --self-check              no TensorFlow: generated programs run in dgl; comparator unit tests
+  run.py --seeds 0:10000 -j 2 --log core.jsonl   run programs, resumable, summary by class
+  run.py --scale --seeds 0:1000 -j 2             the same on large tensors (every saved tensor compared in full)
+  run.py --replay 17 [--scale]                   print program 17, DGL's and TF's outputs, the verdict
+  run.py --shrink 17 [--scale]                   reduce program 17 to a small program of the same class
+  run.py --corpus 17|FILE NAME                   write program 17 (or FILE, e.g. a shrunk reproducer) and DGL's
+                                                 output, once checked against TF, as tests/difftest/NAME.dgl/.out
+  run.py --summary core.jsonl                    summarise a log
+  run.py --self-check                            no TensorFlow: comparator tests, generated programs run in DGL
+
+Three TF references: "tf" (the program as written, float32), "tf64" (float64, the mathematics:
+recompute_grad replaced by the identity and the fused cross-entropy by its definition; used for the
+precision rule) and, only for programs where the two can differ, "tf-identity" (the mathematics in
+float32), which tells a TF bug from a DGL bug.
 """
 import argparse
 import json
 import os
+import queue
 import re
+import select
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 import gen  # noqa: E402
+import shrink  # noqa: E402
 
 NUM = re.compile(r"-?(?:\d+\.\d*(?:e-?\d+)?|\d+e-?\d+|\d+|nan|inf)")
-DGL = os.environ.get("DGL", os.path.join(HERE, "..", "..", "target", "debug", "dgl"))
+DGL = os.environ.get("DGL", os.path.join(ROOT, "target", "debug", "dgl"))
 TFPY = os.environ.get("TFPY", sys.executable)
+TF_TIMEOUT = 120
 
 SERVER = r'''
-import io, json, sys, os, traceback
+import io, json, sys, os
 sys.path.insert(0, %r)
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
 import prelude
-ident = sys.argv[1] == "1"
+ident, f64 = sys.argv[1] == "1", sys.argv[2] == "1"
 for line in sys.stdin:
     src = json.loads(line)
     buf = io.StringIO()
     try:
-        exec(compile(src, "<prog>", "exec"), prelude.make_env(ident, buf))
+        exec(compile(src, "<prog>", "exec"), prelude.make_env(ident, buf, float64=f64))
         err = None
     except BaseException as e:
         err = type(e).__name__ + ": " + str(e).splitlines()[0][:200] if str(e) else type(e).__name__
@@ -39,24 +56,120 @@ for line in sys.stdin:
 ''' % HERE
 
 
-def compare(dgl, tf):
-    """None when dgl's text matches tf's: identical outside numbers; each number within
-    rel 2e-4 of tf's plus 2e-5 x the line's largest magnitude. Otherwise a reason."""
+# ---------------------------------------------------------------- comparison
+
+def number_ok(x, y, z, big):
+    """DGL's x against TF's float32 y: within relative 2e-4 of y plus 2e-5 x `big` (the largest
+    magnitude on y's line), or nearer TF's float64 value z than twice TF's own float32 error."""
+    if x == y or (x != x and y != y):
+        return True
+    if abs(x - y) <= 2e-4 * abs(y) + 2e-5 * big:
+        return True
+    return z is not None and z == z and abs(x - z) <= 2 * abs(y - z)
+
+
+def line_numbers(line):
+    return [float(x) for x in NUM.findall(line)]
+
+
+def finite_max(nums):
+    return max([abs(v) for v in nums if v == v and abs(v) != float("inf")] or [0.0])
+
+
+def compare(dgl, tf, tf64=None):
+    """None when DGL's text matches TF's: identical outside numbers, every number passing
+    `number_ok` (tf64, when given and of the same shape, supplies the float64 values). A line
+    whose numbers TF prints all as 0 takes the largest magnitude of TF's whole output as its
+    `big`. Otherwise the reason, starting with a one-word kind."""
     dl, tl = dgl.splitlines(), tf.splitlines()
+    hl = tf64.splitlines() if tf64 is not None else []
     if len(dl) != len(tl):
-        return "line count %d vs %d" % (len(dl), len(tl))
+        return "lines: %d vs %d" % (len(dl), len(tl))
+    whole = finite_max(line_numbers(tf))
     for i, (a, b) in enumerate(zip(dl, tl)):
         if NUM.sub("#", a) != NUM.sub("#", b):
-            return "text differs on line %d" % (i + 1)
-        na = [float(x) for x in NUM.findall(a)]
-        nb = [float(x) for x in NUM.findall(b)]
-        big = max([abs(x) for x in nb if x == x and abs(x) != float("inf")] or [0.0])
-        for x, y in zip(na, nb):
-            if x != x and y != y or x == y:
-                continue
-            if not abs(x - y) <= 2e-4 * abs(y) + 2e-5 * big:
-                return "number %s vs %s on line %d" % (x, y, i + 1)
+            kind = "None-vs-number" if ("None" in a) != ("None" in b) else "text"
+            return "%s: line %d: %r vs %r" % (kind, i + 1, a[:80], b[:80])
+        na, nb = line_numbers(a), line_numbers(b)
+        nz = line_numbers(hl[i]) if i < len(hl) else []
+        if len(nz) != len(nb):
+            nz = [None] * len(nb)
+        # A line TF prints as exact zeros has no magnitude of its own (a mathematically zero
+        # gradient, computed from terms that cancel): the output's largest magnitude stands in.
+        big = finite_max(nb) or whole
+        for x, y, z in zip(na, nb, nz):
+            if not number_ok(x, y, z, big):
+                return "number: line %d: %r vs %r (float64 %r)" % (i + 1, x, y, z)
     return None
+
+
+def compare_arrays(dgl_dir, tf_dir, tf64_dir=None):
+    """Every .npy file TF wrote must exist on DGL's side with the same shape and dtype, every
+    element passing `number_ok`, where `big` is the largest magnitude in TF's whole tensor (the
+    tensor's printed line); or, with a float64 run, the whole tensor nearer float64 than twice
+    TF's own largest error plus 2e-5 x float64's largest magnitude."""
+    import numpy as np
+    names = sorted(os.listdir(tf_dir))
+    mine = sorted(os.listdir(dgl_dir))
+    if names != mine:
+        return "files: %s vs %s" % (mine, names)
+    for n in names:
+        a, b = np.load(os.path.join(dgl_dir, n)), np.load(os.path.join(tf_dir, n))
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return "array: %s: %s %s vs %s %s" % (n, a.shape, a.dtype, b.shape, b.dtype)
+        if a.dtype.kind not in "fc":
+            if not np.array_equal(a, b):
+                return "array: %s: values differ" % n
+            continue
+        x, y = a.astype(np.float64), b.astype(np.float64)
+        fin = np.isfinite(y)
+        big = float(np.max(np.abs(y[fin]))) if fin.any() else 0.0
+        ok = (x == y) | (np.isnan(x) & np.isnan(y)) | (np.abs(x - y) <= 2e-4 * np.abs(y) + 2e-5 * big)
+        if tf64_dir is not None and os.path.exists(os.path.join(tf64_dir, n)):
+            z = np.load(os.path.join(tf64_dir, n)).astype(np.float64)
+            if z.shape == y.shape:
+                ok |= np.abs(x - z) <= 2 * np.abs(y - z)
+                # The tensor as a whole: DGL's worst error against float64 no worse than twice
+                # TF's worst (cancellation inside a long matmul sum leaves single elements with
+                # float32 errors above the element rule on both sides, at different places).
+                if not ok.all() and np.isfinite(z).all() and np.isfinite(x).all():
+                    zbig = float(np.max(np.abs(z))) if z.size else 0.0
+                    if np.max(np.abs(x - z)) <= 2 * np.max(np.abs(y - z)) + 2e-5 * zbig:
+                        ok[...] = True
+        if not ok.all():
+            k = int(np.argmin(ok.reshape(-1)))
+            zs = "" if tf64_dir is None else " (float64 %r)" % float(
+                np.load(os.path.join(tf64_dir, n)).reshape(-1)[k]) if os.path.exists(os.path.join(tf64_dir, n)) else ""
+            return "array: %s: %d of %d elements, first at flat %d: %r vs %r%s" % (
+                n, int((~ok).sum()), ok.size, k, float(x.reshape(-1)[k]), float(y.reshape(-1)[k]), zs)
+    return None
+
+
+def self_test_arrays():
+    """compare_arrays' rules, when numpy is at hand (CI's smoke test runs without it)."""
+    try:
+        import numpy as np
+    except ImportError:
+        return False
+    tmp = tempfile.mkdtemp(prefix="difftest-")
+    try:
+        def case(d, y, z):
+            dirs = []
+            for side, v in (("dgl", d), ("tf", y), ("tf64", z)):
+                p = os.path.join(tmp, side)
+                shutil.rmtree(p, ignore_errors=True)
+                os.mkdir(p)
+                np.save(os.path.join(p, "g1.npy"), np.array(v, np.float64 if side == "tf64" else np.float32))
+                dirs.append(p)
+            return compare_arrays(*dirs)
+        assert case([1.0, 2.0], [1.0, 2.0001], [1.0, 2.0]) is None
+        assert case([1.0, 2.1], [1.0, 2.0], [1.0, 2.0]) is not None
+        # one element of cancellation: DGL's error at one place, TF's at another, no worse overall
+        assert case([1000.0, 0.05], [1000.1, 0.0], [1000.0, 0.0]) is None
+        assert case([1000.0, 0.5], [1000.1, 0.0], [1000.0, 0.0]) is not None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return True
 
 
 def self_test_compare():
@@ -66,44 +179,166 @@ def self_test_compare():
     assert compare("[100.0, 1e-5]\n", "[100.0, 0.0]\n") is None       # absolute floor from the line
     assert compare("[1.0, 1e-5]\n", "[1.0, 0.0]\n") is None
     assert compare("[1.0, 1e-3]\n", "[1.0, 0.0]\n") is not None
-    assert compare("None\n", "[0.0]\n") is not None
+    assert compare("None\n", "[0.0]\n").startswith("None-vs-number")
     assert compare("nan\n", "nan\n") is None
-    assert compare("[1.0]\n", "[[1.0]]\n") is not None
-    assert compare("1.0\n2.0\n", "1.0\n") is not None
+    assert compare("[1.0]\n", "[[1.0]]\n").startswith("text")
+    assert compare("1.0\n2.0\n", "1.0\n").startswith("lines")
     assert compare("-266412.3\n", "-266258.75\n") is not None
+    # the float64 rule: an exactly-zero gradient that TF's float32 prints as round-off
+    assert compare("0.0\n", "1.4901161e-8\n") is not None
+    assert compare("0.0\n", "1.4901161e-8\n", "2.7755575615628914e-17\n") is None
+    assert compare("[0.0, 0.0]\n", "[1e-8, -2e-8]\n", "[0.0, 0.0]\n") is None
+    # nearer the float64 value than twice TF's own error, and not otherwise
+    assert compare("-266258.7\n", "-266258.75\n", "-266258.72\n") is None
+    assert compare("-266412.3\n", "-266258.75\n", "-266258.72\n") is not None
+    # a line TF prints as exact zeros borrows the output's largest magnitude
+    assert compare("[3e-8, 0.0]\n2.5\n", "[0.0, 0.0]\n2.5\n", "[5e-17, 0.0]\n2.5\n") is None
+    assert compare("[3e-3, 0.0]\n2.5\n", "[0.0, 0.0]\n2.5\n", "[5e-17, 0.0]\n2.5\n") is not None
+    # a float64 run of another shape is no help
+    assert compare("0.0\n", "1e-8\n", "[0.0, 0.0]\n") is not None
 
 
-def run_dgl(src, timeout=20):
+# ---------------------------------------------------------------- running
+
+def run_dgl(src, timeout=60):
     with tempfile.NamedTemporaryFile("w", suffix=".dgl", delete=False) as f:
         f.write(src)
     try:
         p = subprocess.run([DGL, f.name], capture_output=True, text=True, timeout=timeout)
         err = None
         if p.returncode != 0:
-            m = re.search(r"(\w+Error)", p.stderr)
-            err = (m.group(1) if m else "exit %d" % p.returncode) + ": " + p.stderr.strip().splitlines()[0][:200] if p.stderr.strip() else "exit %d" % p.returncode
+            text = p.stderr.strip()
+            m = re.search(r"(\w+Error|panicked)", text)
+            err = ((m.group(1) if m else "exit %d" % p.returncode) + ": " + text.splitlines()[0][:200]
+                   if text else "exit %d" % p.returncode)
         return p.stdout, err
     except subprocess.TimeoutExpired:
-        return "", "hang"
+        return "", "hang: no result in %d s" % timeout
     finally:
         os.unlink(f.name)
 
 
 class TF:
-    def __init__(self, ident):
+    """One long-lived TF process: `ident` replaces recompute_grad by the identity, `f64` makes
+    the program's tensors float64."""
+
+    def __init__(self, ident, f64):
+        self.args = ["1" if ident else "0", "1" if f64 else "0"]
+        self.p = None
+
+    def start(self):
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-        self.p = subprocess.Popen([TFPY, "-c", SERVER, "1" if ident else "0"], stdin=subprocess.PIPE,
+        self.p = subprocess.Popen([TFPY, "-c", SERVER] + self.args, stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
 
     def run(self, src):
-        self.p.stdin.write(json.dumps(src) + "\n")
-        self.p.stdin.flush()
-        r = json.loads(self.p.stdout.readline())
-        return r["out"], r["err"]
+        if self.p is None or self.p.poll() is not None:
+            self.start()
+        try:
+            self.p.stdin.write(json.dumps(src) + "\n")
+            self.p.stdin.flush()
+            ready, _, _ = select.select([self.p.stdout], [], [], TF_TIMEOUT)
+            if not ready:
+                raise TimeoutError
+            line = self.p.stdout.readline()
+            if not line:
+                raise EOFError
+            r = json.loads(line)
+            return r["out"], r["err"]
+        except (TimeoutError, EOFError, BrokenPipeError, ValueError) as e:
+            self.close()
+            return "", "TFServerError: %s" % type(e).__name__
+
+    def close(self):
+        if self.p is not None:
+            self.p.kill()
+            self.p.wait()
+            self.p = None
+
+
+class Refs:
+    """The three references, started lazily."""
+
+    def __init__(self):
+        self.tf, self.tf64, self.ident = TF(False, False), TF(True, True), TF(True, False)
+
+    def close(self):
+        for t in (self.tf, self.tf64, self.ident):
+            t.close()
+
+
+MATH_REF = re.compile(r"recompute_grad|(?<!sparse_)softmax_cross_entropy_with_logits")
+
+
+def needs_math_ref(src):
+    """Programs where TF as written may differ from the mathematics: recompute_grad (TF's
+    recomputation misses uses it cannot see) and the fused softmax_cross_entropy_with_logits
+    (whose second derivative misses the labels' share)."""
+    return MATH_REF.search(src) is not None
+
+
+def run_all(src, refs, keep=None):
+    """Runs one program on DGL and the references; returns ({side: (out, err, npy_dir or None)},
+    (verdict, class)). Scale programs write their tensors under a temporary directory, removed
+    afterwards unless `keep` is a list, which then receives it."""
+    scale = "@OUT@" in src
+    res = {}
+    tmp = tempfile.mkdtemp(prefix="difftest-") if scale else None
+    try:
+        sides = [("dgl", None), ("tf", refs.tf), ("tf64", refs.tf64)]
+        if needs_math_ref(src):
+            sides.append(("tf-identity", refs.ident))
+        for name, ref in sides:
+            d = None
+            s = src
+            if scale:
+                d = os.path.join(tmp, name)
+                os.mkdir(d)
+                s = src.replace("@OUT@", d)
+            out, err = run_dgl(s) if ref is None else ref.run(s)
+            res[name] = (out, err, d)
+        verdict = classify(src, res)
+    finally:
+        if tmp and keep is not None:
+            keep.append(tmp)
+        elif tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return res, verdict
+
+
+def mode_of(src):
+    first = src.splitlines()[0]
+    return first.split()[2] if first.startswith("# mode:") else "?"
+
+
+def matches(res, side, with64=True):
+    """compare() of DGL against one reference, text and saved arrays; None when they agree.
+    The float64 run guides precision only for a reference of the same mathematics: TF as
+    written, when the program has a separate mathematics reference, is compared without it
+    (else its errors from a recompute bug would count as round-off)."""
+    out, err, d = res[side]
+    if side == "tf" and "tf-identity" in res:
+        with64 = False
+    h = res.get("tf64") if with64 else None
+    h_ok = h is not None and h[1] is None
+    why = compare(res["dgl"][0], out, h[0] if h_ok else None)
+    if why is None and d is not None:
+        why = compare_arrays(res["dgl"][2], d, h[2] if h_ok else None)
+    return why
+
+
+def refs_agree(res, a, b):
+    """TF's two float32 references agree with each other (the float64 run as precision guide)."""
+    h = res["tf64"]
+    h_ok = h[1] is None
+    why = compare(res[a][0], res[b][0], h[0] if h_ok else None)
+    if why is None and res[a][2] is not None:
+        why = compare_arrays(res[a][2], res[b][2], h[2] if h_ok else None)
+    return why is None
 
 
 def zeros_for_none(wout, iout):
-    """True when wout equals iout except lines where iout says None and wout prints all zeros."""
+    """True when wout equals iout except on lines where iout says None and wout prints zeros."""
     wl, il = wout.splitlines(), iout.splitlines()
     if len(wl) != len(il):
         return False
@@ -115,74 +350,256 @@ def zeros_for_none(wout, iout):
     return True
 
 
-def classify(src, d, tfw, tfi):
-    """Returns (verdict, class). verdict: agree / tfwrong (DGL matches identity run, TF as written
-    doesn't) / disagree."""
-    dout, derr = d
-    (wout, werr), (iout, ierr) = tfw, tfi
-    mode = src.splitlines()[0].split()[2]
-    if werr and ierr:
-        return "skip", "tf-error:" + werr.split(":")[0]
+def classify(src, res):
+    """(verdict, class). agree: DGL matches TF; tfwrong: TF as written differs from the same
+    mathematics without recompute_grad, and DGL matches the latter (a DGL win); disagree; skip:
+    TF itself raised on every reference that could decide."""
+    mode = mode_of(src)
+    dout, derr, _ = res["dgl"]
+    tout, terr, _ = res["tf"]
+    ident = res.get("tf-identity")
+    true_err = ident[1] if ident else terr
+    if terr and true_err:
+        if derr and derr.split(":")[0] == terr.split(":")[0]:
+            return "agree", mode + " both-raise"
+        return "skip", "%s tf-error:%s" % (mode, terr.split(":")[0])
     if derr:
         return "disagree", "%s dgl-error:%s" % (mode, derr.split(":")[0])
-    ok_w = werr is None and compare(dout, wout) is None
-    ok_i = ierr is None and compare(dout, iout) is None
-    wi_agree = werr is None and ierr is None and compare(wout, iout) is None
-    if ok_w and werr is None and ierr is None and zeros_for_none(wout, iout):
-        return "agree", mode  # contract: a block input its result ignores gets zeros, as in TF
-    if ok_i and (ok_w or not wi_agree):
-        return ("agree" if ok_w else "tfwrong"), mode
-    ref = iout if ierr is None else wout
-    why = compare(dout, ref)
-    kind = "None-vs-number" if ("None" in dout) != ("None" in ref) else why.split(" ")[0]
-    return "disagree", "%s %s" % (mode, kind)
+    ok_w = terr is None and matches(res, "tf") is None
+    if ident is None:
+        if ok_w:
+            return "agree", mode
+        return "disagree", "%s %s" % (mode, matches(res, "tf").split(":")[0])
+    iout, ierr, _ = ident
+    ok_i = ierr is None and matches(res, "tf-identity") is None
+    wi = terr is None and ierr is None and refs_agree(res, "tf", "tf-identity")
+    if ok_w and terr is None and ierr is None and zeros_for_none(tout, iout):
+        return "agree", mode  # LANGUAGE.md: a block input its result ignores gets zeros, as in TF
+    if ok_i:
+        return ("agree" if ok_w or wi else "tfwrong"), mode
+    why = matches(res, "tf-identity" if ierr is None else "tf")
+    if ok_w and not wi:
+        return "disagree", "%s copies-tf-recompute-bug" % mode
+    return "disagree", "%s %s" % (mode, (why or "?").split(":")[0])
+
+
+# ---------------------------------------------------------------- batch runs
+
+def program(seed, scale):
+    return gen.gen(seed, scale=True) if scale else gen.gen(seed)
+
+
+def run_seeds(seeds, scale, jobs, log_path):
+    done = {}
+    if log_path and os.path.exists(log_path):
+        with open(log_path) as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by an interrupted run
+                if r.get("scale", False) == scale:
+                    done[r["seed"]] = r
+    todo = [s for s in seeds if s not in done]
+    work = queue.Queue()
+    for s in todo:
+        work.put(s)
+    lock = threading.Lock()
+    log = open(log_path, "a") if log_path else None
+    results = dict(done)
+    progress = [0]
+
+    def worker():
+        refs = Refs()
+        try:
+            while True:
+                try:
+                    s = work.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    src = program(s, scale)
+                    _, (v, c) = run_all(src, refs)
+                except Exception as e:  # a bug of the tester's own: counted, not fatal
+                    src, v, c = "", "tester-error", "%s: %s" % (type(e).__name__, str(e)[:80])
+                r = {"seed": s, "scale": scale, "verdict": v, "class": c, "size": len(src)}
+                with lock:
+                    results[s] = r
+                    if log:
+                        log.write(json.dumps(r) + "\n")
+                        log.flush()
+                    progress[0] += 1
+                    if progress[0] % 500 == 0:
+                        print("  %d/%d" % (progress[0], len(todo)), file=sys.stderr, flush=True)
+        finally:
+            refs.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(max(1, jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if log:
+        log.close()
+    return [results[s] for s in seeds if s in results]
+
+
+def summarise(rows, scale=False):
+    counts, classes = {}, {}
+    for r in rows:
+        v, c = r["verdict"], r["class"]
+        counts[v] = counts.get(v, 0) + 1
+        if v == "agree":
+            continue
+        cur = classes.get((v, c))
+        if cur is None:
+            classes[(v, c)] = [r["seed"], r["size"], 1]
+        else:
+            cur[2] += 1
+            if r["size"] < cur[1]:
+                cur[0], cur[1] = r["seed"], r["size"]
+    print("programs %d%s: %s" % (len(rows), " (scale)" if scale else "",
+                                  ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
+    flag = " --scale" if scale else ""
+    for (v, c), (s, _, n) in sorted(classes.items(), key=lambda kv: -kv[1][2]):
+        print("%-9s %-44s %5d  shortest: run.py --replay %d%s" % (v, c, n, s, flag))
+    return counts
+
+
+# ---------------------------------------------------------------- shrinking and the corpus
+
+def shrink_program(src, refs, log=None):
+    """The smallest program shrink.candidates() reaches that keeps the original's verdict and
+    class (and stays an error-free program on TF's side)."""
+    _, want = run_all(src, refs)
+
+    def same(s):
+        try:
+            _, got = run_all(s, refs)
+        except Exception:
+            return False
+        return got == want
+
+    out = shrink.reduce(src, same, log=log)
+    return out, want
+
+
+def write_corpus(src, origin, name, refs):
+    """tests/difftest/NAME.dgl and .out: a program (a shrunk reproducer, or a generated one) and
+    DGL's output, written only when the tester finds DGL agreeing with TF, or right where TF as
+    written is wrong. The .dgl file's header records what TF printed."""
+    if "@OUT@" in src:
+        sys.exit("scale programs write files; the corpus takes core programs only")
+    res, verdict = run_all(src, refs)
+    if verdict[0] not in ("agree", "tfwrong"):
+        sys.exit("verdict %s %s: DGL does not agree with TF on this program; fix DGL first" % verdict)
+    d = os.path.join(ROOT, "tests", "difftest")
+    os.makedirs(d, exist_ok=True)
+    ref = res["tf-identity"] if verdict[0] == "tfwrong" else res["tf"]
+    head = ["# difftest regression case from %s (%s). Checked against TensorFlow 2.21: %s" % (
+        origin, mode_of(src), "DGL agrees." if verdict[0] == "agree" else
+        "TF as written is wrong here; DGL agrees with TF run without recompute_grad."),
+        "# TensorFlow printed:"]
+    head += ["#   " + line for line in ref[0].splitlines()]
+    body = [line for line in src.splitlines() if not line.startswith("# mode:")]
+    text = "\n".join(head + body) + "\n"
+    out, err = run_dgl(text)
+    if err:
+        sys.exit("dgl failed on the corpus case: " + err)
+    with open(os.path.join(d, name + ".dgl"), "w") as f:
+        f.write(text)
+    with open(os.path.join(d, name + ".out"), "w") as f:
+        f.write(out)
+    print("wrote tests/difftest/%s.dgl and .out (%s)" % (name, verdict[0]))
+
+
+# ---------------------------------------------------------------- self-check (no TensorFlow)
+
+def self_check(n_core, n_scale):
+    self_test_compare()
+    if not self_test_arrays():
+        print("self-check: numpy absent, array comparison not tested")
+    shrink.self_test()
+    bad = 0
+    for scale, n in ((False, n_core), (True, n_scale)):
+        for s in range(n):
+            src = program(s, scale)
+            tmp = tempfile.mkdtemp(prefix="difftest-")
+            try:
+                out, err = run_dgl(src.replace("@OUT@", tmp))
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+            if err:
+                bad += 1
+                print("seed %d%s: %s\n%s" % (s, " (scale)" if scale else "", err, src))
+    print("self-check: comparator and shrinker ok; %d of %d generated programs failed in dgl"
+          % (bad, n_core + n_scale))
+    return bad == 0
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", default="0:100")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", default="0:100", help="LO:HI")
+    ap.add_argument("--scale", action="store_true", help="large-tensor programs")
+    ap.add_argument("-j", "--jobs", type=int, default=1, help="programs in parallel (each with its own TF processes)")
+    ap.add_argument("--log", help="JSON-lines log: one line per program; a rerun skips seeds already in it")
     ap.add_argument("--replay", type=int)
+    ap.add_argument("--shrink", type=int)
+    ap.add_argument("--corpus", nargs=2, metavar=("SEED|FILE", "NAME"))
+    ap.add_argument("--summary", metavar="LOG")
     ap.add_argument("--self-check", action="store_true")
-    ap.add_argument("--json", help="append per-program verdicts to this file")
+    ap.add_argument("--self-check-count", default="200:3", help="CORE:SCALE programs for --self-check")
     a = ap.parse_args()
     if a.self_check:
-        self_test_compare()
-        bad = 0
-        for s in range(200):
-            src = gen.gen(s)
-            out, err = run_dgl(src)
-            if err:
-                bad += 1
-                print("seed %d: %s\n%s" % (s, err, src))
-        print("self-check: comparator ok; %d/200 generated programs failed in dgl" % bad)
-        sys.exit(1 if bad else 0)
-    tfw, tfi = TF(False), TF(True)
-    if a.replay is not None:
-        src = gen.gen(a.replay)
-        print(src)
-        for name, r in (("dgl", run_dgl(src)), ("tf", tfw.run(src)), ("tf-identity", tfi.run(src))):
-            print("--- %s%s\n%s" % (name, " (%s)" % r[1] if r[1] else "", r[0]), end="")
-        print("--- verdict:", classify(src, run_dgl(src), tfw.run(src), tfi.run(src)))
+        n, m = map(int, a.self_check_count.split(":"))
+        sys.exit(0 if self_check(n, m) else 1)
+    if a.summary:
+        rows = [json.loads(line) for line in open(a.summary) if line.strip()]
+        for scale in (False, True):
+            part = [r for r in rows if r.get("scale", False) == scale]
+            if part:
+                summarise(part, scale)
         return
-    lo, hi = map(int, a.seeds.split(":"))
-    counts, classes = {}, {}
-    log = open(a.json, "a") if a.json else None
-    for s in range(lo, hi):
-        src = gen.gen(s)
-        v, c = classify(src, run_dgl(src), tfw.run(src), tfi.run(src))
-        counts[v] = counts.get(v, 0) + 1
-        if log:
-            log.write(json.dumps({"seed": s, "verdict": v, "class": c}) + "\n")
-            log.flush()
-        if v in ("disagree", "tfwrong", "skip"):
-            cur = classes.get((v, c))
-            if cur is None or len(src) < len(gen.gen(cur[0])):
-                classes[(v, c)] = (s, (cur[1] + 1) if cur else 1)
+    refs = Refs()
+    try:
+        if a.replay is not None:
+            src = program(a.replay, a.scale)
+            print(src)
+            kept = []
+            try:
+                res, verdict = run_all(src, refs, keep=kept)
+                for name, (out, err, _) in res.items():
+                    print("--- %s%s\n%s" % (name, " (%s)" % err if err else "", out), end="")
+                for name in res:
+                    if name != "dgl":
+                        print("--- dgl vs %s: %s" % (name, matches(res, name, with64=name != "tf64") or "match"))
+                print("--- verdict:", verdict)
+            finally:
+                for d in kept:
+                    shutil.rmtree(d, ignore_errors=True)
+            return
+        if a.shrink is not None:
+            small, verdict = shrink_program(program(a.shrink, a.scale), refs,
+                                            log=lambda s: print("  %d chars" % len(s), file=sys.stderr))
+            print(small, end="")
+            print("--- verdict kept:", verdict)
+            return
+        if a.corpus:
+            what = a.corpus[0]
+            if what.isdigit():
+                src, origin = program(int(what), False), "seed %s" % what
             else:
-                classes[(v, c)] = (cur[0], cur[1] + 1)
-    print("programs %d: %s" % (hi - lo, ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
-    for (v, c), (s, n) in sorted(classes.items(), key=lambda kv: -kv[1][1]):
-        print("%-9s %-40s %4d  shortest: run.py --replay %d" % (v, c, n, s))
+                src, origin = open(what).read(), "a shrunk reproducer"
+            if not src.startswith("# mode:"):
+                src = "# mode: corpus\n" + src
+            write_corpus(src, origin, a.corpus[1], refs)
+            return
+    finally:
+        refs.close()
+    lo, hi = map(int, a.seeds.split(":"))
+    rows = run_seeds(range(lo, hi), a.scale, a.jobs, a.log)
+    counts = summarise(rows, a.scale)
+    sys.exit(1 if counts.get("disagree") else 0)
 
 
 if __name__ == "__main__":
