@@ -103,6 +103,8 @@ def dgl_str(v, ref64=False):
 def save_array(path, t):
     """save_npy: the tensor's value as NumPy's .npy, keeping its dtype (float64 in the float64
     reference run)."""
+    if t is None:  # DGL's save_npy takes tensors only
+        raise TypeError("cannot convert a NoneType to a tensor")
     _np().save(path, _array(t), allow_pickle=False)
 
 
@@ -128,22 +130,37 @@ def identity_recompute(tf):
             if not isinstance(y, (tf.Tensor, tf.Variable)):
                 return y
 
+            xs = [a for a in args if isinstance(a, (tf.Tensor, tf.Variable))]
+
+            # The block's tensor arguments are inputs of the hook too (with no gradient), so the
+            # hook is on the tape, and replays, even when the block's result ignores them.
             @tf.custom_gradient
-            def replay(r):
+            def replay(r, *unused):
                 def grad(up):
-                    xs = [a for a in args if isinstance(a, (tf.Tensor, tf.Variable))]
                     with tf.GradientTape() as local:
                         local.watch(xs)
                         again = f(*args)
                     srcs = xs + [v for v in local.watched_variables() if all(v is not x for x in xs)]
                     if srcs:
                         local.gradient(again, srcs, output_gradients=up)
-                    return up
+                    return [up] + [None] * len(unused)
                 return tf.identity(r), grad
-            return replay(y)
+            return replay(y, *xs)
         g.__wrapped__ = f
         return g
     return recompute_grad
+
+
+def dense_gradients(tf):
+    """GradientTape whose gradient() returns dense tensors where TF returns IndexedSlices
+    (gather's gradient), as DGL's does: TF cannot multiply two IndexedSlices, so a second-order
+    program through gather would fail in TF for a matter of representation."""
+    class GradientTape(tf.GradientTape):
+        def gradient(self, *args, **kwargs):
+            g = super().gradient(*args, **kwargs)
+            return tf.nest.map_structure(
+                lambda t: tf.convert_to_tensor(t) if isinstance(t, tf.IndexedSlices) else t, g)
+    return GradientTape
 
 
 def make_env(identity_recompute=False, out=None, float64=False):
@@ -191,7 +208,7 @@ def make_env(identity_recompute=False, out=None, float64=False):
     env = {
         "print": dprint, "tf": tf,
         "constant": constant, "convert_to_tensor": constant,
-        "Variable": variable, "GradientTape": tf.GradientTape,
+        "Variable": variable, "GradientTape": dense_gradients(tf),
         "float32": F, "float64": tf.float64, "int64": tf.int64,
         "custom_gradient": tf.custom_gradient,
         "recompute_grad": globals()["identity_recompute"](tf) if identity_recompute else tf.recompute_grad,
