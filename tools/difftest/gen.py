@@ -61,7 +61,17 @@ class G:
         sq = lambda: "tanh(%s)" % a()
         if self.bc and shape == self.bc[0] and r.random() < 0.3:
             return self.broadcast_op(a, d)
-        k = r.randrange(30)
+        k = r.randrange(34)
+        if k == 29: return r.choice(["log1p(1.0 + %s)", "tan(%s)", "reciprocal(2.0 + %s)",
+                                     "pow(1.5 + %%s, %s)" % r.choice(["2.0", "0.5", "3.0"])]) % sq()
+        if k == 30: return r.choice(["add(%s, %s)", "subtract(%s, %s)", "multiply(%s, %s)",
+                                     "divide(%s, 2.0 + tanh(%s))"]) % (a(), a())
+        if k == 31: return r.choice(["(sign(%s) * %s)", "(floordiv(%s, 0.7) * %s)"]) % (a(), a())
+        if k == 32: return r.choice(["(zeros_like(%s) + %s)", "(ones_like(%s) * %s)"]) % (a(), a())
+        if k == 33:
+            if len(shape) == 2 and shape[0] == shape[1]:
+                return "(%s @ tanh(%s))" % (a(), a())
+            return "negative(%s)" % a()
         if k == 0: return "(%s + %s)" % (a(), a())
         if k == 1: return "(%s - %s)" % (a(), a())
         if k == 2: return "(%s * %s)" % (sq(), sq())

@@ -214,6 +214,8 @@ def make_env(identity_recompute=False, out=None, float64=False):
         "recompute_grad": globals()["identity_recompute"](tf) if identity_recompute else tf.recompute_grad,
         "stop_gradient": tf.stop_gradient, "cast": lambda x, dtype: tf.cast(x, fl(dtype)),
         "neg": tf.negative, "abs": tf.abs, "exp": tf.exp, "log": tf.math.log, "sqrt": tf.sqrt,
+        "add": tf.add, "subtract": tf.subtract, "multiply": tf.multiply, "divide": tf.divide,
+        "negative": tf.negative,
         "log1p": tf.math.log1p, "tan": tf.tan, "reciprocal": tf.math.reciprocal, "sign": tf.sign,
         "square": tf.square, "sin": tf.sin, "cos": tf.cos, "tanh": tf.tanh, "pow": tf.pow,
         "sigmoid": tf.sigmoid, "relu": tf.nn.relu, "softplus": tf.nn.softplus,
