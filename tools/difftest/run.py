@@ -81,7 +81,10 @@ def number_ok(x, y, z, big):
 def line_within_spread(na, nb, nz):
     """The rule for a whole tensor (one printed line, or a saved tensor): DGL's worst error
     against float64 within ARRAY_SPREAD times TF's worst, plus 2e-5 x float64's largest
-    magnitude. Needs float64 values for every number."""
+    magnitude. Needs float64 values for every number. Where terms cancel (long matmul sums,
+    gradients that are small differences of larger terms) single elements carry float32 errors
+    above the element rule on both sides, at different places, and the worst error of one
+    summation order is several times another's; a wrong term is as large as the values."""
     if not nz or any(z is None or z != z or abs(z) == float("inf") for z in nz):
         return False
     if any(x != x or abs(x) == float("inf") for x in na):
@@ -153,24 +156,21 @@ def compare_arrays(dgl_dir, tf_dir, tf64_dir=None):
         fin = np.isfinite(y)
         big = float(np.max(np.abs(y[fin]))) if fin.any() else 0.0
         ok = (x == y) | (np.isnan(x) & np.isnan(y)) | (np.abs(x - y) <= 2e-4 * np.abs(y) + 2e-5 * big)
+        z = None
         if tf64_dir is not None and os.path.exists(os.path.join(tf64_dir, n)):
             z = np.load(os.path.join(tf64_dir, n)).astype(np.float64)
-            if z.shape == y.shape:
-                ok |= np.abs(x - z) <= 2 * np.abs(y - z)
-                # The tensor as a whole: DGL's worst error against float64 within ARRAY_SPREAD
-                # times TF's worst. Where terms cancel (long matmul sums, gradients that are
-                # small differences of larger terms) single elements carry float32 errors above
-                # the element rule on both sides, at different places, and the worst error of
-                # one summation order is several times another's; a wrong term is as large as
-                # the values themselves.
-                if not ok.all() and np.isfinite(z).all() and np.isfinite(x).all():
-                    zbig = float(np.max(np.abs(z))) if z.size else 0.0
-                    if np.max(np.abs(x - z)) <= ARRAY_SPREAD * np.max(np.abs(y - z)) + 2e-5 * zbig:
-                        ok[...] = True
+            if z.shape != y.shape:
+                z = None
+        if z is not None:
+            ok |= np.abs(x - z) <= 2 * np.abs(y - z)
+            # The tensor as a whole (see line_within_spread).
+            if not ok.all() and np.isfinite(z).all() and np.isfinite(x).all():
+                zbig = float(np.max(np.abs(z))) if z.size else 0.0
+                if np.max(np.abs(x - z)) <= ARRAY_SPREAD * np.max(np.abs(y - z)) + 2e-5 * zbig:
+                    ok[...] = True
         if not ok.all():
             k = int(np.argmin(ok.reshape(-1)))
-            zs = "" if tf64_dir is None else " (float64 %r)" % float(
-                np.load(os.path.join(tf64_dir, n)).reshape(-1)[k]) if os.path.exists(os.path.join(tf64_dir, n)) else ""
+            zs = "" if z is None else " (float64 %r)" % float(z.reshape(-1)[k])
             return "array: %s: %d of %d elements, first at flat %d: %r vs %r%s" % (
                 n, int((~ok).sum()), ok.size, k, float(x.reshape(-1)[k]), float(y.reshape(-1)[k]), zs)
     return None
