@@ -120,17 +120,16 @@ impl Interp {
             }
             Op::Unary { op, saved } => vec![Some(self.unary_vjp(*op, saved.as_ref(), g)?)],
             // d(AB) = dA B + A dB  ⇒  gA = g Bᵀ, gB = Aᵀ g (batch axes summed back)
+            // d(a @ b) = g @ bᵀ, aᵀ @ g
             Op::MatMul { a, b } => {
                 let ga = if want(0) {
-                    let bt = self.swap_last(b)?;
-                    let t = self.matmul(g, &bt)?;
+                    let t = self.matmul_transposed(g, b, false, true)?;
                     Some(self.sum_to_shape(&t, a.shape())?)
                 } else {
                     None
                 };
                 let gb = if want(1) {
-                    let at = self.swap_last(a)?;
-                    let t = self.matmul(&at, g)?;
+                    let t = self.matmul_transposed(a, g, true, false)?;
                     Some(self.sum_to_shape(&t, b.shape())?)
                 } else {
                     None
@@ -355,6 +354,20 @@ impl Interp {
             }
             Unary::Sign | Unary::Step => Ok(self.constant_like(g, 0.0)),
         }
+    }
+
+    /// `x @ y` with the last two axes of `x` (`tx`) or `y` (`ty`) swapped. When nothing records
+    /// it (no tape watches an input, no capture probe listens) and both are 2-D floats, the
+    /// kernel reads the transposes through strides; otherwise they are recorded operations.
+    fn matmul_transposed(&mut self, x: &Tensor, y: &Tensor, tx: bool, ty: bool) -> R<Tensor> {
+        if self.capture_probes.is_empty() && !self.any_watched(&[x, y]) {
+            if let Some(out) = kernels::matmul_2d_transposed(&x.data, &y.data, tx, ty) {
+                return Ok(Tensor::new(out?));
+            }
+        }
+        let x = if tx { self.swap_last(x)? } else { x.clone() };
+        let y = if ty { self.swap_last(y)? } else { y.clone() };
+        self.matmul(&x, &y)
     }
 
     /// Swaps the last two axes (for matmul's VJP).
