@@ -50,8 +50,6 @@ pub enum Op {
     /// `sparse_softmax_cross_entropy_with_logits`: outputs (loss, backprop); TF saves
     /// backprop = softmax − one_hot(labels), with `labels` the class of each row.
     SparseXent { backprop: Tensor, labels: Rc<Vec<usize>> },
-    /// `softmax_cross_entropy_with_logits`: softmax − labels, and log_softmax for the labels' gradient.
-    Xent { backprop: Tensor, log_softmax: Tensor },
     /// `cast(x, dtype)` from `from`.
     Cast { from: DType },
     /// Identity (renamed outputs of decorators, `grad_pass_through`).
@@ -105,7 +103,6 @@ impl Op {
             Op::ReduceExtreme { x, out_kept, .. } => out.extend([x.clone(), out_kept.clone()]),
             Op::Softmax { y, .. } => out.push(y.clone()),
             Op::SparseXent { backprop, .. } => out.push(backprop.clone()),
-            Op::Xent { backprop, log_softmax } => out.extend([backprop.clone(), log_softmax.clone()]),
             Op::Where { cond, .. } => out.push(cond.clone()),
             Op::Recompute(r) => {
                 out.extend(r.saved.iter().cloned());

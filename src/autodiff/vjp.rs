@@ -241,15 +241,6 @@ impl Interp {
                 }
                 vec![None, Some(grad)]
             }
-            // d loss / d logits = (softmax − labels) g;  d loss / d labels = −log_softmax g
-            Op::Xent { backprop, log_softmax } => {
-                let mut s = g.shape().to_vec();
-                s.push(1);
-                let gk = self.reshape_to(g, &s)?;
-                let gl = self.mul(&gk, log_softmax)?;
-                let gl = self.unary(Unary::Neg, &gl)?;
-                vec![Some(gl), Some(self.mul(&gk, backprop)?)]
-            }
             Op::Cast { from } => vec![Some(self.cast(g, *from)?)],
             Op::Identity => vec![Some(g.clone())],
             Op::BroadcastTo { in_shape } => vec![Some(self.sum_to_shape(g, in_shape)?)],
