@@ -40,6 +40,13 @@ class G:
         self.n += 1
         return "%s%d" % (p, self.n)
 
+    def nested_tapes(self, outer, inner, source):
+        """Opens an outer and an inner tape, both watching `source`; the body goes at depth 2."""
+        self.emit("with GradientTape() as %s:" % outer)
+        self.emit("%s.watch(%s)" % (outer, source), 1)
+        self.emit("with GradientTape() as %s:" % inner, 1)
+        self.emit("%s.watch(%s)" % (inner, source), 2)
+
     def emit(self, line, ind=0):
         self.lines.append("    " * ind + line)
 
@@ -221,10 +228,7 @@ class G:
 
     def m_second(self, s):
         c = self.consts(1, s)
-        self.emit("with GradientTape() as outer:")
-        self.emit("outer.watch(%s)" % c[0], 1)
-        self.emit("with GradientTape() as inner:", 1)
-        self.emit("inner.watch(%s)" % c[0], 2)
+        self.nested_tapes("outer", "inner", c[0])
         self.emit("y = %s" % self.scalar(c, s, 3), 2)
         self.emit("g = inner.gradient(y, %s)" % c[0], 1)
         self.emit("h = reduce_sum(g * g)", 1)
@@ -472,10 +476,7 @@ class G:
         # reference's g is None (TF's recompute gives zeros) and g * g raises
         self.lines = [l.replace("stop_gradient(", "(") for l in self.lines]
         whole = r.random() < 0.4
-        self.emit("with GradientTape() as ot:")
-        self.emit("ot.watch(%s)" % c[0], 1)
-        self.emit("with GradientTape() as it:", 1)
-        self.emit("it.watch(%s)" % c[0], 2)
+        self.nested_tapes("ot", "it", c[0])
         call = "%s(%s)" % (blk, c[0])
         self.emit("y = %s" % (self.scalar([call], s, 1) if whole else self.scalar([call, c[0]], s, 2)), 2)
         if call not in self.lines[-1]:
@@ -636,10 +637,7 @@ class G:
     def m_stoprec2(self, s):
         """stop_recording pauses that tape only: the outer tape keeps recording."""
         c = self.consts(2, s)
-        self.emit("with GradientTape() as ot:")
-        self.emit("ot.watch(%s)" % c[0], 1)
-        self.emit("with GradientTape() as it:", 1)
-        self.emit("it.watch(%s)" % c[0], 2)
+        self.nested_tapes("ot", "it", c[0])
         self.emit("a = %s" % self.expr(c, s, 2), 2)
         self.emit("with it.stop_recording():", 2)
         self.emit("b = %s" % self.expr(c, s, 2), 3)
@@ -786,10 +784,7 @@ class G:
     def s_second(self, R, C):
         self.source("x", (R, C))
         self.source("b", (C,), 0.5)
-        self.emit("with GradientTape() as ot:")
-        self.emit("ot.watch(x)", 1)
-        self.emit("with GradientTape() as it:", 1)
-        self.emit("it.watch(x)", 2)
+        self.nested_tapes("ot", "it", "x")
         # the square keeps g a function of x (else the second gradient is None on every side)
         self.emit("y = reduce_sum(%s) * 0.01 + reduce_sum(square(x)) * 0.001" % self.sexpr(["x", "(x + b)"], 2, C), 2)
         self.emit("g = it.gradient(y, x)", 1)
@@ -810,10 +805,7 @@ class G:
         e = self.sexpr(["h", "x"], 1, C)
         self.emit("return %s" % (e if re.search(r"\bh\b", e) else "(h + %s)" % e), 1)
         if r.random() < 0.3:  # second order through the block (the identity reference decides)
-            self.emit("with GradientTape() as ot:")
-            self.emit("ot.watch(x)", 1)
-            self.emit("with GradientTape() as it:", 1)
-            self.emit("it.watch(x)", 2)
+            self.nested_tapes("ot", "it", "x")
             e = self.sexpr(["blk(x, b)", "x"], 1, C)
             if "blk(" not in e:
                 e = "(blk(x, b) + %s)" % e
