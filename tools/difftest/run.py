@@ -354,25 +354,38 @@ def mode_of(src):
     return first.split()[2] if first.startswith("# mode:") else "?"
 
 
-def matches(res, side, with64=True):
-    """compare() of DGL against one reference, text and saved arrays; None when they agree.
-    The float64 run guides precision only for a reference of the same mathematics: TF as
-    written, when the program has a separate mathematics reference, is compared without it
-    (else its errors from a recompute bug would count as round-off)."""
-    out, err, d = res[side]
-    h = res.get("tf64") if with64 else None
-    h_ok = h is not None and h[1] is None
-    h_text = h[0] if h_ok else None
-    if side == "tf" and "tf-identity" in res:
-        if h_ok and res["tf-identity"][1] is None:
-            h_text = same_math_lines(out, res["tf-identity"][0], h_text)
-        else:
-            with64 = h_ok = False
-            h_text = None
-    why = compare(res["dgl"][0], out, h_text)
-    if why is None and d is not None:
-        why = compare_arrays(res["dgl"][2], d, h[2] if h_ok else None)
+def compare_runs(x, y, h=None):
+    """compare() and compare_arrays() of run x against reference run y, each an (out, err,
+    npy_dir) triple; h is the float64 guide as (text or None, npy_dir or None), or None."""
+    text, arrays = h if h is not None else (None, None)
+    why = compare(x[0], y[0], text)
+    if why is None and x[2] is not None:
+        why = compare_arrays(x[2], y[2], arrays)
     return why
+
+
+def float64_guide(res, side):
+    """The float64 run's values as a precision guide for comparing with `side`, or None. They
+    are the mathematics, so against TF as written (when a mathematics run exists) they guide
+    only where TF as written agrees with that run: a line elsewhere is blanked, and saved
+    tensors are guided only when TF's all agree with the mathematics run's; else a TF
+    recompute bug would count as round-off."""
+    h = res.get("tf64")
+    if h is None or h[1] is not None:
+        return None
+    ident = res.get("tf-identity")
+    if side != "tf" or ident is None:
+        return h[0], h[2]
+    if ident[1] is not None:
+        return None
+    out, _, d = res["tf"]
+    arrays = h[2] if d is not None and compare_arrays(d, ident[2], h[2]) is None else None
+    return same_math_lines(out, ident[0], h[0]), arrays
+
+
+def matches(res, side, with64=True):
+    """DGL against one reference, text and saved arrays; None when they agree, else the reason."""
+    return compare_runs(res["dgl"], res[side], float64_guide(res, side) if with64 else None)
 
 
 def same_lines_reordered(dout, tout):
@@ -403,11 +416,7 @@ def same_math_lines(wout, iout, hout):
 def refs_agree(res, a, b):
     """TF's two float32 references agree with each other (the float64 run as precision guide)."""
     h = res["tf64"]
-    h_ok = h[1] is None
-    why = compare(res[a][0], res[b][0], h[0] if h_ok else None)
-    if why is None and res[a][2] is not None:
-        why = compare_arrays(res[a][2], res[b][2], h[2] if h_ok else None)
-    return why is None
+    return compare_runs(res[a], res[b], (h[0], h[2]) if h[1] is None else None) is None
 
 
 def zeros_for_none(wout, iout, hout=None):
@@ -456,11 +465,9 @@ def classify(src, res):
         res["dgl"][2] is None and zeros_for_none(dout, iout, h64)))
     wi = terr is None and ierr is None and (refs_agree(res, "tf", "tf-identity") or (
         res["dgl"][2] is None and zeros_for_none(tout, iout, h64)))
-    if ok_w and wi:
+    if (ok_w and wi) or (ok_i and (ok_w or wi)):
         return "agree", mode
     if ok_i:
-        if ok_w or wi:
-            return "agree", mode
         if terr is None and same_lines_reordered(dout, tout):
             # TF's fused cross-entropy takes its logits before its labels, so grad functions and
             # recomputations on the two sides replay in the other order (LANGUAGE.md section 5:
