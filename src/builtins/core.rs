@@ -85,8 +85,8 @@ fn len(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Value::List(l) => l.borrow().len(),
         Value::Tuple(t) => t.len(),
         Value::Dict(d) => d.borrow().len(),
-        Value::Range(a, b, s) => {
-            let n = range_len(*a, *b, *s);
+        Value::Range(r) => {
+            let n = range_len(r[0], r[1], r[2]);
             if n > i64::MAX as usize {
                 bail!(Value, "range has more than {} items", i64::MAX);
             }
@@ -126,7 +126,7 @@ fn range(rt: &mut Interp, args: &mut Args) -> R<Value> {
     if step == 0 {
         bail!(Value, "range() arg 3 must not be zero");
     }
-    Ok(Value::Range(start, stop, step))
+    Ok(Value::Range(Rc::new([start, stop, step])))
 }
 
 /// `enumerate(iterable, start=0)`: a list of `(index, item)` pairs.

@@ -42,10 +42,11 @@ enum Kind {
     Builtin,
     Exception,
     DType,
+    ErrorType,
 }
 
 /// The attribute tables of every builtin type, indexed by [`Kind`].
-struct Tables([Table; 9]);
+struct Tables([Table; 10]);
 
 thread_local! {
     static TABLES: Tables = Tables::build();
@@ -157,6 +158,12 @@ const DTYPE: &[(&str, Attr)] = &[
     })),
 ];
 
+/// `ValueError.__name__`; `Exception` for the catch-all type.
+const ERROR_TYPE: &[(&str, Attr)] = &[("__name__", Attr::Get(|v| match v {
+    Value::ErrorType(k) => Some(Value::str(k.map_or("Exception", |k| k.name()))),
+    _ => None,
+}))];
+
 impl Tables {
     fn build() -> Tables {
         let table = |lists: &[&[(&str, Attr)]]| -> Table {
@@ -179,6 +186,7 @@ impl Tables {
             table(&[BUILTIN]),
             table(&[EXCEPTION]),
             table(&[DTYPE]),
+            table(&[ERROR_TYPE]),
         ])
     }
 }
@@ -195,6 +203,7 @@ fn kind_of(v: &Value) -> Option<Kind> {
         Value::Builtin(_) => Kind::Builtin,
         Value::Exception(_) => Kind::Exception,
         Value::DType(_) => Kind::DType,
+        Value::ErrorType(_) => Kind::ErrorType,
         _ => return None,
     })
 }
