@@ -84,7 +84,9 @@ fn random_call(callee: &str, seed: &mut u64) -> String {
     }
     // Python rejects `f(x=1, x=2)` and `f(x=1, 2)` at parse time; keep the call well formed.
     let mut seen = BTreeSet::new();
-    args.retain(|a| a.split_once('=').is_none_or(|(k, _)| k.contains(['(', '[', '{', '\'']) || seen.insert(k.to_string())));
+    args.retain(|a| {
+        a.split_once('=').is_none_or(|(k, _)| k.contains(['(', '[', '{', '\'']) || seen.insert(k.to_string()))
+    });
     args.sort_by_key(|a| a.split_once('=').is_some_and(|(k, _)| !k.contains(['(', '[', '{', '\''])));
     format!("{callee}({})", args.join(", "))
 }
@@ -132,12 +134,8 @@ fn check(callees: Vec<(String, String)>) {
 #[test]
 fn every_builtin_function_survives_random_arguments() {
     let rt = dgl::runtime::Interp::new(Rc::new(RefCell::new(Vec::<u8>::new())));
-    let mut names: Vec<String> = rt
-        .builtins
-        .iter()
-        .filter(|(_, v)| matches!(v, Value::Builtin(_)))
-        .map(|(k, _)| k.name().to_string())
-        .collect();
+    let mut names: Vec<String> =
+        rt.builtins.iter().filter(|(_, v)| matches!(v, Value::Builtin(_))).map(|(k, _)| k.name().to_string()).collect();
     names.sort();
     assert!(names.len() > 80, "only {} builtins registered", names.len());
     check(names.into_iter().map(|n| ("pass".to_string(), n)).collect());

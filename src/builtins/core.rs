@@ -1,12 +1,12 @@
 //! Python's builtins (LANGUAGE.md §2): `print`, `len`, `range`, conversions,
 //! `min`/`max`/`sum`, `sorted`, `isinstance`, …
 
+use crate::builtins::Signature;
 use crate::runtime::convert::{float_to_int, int_add};
 use crate::runtime::error::R;
 use crate::runtime::index::range_len;
 use crate::runtime::intern::intern;
 use crate::runtime::value::{Args, Dict, HashKey, NativeFn, Value};
-use crate::builtins::Signature;
 use crate::runtime::Interp;
 use crate::tensor::kernels::Unary;
 use crate::{bail, err};

@@ -53,9 +53,9 @@ thread_local! {
 }
 
 const TENSOR: &[(&str, Attr)] = &[
-    ("shape", Attr::Get(|v| tensor_of(v).map(|t| shape_value(t.shape())))),
-    ("dtype", Attr::Get(|v| tensor_of(v).map(|t| Value::DType(t.dtype())))),
-    ("ndim", Attr::Get(|v| tensor_of(v).map(|t| Value::Int(t.shape().len() as i64)))),
+    ("shape", Attr::Get(|v| Some(shape_value(tensor_of(v)?.shape())))),
+    ("dtype", Attr::Get(|v| Some(Value::DType(tensor_of(v)?.dtype())))),
+    ("ndim", Attr::Get(|v| Some(Value::Int(tensor_of(v)?.shape().len() as i64)))),
     ("numpy", Attr::Method(tensor_numpy)),
     ("tolist", Attr::Method(tensor_numpy)),
     ("item", Attr::Method(tensor_item)),
@@ -63,14 +63,8 @@ const TENSOR: &[(&str, Attr)] = &[
 
 /// A Variable has these and every tensor attribute (read from its current value).
 const VARIABLE: &[(&str, Attr)] = &[
-    ("name", Attr::Get(|v| match v {
-        Value::Variable(v) => Some(v.name.as_ref().map_or(Value::None, |s| Value::Str(s.clone()))),
-        _ => None,
-    })),
-    ("trainable", Attr::Get(|v| match v {
-        Value::Variable(v) => Some(Value::Bool(v.trainable)),
-        _ => None,
-    })),
+    ("name", Attr::Get(|v| Some(var_of(v)?.name.clone().map_or(Value::None, Value::Str)))),
+    ("trainable", Attr::Get(|v| Some(Value::Bool(var_of(v)?.trainable)))),
     ("assign", Attr::Method(var_assign)),
     ("assign_add", Attr::Method(var_assign_add)),
     ("assign_sub", Attr::Method(var_assign_sub)),
@@ -127,42 +121,61 @@ const STR: &[(&str, Attr)] = &[
     ("replace", Attr::Method(str_replace)),
 ];
 
-const BUILTIN: &[(&str, Attr)] = &[
-    ("__name__", Attr::Get(|v| match v {
+const BUILTIN: &[(&str, Attr)] = &[("__name__", Attr::Get(builtin_name)), ("__wrapped__", Attr::Get(builtin_wrapped))];
+
+const EXCEPTION: &[(&str, Attr)] = &[("args", Attr::Get(exception_args))];
+
+const DTYPE: &[(&str, Attr)] = &[("name", Attr::Get(dtype_name)), ("is_floating", Attr::Get(dtype_is_floating))];
+
+const ERROR_TYPE: &[(&str, Attr)] = &[("__name__", Attr::Get(error_type_name))];
+
+fn builtin_name(v: &Value) -> Option<Value> {
+    match v {
         Value::Builtin(b) => Some(Value::Str(b.name.clone())),
         _ => None,
-    })),
-    // Only the decorators' wrappers have `__wrapped__`.
-    ("__wrapped__", Attr::Get(|v| match v {
+    }
+}
+
+/// Only the decorators' wrappers have `__wrapped__`: the function they wrap.
+fn builtin_wrapped(v: &Value) -> Option<Value> {
+    match v {
         Value::Builtin(b) => match &b.kind {
             BuiltinKind::Recompute(f) | BuiltinKind::CustomGradient(f) | BuiltinKind::PassThrough(f) => Some(f.clone()),
             _ => None,
         },
         _ => None,
-    })),
-];
+    }
+}
 
-const EXCEPTION: &[(&str, Attr)] = &[("args", Attr::Get(|v| match v {
-    Value::Exception(e) => Some(Value::tuple(vec![Value::str(e.message())])),
-    _ => None,
-}))];
+/// `e.args`: a one-element tuple of the message.
+fn exception_args(v: &Value) -> Option<Value> {
+    match v {
+        Value::Exception(e) => Some(Value::tuple(vec![Value::str(e.message())])),
+        _ => None,
+    }
+}
 
-const DTYPE: &[(&str, Attr)] = &[
-    ("name", Attr::Get(|v| match v {
+fn dtype_name(v: &Value) -> Option<Value> {
+    match v {
         Value::DType(d) => Some(Value::str(d.name())),
         _ => None,
-    })),
-    ("is_floating", Attr::Get(|v| match v {
+    }
+}
+
+fn dtype_is_floating(v: &Value) -> Option<Value> {
+    match v {
         Value::DType(d) => Some(Value::Bool(d.is_float())),
         _ => None,
-    })),
-];
+    }
+}
 
 /// `ValueError.__name__`; `Exception` for the catch-all type.
-const ERROR_TYPE: &[(&str, Attr)] = &[("__name__", Attr::Get(|v| match v {
-    Value::ErrorType(k) => Some(Value::str(k.map_or("Exception", |k| k.name()))),
-    _ => None,
-}))];
+fn error_type_name(v: &Value) -> Option<Value> {
+    match v {
+        Value::ErrorType(k) => Some(Value::str(k.map_or("Exception", |k| k.name()))),
+        _ => None,
+    }
+}
 
 impl Tables {
     fn build() -> Tables {
@@ -214,7 +227,9 @@ pub fn attr(_rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
     let Some(kind) = kind_of(obj) else { return Ok(None) };
     let Some((n, attr)) = TABLES.with(|t| t.0[kind as usize].get(&name).cloned()) else { return Ok(None) };
     Ok(match attr {
-        Attr::Method(f) => Some(Value::Builtin(Rc::new(Builtin { name: n, kind: BuiltinKind::Method(obj.clone(), f) }))),
+        Attr::Method(f) => {
+            Some(Value::Builtin(Rc::new(Builtin { name: n, kind: BuiltinKind::Method(obj.clone(), f) })))
+        }
         Attr::Get(get) => get(obj),
     })
 }
@@ -242,6 +257,14 @@ fn tensor_of(v: &Value) -> Option<Tensor> {
     match v {
         Value::Tensor(t) => Some(t.clone()),
         Value::Variable(v) => Some(v.peek()),
+        _ => None,
+    }
+}
+
+/// The Variable a Variable attribute reads.
+fn var_of(v: &Value) -> Option<&crate::autodiff::Variable> {
+    match v {
+        Value::Variable(v) => Some(v),
         _ => None,
     }
 }

@@ -13,13 +13,13 @@ mod tape_methods;
 pub mod tensor_fns;
 
 use crate::runtime::error::ErrorKind;
-use crate::{bail, err};
-use std::rc::Rc;
 use crate::runtime::error::R;
 use crate::runtime::intern::intern;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::{DType, Tensor};
+use crate::{bail, err};
+use std::rc::Rc;
 
 /// Registers every builtin name (LANGUAGE.md §2, §4, §5).
 pub fn install(rt: &mut Interp) {
@@ -46,7 +46,7 @@ pub const MAX_PARAMS: usize = 6;
 /// reads like its Python signature:
 ///
 /// ```ignore
-/// const SIG: Signature = Signature::new(&["input_tensor", "axis", "keepdims"], 1);
+/// static SIG: Signature = Signature::new(&["input_tensor", "axis", "keepdims"], 1);
 /// let mut a = SIG.bind(rt, args)?;
 /// let (x, axes, keep) = (a.tensor("input_tensor")?, a.axes("axis")?, a.bool_or("keepdims", false)?);
 /// ```
@@ -115,7 +115,13 @@ impl Signature {
         if let Some((last, init)) = missing.split_last() {
             // The wording of user functions (runtime/call.rs), which is CPython's without "positional".
             let list = if init.is_empty() { last.clone() } else { format!("{} and {last}", init.join(", ")) };
-            bail!(Type, "{}() missing {} required argument{}: {list}", args.fname, missing.len(), plural(missing.len()));
+            bail!(
+                Type,
+                "{}() missing {} required argument{}: {list}",
+                args.fname,
+                missing.len(),
+                plural(missing.len())
+            );
         }
         Ok(Bound { rt, fname: args.fname.clone(), sig: self, vals, rest })
     }
