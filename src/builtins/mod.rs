@@ -402,3 +402,78 @@ impl Interp {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    fn interp() -> Interp {
+        Interp::new(Rc::new(RefCell::new(Vec::<u8>::new())))
+    }
+
+    fn args(pos: Vec<Value>, kw: &[(&str, Value)]) -> Args {
+        Args { this: None, pos, kw: kw.iter().map(|(k, v)| (Rc::from(*k), v.clone())).collect(), fname: "f".into() }
+    }
+
+    static SIG: Signature = Signature::new(&["a", "b", "c"], 1);
+    static ALL: Signature = Signature::new(&["a", "b", "c"], 3);
+    static VAR: Signature = Signature::varargs(&["sep"]);
+
+    /// The TypeError message of binding `a` to `sig`.
+    fn bind_error(sig: &'static Signature, mut a: Args) -> String {
+        match sig.bind(&mut interp(), &mut a) {
+            Ok(_) => "bound".into(),
+            Err(e) => format!("{}: {}", e.kind().name(), e.message()),
+        }
+    }
+
+    #[test]
+    fn binding_errors_read_as_for_user_functions() {
+        let one = || Value::Int(1);
+        assert_eq!(
+            bind_error(&SIG, args(vec![one(), one(), one(), one()], &[])),
+            "TypeError: f() takes from 1 to 3 positional arguments but 4 were given"
+        );
+        assert_eq!(
+            bind_error(&ALL, args(vec![one(), one(), one(), one()], &[])),
+            "TypeError: f() takes 3 positional arguments but 4 were given"
+        );
+        assert_eq!(
+            bind_error(&ALL, args(vec![], &[])),
+            "TypeError: f() missing 3 required arguments: 'a', 'b' and 'c'"
+        );
+        assert_eq!(
+            bind_error(&ALL, args(vec![one()], &[("c", one())])),
+            "TypeError: f() missing 1 required argument: 'b'"
+        );
+        assert_eq!(
+            bind_error(&SIG, args(vec![one()], &[("a", one())])),
+            "TypeError: f() got multiple values for argument 'a'"
+        );
+        assert_eq!(
+            bind_error(&SIG, args(vec![one()], &[("d", one())])),
+            "TypeError: f() got an unexpected keyword argument 'd'"
+        );
+        assert_eq!(bind_error(&VAR, args(vec![one(), one(), one()], &[("sep", one())])), "bound");
+        assert_eq!(
+            bind_error(&VAR, args(vec![], &[("end", one())])),
+            "TypeError: f() got an unexpected keyword argument 'end'"
+        );
+    }
+
+    #[test]
+    fn getters_follow_the_parameters_default() {
+        let mut rt = interp();
+        let mut a = args(vec![Value::Int(1)], &[("b", Value::None), ("c", Value::None)]);
+        let mut b = SIG.bind(&mut rt, &mut a).expect("binds");
+        assert_eq!(b.int("a").expect("an int"), 1);
+        // `b=None` where the default is None reads as not given; where the default is a value it is a wrong type.
+        assert_eq!(b.opt_int("b").expect("None is absent"), None);
+        let e = b.int_or("c", 0).expect_err("None is not an int");
+        assert_eq!(e.message(), "c must be an int, not NoneType");
+        // Each argument is taken once; a name the signature lacks is the builtin's bug, not a panic.
+        assert!(b.value("a").expect_err("taken").message().starts_with("internal error"));
+        assert!(b.opt("zzz").expect_err("no such parameter").message().starts_with("internal error"));
+    }
+}
