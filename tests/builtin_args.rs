@@ -78,7 +78,7 @@ fn lcg(seed: &mut u64) -> usize {
 /// A random call of `callee`: 0–4 positional arguments, and in one call of three 1–2 keywords.
 fn random_call(callee: &str, seed: &mut u64) -> String {
     let mut args: Vec<String> = (0..lcg(seed) % 5).map(|_| POOL[lcg(seed) % POOL.len()].to_string()).collect();
-    let keywords = if lcg(seed) % 3 == 0 { 1 + lcg(seed) % 2 } else { 0 };
+    let keywords = if lcg(seed).is_multiple_of(3) { 1 + lcg(seed) % 2 } else { 0 };
     for _ in 0..keywords {
         args.push(format!("{}={}", KEYWORDS[lcg(seed) % KEYWORDS.len()], POOL[lcg(seed) % POOL.len()]));
     }
