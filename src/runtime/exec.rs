@@ -108,7 +108,7 @@ impl Interp {
                 let it = self.eval(iter, env)?;
                 // Ranges are walked lazily; everything else is materialised first.
                 let items = match it {
-                    Value::Range(start, stop, step) => Items::Range(start, stop, step),
+                    Value::Range(r) => Items::Range(r[0], r[1], r[2]),
                     other => Items::Values(self.iterate(&other).map_err(|e| e.at(self.src, iter.span))?.into_iter()),
                 };
                 for item in items {

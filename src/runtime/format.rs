@@ -178,8 +178,9 @@ impl Interp {
                 }
                 format!("{{{}}}", parts.join(", "))
             }
-            Value::Range(a, b, s) => {
-                if *s == 1 {
+            Value::Range(r) => {
+                let [a, b, s] = **r;
+                if s == 1 {
                     format!("range({a}, {b})")
                 } else {
                     format!("range({a}, {b}, {s})")
