@@ -1,62 +1,21 @@
-//! Differentiable operations: each runs a kernel, then records itself on
-//! every active tape that watches one of its inputs (LANGUAGE.md §5: a tape
+//! Differentiable operations, methods of the [`Recorder`]: each runs a kernel, then
+//! records itself (through [`Recorder::record`]) on every active tape that watches one
+//! of its inputs (LANGUAGE.md §5: a tape
 //! records an operation only when one of its inputs is watched). VJPs are
 //! written with these same functions, so an outer tape records the backward
 //! pass and higher-order gradients compose (STYLE.md lesson 3).
 
-use super::tape::{Entry, Op, OutMeta};
+use super::tape::{Dims, Op};
 use crate::bail;
 use crate::runtime::error::R;
-use crate::runtime::Interp;
+use super::recorder::Recorder;
 use crate::tensor::kernels::{self, Binary, Reduce, Unary};
 use crate::tensor::shape::{broadcast_axes, norm_axis, reduce_axes, reduced_shape, reshape_target};
 use crate::tensor::{shape_str, Array, DType, Tensor};
 use ndarray::{IxDyn, SliceInfoElem};
 use std::rc::Rc;
 
-impl Interp {
-    /// True when some active tape watches one of `inputs`: only then is an
-    /// op worth describing for the tape.
-    pub fn any_watched(&self, inputs: &[&Tensor]) -> bool {
-        self.tapes.iter().any(|t| {
-            let t = t.borrow();
-            inputs.iter().any(|x| t.watched.contains(&x.id))
-        })
-    }
-
-    /// The one way onto the tape: records `op` on each active tape watching an input.
-    pub fn record(&mut self, inputs: &[&Tensor], outputs: &[&Tensor], op: impl FnOnce() -> Op) {
-        if !self.capture_probes.is_empty() {
-            self.probe(inputs);
-        }
-        if self.tapes.is_empty() {
-            return;
-        }
-        let ids: Vec<_> = inputs.iter().map(|t| t.id).collect();
-        self.record_ids(&ids, outputs, op);
-    }
-
-    /// Like [`Interp::record`] with raw input ids (0 marks a non-tensor input).
-    pub fn record_ids(&mut self, ids: &[u64], outputs: &[&Tensor], op: impl FnOnce() -> Op) {
-        let mut op = Some(op);
-        let mut shared: Option<Rc<Op>> = None;
-        for tape in &self.tapes {
-            let mut t = tape.borrow_mut();
-            if !ids.iter().any(|id| *id != 0 && t.watched.contains(id)) {
-                continue;
-            }
-            let op = shared.get_or_insert_with(|| Rc::new((op.take().unwrap())())).clone();
-            let outs =
-                outputs.iter().map(|o| OutMeta { id: o.id, shape: o.shape().to_vec(), dtype: o.dtype() }).collect();
-            t.entries.push(Rc::new(Entry { op, inputs: ids.to_vec(), outputs: outs }));
-            for o in outputs {
-                if o.dtype().is_float() {
-                    t.watched.insert(o.id);
-                }
-            }
-        }
-    }
-
+impl Recorder {
     /// A constant tensor (never recorded).
     pub fn constant_like(&self, like: &Tensor, v: f64) -> Tensor {
         Tensor::new(Array::full(like.dtype(), like.shape(), v))
@@ -74,7 +33,7 @@ impl Interp {
         if out.dtype().is_float() && op != Binary::FloorDiv {
             self.record(&[a, b], &[&out], || match op {
                 Binary::Add | Binary::Sub => {
-                    Op::AddSub { sub: op == Binary::Sub, a_shape: a.shape().to_vec(), b_shape: b.shape().to_vec() }
+                    Op::AddSub { sub: op == Binary::Sub, a_shape: Dims::from_slice(a.shape()), b_shape: Dims::from_slice(b.shape()) }
                 }
                 Binary::Pow => Op::Pow { a: a.clone(), b: b.clone(), out: out.clone() },
                 _ => Op::Binary { op, a: a.clone(), b: b.clone() },
@@ -130,7 +89,7 @@ impl Interp {
         let out = if keepdims { Tensor::new(kept.clone()) } else { Tensor::new(kernels::reshape(&kept, &out_shape)) };
         if out.dtype().is_float() {
             self.record(&[x], &[&out], || match op {
-                Reduce::Sum | Reduce::Mean => Op::Reduce { op, in_shape: x.shape().to_vec(), axes: axes.clone() },
+                Reduce::Sum | Reduce::Mean => Op::Reduce { op, in_shape: Dims::from_slice(x.shape()), axes: Dims::from_slice(&axes) },
                 Reduce::Max | Reduce::Min => {
                     Op::ReduceExtreme { x: x.clone(), out_kept: Tensor::new(kept), axes: axes.clone() }
                 }
@@ -161,7 +120,7 @@ impl Interp {
 
     pub fn reshape_to(&mut self, x: &Tensor, shape: &[usize]) -> R<Tensor> {
         let out = Tensor::new(kernels::reshape(&x.data, shape));
-        self.record(&[x], &[&out], || Op::Reshape { in_shape: x.shape().to_vec() });
+        self.record(&[x], &[&out], || Op::Reshape { in_shape: Dims::from_slice(x.shape()) });
         Ok(out)
     }
 
@@ -185,7 +144,7 @@ impl Interp {
             }
         };
         let out = Tensor::new(kernels::transpose(&x.data, &perm));
-        self.record(&[x], &[&out], || Op::Transpose { perm: perm.clone() });
+        self.record(&[x], &[&out], || Op::Transpose { perm: Dims::from_slice(&perm) });
         Ok(out)
     }
 
@@ -218,7 +177,7 @@ impl Interp {
         let sl = slice_info(&info)?;
         let data = crate::map_dtype!(&*x.data, a => a.slice(sl.as_ref()).to_owned());
         let out = Tensor::new(data);
-        self.record(&[x], &[&out], || Op::Index { in_shape: x.shape().to_vec(), info: info.clone() });
+        self.record(&[x], &[&out], || Op::Index { in_shape: Dims::from_slice(x.shape()), info: info.clone() });
         Ok(out)
     }
 
@@ -344,7 +303,7 @@ impl Interp {
             return Ok(x.clone());
         }
         let out = Tensor::new(kernels::broadcast_to(&x.data, shape)?);
-        self.record(&[x], &[&out], || Op::BroadcastTo { in_shape: x.shape().to_vec() });
+        self.record(&[x], &[&out], || Op::BroadcastTo { in_shape: Dims::from_slice(x.shape()) });
         Ok(out)
     }
 
@@ -376,8 +335,8 @@ impl Interp {
         if out.dtype().is_float() {
             self.record(&[a, b], &[&out], || Op::Where {
                 cond: cond.clone(),
-                a_shape: a.shape().to_vec(),
-                b_shape: b.shape().to_vec(),
+                a_shape: Dims::from_slice(a.shape()),
+                b_shape: Dims::from_slice(b.shape()),
             });
         }
         Ok(out)
@@ -410,7 +369,7 @@ impl Interp {
         let loss: Vec<f64> = idx.iter().enumerate().map(|(i, &k)| -lp[i * classes + k as usize]).collect();
         let out = Tensor::new(Array::from_f64(logits.dtype(), labels.shape(), loss));
         if !self.capture_probes.is_empty() {
-            self.probe(&[logits]);
+            self.probe(&[logits.id]);
         }
         if self.any_watched(&[logits]) {
             let mut bp: Vec<f64> = lp.iter().map(|v| v.exp()).collect();

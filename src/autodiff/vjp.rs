@@ -1,4 +1,5 @@
-//! Vector-Jacobian products, one per [`Op`]. Each is written with the
+//! Vector-Jacobian products, one per [`Op`] (methods of the [`Recorder`]; the
+//! user-code VJPs of `custom_gradient` and `recompute_grad` go through the [`Host`](super::recorder::Host)). Each is written with the
 //! recording operations of `ops.rs`, so a tape active during the backward
 //! pass records it (higher-order gradients). `g` is the upstream gradient;
 //! each rule returns one gradient per input (`None`: no gradient).
@@ -6,13 +7,15 @@
 use super::ops::axis_slice;
 use super::tape::{Entry, Op};
 use crate::runtime::error::R;
-use crate::runtime::Interp;
+use super::recorder::{InputGrads, Recorder};
+use crate::bail;
+use smallvec::smallvec;
 use crate::tensor::kernels::{Binary, Compare, Reduce, Unary};
 use crate::tensor::shape::reduced_shape;
 use crate::tensor::{kernels, Tensor};
 use ndarray::SliceInfoElem;
 
-impl Interp {
+impl Recorder {
     /// `q` where the upstream gradient `g` is non-zero, else 0: the rule of TF's "safe"
     /// gradient kernels (SqrtGrad, RsqrtGrad, ReciprocalGrad), recorded for higher order.
     fn zero_where_upstream_is(&mut self, g: &Tensor, q: Tensor) -> R<Tensor> {
@@ -24,7 +27,7 @@ impl Interp {
 
     /// Runs the backward step of `entry`. `upstream` has one gradient per output
     /// (zeros already filled in); `needed[i]` says whether input i wants a gradient.
-    pub fn vjp(&mut self, entry: &Entry, upstream: Vec<Tensor>, needed: &[bool]) -> R<Vec<Option<Tensor>>> {
+    pub fn vjp(&mut self, entry: &Entry, upstream: Vec<Tensor>, needed: &[bool]) -> R<InputGrads> {
         let g = &upstream[0];
         let want = |i: usize| needed.get(i).copied().unwrap_or(false);
         Ok(match &*entry.op {
@@ -37,7 +40,7 @@ impl Interp {
                 } else {
                     None
                 };
-                vec![ga, gb]
+                smallvec![ga, gb]
             }
             Op::Binary { op, a, b } => {
                 let (ga, gb) = match op {
@@ -89,7 +92,7 @@ impl Interp {
                     Some(t) => Some(self.sum_to_shape(&t, b.shape())?),
                     None => None,
                 };
-                vec![ga, gb]
+                smallvec![ga, gb]
             }
             // d(a^b) = b a^(b−1) da + a^b log(a) db   (log taken as 0 where a <= 0, as TF)
             Op::Pow { a, b, out } => {
@@ -116,9 +119,9 @@ impl Interp {
                 } else {
                     None
                 };
-                vec![ga, gb]
+                smallvec![ga, gb]
             }
-            Op::Unary { op, saved } => vec![Some(self.unary_vjp(*op, saved.as_ref(), g)?)],
+            Op::Unary { op, saved } => smallvec![Some(self.unary_vjp(*op, saved.as_ref(), g)?)],
             // d(AB) = dA B + A dB  ⇒  gA = g Bᵀ, gB = Aᵀ g (batch axes summed back)
             // d(a @ b) = g @ bᵀ, aᵀ @ g
             Op::MatMul { a, b } => {
@@ -134,7 +137,7 @@ impl Interp {
                 } else {
                     None
                 };
-                vec![ga, gb]
+                smallvec![ga, gb]
             }
             // Sum: g broadcast back; mean: also divided by the count reduced.
             Op::Reduce { op, in_shape, axes } => {
@@ -145,7 +148,7 @@ impl Interp {
                     let n: usize = axes.iter().map(|&a| in_shape[a]).product();
                     gx = self.mul_scalar(&gx, 1.0 / n.max(1) as f64)?;
                 }
-                vec![Some(gx)]
+                smallvec![Some(gx)]
             }
             // max/min: g shared equally among the tied extreme elements (TF).
             Op::ReduceExtreme { x, out_kept, axes } => {
@@ -153,18 +156,18 @@ impl Interp {
                 let count = Tensor::new(kernels::reduce(Reduce::Sum, &mask.data, axes, true)?);
                 let gk = self.reshape_to(g, out_kept.shape())?;
                 let share = self.binary(Binary::Div, &gk, &count)?;
-                vec![Some(self.mul(&share, &mask)?)]
+                smallvec![Some(self.mul(&share, &mask)?)]
             }
-            Op::Reshape { in_shape } => vec![Some(self.reshape_to(g, in_shape)?)],
+            Op::Reshape { in_shape } => smallvec![Some(self.reshape_to(g, in_shape)?)],
             Op::Transpose { perm } => {
                 let mut inv = vec![0i64; perm.len()];
                 for (i, &p) in perm.iter().enumerate() {
                     inv[p] = i as i64;
                 }
-                vec![Some(self.transpose(g, Some(inv))?)]
+                smallvec![Some(self.transpose(g, Some(inv))?)]
             }
             Op::Concat { axis, sizes } => {
-                let mut out = Vec::with_capacity(sizes.len());
+                let mut out = InputGrads::with_capacity(sizes.len());
                 let mut start = 0isize;
                 for &n in sizes {
                     let info = axis_slice(
@@ -178,14 +181,14 @@ impl Interp {
                 out
             }
             Op::Stack { axis, n } => {
-                let mut out = Vec::with_capacity(*n);
+                let mut out = InputGrads::with_capacity(*n);
                 for i in 0..*n {
                     let info = axis_slice(g.shape().len(), *axis, SliceInfoElem::Index(i as isize));
                     out.push(Some(self.index(g, info)?));
                 }
                 out
             }
-            Op::Index { in_shape, info } => vec![Some(self.index_grad(g, in_shape, info.clone())?)],
+            Op::Index { in_shape, info } => smallvec![Some(self.index_grad(g, in_shape, info.clone())?)],
             // tile: view g as [m0, d0, m1, d1, …] and sum over the m axes.
             Op::Tile { in_shape, multiples } => {
                 let mut split = Vec::with_capacity(2 * in_shape.len());
@@ -195,14 +198,14 @@ impl Interp {
                 let gs = self.reshape_to(g, &split)?;
                 let axes: Vec<i64> = (0..in_shape.len()).map(|i| 2 * i as i64).collect();
                 let summed = self.reduce(Reduce::Sum, &gs, Some(&axes), false)?;
-                vec![Some(self.reshape_to(&summed, in_shape)?)]
+                smallvec![Some(self.reshape_to(&summed, in_shape)?)]
             }
-            Op::IndexGrad { info } => vec![Some(self.index(g, info.clone())?)],
+            Op::IndexGrad { info } => smallvec![Some(self.index(g, info.clone())?)],
             Op::Gather { in_shape, axis, indices, idx_shape } => {
-                vec![Some(self.gather_grad(g, in_shape, *axis, indices.clone(), idx_shape)?)]
+                smallvec![Some(self.gather_grad(g, in_shape, *axis, indices.clone(), idx_shape)?)]
             }
             Op::GatherGrad { axis, indices, idx_shape } => {
-                vec![Some(self.gather(g, indices.clone(), idx_shape, *axis)?)]
+                smallvec![Some(self.gather(g, indices.clone(), idx_shape, *axis)?)]
             }
             // softmax: (g − Σ g·y) · y;  log_softmax: g − softmax · Σ g
             Op::Softmax { y, axis, log } => {
@@ -211,12 +214,12 @@ impl Interp {
                     let s = self.reduce(Reduce::Sum, g, Some(&ax), true)?;
                     let p = self.unary(Unary::Exp, y)?;
                     let t = self.mul(&p, &s)?;
-                    vec![Some(self.binary(Binary::Sub, g, &t)?)]
+                    smallvec![Some(self.binary(Binary::Sub, g, &t)?)]
                 } else {
                     let gy = self.mul(g, y)?;
                     let s = self.reduce(Reduce::Sum, &gy, Some(&ax), true)?;
                     let d = self.binary(Binary::Sub, g, &s)?;
-                    vec![Some(self.mul(&d, y)?)]
+                    smallvec![Some(self.mul(&d, y)?)]
                 }
             }
             // d loss / d logits = (softmax − one_hot) · g[..., None]; the backprop output's
@@ -239,20 +242,20 @@ impl Interp {
                     let term = self.mul(&d, &p)?;
                     grad = self.add(&grad, &term)?;
                 }
-                vec![None, Some(grad)]
+                smallvec![None, Some(grad)]
             }
-            Op::Cast { from } => vec![Some(self.cast(g, *from)?)],
-            Op::Identity => vec![Some(g.clone())],
-            Op::BroadcastTo { in_shape } => vec![Some(self.sum_to_shape(g, in_shape)?)],
+            Op::Cast { from } => smallvec![Some(self.cast(g, *from)?)],
+            Op::Identity => smallvec![Some(g.clone())],
+            Op::BroadcastTo { in_shape } => smallvec![Some(self.sum_to_shape(g, in_shape)?)],
             // where: g to a where cond, to b elsewhere.
             Op::Where { cond, a_shape, b_shape } => {
                 let zero = self.constant_like(g, 0.0);
                 let ga = self.where_(cond, g, &zero)?;
                 let gb = self.where_(cond, &zero, g)?;
-                vec![Some(self.sum_to_shape(&ga, a_shape)?), Some(self.sum_to_shape(&gb, b_shape)?)]
+                smallvec![Some(self.sum_to_shape(&ga, a_shape)?), Some(self.sum_to_shape(&gb, b_shape)?)]
             }
-            Op::Custom(call) => self.custom_vjp(call, upstream)?,
-            Op::Recompute(call) => self.recompute_vjp(call, upstream)?,
+            // User code runs through the host (backward.rs), never here.
+            Op::Custom(_) | Op::Recompute(_) => bail!(Runtime, "internal error: a user-code VJP reached the recorder"),
             // Identity gradient to each tensor input (upstream i to input i).
             Op::PassThrough => (0..entry.inputs.len()).map(|i| upstream.get(i).cloned()).collect(),
         })
