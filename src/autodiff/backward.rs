@@ -12,9 +12,9 @@ use crate::bail;
 use crate::runtime::error::R;
 use crate::tensor::{Tensor, TensorId};
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use smallvec::SmallVec;
 use std::rc::Rc;
 
 /// Per-entry state of the walk.
@@ -49,12 +49,7 @@ pub fn gradient<H: Host + ?Sized>(
     let (log, late_watched, target_slots, source_slots) = {
         let t = tape.borrow();
         let slots = |ids: &mut dyn Iterator<Item = TensorId>| ids.map(|id| t.slot_of(id)).collect::<Vec<_>>();
-        (
-            t.log(),
-            t.watched_if_late(),
-            slots(&mut targets.iter().map(|x| x.id)),
-            slots(&mut sources.iter().copied()),
-        )
+        (t.log(), t.watched_if_late(), slots(&mut targets.iter().map(|x| x.id)), slots(&mut sources.iter().copied()))
     };
     let entries = &log.entries;
     let n_slots = log.slot_entry.len();

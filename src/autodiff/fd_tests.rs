@@ -2,10 +2,10 @@
 //! every backward rule has one). Each check compares `tape.gradient` of
 //! `sum(op(inputs) * w)`, for fixed weights `w`, with central differences.
 
-use super::tape::Tape;
-use crate::runtime::error::R;
 use super::backward::gradient;
 use super::recorder::Recorder;
+use super::tape::Tape;
+use crate::runtime::error::R;
 use crate::tensor::kernels::{Binary, Reduce, Unary};
 use crate::tensor::{Array, DType, Tensor};
 use ndarray::SliceInfoElem;
@@ -55,7 +55,8 @@ fn check(name: &str, inputs: Vec<Array>, f: &Op) {
     let loss = weighted(&mut rt, f, &xs).unwrap_or_else(|e| panic!("{name}: forward failed: {e}"));
     rt.tapes.clear();
     let ids: Vec<u64> = xs.iter().map(|x| x.id).collect();
-    let grads = gradient(&mut rt, &tape, &[loss], &ids, None).unwrap_or_else(|e| panic!("{name}: gradient failed: {e}"));
+    let grads =
+        gradient(&mut rt, &tape, &[loss], &ids, None).unwrap_or_else(|e| panic!("{name}: gradient failed: {e}"));
     let h = 1e-6;
     for (i, g) in grads.iter().enumerate() {
         let g = g.as_ref().unwrap_or_else(|| panic!("{name}: no gradient for input {i}"));

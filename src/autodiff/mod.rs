@@ -11,7 +11,6 @@ pub mod ops;
 pub mod recorder;
 pub mod tape;
 pub mod variable;
-pub mod vjp;
 
 #[cfg(test)]
 mod fd_tests;

@@ -3,11 +3,11 @@
 //! (its saved tensors).
 
 use super::variable::Variable;
+use crate::bail;
+use crate::runtime::error::R;
 use crate::tensor::kernels::{Binary, Reduce, Unary};
 use crate::tensor::{DType, Tensor, TensorId};
 use ndarray::SliceInfoElem;
-use crate::bail;
-use crate::runtime::error::R;
 use rustc_hash::{FxHashMap, FxHashSet as HashSet};
 use smallvec::SmallVec;
 use std::any::Any;
@@ -15,7 +15,7 @@ use std::fmt;
 use std::rc::Rc;
 
 /// A recorded operation and what its VJP needs. Each variant documents the
-/// derivative its backward step implements (see `vjp.rs`).
+/// derivative its backward step implements (see its family under `ops/`).
 #[derive(Debug)]
 pub enum Op {
     /// `a + b` / `a - b`: only the input shapes are needed.
@@ -78,6 +78,7 @@ pub enum Op {
 pub struct UserData(Rc<dyn Any>);
 
 impl UserData {
+    /// Wraps the host's data.
     pub fn new<T: 'static>(data: T) -> UserData {
         UserData(Rc::new(data))
     }
@@ -161,7 +162,9 @@ pub struct Input {
 /// Shape and dtype of a recorded output (zeros fill a missing upstream gradient).
 #[derive(Clone, Debug)]
 pub struct OutMeta {
+    /// The output's id.
     pub id: TensorId,
+    /// Its shape and dtype.
     pub shape: Dims,
     pub dtype: DType,
 }
@@ -171,9 +174,13 @@ pub struct OutMeta {
 /// backward pass keeps its gradients in vectors indexed by slot and entry.
 #[derive(Clone, Debug)]
 pub struct Entry {
+    /// The operation (shared by every tape that recorded it).
     pub op: Rc<Op>,
+    /// Its inputs in argument order.
     pub inputs: SmallVec<[Input; 2]>,
+    /// Its outputs in order.
     pub outputs: SmallVec<[OutMeta; 1]>,
+    /// The tape slot of its first output.
     pub first_slot: u32,
 }
 
@@ -182,7 +189,9 @@ pub struct Entry {
 /// one runs copies it once (`Rc::make_mut`).
 #[derive(Clone, Debug, Default)]
 pub struct Log {
+    /// The entries in record order.
     pub entries: Vec<Entry>,
+    /// For each output slot, the index of the entry that produced it.
     pub slot_entry: Vec<u32>,
 }
 
@@ -198,7 +207,9 @@ struct Node {
 /// recording — are the methods below.
 #[derive(Debug, Default)]
 pub struct Tape {
+    /// `persistent=True`: answers `gradient` any number of times.
     pub persistent: bool,
+    /// `watch_accessed_variables=True`: watches every trainable Variable read while it records.
     pub watch_accessed_variables: bool,
     /// Ids the tape knows: watched sources and everything recorded.
     nodes: FxHashMap<TensorId, Node>,

@@ -93,7 +93,6 @@ impl Host for Interp {
         Ok(out)
     }
 
-
     /// Runs `f` again under a local tape, with the forward pass's random draws replayed,
     /// and differentiates it.
     fn recompute_vjp(&mut self, call: &RecomputeCall, upstream: Vec<Tensor>) -> R<InputGrads> {
@@ -266,7 +265,14 @@ impl Interp {
     }
 
     /// Forwards to [`Recorder::gather_grad`].
-    pub fn gather_grad(&mut self, g: &Tensor, in_shape: &[usize], axis: usize, indices: Rc<Vec<usize>>, idx_shape: &[usize]) -> R<Tensor> {
+    pub fn gather_grad(
+        &mut self,
+        g: &Tensor,
+        in_shape: &[usize],
+        axis: usize,
+        indices: Rc<Vec<usize>>,
+        idx_shape: &[usize],
+    ) -> R<Tensor> {
         self.ad.gather_grad(g, in_shape, axis, indices, idx_shape)
     }
 
