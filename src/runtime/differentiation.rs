@@ -144,10 +144,7 @@ impl Host for Interp {
         let mut grads = grads.into_iter();
         let mut out = InputGrads::new();
         for t in &arg_tensors {
-            out.push(match t {
-                Some(t) => Some(grads.next().flatten().unwrap_or_else(|| Tensor::zeros(t.dtype(), t.shape()))),
-                None => None,
-            });
+            out.push(t.as_ref().map(|t| grads.next().flatten().unwrap_or_else(|| Tensor::zeros(t.dtype(), t.shape()))));
         }
         for v in &call.variables {
             out.push(Some(grads.next().flatten().unwrap_or_else(|| {
