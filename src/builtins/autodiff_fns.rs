@@ -94,5 +94,5 @@ fn grad_pass_through(_rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// `is_recomputing()`: true while a recompute_grad recomputation runs.
 fn is_recomputing(rt: &mut Interp, a: &mut Args) -> R<Value> {
     a.bind([], 0)?;
-    Ok(Value::Bool(rt.recomputing > 0))
+    Ok(Value::Bool(rt.ad.is_recomputing()))
 }

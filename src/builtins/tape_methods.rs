@@ -28,7 +28,7 @@ pub(super) fn tape_watch(rt: &mut Interp, a: &mut Args) -> R<Value> {
         match v {
             Value::Tensor(t) => {
                 if t.dtype().is_float() {
-                    tape.borrow_mut().watched.insert(t.id);
+                    tape.borrow_mut().watch(t.id);
                 }
             }
             Value::Variable(var) => tape.borrow_mut().watch_variable(var),
@@ -185,7 +185,7 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
     tape.borrow_mut().persistent = persistent;
     if !persistent {
         tape.borrow_mut().used = true;
-        rt.tapes.retain(|t| !Rc::ptr_eq(t, &tape));
+        rt.ad.stop(&tape);
     }
     result?;
     // TF: a source no element of the target depends on has no jacobian (None), unless
@@ -228,11 +228,6 @@ pub(super) fn tape_stop_recording(_rt: &mut Interp, a: &mut Args) -> R<Value> {
 
 pub(super) fn tape_reset(_rt: &mut Interp, a: &mut Args) -> R<Value> {
     a.bind([], 0)?;
-    let tape = this_tape(a);
-    let mut t = tape.borrow_mut();
-    t.entries.clear();
-    t.watched.clear();
-    t.watched_variables.clear();
-    t.used = false;
+    this_tape(a).borrow_mut().reset();
     Ok(Value::None)
 }

@@ -15,19 +15,7 @@ impl Interp {
     /// that watch accessed variables start watching it (LANGUAGE.md §5), and
     /// custom_gradient / recompute_grad see the read.
     pub fn read_variable(&mut self, v: &Rc<Variable>) -> Tensor {
-        if v.trainable {
-            for t in &self.tapes {
-                let mut t = t.borrow_mut();
-                if t.watch_accessed_variables {
-                    t.watch_variable(v);
-                }
-            }
-            for w in &mut self.var_watchers {
-                if !w.iter().any(|x| Rc::ptr_eq(x, v)) {
-                    w.push(v.clone());
-                }
-            }
-        }
+        self.ad.read_variable(v);
         v.peek()
     }
 
@@ -113,11 +101,11 @@ impl Interp {
     /// Whether a (nested) list holds a tensor that some active tape watches (or a Variable
     /// it would watch), so that converting it must be recorded.
     fn holds_recorded_tensor(&mut self, v: &Value) -> R<bool> {
-        if self.tapes.is_empty() {
+        if self.ad.tapes.is_empty() {
             return Ok(false);
         }
         match v {
-            Value::Tensor(t) => Ok(self.tapes.iter().any(|tape| tape.borrow().watched.contains(&t.id))),
+            Value::Tensor(t) => Ok(self.ad.watches(t.id)),
             Value::Variable(var) => Ok(var.trainable),
             Value::List(_) | Value::Tuple(_) => {
                 for x in self.iterate(v)? {
