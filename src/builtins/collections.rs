@@ -1,6 +1,6 @@
 //! Methods of lists, dicts and strings (LANGUAGE.md §2), with Python's behaviour.
 
-use super::Signature;
+use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
@@ -9,7 +9,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// No parameters: `xs.copy()`, `d.keys()`, `s.upper()`.
-static NO_ARGS: Signature = Signature::new(&[], 0);
 /// `(value)`: `xs.index`, `xs.count`, `xs.remove`.
 static VALUE: Signature = Signature::new(&["value"], 1);
 /// `(key, default=None)`: `d.get`, `d.setdefault`.

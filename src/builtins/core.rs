@@ -544,8 +544,7 @@ fn type_(rt: &mut Interp, args: &mut Args) -> R<Value> {
 
 /// `argv()`: the script's command-line arguments, as strings.
 fn argv(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&[], 0);
-    SIG.bind(rt, args)?;
+    super::NO_ARGS.bind(rt, args)?;
     Ok(Value::list(rt.argv.iter().map(|s| Value::str(s)).collect()))
 }
 

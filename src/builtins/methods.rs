@@ -7,7 +7,7 @@
 
 use super::collections::*;
 use super::tape_methods::*;
-use super::Signature;
+use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
 use crate::runtime::index::shape_value;
 use crate::runtime::intern::{intern, Sym};
@@ -284,7 +284,6 @@ fn py_number(dtype: DType, x: f64) -> Value {
 }
 
 /// No parameters: `t.numpy()`, `v.read_value()`.
-static NO_ARGS: Signature = Signature::new(&[], 0);
 
 /// `numpy()` / `tolist()`: nested lists of Python numbers (a number for a scalar).
 fn tensor_numpy(rt: &mut Interp, args: &mut Args) -> R<Value> {

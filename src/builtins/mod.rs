@@ -42,6 +42,9 @@ pub fn install(rt: &mut Interp) {
 /// The most parameters a [`Signature`] declares (the bound values live in a fixed array).
 pub const MAX_PARAMS: usize = 6;
 
+/// The signature of a builtin that takes no arguments (`f()`).
+pub static NO_ARGS: Signature = Signature::new(&[], 0);
+
 /// A native function's parameter list, declared once as a constant, so a builtin
 /// reads like its Python signature:
 ///
@@ -267,42 +270,6 @@ impl Bound<'_> {
             Some(v) => self.rt.dtype_arg(&v).map(Some),
             None => Ok(None),
         }
-    }
-}
-
-impl Args {
-    /// Binds arguments to parameter `names`; the first `required` must be given.
-    ///
-    /// Deprecated, for removal: the `[Option<Value>; N]` binder still used by
-    /// `autodiff_fns.rs` and `tape_methods.rs` until they move to [`Signature::bind`].
-    ///
-    /// Errors: TypeError for a missing, repeated or unexpected argument, or too many.
-    pub fn bind<const N: usize>(&mut self, names: [&str; N], required: usize) -> R<[Option<Value>; N]> {
-        if self.pos.len() > N {
-            bail!(Type, "{}() takes at most {} arguments ({} given)", self.fname, N, self.pos.len());
-        }
-        let mut out: [Option<Value>; N] = std::array::from_fn(|_| None);
-        for (i, v) in self.pos.drain(..).enumerate() {
-            out[i] = Some(v);
-        }
-        for (k, v) in self.kw.drain(..) {
-            match names.iter().position(|n| *n == &*k) {
-                Some(i) if out[i].is_some() => bail!(Type, "{}() got multiple values for argument '{}'", self.fname, k),
-                Some(i) => out[i] = Some(v),
-                None => bail!(Type, "{}() got an unexpected keyword argument '{}'", self.fname, k),
-            }
-        }
-        for (i, n) in names.iter().enumerate().take(required) {
-            if out[i].is_none() {
-                bail!(Type, "{}() missing required argument '{}'", self.fname, n);
-            }
-        }
-        Ok(out)
-    }
-
-    /// The bound receiver of a method call (`None` for a plain function).
-    pub fn this(&self) -> Value {
-        self.this.clone().unwrap_or(Value::None)
     }
 }
 
