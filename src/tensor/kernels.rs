@@ -58,17 +58,72 @@ pub enum Unary {
     Reciprocal,
 }
 
-/// Zips two arrays under NumPy broadcasting.
+/// Builds an array of `shape` from row-major values.
+fn from_vec<U>(shape: &[usize], values: Vec<U>) -> ArrayD<U> {
+    ArrayD::from_shape_vec(IxDyn(shape), values).expect("one value per element")
+}
+
+/// Zips two arrays under NumPy broadcasting, `f(a[i], b[i])` for every element
+/// of the broadcast shape.
+///
+/// Contiguous (row-major) operands take plain slice loops, which the compiler
+/// vectorizes: equal shapes, a one-element operand (a scalar or a `[1, 1]`)
+/// against any array of at least its rank, and an operand whose shape is the
+/// trailing part of the other's (a bias row `[n]` against `[m, n]`). Everything
+/// else goes through ndarray's broadcasting `Zip`. Every path applies `f` to
+/// the same pairs in the same order, so results do not depend on the path.
 fn zip_bcast<T: Copy, U>(a: &ArrayD<T>, b: &ArrayD<T>, f: impl Fn(T, T) -> U) -> R<ArrayD<U>> {
-    if a.shape() == b.shape() {
+    let (sa, sb) = (a.shape(), b.shape());
+    if let (Some(xs), Some(ys)) = (a.as_slice(), b.as_slice()) {
+        if sa == sb {
+            return Ok(from_vec(sa, xs.iter().zip(ys).map(|(&x, &y)| f(x, y)).collect()));
+        }
+        if ys.len() == 1 && sb.len() <= sa.len() {
+            let y = ys[0];
+            return Ok(from_vec(sa, xs.iter().map(|&x| f(x, y)).collect()));
+        }
+        if xs.len() == 1 && sa.len() <= sb.len() {
+            let x = xs[0];
+            return Ok(from_vec(sb, ys.iter().map(|&y| f(x, y)).collect()));
+        }
+        if sb.len() < sa.len() && !ys.is_empty() && sa.ends_with(sb) {
+            let mut out = Vec::with_capacity(xs.len());
+            for row in xs.chunks_exact(ys.len()) {
+                out.extend(row.iter().zip(ys).map(|(&x, &y)| f(x, y)));
+            }
+            return Ok(from_vec(sa, out));
+        }
+        if sa.len() < sb.len() && !xs.is_empty() && sb.ends_with(sa) {
+            let mut out = Vec::with_capacity(ys.len());
+            for row in ys.chunks_exact(xs.len()) {
+                out.extend(xs.iter().zip(row).map(|(&x, &y)| f(x, y)));
+            }
+            return Ok(from_vec(sb, out));
+        }
+    }
+    if sa == sb {
         return Ok(Zip::from(a).and(b).map_collect(|&x, &y| f(x, y)));
     }
-    let shape = broadcast_shapes(a.shape(), b.shape())?;
+    let shape = broadcast_shapes(sa, sb)?;
     let av = a.broadcast(IxDyn(&shape)).expect("broadcast shape checked");
     let bv = b.broadcast(IxDyn(&shape)).expect("broadcast shape checked");
     Ok(Zip::from(&av).and(&bv).map_collect(|&x, &y| f(x, y)))
 }
 
+/// [`zip_bcast`] of a float operation, with the operation chosen outside the
+/// element loop (one monomorphised loop per operation, so `+` vectorizes).
+fn float_binary_array<T: Float>(op: Binary, x: &ArrayD<T>, y: &ArrayD<T>) -> R<ArrayD<T>> {
+    macro_rules! per_op {
+        ($($v:ident)*) => {
+            match op {
+                $(Binary::$v => zip_bcast(x, y, float_binary::<T>(Binary::$v)),)*
+            }
+        };
+    }
+    per_op!(Add Sub Mul Div Pow Maximum Minimum FloorDiv Mod)
+}
+
+#[inline(always)]
 fn float_binary<T: Float>(op: Binary) -> impl Fn(T, T) -> T {
     move |x: T, y: T| match op {
         Binary::Add => x + y,
@@ -189,8 +244,8 @@ fn binary_name(op: Binary) -> &'static str {
 /// Errors: TypeError on mixed dtypes or bool arithmetic; ShapeError when the shapes do not broadcast.
 pub fn binary(op: Binary, a: &Array, b: &Array) -> R<Array> {
     Ok(match (a, b) {
-        (Array::F32(x), Array::F32(y)) => Array::F32(zip_bcast(x, y, float_binary::<f32>(op))?),
-        (Array::F64(x), Array::F64(y)) => Array::F64(zip_bcast(x, y, float_binary::<f64>(op))?),
+        (Array::F32(x), Array::F32(y)) => Array::F32(float_binary_array(op, x, y)?),
+        (Array::F64(x), Array::F64(y)) => Array::F64(float_binary_array(op, x, y)?),
         (Array::I64(x), Array::I64(y)) => {
             if op == Binary::Div {
                 // TF's truediv of integers gives float64.
@@ -209,14 +264,14 @@ pub fn binary(op: Binary, a: &Array, b: &Array) -> R<Array> {
 /// Elementwise comparison with broadcasting; the result is bool.
 pub fn compare(op: Compare, a: &Array, b: &Array) -> R<Array> {
     fn cmp<T: PartialOrd + Copy>(op: Compare, x: &ArrayD<T>, y: &ArrayD<T>) -> R<ArrayD<bool>> {
-        zip_bcast(x, y, |p, q| match op {
-            Compare::Lt => p < q,
-            Compare::Le => p <= q,
-            Compare::Gt => p > q,
-            Compare::Ge => p >= q,
-            Compare::Eq => p == q,
-            Compare::Ne => p != q,
-        })
+        match op {
+            Compare::Lt => zip_bcast(x, y, |p, q| p < q),
+            Compare::Le => zip_bcast(x, y, |p, q| p <= q),
+            Compare::Gt => zip_bcast(x, y, |p, q| p > q),
+            Compare::Ge => zip_bcast(x, y, |p, q| p >= q),
+            Compare::Eq => zip_bcast(x, y, |p, q| p == q),
+            Compare::Ne => zip_bcast(x, y, |p, q| p != q),
+        }
     }
     Ok(Array::Bool(match (a, b) {
         (Array::F32(x), Array::F32(y)) => cmp(op, x, y)?,
@@ -227,6 +282,7 @@ pub fn compare(op: Compare, a: &Array, b: &Array) -> R<Array> {
     }))
 }
 
+#[inline(always)]
 fn float_unary<T: Float>(op: Unary) -> impl Fn(T) -> T {
     move |x: T| {
         let one = T::one();
@@ -291,13 +347,43 @@ fn float_unary<T: Float>(op: Unary) -> impl Fn(T) -> T {
     }
 }
 
+/// `f` over every element, as a slice loop when `x` is contiguous.
+fn map_float<T: Copy>(x: &ArrayD<T>, f: impl Fn(T) -> T) -> ArrayD<T> {
+    match x.as_slice() {
+        Some(xs) => from_vec(x.shape(), xs.iter().map(|&v| f(v)).collect()),
+        None => x.mapv(f),
+    }
+}
+
+/// [`float_unary`] over an array, with the operation chosen outside the element loop.
+fn float_unary_array<T: Float>(op: Unary, x: &ArrayD<T>) -> ArrayD<T> {
+    macro_rules! per_op {
+        ($($v:ident)*) => {
+            match op {
+                $(Unary::$v => map_float(x, float_unary::<T>(Unary::$v)),)*
+            }
+        };
+    }
+    per_op!(Neg Abs Exp Log Log1p Sqrt Square Sin Cos Tan Tanh Sigmoid Relu Softplus Sign Step Reciprocal)
+}
+
 /// `f(x)` elementwise. Neg, Abs, Square and Sign also work on int64.
+/// float32 exp, tanh and sigmoid go through [`super::math`] (vectorized, at
+/// most 1 ulp from the correctly rounded value); the rest through std.
 ///
 /// Errors: TypeError on bool, or on int64 for transcendental functions.
 pub fn unary(op: Unary, a: &Array) -> R<Array> {
     Ok(match a {
-        Array::F32(x) => Array::F32(x.mapv(float_unary::<f32>(op))),
-        Array::F64(x) => Array::F64(x.mapv(float_unary::<f64>(op))),
+        Array::F32(x) => Array::F32(match (op, x.as_slice()) {
+            (Unary::Exp, Some(xs)) => from_vec(x.shape(), super::math::exp_f32_slice(xs)),
+            (Unary::Tanh, Some(xs)) => from_vec(x.shape(), super::math::tanh_f32_slice(xs)),
+            (Unary::Sigmoid, Some(xs)) => from_vec(x.shape(), super::math::sigmoid_f32_slice(xs)),
+            (Unary::Exp, None) => x.mapv(super::math::exp_f32),
+            (Unary::Tanh, None) => x.mapv(super::math::tanh_f32),
+            (Unary::Sigmoid, None) => x.mapv(super::math::sigmoid_f32),
+            _ => float_unary_array(op, x),
+        }),
+        Array::F64(x) => Array::F64(float_unary_array(op, x)),
         Array::I64(x) => Array::I64(match op {
             // Negating or squaring can leave the int64 range: exact or an error, never wrapped.
             Unary::Neg | Unary::Abs | Unary::Square => {

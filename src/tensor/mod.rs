@@ -6,6 +6,7 @@
 pub mod array;
 pub mod budget;
 pub mod kernels;
+pub mod math;
 pub mod shape;
 
 pub use array::{Array, DType};
