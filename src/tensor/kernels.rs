@@ -5,8 +5,7 @@
 use super::array::{Array, DType};
 use super::shape::{broadcast_shapes, reduced_shape};
 use super::shape_str;
-use crate::bail;
-use crate::runtime::error::R;
+use super::error::{tensor_bail, tensor_err, TensorResult as R};
 use ndarray::{ArrayD, Axis, IxDyn, Zip};
 use num_traits::Float;
 
@@ -219,9 +218,9 @@ fn int_binary_array(op: Binary, x: &ArrayD<i64>, y: &ArrayD<i64>) -> R<ArrayD<i6
     })?;
     match fault.get() {
         IntFault::None => Ok(out),
-        IntFault::Overflow => bail!(Value, "integer overflow in an int64 tensor {}", binary_name(op)),
-        IntFault::ZeroDivision => bail!(ZeroDivision, "integer division by zero"),
-        IntFault::NegativePower => bail!(Value, "integers to negative integer powers are not allowed (cast to float)"),
+        IntFault::Overflow => tensor_bail!(Value, "integer overflow in an int64 tensor {}", binary_name(op)),
+        IntFault::ZeroDivision => tensor_bail!(ZeroDivision, "integer division by zero"),
+        IntFault::NegativePower => tensor_bail!(Value, "integers to negative integer powers are not allowed (cast to float)"),
     }
 }
 
@@ -255,9 +254,9 @@ pub fn binary(op: Binary, a: &Array, b: &Array) -> R<Array> {
             }
         }
         _ if a.dtype() != b.dtype() => {
-            bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype())
+            tensor_bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype())
         }
-        _ => bail!(Type, "arithmetic is not defined on {} tensors", a.dtype()),
+        _ => tensor_bail!(Type, "arithmetic is not defined on {} tensors", a.dtype()),
     })
 }
 
@@ -278,7 +277,7 @@ pub fn compare(op: Compare, a: &Array, b: &Array) -> R<Array> {
         (Array::F64(x), Array::F64(y)) => cmp(op, x, y)?,
         (Array::I64(x), Array::I64(y)) => cmp(op, x, y)?,
         (Array::Bool(x), Array::Bool(y)) => cmp(op, x, y)?,
-        _ => bail!(Type, "cannot compare {} and {} tensors (use cast)", a.dtype(), b.dtype()),
+        _ => tensor_bail!(Type, "cannot compare {} and {} tensors (use cast)", a.dtype(), b.dtype()),
     }))
 }
 
@@ -393,15 +392,15 @@ pub fn unary(op: Unary, a: &Array) -> R<Array> {
                     _ => v.checked_mul(v),
                 };
                 if let Some(&bad) = x.iter().find(|&&v| f(v).is_none()) {
-                    bail!(Value, "integer overflow in an int64 tensor {} of {}", unary_name(op), bad);
+                    tensor_bail!(Value, "integer overflow in an int64 tensor {} of {}", unary_name(op), bad);
                 }
                 x.mapv(|v| f(v).unwrap_or(0))
             }
             Unary::Sign => x.mapv(|v| v.signum()),
             Unary::Relu => x.mapv(|v| v.max(0)),
-            _ => bail!(Type, "{} needs a float tensor, got int64 (use cast)", unary_name(op)),
+            _ => tensor_bail!(Type, "{} needs a float tensor, got int64 (use cast)", unary_name(op)),
         }),
-        Array::Bool(_) => bail!(Type, "{} is not defined on bool tensors", unary_name(op)),
+        Array::Bool(_) => tensor_bail!(Type, "{} is not defined on bool tensors", unary_name(op)),
     })
 }
 
@@ -588,7 +587,7 @@ pub fn reduce(op: Reduce, a: &Array, axes: &[usize], keepdims: bool) -> R<Array>
         Array::F64(x) => Array::F64(reduce_float(op, x, axes, keepdims)),
         Array::I64(x) => {
             if x.is_empty() && matches!(op, Reduce::Max | Reduce::Min) {
-                bail!(Value, "cannot reduce an empty int64 tensor");
+                tensor_bail!(Value, "cannot reduce an empty int64 tensor");
             }
             let shape = reduced_shape(x.shape(), axes, keepdims);
             let vals: Vec<i64> = match op {
@@ -601,14 +600,14 @@ pub fn reduce(op: Reduce, a: &Array, axes: &[usize], keepdims: bool) -> R<Array>
                     for s in sums {
                         let s = if op == Reduce::Mean {
                             if n == 0 {
-                                bail!(Value, "cannot take the mean of an empty int64 tensor");
+                                tensor_bail!(Value, "cannot take the mean of an empty int64 tensor");
                             }
                             s / n as i128
                         } else {
                             s
                         };
                         out.push(i64::try_from(s).map_err(|_| {
-                            crate::err!(Value, "integer overflow: an int64 sum of {s} is out of range")
+                            tensor_err!(Value, "integer overflow: an int64 sum of {s} is out of range")
                         })?);
                     }
                     out
@@ -618,7 +617,7 @@ pub fn reduce(op: Reduce, a: &Array, axes: &[usize], keepdims: bool) -> R<Array>
             };
             Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("one value per output cell"))
         }
-        Array::Bool(_) => bail!(Type, "cannot reduce a bool tensor (use cast)"),
+        Array::Bool(_) => tensor_bail!(Type, "cannot reduce a bool tensor (use cast)"),
     })
 }
 
@@ -641,7 +640,7 @@ pub fn argmax(a: &Array, axis: usize) -> R<Array> {
         })
     }
     if a.shape().get(axis).copied().unwrap_or(0) == 0 {
-        bail!(Value, "argmax of an empty axis");
+        tensor_bail!(Value, "argmax of an empty axis");
     }
     Ok(Array::I64(match a {
         Array::F32(x) => go(x, axis, f32::MIN),
@@ -721,7 +720,7 @@ pub fn matmul_2d_transposed(a: &Array, b: &Array, ta: bool, tb: bool) -> Option<
         let x2 = if ta { x2.reversed_axes() } else { x2 };
         let y2 = if tb { y2.reversed_axes() } else { y2 };
         if x2.dim().1 != y2.dim().0 {
-            bail!(Shape, "matmul: inner dimensions differ in shapes {:?} and {:?}", x2.dim(), y2.dim());
+            tensor_bail!(Shape, "matmul: inner dimensions differ in shapes {:?} and {:?}", x2.dim(), y2.dim());
         }
         super::budget::check_shape(&[x2.dim().0, y2.dim().1])?;
         Ok(gemm2(x2, y2).into_dyn())
@@ -739,12 +738,12 @@ pub fn matmul_2d_transposed(a: &Array, b: &Array, ta: bool, tb: bool) -> Option<
 pub fn matmul(a: &Array, b: &Array) -> R<Array> {
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() < 2 || sb.len() < 2 {
-        bail!(Shape, "matmul needs tensors of rank 2 or more, got shapes {} and {}", shape_str(sa), shape_str(sb));
+        tensor_bail!(Shape, "matmul needs tensors of rank 2 or more, got shapes {} and {}", shape_str(sa), shape_str(sb));
     }
     let (n, k) = (sa[sa.len() - 2], sa[sa.len() - 1]);
     let (k2, m) = (sb[sb.len() - 2], sb[sb.len() - 1]);
     if k != k2 {
-        bail!(Shape, "matmul: inner dimensions differ in shapes {} and {}", shape_str(sa), shape_str(sb));
+        tensor_bail!(Shape, "matmul: inner dimensions differ in shapes {} and {}", shape_str(sa), shape_str(sb));
     }
     let batch = broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
     // Batch broadcasting materialises both operands at the batch shape: check all three before allocating.
@@ -806,7 +805,7 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
                             acc = xf[[c, i, l]]
                                 .checked_mul(yf[[c, l, j]])
                                 .and_then(|p| acc.checked_add(p))
-                                .ok_or_else(|| crate::err!(Value, "integer overflow in an int64 matmul"))?;
+                                .ok_or_else(|| tensor_err!(Value, "integer overflow in an int64 matmul"))?;
                         }
                         out.push(acc);
                     }
@@ -814,8 +813,8 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
             }
             Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), out).expect("one value per element"))
         }
-        _ if a.dtype() != b.dtype() => bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype()),
-        _ => bail!(Type, "matmul is not defined on {} tensors", a.dtype()),
+        _ if a.dtype() != b.dtype() => tensor_bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype()),
+        _ => tensor_bail!(Type, "matmul is not defined on {} tensors", a.dtype()),
     })
 }
 
@@ -834,7 +833,7 @@ pub fn broadcast_to(a: &Array, shape: &[usize]) -> R<Array> {
     super::shape::check_size(shape)?;
     let target = broadcast_shapes(a.shape(), shape)?;
     if target != shape {
-        bail!(Shape, "cannot broadcast shape {} to {}", shape_str(a.shape()), shape_str(shape));
+        tensor_bail!(Shape, "cannot broadcast shape {} to {}", shape_str(a.shape()), shape_str(shape));
     }
     Ok(crate::map_dtype!(a, x => x.broadcast(IxDyn(shape)).unwrap().to_owned()))
 }
@@ -846,12 +845,12 @@ pub fn concat(parts: &[&Array], axis: usize) -> R<Array> {
     let first = parts[0];
     for p in parts {
         if p.dtype() != first.dtype() {
-            bail!(Type, "concat: cannot mix {} and {} tensors", first.dtype(), p.dtype());
+            tensor_bail!(Type, "concat: cannot mix {} and {} tensors", first.dtype(), p.dtype());
         }
         if p.ndim() != first.ndim()
             || p.shape().iter().zip(first.shape()).enumerate().any(|(i, (x, y))| i != axis && x != y)
         {
-            bail!(
+            tensor_bail!(
                 Shape,
                 "concat: shapes {} and {} differ outside axis {}",
                 shape_str(first.shape()),
@@ -907,7 +906,7 @@ pub fn stack(parts: &[&Array], axis: usize) -> R<Array> {
     let first = parts[0];
     for p in parts {
         if p.shape() != first.shape() {
-            bail!(Shape, "stack: shapes {} and {} differ", shape_str(first.shape()), shape_str(p.shape()));
+            tensor_bail!(Shape, "stack: shapes {} and {} differ", shape_str(first.shape()), shape_str(p.shape()));
         }
     }
     let expanded: Vec<Array> = parts
@@ -939,7 +938,7 @@ pub fn softmax(a: &Array, axis: usize, log: bool) -> R<Array> {
     Ok(match a {
         Array::F32(x) => Array::F32(go(x, axis, log)),
         Array::F64(x) => Array::F64(go(x, axis, log)),
-        _ => bail!(Type, "softmax needs a float tensor, got {}", a.dtype()),
+        _ => tensor_bail!(Type, "softmax needs a float tensor, got {}", a.dtype()),
     })
 }
 
