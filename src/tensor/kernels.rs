@@ -260,6 +260,80 @@ pub fn binary(op: Binary, a: &Array, b: &Array) -> R<Array> {
     })
 }
 
+/// `x[i] = f(x[i], y[j])` in `x`'s own buffer, when `x` is contiguous and already has the
+/// broadcast shape: `y` of the same shape, one element, or a trailing part of `x`'s shape.
+/// Returns false, leaving `x` untouched, in every other case. The pairs and their order are
+/// those of [`zip_bcast`], so the values are the same.
+fn zip_in_place<T: Copy>(x: &mut ArrayD<T>, y: &ArrayD<T>, f: impl Fn(T, T) -> T) -> bool {
+    let (Some(ys), sy) = (y.as_slice(), y.shape()) else { return false };
+    let sx = x.shape().to_vec();
+    let Some(xs) = x.as_slice_mut() else { return false };
+    if sx == sy {
+        for (a, &b) in xs.iter_mut().zip(ys) {
+            *a = f(*a, b);
+        }
+    } else if ys.len() == 1 && sy.len() <= sx.len() {
+        let b = ys[0];
+        for a in xs.iter_mut() {
+            *a = f(*a, b);
+        }
+    } else if sy.len() < sx.len() && !ys.is_empty() && sx.ends_with(sy) {
+        for row in xs.chunks_exact_mut(ys.len()) {
+            for (a, &b) in row.iter_mut().zip(ys) {
+                *a = f(*a, b);
+            }
+        }
+    } else {
+        return false;
+    }
+    true
+}
+
+fn float_binary_in_place<T: Float>(op: Binary, x: &mut ArrayD<T>, y: &ArrayD<T>) -> bool {
+    macro_rules! per_op {
+        ($($v:ident)*) => {
+            match op {
+                $(Binary::$v => zip_in_place(x, y, float_binary::<T>(Binary::$v)),)*
+            }
+        };
+    }
+    per_op!(Add Sub Mul Div Pow Maximum Minimum FloorDiv Mod)
+}
+
+/// [`binary`] consuming `a`: a float `a` that is contiguous and already has the result's
+/// shape receives the result in its own buffer (no allocation); anything else is computed
+/// as [`binary`] does. The values are [`binary`]'s, bit for bit.
+///
+/// Errors: as [`binary`].
+pub fn binary_owned(op: Binary, a: Array, b: &Array) -> R<Array> {
+    match (a, b) {
+        (Array::F32(mut x), Array::F32(y)) => {
+            if float_binary_in_place(op, &mut x, y) {
+                return Ok(Array::F32(x));
+            }
+            binary(op, &Array::F32(x), b)
+        }
+        (Array::F64(mut x), Array::F64(y)) => {
+            if float_binary_in_place(op, &mut x, y) {
+                return Ok(Array::F64(x));
+            }
+            binary(op, &Array::F64(x), b)
+        }
+        (a, b) => binary(op, &a, b),
+    }
+}
+
+/// [`binary`] on a shared buffer: when the caller holds the only reference to `a`
+/// (`Rc::try_unwrap` succeeds), its buffer is reused as in [`binary_owned`].
+///
+/// Errors: as [`binary`].
+pub fn binary_rc(op: Binary, a: std::rc::Rc<Array>, b: &Array) -> R<Array> {
+    match std::rc::Rc::try_unwrap(a) {
+        Ok(owned) => binary_owned(op, owned, b),
+        Err(shared) => binary(op, &shared, b),
+    }
+}
+
 /// Elementwise comparison with broadcasting; the result is bool.
 pub fn compare(op: Compare, a: &Array, b: &Array) -> R<Array> {
     fn cmp<T: PartialOrd + Copy>(op: Compare, x: &ArrayD<T>, y: &ArrayD<T>) -> R<ArrayD<bool>> {
@@ -404,6 +478,46 @@ pub fn unary(op: Unary, a: &Array) -> R<Array> {
     })
 }
 
+/// [`unary`] consuming `a`: a contiguous float `a` receives the result in its own buffer (no
+/// allocation); anything else is computed as [`unary`] does. The values are [`unary`]'s.
+///
+/// Errors: as [`unary`].
+pub fn unary_owned(op: Unary, a: Array) -> R<Array> {
+    fn in_place<T: Float>(op: Unary, xs: &mut [T]) {
+        macro_rules! per_op {
+            ($($v:ident)*) => {
+                match op {
+                    $(Unary::$v => {
+                        let f = float_unary::<T>(Unary::$v);
+                        for x in xs.iter_mut() {
+                            *x = f(*x);
+                        }
+                    })*
+                }
+            };
+        }
+        per_op!(Neg Abs Exp Log Log1p Sqrt Square Sin Cos Tan Tanh Sigmoid Relu Softplus Sign Step Reciprocal)
+    }
+    match a {
+        Array::F32(mut x) if x.is_standard_layout() => {
+            let xs = x.as_slice_mut().expect("standard layout is contiguous");
+            match op {
+                Unary::Exp => super::math::exp_f32_in_place(xs),
+                Unary::Tanh => super::math::tanh_f32_in_place(xs),
+                Unary::Sigmoid => super::math::sigmoid_f32_in_place(xs),
+                _ => in_place(op, xs),
+            }
+            Ok(Array::F32(x))
+        }
+        Array::F64(mut x) if x.is_standard_layout() => {
+            in_place(op, x.as_slice_mut().expect("standard layout is contiguous"));
+            Ok(Array::F64(x))
+        }
+        a => unary(op, &a),
+    }
+}
+
+/// The name messages use for `op`.
 pub fn unary_name(op: Unary) -> &'static str {
     match op {
         Unary::Neg => "neg",
@@ -932,7 +1046,10 @@ pub fn softmax(a: &Array, axis: usize, log: bool) -> R<Array> {
         if log {
             Zip::from(x).and(&mb).and(&sb).map_collect(|&v, &m, &s| v - m - T::narrow(s.ln()))
         } else {
-            Zip::from(&e).and(&sb).map_collect(|&v, &s| T::narrow(v.widen() / s))
+            // e is ours alone: the probabilities overwrite it.
+            let mut e = e;
+            Zip::from(&mut e).and(&sb).for_each(|v, &s| *v = T::narrow(v.widen() / s));
+            e
         }
     }
     Ok(match a {
@@ -995,6 +1112,69 @@ mod tests {
             false,
         );
         assert!(bad.unwrap().is_err(), "inner dimensions must agree");
+    }
+
+    fn f32_array(shape: &[usize], seed: u32) -> Array {
+        Array::F32(ArrayD::from_shape_fn(IxDyn(shape), |i| {
+            let k = ndarray::Dimension::slice(&i).iter().fold(seed, |h, &d| h.wrapping_mul(31).wrapping_add(d as u32 + 7));
+            (k % 1000) as f32 / 37.0 - 13.0
+        }))
+    }
+
+    fn bits(a: &Array) -> Vec<u64> {
+        match a {
+            Array::F32(x) => x.iter().map(|v| v.to_bits() as u64).collect(),
+            Array::F64(x) => x.iter().map(|v| v.to_bits()).collect(),
+            other => panic!("float expected, got {}", other.dtype()),
+        }
+    }
+
+    /// Each fast path (same shape, one element either side, a trailing row either side), the
+    /// generic broadcast and a transposed operand give the values of an element-by-element loop
+    /// over the broadcast shape; the owned variants give the same bits, in place or not.
+    #[test]
+    fn elementwise_fast_paths_and_owned_variants_match_the_generic_loop() {
+        let cases: &[(&[usize], &[usize])] = &[
+            (&[4, 5], &[4, 5]),
+            (&[4, 5], &[]),
+            (&[], &[4, 5]),
+            (&[4, 5], &[1, 1]),
+            (&[3, 4, 5], &[4, 5]),
+            (&[5], &[3, 5]),
+            (&[4, 1], &[1, 5]),
+            (&[0, 5], &[5]),
+        ];
+        for &(sa, sb) in cases {
+            let (a, b) = (f32_array(sa, 1), f32_array(sb, 2));
+            let shape = broadcast_shapes(sa, sb).unwrap();
+            for op in [Binary::Add, Binary::Sub, Binary::Mul, Binary::Div, Binary::Maximum, Binary::Mod] {
+                let got = binary(op, &a, &b).unwrap();
+                assert_eq!(got.shape(), &shape[..]);
+                let (Array::F32(x), Array::F32(y)) = (&a, &b) else { unreachable!() };
+                let (xb, yb) = (x.broadcast(IxDyn(&shape)).unwrap(), y.broadcast(IxDyn(&shape)).unwrap());
+                let f = float_binary::<f32>(op);
+                let want: Vec<u64> = xb.iter().zip(yb.iter()).map(|(&p, &q)| f(p, q).to_bits() as u64).collect();
+                assert_eq!(bits(&got), want, "{op:?} {sa:?} {sb:?}");
+                assert_eq!(bits(&binary_owned(op, a.clone(), &b).unwrap()), want, "owned {op:?} {sa:?} {sb:?}");
+                assert_eq!(bits(&binary_rc(op, std::rc::Rc::new(a.clone()), &b).unwrap()), want);
+            }
+        }
+        let base = f32_array(&[5, 4], 3);
+        let t = transpose(&base, &[1, 0]);
+        let Array::F32(bv) = &base else { unreachable!() };
+        let strided = Array::F32(bv.t().to_owned());
+        assert!(matches!(&strided, Array::F32(v) if !v.is_standard_layout()), "a column-major operand");
+        let want = bits(&binary(Binary::Mul, &t, &f32_array(&[4, 5], 4)).unwrap());
+        assert_eq!(bits(&binary(Binary::Mul, &strided, &f32_array(&[4, 5], 4)).unwrap()), want);
+        assert_eq!(bits(&binary_owned(Binary::Mul, strided.clone(), &f32_array(&[4, 5], 4)).unwrap()), want);
+        for op in [Unary::Neg, Unary::Exp, Unary::Tanh, Unary::Sigmoid, Unary::Relu, Unary::Square, Unary::Log] {
+            for a in [f32_array(&[3, 7], 5), strided.clone()] {
+                let want = bits(&unary(op, &a).unwrap());
+                assert_eq!(bits(&unary_owned(op, a.clone()).unwrap()), want, "{op:?}");
+            }
+            let a64 = f32_array(&[3, 7], 6).cast(DType::F64);
+            assert_eq!(bits(&unary_owned(op, a64.clone()).unwrap()), bits(&unary(op, &a64).unwrap()), "{op:?}");
+        }
     }
 
     /// 10^7 float32 terms, compared with the float64 sum of the same float32 values.

@@ -93,28 +93,27 @@ pub fn sigmoid_f32(x: f32) -> f32 {
 }
 
 #[inline(always)]
-fn map_plain(xs: &[f32], out: &mut [f32], f: impl Fn(f32) -> f32) {
-    for (o, &x) in out.iter_mut().zip(xs) {
-        *o = f(x);
+fn map_plain(xs: &mut [f32], f: impl Fn(f32) -> f32) {
+    for x in xs {
+        *x = f(*x);
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-fn map_avx512(xs: &[f32], out: &mut [f32], f: impl Fn(f32) -> f32) {
-    map_plain(xs, out, f)
+fn map_avx512(xs: &mut [f32], f: impl Fn(f32) -> f32) {
+    map_plain(xs, f)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn map_avx2(xs: &[f32], out: &mut [f32], f: impl Fn(f32) -> f32) {
-    map_plain(xs, out, f)
+fn map_avx2(xs: &mut [f32], f: impl Fn(f32) -> f32) {
+    map_plain(xs, f)
 }
 
-/// `f` over a slice with the widest vector unit this CPU has.
+/// `x = f(x)` over a slice, in place, with the widest vector unit this CPU has.
 #[inline(always)]
-fn map_slice(xs: &[f32], f: impl Fn(f32) -> f32) -> Vec<f32> {
-    let mut out = vec![0.0f32; xs.len()];
+fn map_in_place(xs: &mut [f32], f: impl Fn(f32) -> f32) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f")
@@ -122,32 +121,52 @@ fn map_slice(xs: &[f32], f: impl Fn(f32) -> f32) -> Vec<f32> {
             && std::arch::is_x86_feature_detected!("avx512vl")
         {
             // SAFETY: the CPU supports the features the function was compiled for (checked above).
-            unsafe { map_avx512(xs, &mut out, f) };
-            return out;
+            unsafe { map_avx512(xs, f) };
+            return;
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: as above.
-            unsafe { map_avx2(xs, &mut out, f) };
-            return out;
+            unsafe { map_avx2(xs, f) };
+            return;
         }
     }
-    map_plain(xs, &mut out, f);
+    map_plain(xs, f)
+}
+
+/// [`exp_f32`] over a slice, in place.
+pub fn exp_f32_in_place(xs: &mut [f32]) {
+    map_in_place(xs, exp_f32)
+}
+
+/// [`tanh_f32`] over a slice, in place.
+pub fn tanh_f32_in_place(xs: &mut [f32]) {
+    map_in_place(xs, tanh_f32)
+}
+
+/// [`sigmoid_f32`] over a slice, in place.
+pub fn sigmoid_f32_in_place(xs: &mut [f32]) {
+    map_in_place(xs, sigmoid_f32)
+}
+
+/// [`exp_f32`] over a slice, into a new vector.
+pub fn exp_f32_slice(xs: &[f32]) -> Vec<f32> {
+    let mut out = xs.to_vec();
+    exp_f32_in_place(&mut out);
     out
 }
 
-/// [`exp_f32`] over a slice.
-pub fn exp_f32_slice(xs: &[f32]) -> Vec<f32> {
-    map_slice(xs, exp_f32)
-}
-
-/// [`tanh_f32`] over a slice.
+/// [`tanh_f32`] over a slice, into a new vector.
 pub fn tanh_f32_slice(xs: &[f32]) -> Vec<f32> {
-    map_slice(xs, tanh_f32)
+    let mut out = xs.to_vec();
+    tanh_f32_in_place(&mut out);
+    out
 }
 
-/// [`sigmoid_f32`] over a slice.
+/// [`sigmoid_f32`] over a slice, into a new vector.
 pub fn sigmoid_f32_slice(xs: &[f32]) -> Vec<f32> {
-    map_slice(xs, sigmoid_f32)
+    let mut out = xs.to_vec();
+    sigmoid_f32_in_place(&mut out);
+    out
 }
 
 #[cfg(test)]
