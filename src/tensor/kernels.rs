@@ -110,12 +110,14 @@ fn zip_bcast<T: Copy, U>(a: &ArrayD<T>, b: &ArrayD<T>, f: impl Fn(T, T) -> U) ->
 }
 
 /// [`zip_bcast`] of a float operation, with the operation chosen outside the
-/// element loop (one monomorphised loop per operation, so `+` vectorizes).
+/// element loop: each arm passes a zero-sized closure whose `op` is a constant,
+/// so every operation gets its own monomorphised loop and `+` vectorizes
+/// (a closure capturing `op` kept a jump table inside the loop).
 fn float_binary_array<T: Float>(op: Binary, x: &ArrayD<T>, y: &ArrayD<T>) -> R<ArrayD<T>> {
     macro_rules! per_op {
         ($($v:ident)*) => {
             match op {
-                $(Binary::$v => zip_bcast(x, y, float_binary::<T>(Binary::$v)),)*
+                $(Binary::$v => zip_bcast(x, y, |p, q| float_binary::<T>(Binary::$v)(p, q)),)*
             }
         };
     }
@@ -293,7 +295,7 @@ fn float_binary_in_place<T: Float>(op: Binary, x: &mut ArrayD<T>, y: &ArrayD<T>)
     macro_rules! per_op {
         ($($v:ident)*) => {
             match op {
-                $(Binary::$v => zip_in_place(x, y, float_binary::<T>(Binary::$v)),)*
+                $(Binary::$v => zip_in_place(x, y, |p, q| float_binary::<T>(Binary::$v)(p, q)),)*
             }
         };
     }
@@ -433,7 +435,7 @@ fn float_unary_array<T: Float>(op: Unary, x: &ArrayD<T>) -> ArrayD<T> {
     macro_rules! per_op {
         ($($v:ident)*) => {
             match op {
-                $(Unary::$v => map_float(x, float_unary::<T>(Unary::$v)),)*
+                $(Unary::$v => map_float(x, |v| float_unary::<T>(Unary::$v)(v)),)*
             }
         };
     }
@@ -488,7 +490,7 @@ pub fn unary_owned(op: Unary, a: Array) -> R<Array> {
             ($($v:ident)*) => {
                 match op {
                     $(Unary::$v => {
-                        let f = float_unary::<T>(Unary::$v);
+                        let f = |v| float_unary::<T>(Unary::$v)(v);
                         for x in xs.iter_mut() {
                             *x = f(*x);
                         }
