@@ -106,10 +106,23 @@ fn kernel_figures(reps: usize) {
     println!("kernels (median of {reps}):");
     // B2's forward and backward products: [128, 64]·[64, 256], [128, 256]·[256, 256],
     // [128, 256]·[256, 10], the weight gradients xᵀ·g and the input gradients g·Wᵀ; then 1024².
-    for (n, k, m) in [(128, 64, 256), (128, 256, 256), (128, 256, 10), (64, 128, 256), (256, 128, 256), (256, 128, 10), (128, 10, 256), (1024, 1024, 1024)] {
+    for (n, k, m) in [
+        (128, 64, 256),
+        (128, 256, 256),
+        (128, 256, 10),
+        (64, 128, 256),
+        (256, 128, 256),
+        (256, 128, 10),
+        (128, 10, 256),
+        (1024, 1024, 1024),
+    ] {
         let (a, b) = (f32_array(&[n, k]), f32_array(&[k, m]));
         let t = median_secs(reps, || drop(kernels::matmul(&a, &b).unwrap()));
-        println!("  matmul f32 {n}x{k} @ {k}x{m}: {:8.1} µs, {:6.1} GFLOP/s", t * 1e6, 2.0 * (n * k * m) as f64 / t / 1e9);
+        println!(
+            "  matmul f32 {n}x{k} @ {k}x{m}: {:8.1} µs, {:6.1} GFLOP/s",
+            t * 1e6,
+            2.0 * (n * k * m) as f64 / t / 1e9
+        );
     }
     for (m, n) in [(128, 256), (1000, 1000)] {
         let (a, b, row) = (f32_array(&[m, n]), f32_array(&[m, n]), f32_array(&[n]));

@@ -1,7 +1,7 @@
 //! The dtype-tagged n-dimensional array behind every tensor.
 
-use super::scalar::float_to_int;
 use super::error::{tensor_bail, TensorResult as R};
+use super::scalar::float_to_int;
 use ndarray::{ArrayD, IxDyn};
 use std::fmt;
 

@@ -3,8 +3,8 @@
 //! is checked here before it is allocated (LANGUAGE.md §7). A request over
 //! budget is a ValueError naming the size, never an allocation failure.
 
-use super::shape_str;
 use super::error::{tensor_bail, TensorResult as R};
+use super::shape_str;
 
 /// The most elements one tensor may have (2^28: 1 GiB of float32).
 pub const MAX_ELEMENTS: usize = 1 << 28;

@@ -3,9 +3,9 @@
 //! their inputs: no tape, no ids.
 
 use super::array::{Array, DType};
+use super::error::{tensor_bail, tensor_err, TensorResult as R};
 use super::shape::{broadcast_shapes, reduced_shape};
 use super::shape_str;
-use super::error::{tensor_bail, tensor_err, TensorResult as R};
 use ndarray::{ArrayD, Axis, IxDyn, Zip};
 use num_traits::Float;
 
@@ -222,7 +222,9 @@ fn int_binary_array(op: Binary, x: &ArrayD<i64>, y: &ArrayD<i64>) -> R<ArrayD<i6
         IntFault::None => Ok(out),
         IntFault::Overflow => tensor_bail!(Value, "integer overflow in an int64 tensor {}", binary_name(op)),
         IntFault::ZeroDivision => tensor_bail!(ZeroDivision, "integer division by zero"),
-        IntFault::NegativePower => tensor_bail!(Value, "integers to negative integer powers are not allowed (cast to float)"),
+        IntFault::NegativePower => {
+            tensor_bail!(Value, "integers to negative integer powers are not allowed (cast to float)")
+        }
     }
 }
 
@@ -854,7 +856,12 @@ pub fn matmul_2d_transposed(a: &Array, b: &Array, ta: bool, tb: bool) -> Option<
 pub fn matmul(a: &Array, b: &Array) -> R<Array> {
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() < 2 || sb.len() < 2 {
-        tensor_bail!(Shape, "matmul needs tensors of rank 2 or more, got shapes {} and {}", shape_str(sa), shape_str(sb));
+        tensor_bail!(
+            Shape,
+            "matmul needs tensors of rank 2 or more, got shapes {} and {}",
+            shape_str(sa),
+            shape_str(sb)
+        );
     }
     let (n, k) = (sa[sa.len() - 2], sa[sa.len() - 1]);
     let (k2, m) = (sb[sb.len() - 2], sb[sb.len() - 1]);
@@ -929,7 +936,9 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
             }
             Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), out).expect("one value per element"))
         }
-        _ if a.dtype() != b.dtype() => tensor_bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype()),
+        _ if a.dtype() != b.dtype() => {
+            tensor_bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype())
+        }
         _ => tensor_bail!(Type, "matmul is not defined on {} tensors", a.dtype()),
     })
 }
@@ -1118,7 +1127,8 @@ mod tests {
 
     fn f32_array(shape: &[usize], seed: u32) -> Array {
         Array::F32(ArrayD::from_shape_fn(IxDyn(shape), |i| {
-            let k = ndarray::Dimension::slice(&i).iter().fold(seed, |h, &d| h.wrapping_mul(31).wrapping_add(d as u32 + 7));
+            let k =
+                ndarray::Dimension::slice(&i).iter().fold(seed, |h, &d| h.wrapping_mul(31).wrapping_add(d as u32 + 7));
             (k % 1000) as f32 / 37.0 - 13.0
         }))
     }

@@ -269,6 +269,10 @@ mod tests {
         assert!(s[7] > 0.0 && s[7] < f32::MIN_POSITIVE, "sigmoid(-100) ≈ 3.7e-44 is a float32 subnormal");
         assert_eq!(s[8], 0.0, "sigmoid(-104) ≈ 6.8e-46 rounds to 0");
         let nan = [f32::NAN, -f32::NAN];
-        assert!(exp_f32_slice(&nan).iter().chain(&tanh_f32_slice(&nan)).chain(&sigmoid_f32_slice(&nan)).all(|v| v.is_nan()));
+        assert!(exp_f32_slice(&nan)
+            .iter()
+            .chain(&tanh_f32_slice(&nan))
+            .chain(&sigmoid_f32_slice(&nan))
+            .all(|v| v.is_nan()));
     }
 }

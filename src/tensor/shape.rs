@@ -1,7 +1,7 @@
 //! Shape arithmetic: NumPy broadcasting, axis normalisation, reshape with `-1`.
 
-use super::shape_str;
 use super::error::{tensor_bail, TensorResult as R};
+use super::shape_str;
 
 pub use super::budget::{check_shape, MAX_ELEMENTS};
 
