@@ -285,7 +285,7 @@ impl Interp {
         match v {
             Value::Int(i) => Ok(*i),
             Value::Bool(b) => Ok(*b as i64),
-            Value::Tensor(t) if t.dtype() == DType::I64 && t.len() == 1 => t.data.first_i64(),
+            Value::Tensor(t) if t.dtype() == DType::I64 && t.len() == 1 => Ok(t.data.first_i64()?),
             other => bail!(Type, "{what} must be an int, not {}", other.type_name()),
         }
     }
@@ -332,7 +332,7 @@ impl Interp {
                 let items = self.iterate(v)?;
                 items.iter().map(|x| self.int_arg(x, "a shape entry")).collect()
             }
-            Value::Tensor(t) => t.data.to_i64_vec(),
+            Value::Tensor(t) => Ok(t.data.to_i64_vec()?),
             other => bail!(Type, "a shape must be a list of ints, not {}", other.type_name()),
         }
     }

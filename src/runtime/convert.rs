@@ -241,25 +241,10 @@ impl Interp {
     }
 }
 
-/// The one float → int conversion (Python's `int(x)`: truncation toward zero),
-/// exact or an error, never a saturated or wrapped value.
-///
-/// Errors: ValueError `cannot convert float NaN to integer`, `cannot convert
-/// float infinity to integer` (Python's OverflowError; DGL ints are 64-bit, so
-/// a float outside [-2^63, 2^63) is out of range too).
+/// The one float → int conversion, raised as a runtime error: see
+/// [`crate::tensor::scalar::float_to_int`].
 pub fn float_to_int(f: f64) -> R<i64> {
-    if f.is_nan() {
-        bail!(Value, "cannot convert float NaN to integer");
-    }
-    if f.is_infinite() {
-        bail!(Value, "cannot convert float infinity to integer");
-    }
-    let t = f.trunc();
-    // 2^63 is exactly representable; every float below it and at or above -2^63 fits.
-    if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&t) {
-        bail!(Value, "float {} is out of range for a 64-bit int", crate::runtime::format::fmt_f64(f));
-    }
-    Ok(t as i64)
+    Ok(crate::tensor::scalar::float_to_int(f)?)
 }
 
 /// A number becoming an element of an int64 tensor (`constant(x, dtype=int64)`,

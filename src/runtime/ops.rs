@@ -425,7 +425,7 @@ const VALUE_BYTES: usize = std::mem::size_of::<Value>();
 
 /// `seq * n` within the allocation budget (crate::tensor::budget).
 fn check_repeat(len: usize, n: i64, item_bytes: usize) -> R<()> {
-    check_bytes("a repeated sequence", (len as u128) * (n.max(0) as u128), item_bytes)
+    Ok(check_bytes("a repeated sequence", (len as u128) * (n.max(0) as u128), item_bytes)?)
 }
 
 fn is_number(v: &Value) -> bool {

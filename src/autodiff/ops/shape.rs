@@ -34,7 +34,7 @@ impl Recorder {
                 if p.len() != n {
                     bail!(Value, "transpose: perm has {} entries for a tensor of rank {}", p.len(), n);
                 }
-                let p = p.iter().map(|&a| norm_axis(a, n)).collect::<R<Vec<_>>>()?;
+                let p = p.iter().map(|&a| norm_axis(a, n)).collect::<Result<Vec<_>, _>>()?;
                 let mut seen = vec![false; n];
                 for &a in &p {
                     if std::mem::replace(&mut seen[a], true) {
