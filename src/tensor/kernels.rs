@@ -797,7 +797,8 @@ fn gemm2<T: ndarray::LinalgScalar>(x: ndarray::ArrayView2<T>, y: ndarray::ArrayV
     let mut out = ndarray::Array2::<T>::zeros((n, m));
     let (xs, ys, os) = (x.strides(), y.strides(), out.strides().to_vec());
     // Below about 2^24 multiply-adds (a 256³ product) waking the thread pool costs more than it
-    // saves (B2's 128×256×256 layers: 0.064 s/epoch on one thread, 0.070–0.083 on two).
+    // saves (B2's 128×256×256 layers: no gain from two threads at 2^18–2^22, measured again with
+    // the AVX2 kernels under load; to be measured again on a quiet machine with the AVX-512 ones).
     let threads = if n * m * k >= 1 << 24 { num_threads() } else { 1 };
     let par = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
     // SAFETY: the pointers and element strides describe the three arrays exactly (ndarray views),
