@@ -29,7 +29,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use value::{Module, Scope, Value};
+use value::{Module, Value};
 
 /// Set by Ctrl-C (from a signal handler, so a plain atomic); polled by loops,
 /// calls and the backward pass, which raise KeyboardInterrupt.
@@ -157,14 +157,14 @@ impl Interp {
         Ok(())
     }
 
-    /// Parses and runs source text as the module `scope`.
-    pub fn run_source(&mut self, src_id: SourceId, scope: &Rc<Scope>) -> Result<Value, Failure> {
+    /// Parses and runs source text as the module whose globals are `globals`.
+    pub fn run_source(&mut self, src_id: SourceId, globals: &Rc<value::Globals>) -> Result<Value, Failure> {
         let text = self.sources.get(src_id).text.clone();
         let block = crate::syntax::parse_module(&text).map_err(|errs| Failure::Syntax(src_id, errs))?;
         let saved = (self.src, self.frame.clone());
         self.src = src_id;
         self.frame = "<module>".into();
-        let r = self.exec_module(&block, scope);
+        let r = self.exec_module(&block, globals);
         self.src = saved.0;
         self.frame = saved.1;
         r.map_err(Failure::Runtime)

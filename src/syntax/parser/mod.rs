@@ -15,9 +15,10 @@ use stmt::module;
 use super::ast::*;
 use super::layout::{layout, layout_field, LayoutError};
 use super::token::Tok;
-use crate::runtime::intern::{intern, Sym};
+use crate::intern::{intern, Sym};
 use crate::source::Span;
 use chumsky::input::MappedInput;
+use std::cell::{Cell, OnceCell};
 use chumsky::prelude::*;
 
 pub(super) type In<'t> = MappedInput<'t, Tok, SimpleSpan, &'t [(Tok, SimpleSpan)]>;
