@@ -61,10 +61,36 @@ impl Interp {
 
 /// The one depth guard of every recursive walk over user code or user data: a
 /// RecursionError when the native stack is nearly used up, whatever the kind of nesting.
+/// It runs for every expression, so it compares an address on the stack with the
+/// thread's cached floor (stack limit + [`STACK_RESERVE`]) and asks the system only once.
+#[inline]
 pub fn stack_guard(what: &str) -> R<()> {
+    let here = std::ptr::addr_of!(what) as usize;
+    let floor = STACK_FLOOR.with(|f| f.get());
+    if floor != 0 && here >= floor {
+        return Ok(());
+    }
+    stack_guard_slow(what, here)
+}
+
+thread_local! {
+    /// The lowest stack address at which [`stack_guard`] still lets a walk go deeper
+    /// (0 until first asked; interpreter threads never switch stacks).
+    static STACK_FLOOR: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[cold]
+fn stack_guard_slow(what: &str, here: usize) -> R<()> {
     match stacker::remaining_stack() {
-        Some(left) if left < STACK_RESERVE => Err(crate::err!(Recursion, "maximum recursion depth exceeded {what}")),
-        _ => Ok(()),
+        Some(left) => {
+            let floor = here.saturating_sub(left).saturating_add(STACK_RESERVE).max(1);
+            STACK_FLOOR.with(|f| f.set(floor));
+            if here < floor {
+                return Err(crate::err!(Recursion, "maximum recursion depth exceeded {what}"));
+            }
+            Ok(())
+        }
+        None => Ok(()),
     }
 }
 
