@@ -1,10 +1,9 @@
 //! Calls (argument binding, classes, bound methods) and attribute access.
 
 use super::error::{Exc, R};
+use super::exec::store_slot;
 use super::intern::{intern, sym, Sym};
 use super::value::{Args, Builtin, BuiltinKind, Frame, Function, Instance, Value};
-use super::exec::store_slot;
-use crate::syntax::ast::Slot;
 use super::{Interp, MAX_DEPTH};
 use crate::source::Span;
 use crate::syntax::ast::ParamKind;
@@ -126,10 +125,17 @@ impl Interp {
         super::stack_guard("in a call")?;
         let Some(layout) = func.def.layout.get() else { bail!(Runtime, "{}() was never resolved", func.name) };
         let mut frame = Frame::new(layout, &func.captured, func.globals.clone());
-        let params = self.bind_params(func, pos, kw)?;
-        for (slot, v) in layout.params.iter().zip(params) {
-            if let Some(v) = v {
+        if func.positional_only && kw.is_empty() && pos.len() == layout.params.len() {
+            // The common call: one positional argument per plain parameter.
+            for (slot, v) in layout.params.iter().zip(pos) {
                 store_slot(&mut frame, *slot, v);
+            }
+        } else {
+            let params = self.bind_params(func, pos, kw)?;
+            for (slot, v) in layout.params.iter().zip(params) {
+                if let Some(v) = v {
+                    store_slot(&mut frame, *slot, v);
+                }
             }
         }
         frame.func = Some(func.clone());
@@ -259,12 +265,10 @@ impl Interp {
             Value::Super(s) => match s.0.lookup(name) {
                 Some(v) => self.bind_class_attr(v, &s.1),
                 // `super().__init__(*args)` in an exception class: the builtin base sets `args`.
-                None if s.0.error_kind.is_some() && name == sym::INIT => {
-                    Ok(Value::Builtin(Rc::new(Builtin {
-                        name: "__init__".into(),
-                        kind: BuiltinKind::Method(s.1.clone(), exception_init),
-                    })))
-                }
+                None if s.0.error_kind.is_some() && name == sym::INIT => Ok(Value::Builtin(Rc::new(Builtin {
+                    name: "__init__".into(),
+                    kind: BuiltinKind::Method(s.1.clone(), exception_init),
+                }))),
                 None => bail!(Attribute, "'super' object has no attribute '{}'", name),
             },
             Value::Func(f) if name == sym::NAME => Ok(Value::Str(f.name.clone())),
@@ -321,12 +325,9 @@ impl Interp {
         let Some(f) = &env.func else { bail!(Runtime, "super() is only valid inside a method") };
         let owner = f.owner.borrow().as_ref().and_then(|w| w.upgrade());
         let Some(class) = owner else { bail!(Runtime, "super() is only valid inside a method") };
-        let first = f.def.layout.get().and_then(|l| l.params.first().copied());
-        let this = match first {
-            Some(Slot::Local(i)) => env.locals.get(i as usize).cloned().flatten(),
-            Some(Slot::Cell(i)) => env.cells.get(i as usize).and_then(|c| c.borrow().clone()),
-            _ => None,
-        };
+        // The first parameter, as Python's zero-argument super() takes it.
+        let first = f.def.params.first().zip(f.def.layout.get().and_then(|l| l.params.first().copied()));
+        let this = first.and_then(|(p, slot)| super::eval::load(p.name, slot, env).ok());
         let Some(this) = this else { bail!(Runtime, "super(): no arguments") };
         let Some(base) = class.base.clone() else {
             bail!(Attribute, "'super' object: class '{}' has no base class", class.name)

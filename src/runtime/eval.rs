@@ -2,10 +2,10 @@
 
 use super::error::{Exc, R};
 use super::intern::Sym;
-use super::value::{Dict, Frame, Value};
-use crate::intern::sym;
+use super::value::{Dict, Frame, Global, Value};
 use super::Interp;
 use crate::err;
+use crate::intern::sym;
 use crate::syntax::ast::*;
 use crate::syntax::resolve::Slot;
 use std::cell::RefCell;
@@ -204,32 +204,60 @@ impl Interp {
 }
 
 /// Reads the variable `name` from where the resolver put it.
+#[inline]
 pub fn load(name: Sym, slot: Slot, env: &Frame) -> R<Value> {
-    let found = match slot {
-        Slot::Local(i) | Slot::OuterLocal(i) => env.locals.get(i as usize).cloned().flatten(),
-        Slot::Cell(i) | Slot::Free(i) => env.cells.get(i as usize).and_then(|c| c.borrow().clone()),
-        Slot::Global(i) => global(env, i),
-        Slot::ClassGlobal(i) => match env.class_ns.as_ref().and_then(|ns| ns.get(&name)) {
-            Some(v) => Some(v.clone()),
-            None => global(env, i),
-        },
-        Slot::ClassFree(i) => match env.class_ns.as_ref().and_then(|ns| ns.get(&name)) {
-            Some(v) => Some(v.clone()),
-            None => env.cells.get(i as usize).and_then(|c| c.borrow().clone()),
-        },
-        Slot::Unresolved => None,
-    };
-    found.ok_or_else(|| unbound(name, slot))
+    match slot {
+        Slot::Local(i) | Slot::OuterLocal(i) => {
+            if let Some(Some(v)) = env.locals.get(i as usize) {
+                return Ok(v.clone());
+            }
+        }
+        Slot::Global(i) => {
+            if let Some(v) = global(env, i) {
+                return Ok(v);
+            }
+        }
+        Slot::Cell(i) | Slot::Free(i) => {
+            if let Some(v) = cell(env, i) {
+                return Ok(v);
+            }
+        }
+        Slot::ClassGlobal(i) | Slot::ClassFree(i) => {
+            if let Some(v) = env.class_ns.as_ref().and_then(|ns| ns.get(&name)) {
+                return Ok(v.clone());
+            }
+            let found = if matches!(slot, Slot::ClassGlobal(_)) { global(env, i) } else { cell(env, i) };
+            if let Some(v) = found {
+                return Ok(v);
+            }
+        }
+        Slot::Unresolved => {}
+    }
+    Err(unbound(name, slot))
 }
 
 /// The global `i` of the running module, or else the builtin of that name.
+#[inline]
 fn global(env: &Frame, i: u32) -> Option<Value> {
     let slots = env.globals.slots.borrow();
-    let g = slots.get(i as usize)?;
-    g.value.as_ref().or(g.builtin.as_ref()).cloned()
+    match slots.get(i as usize) {
+        Some(Global { value: Some(v), .. }) | Some(Global { value: None, builtin: Some(v) }) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+/// The value in cell `i` of the running frame, if bound.
+#[inline]
+fn cell(env: &Frame, i: u32) -> Option<Value> {
+    match env.cells.get(i as usize) {
+        Some(c) => c.borrow().clone(),
+        None => None,
+    }
 }
 
 /// The NameError for reading (or deleting) an unbound variable, in CPython's words.
+#[cold]
+#[inline(never)]
 pub fn unbound(name: Sym, slot: Slot) -> Exc {
     match slot {
         Slot::Local(_) | Slot::Cell(_) => {

@@ -1,13 +1,13 @@
 //! Statements: assignment, control flow, definitions, `with`, `try`.
 
 use super::error::{ErrorKind, Exc, R};
-use super::intern::Sym;
 use super::eval::unbound;
+use super::intern::Sym;
 use super::value::{Class, Frame, Function, Global, Globals, Value};
-use crate::intern::sym;
-use crate::syntax::resolve::Slot;
 use super::Interp;
+use crate::intern::sym;
 use crate::syntax::ast::*;
+use crate::syntax::resolve::Slot;
 use crate::{bail, err};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -99,8 +99,12 @@ impl Interp {
             }
             StmtKind::Assign(targets, value) => {
                 let v = self.eval(value, env)?;
-                for t in targets {
-                    self.assign(t, v.clone(), env)?;
+                if let [target] = targets.as_slice() {
+                    self.assign(target, v, env)?;
+                } else {
+                    for t in targets {
+                        self.assign(t, v.clone(), env)?;
+                    }
                 }
             }
             StmtKind::AugAssign(target, op, value) => {
@@ -315,6 +319,7 @@ impl Interp {
             def: def.clone(),
             name: def.name.name(),
             defaults,
+            positional_only: def.params.iter().all(|p| p.kind == ParamKind::Normal),
             captured,
             globals: env.globals.clone(),
             source: self.src,
@@ -561,8 +566,14 @@ impl Interp {
 }
 
 /// Binds the variable `name` where the resolver put it.
+#[inline]
 pub fn store(name: Sym, slot: Slot, v: Value, env: &mut Frame) {
     match slot {
+        Slot::Local(i) | Slot::OuterLocal(i) => {
+            if let Some(x) = env.locals.get_mut(i as usize) {
+                *x = Some(v);
+            }
+        }
         Slot::ClassGlobal(_) | Slot::ClassFree(_) if env.class_ns.is_some() => {
             if let Some(ns) = &mut env.class_ns {
                 ns.insert(name, v);

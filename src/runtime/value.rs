@@ -133,6 +133,8 @@ pub struct Function {
     pub name: Rc<str>,
     /// One entry per parameter: the evaluated default, if any.
     pub defaults: Vec<Option<Value>>,
+    /// Every parameter is a plain one (no `*args`, keyword-only or `**kwargs`).
+    pub positional_only: bool,
     /// The enclosing scopes' cells the body uses, in the order of the
     /// `CellInit::Free` entries of its layout (closures capture by reference).
     pub captured: Vec<CellRef>,

@@ -198,7 +198,13 @@ impl<'a, 'g> Resolver<'a, 'g> {
 
     fn new_unit(&mut self, target: &'a OnceCell<Layout>) -> usize {
         let parent = self.scopes.last().expect("a scope").unit;
-        self.units.push(Unit { parent, locals: 0, cells: Vec::new(), free: FxHashMap::default(), target: Some(target) });
+        self.units.push(Unit {
+            parent,
+            locals: 0,
+            cells: Vec::new(),
+            free: FxHashMap::default(),
+            target: Some(target),
+        });
         self.units.len() - 1
     }
 
@@ -301,11 +307,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
                     self.block(b);
                 }
             }
-            StmtKind::Break
-            | StmtKind::Continue
-            | StmtKind::Pass
-            | StmtKind::Global(_)
-            | StmtKind::Nonlocal(_) => {}
+            StmtKind::Break | StmtKind::Continue | StmtKind::Pass | StmtKind::Global(_) | StmtKind::Nonlocal(_) => {}
             StmtKind::Return(v) => {
                 if let Some(v) = v {
                     self.expr(v);

@@ -92,7 +92,9 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
             .delimited_by(tok(Tok::LBracket), tok(Tok::RBracket))
             .map_with(|inner, e| match inner {
                 None => mk(ExprKind::List(vec![]), e.span()),
-                Some((first, ListTail::Comp(fors))) => mk(ExprKind::ListComp(Box::new(first), fors, OnceCell::new()), e.span()),
+                Some((first, ListTail::Comp(fors))) => {
+                    mk(ExprKind::ListComp(Box::new(first), fors, OnceCell::new()), e.span())
+                }
                 Some((first, ListTail::Items(rest))) => {
                     let mut xs = vec![first];
                     xs.extend(rest);

@@ -18,8 +18,8 @@ use super::token::Tok;
 use crate::intern::{intern, Sym};
 use crate::source::Span;
 use chumsky::input::MappedInput;
-use std::cell::{Cell, OnceCell};
 use chumsky::prelude::*;
+use std::cell::{Cell, OnceCell};
 
 pub(super) type In<'t> = MappedInput<'t, Tok, SimpleSpan, &'t [(Tok, SimpleSpan)]>;
 pub(super) type Ex<'t> = extra::Err<Rich<'t, Tok, SimpleSpan>>;

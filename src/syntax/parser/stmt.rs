@@ -268,8 +268,7 @@ pub(super) fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
             st(StmtKind::Def(Rc::new(def)), e.span())
         }
         Err((name, base, body, span)) => {
-            let def =
-                ClassDef { name, base, body, decorators, span, slot: Cell::default(), layout: OnceCell::new() };
+            let def = ClassDef { name, base, body, decorators, span, slot: Cell::default(), layout: OnceCell::new() };
             st(StmtKind::Class(Rc::new(def)), e.span())
         }
     });
