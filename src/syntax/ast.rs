@@ -66,7 +66,7 @@ pub enum ExprKind {
     Lambda(Rc<FuncDef>),
     /// `[elt for x in xs if cond]`; the resolver lists the cells that each run of the
     /// comprehension makes afresh (its variables captured by lambdas inside it).
-    ListComp(Box<Expr>, Vec<CompFor>, OnceCell<Vec<u32>>),
+    ListComp(Box<Expr>, Vec<CompFor>, Box<OnceCell<Vec<u32>>>),
 }
 
 #[derive(Debug, Clone)]

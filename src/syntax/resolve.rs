@@ -98,7 +98,8 @@ impl GlobalNames {
 
 /// Resolves a module body (a script, an imported module, one REPL entry)
 /// against its global table; returns the layout of the module's frame.
-/// The parser has already rejected misplaced `nonlocal` declarations.
+/// The parser has already rejected misplaced `nonlocal` declarations. A parsed
+/// body is resolved once: the layouts of its functions and classes are set for good.
 pub fn resolve_module(block: &[Stmt], globals: &mut GlobalNames) -> Layout {
     let mut r = Resolver {
         globals,
@@ -488,7 +489,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 }
                 self.expr(elt);
                 self.scopes.pop();
-                self.comps.push((fresh, vars));
+                self.comps.push((&**fresh, vars));
             }
         }
     }

@@ -93,7 +93,7 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
             .map_with(|inner, e| match inner {
                 None => mk(ExprKind::List(vec![]), e.span()),
                 Some((first, ListTail::Comp(fors))) => {
-                    mk(ExprKind::ListComp(Box::new(first), fors, OnceCell::new()), e.span())
+                    mk(ExprKind::ListComp(Box::new(first), fors, Box::default()), e.span())
                 }
                 Some((first, ListTail::Items(rest))) => {
                     let mut xs = vec![first];
