@@ -2,10 +2,13 @@
 //!
 //! - scalar ops recorded on a tape, through the interpreter and through the
 //!   op API directly (the target: under 0.25 µs per recorded op);
-//! - one epoch of the digits MLP with recompute-checkpointed blocks.
+//! - one epoch of the digits MLP with recompute-checkpointed blocks;
+//! - kernels alone (no tape, no interpreter): GEMM at the B2 digits MLP's
+//!   sizes and at 1024², elementwise same-shape and bias-row broadcast, the
+//!   float32 transcendentals, and sums by axis, at B2-like and 1M-element sizes.
 
 use dgl::runtime::Interp;
-use dgl::tensor::kernels::Binary;
+use dgl::tensor::kernels::{self, Binary, Reduce, Unary};
 use dgl::tensor::{Array, DType, Tensor};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -78,12 +81,76 @@ fn digits_epoch() {
     println!("digits MLP (1498 images, batch 100, recompute blocks): {:.1} ms per epoch; whole example with 20 epochs {:.2} s", (t21 - t1) / 20.0 * 1e3, t1 + (t21 - t1) * 19.0 / 20.0);
 }
 
+/// Median seconds of `reps` runs of `f` (after one warm-up run).
+fn median_secs(reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut t: Vec<f64> = (0..reps)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    t.sort_by(|a, b| a.total_cmp(b));
+    t[t.len() / 2]
+}
+
+/// A float32 array of `shape` with values in [-2, 2).
+fn f32_array(shape: &[usize]) -> Array {
+    let n: usize = shape.iter().product();
+    let values = (0..n).map(|i| ((i * 7919) % 4000) as f64 / 1000.0 - 2.0).collect();
+    Array::from_f64(DType::F32, shape, values)
+}
+
+fn kernel_figures(reps: usize) {
+    println!("kernels (median of {reps}):");
+    // B2's forward and backward products: [128, 64]·[64, 256], [128, 256]·[256, 256],
+    // [128, 256]·[256, 10], the weight gradients xᵀ·g and the input gradients g·Wᵀ; then 1024².
+    for (n, k, m) in [
+        (128, 64, 256),
+        (128, 256, 256),
+        (128, 256, 10),
+        (64, 128, 256),
+        (256, 128, 256),
+        (256, 128, 10),
+        (128, 10, 256),
+        (1024, 1024, 1024),
+    ] {
+        let (a, b) = (f32_array(&[n, k]), f32_array(&[k, m]));
+        let t = median_secs(reps, || drop(kernels::matmul(&a, &b).unwrap()));
+        println!(
+            "  matmul f32 {n}x{k} @ {k}x{m}: {:8.1} µs, {:6.1} GFLOP/s",
+            t * 1e6,
+            2.0 * (n * k * m) as f64 / t / 1e9
+        );
+    }
+    for (m, n) in [(128, 256), (1000, 1000)] {
+        let (a, b, row) = (f32_array(&[m, n]), f32_array(&[m, n]), f32_array(&[n]));
+        let per = |t: f64| t / (m * n) as f64 * 1e9;
+        let t = median_secs(reps, || drop(kernels::binary(Binary::Mul, &a, &b).unwrap()));
+        println!("  mul f32 [{m}, {n}] * [{m}, {n}]: {:.3} ns/element", per(t));
+        let t = median_secs(reps, || drop(kernels::binary(Binary::Add, &a, &row).unwrap()));
+        println!("  add f32 [{m}, {n}] + [{n}] (bias row): {:.3} ns/element", per(t));
+        let t = median_secs(reps, || drop(kernels::binary_owned(Binary::Add, a.clone(), &row).unwrap()));
+        println!("  add f32 [{m}, {n}] + [{n}], owned (incl. a copy of a): {:.3} ns/element", per(t));
+        for op in [Unary::Tanh, Unary::Exp, Unary::Sigmoid] {
+            let t = median_secs(reps, || drop(kernels::unary(op, &a).unwrap()));
+            println!("  {} f32 [{m}, {n}]: {:.3} ns/element", kernels::unary_name(op), per(t));
+        }
+        for axis in [0, 1] {
+            let t = median_secs(reps, || drop(kernels::reduce(Reduce::Sum, &a, &[axis], false).unwrap()));
+            println!("  reduce_sum f32 [{m}, {n}] axis {axis}: {:.3} ns/element", per(t));
+        }
+    }
+}
+
 fn main() {
     // `cargo test` runs benches in test mode with `--bench`-less args: keep that quick.
     let quick = !std::env::args().any(|a| a == "--bench");
     let n = if quick { 1_000 } else { 200_000 };
     scalar_loop_in_dgl(n);
     scalar_ops_direct(n);
+    kernel_figures(if quick { 3 } else { 51 });
     if !quick {
         digits_epoch();
     }

@@ -197,11 +197,11 @@ proptest! {
         let mut rt = interp();
         let tape = Rc::new(RefCell::new(Tape::new(false, true)));
         for x in &xs {
-            tape.borrow_mut().watched.insert(x.id);
+            tape.borrow_mut().watch(x.id);
         }
-        rt.tapes.push(tape.clone());
+        rt.ad.tapes.push(tape.clone());
         let l = loss(&mut rt, &e, &xs);
-        rt.tapes.clear();
+        rt.ad.tapes.clear();
         // Programs whose shapes do not combine are not programs: skip them.
         prop_assume!(l.is_ok());
         let l = l.unwrap();

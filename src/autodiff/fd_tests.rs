@@ -2,9 +2,10 @@
 //! every backward rule has one). Each check compares `tape.gradient` of
 //! `sum(op(inputs) * w)`, for fixed weights `w`, with central differences.
 
+use super::backward::gradient;
+use super::recorder::Recorder;
 use super::tape::Tape;
 use crate::runtime::error::R;
-use crate::runtime::Interp;
 use crate::tensor::kernels::{Binary, Reduce, Unary};
 use crate::tensor::{Array, DType, Tensor};
 use ndarray::SliceInfoElem;
@@ -27,14 +28,15 @@ fn input(shape: &[usize], seed: u64, lo: f64, hi: f64) -> Array {
     Array::from_f64(DType::F64, shape, values(n, seed, lo, hi))
 }
 
-fn interp() -> Interp {
-    Interp::new(Rc::new(RefCell::new(std::io::sink())))
+/// The test host: a recorder alone (`tests.rs` implements `Host` for it).
+fn host() -> Recorder {
+    Recorder::default()
 }
 
-type Op = dyn Fn(&mut Interp, &[Tensor]) -> R<Tensor>;
+type Op = dyn Fn(&mut Recorder, &[Tensor]) -> R<Tensor>;
 
 /// sum(f(xs) * w) with fixed weights.
-fn weighted(rt: &mut Interp, f: &Op, xs: &[Tensor]) -> R<Tensor> {
+fn weighted(rt: &mut Recorder, f: &Op, xs: &[Tensor]) -> R<Tensor> {
     let y = f(rt, xs)?;
     let w = Tensor::new(Array::from_f64(DType::F64, y.shape(), values(y.len(), 99, 0.5, 1.5)));
     let p = rt.mul(&y, &w)?;
@@ -43,17 +45,18 @@ fn weighted(rt: &mut Interp, f: &Op, xs: &[Tensor]) -> R<Tensor> {
 
 /// Checks the gradient of `f` at `inputs` against central differences.
 fn check(name: &str, inputs: Vec<Array>, f: &Op) {
-    let mut rt = interp();
+    let mut rt = host();
     let xs: Vec<Tensor> = inputs.iter().map(|a| Tensor::new(a.clone())).collect();
     let tape = Rc::new(RefCell::new(Tape::new(false, true)));
     for x in &xs {
-        tape.borrow_mut().watched.insert(x.id);
+        tape.borrow_mut().watch(x.id);
     }
     rt.tapes.push(tape.clone());
     let loss = weighted(&mut rt, f, &xs).unwrap_or_else(|e| panic!("{name}: forward failed: {e}"));
     rt.tapes.clear();
     let ids: Vec<u64> = xs.iter().map(|x| x.id).collect();
-    let grads = rt.gradient(&tape, &[loss], &ids, None).unwrap_or_else(|e| panic!("{name}: gradient failed: {e}"));
+    let grads =
+        gradient(&mut rt, &tape, &[loss], &ids, None).unwrap_or_else(|e| panic!("{name}: gradient failed: {e}"));
     let h = 1e-6;
     for (i, g) in grads.iter().enumerate() {
         let g = g.as_ref().unwrap_or_else(|| panic!("{name}: no gradient for input {i}"));
@@ -66,7 +69,7 @@ fn check(name: &str, inputs: Vec<Array>, f: &Op) {
                 v[j] += delta;
                 let mut perturbed: Vec<Tensor> = xs.clone();
                 perturbed[i] = Tensor::new(Array::from_f64(DType::F64, inputs[i].shape(), v));
-                let mut rt = interp();
+                let mut rt = host();
                 weighted(&mut rt, f, &perturbed).unwrap().data.first_f64()
             };
             let numeric = (at(h) - at(-h)) / (2.0 * h);
@@ -195,25 +198,25 @@ fn neural_network_rules() {
 fn second_derivatives_through_recorded_vjps() {
     // d/dx of (d/dx f) against finite differences of the first derivative.
     let cases: Vec<(&str, Box<Op>)> = vec![
-        ("tanh", Box::new(|rt: &mut Interp, x: &[Tensor]| rt.unary(Unary::Tanh, &x[0]))),
+        ("tanh", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.unary(Unary::Tanh, &x[0]))),
         (
             "sigmoid*x",
-            Box::new(|rt: &mut Interp, x: &[Tensor]| {
+            Box::new(|rt: &mut Recorder, x: &[Tensor]| {
                 let s = rt.unary(Unary::Sigmoid, &x[0])?;
                 rt.mul(&s, &x[0])
             }),
         ),
-        ("softmax", Box::new(|rt: &mut Interp, x: &[Tensor]| rt.softmax(&x[0], -1, false))),
+        ("softmax", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.softmax(&x[0], -1, false))),
         (
             "sparse_softmax_cross_entropy_with_logits",
-            Box::new(|rt: &mut Interp, x: &[Tensor]| {
+            Box::new(|rt: &mut Recorder, x: &[Tensor]| {
                 let label = Tensor::new(Array::I64(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), 2)));
                 rt.sparse_xent(&label, &x[0])
             }),
         ),
         (
             "x^3 / (1 + x^2)",
-            Box::new(|rt: &mut Interp, x: &[Tensor]| {
+            Box::new(|rt: &mut Recorder, x: &[Tensor]| {
                 let x2 = rt.mul(&x[0], &x[0])?;
                 let x3 = rt.mul(&x2, &x[0])?;
                 let one = rt.scalar(DType::F64, 1.0);
@@ -223,13 +226,13 @@ fn second_derivatives_through_recorded_vjps() {
         ),
     ];
     for (name, f) in cases {
-        let first = move |rt: &mut Interp, x: &[Tensor]| -> R<Tensor> {
+        let first = move |rt: &mut Recorder, x: &[Tensor]| -> R<Tensor> {
             let inner = Rc::new(RefCell::new(Tape::new(false, true)));
-            inner.borrow_mut().watched.insert(x[0].id);
+            inner.borrow_mut().watch(x[0].id);
             rt.tapes.push(inner.clone());
             let y = weighted(rt, &*f, x);
             rt.tapes.retain(|t| !Rc::ptr_eq(t, &inner));
-            let g = rt.gradient(&inner, &[y?], &[x[0].id], None)?;
+            let g = gradient(rt, &inner, &[y?], &[x[0].id], None)?;
             Ok(g.into_iter().next().flatten().expect("connected"))
         };
         check(&format!("second derivative of {name}"), vec![input(&[3], 30, -1.5, 1.5)], &first);

@@ -1,18 +1,22 @@
-//! Reverse-mode differentiation: the tape ([`tape`]), recording operations
-//! ([`ops`]), the backward pass ([`backward`]), the VJP rules ([`vjp`]),
-//! `Variable` ([`variable`]), and the decorators `custom_gradient`,
-//! `grad_pass_through` ([`custom`]) and `recompute_grad` ([`recompute`]).
+//! Reverse-mode differentiation, a layer of its own: the [`Recorder`] (tapes
+//! recording, paused, Variable reads, capture probes; [`recorder`]), the tape
+//! ([`tape`]), recording operations ([`ops`]), the backward pass ([`backward`]),
+//! the VJP rules ([`vjp`]) and `Variable` ([`variable`]). It knows nothing of the
+//! interpreter: user code (a `custom_gradient` `grad_fn`, a recomputed
+//! `recompute_grad` function) runs through the [`Host`] trait, which the
+//! interpreter implements (`runtime/differentiation.rs`).
 
 pub mod backward;
-pub mod custom;
 pub mod ops;
-pub mod recompute;
+pub mod recorder;
 pub mod tape;
 pub mod variable;
-pub mod vjp;
 
 #[cfg(test)]
 mod fd_tests;
+#[cfg(test)]
+mod tests;
 
+pub use recorder::{Host, InputGrads, Recorder, TapeRef};
 pub use tape::Tape;
 pub use variable::Variable;

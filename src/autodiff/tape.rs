@@ -1,20 +1,25 @@
-//! The gradient tape: a flat record of operations by tensor id, each with
-//! the tensors its backward step needs (its saved tensors).
+//! The gradient tape: a flat record of operations, each with its inputs resolved
+//! to the output slots that produced them and the tensors its backward step needs
+//! (its saved tensors).
 
 use super::variable::Variable;
-use crate::runtime::value::Value;
+use crate::bail;
+use crate::runtime::error::R;
 use crate::tensor::kernels::{Binary, Reduce, Unary};
 use crate::tensor::{DType, Tensor, TensorId};
 use ndarray::SliceInfoElem;
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap, FxHashSet as HashSet};
+use smallvec::SmallVec;
+use std::any::Any;
+use std::fmt;
 use std::rc::Rc;
 
 /// A recorded operation and what its VJP needs. Each variant documents the
-/// derivative its backward step implements (see `vjp.rs`).
+/// derivative its backward step implements (see its family under `ops/`).
 #[derive(Debug)]
 pub enum Op {
     /// `a + b` / `a - b`: only the input shapes are needed.
-    AddSub { sub: bool, a_shape: Vec<usize>, b_shape: Vec<usize> },
+    AddSub { sub: bool, a_shape: Dims, b_shape: Dims },
     /// `a * b`, `a / b`, `maximum`, `minimum`: both inputs are saved.
     Binary { op: Binary, a: Tensor, b: Tensor },
     /// `a ** b`: inputs and output saved.
@@ -24,19 +29,19 @@ pub enum Op {
     /// `a @ b`
     MatMul { a: Tensor, b: Tensor },
     /// `reduce_sum` / `reduce_mean`
-    Reduce { op: Reduce, in_shape: Vec<usize>, axes: Vec<usize> },
+    Reduce { op: Reduce, in_shape: Dims, axes: Dims },
     /// `reduce_max` / `reduce_min`: input and (kept-dims) output saved for the tie mask.
     ReduceExtreme { x: Tensor, out_kept: Tensor, axes: Vec<usize> },
     /// `reshape`, `expand_dims`, `squeeze`
-    Reshape { in_shape: Vec<usize> },
+    Reshape { in_shape: Dims },
     /// `transpose(x, perm)`
-    Transpose { perm: Vec<usize> },
+    Transpose { perm: Dims },
     /// `concat(xs, axis)`: the sizes along `axis` split the gradient.
     Concat { axis: usize, sizes: Vec<usize> },
     /// `stack(xs, axis)`
     Stack { axis: usize, n: usize },
     /// `x[index]` (basic indexing)
-    Index { in_shape: Vec<usize>, info: Rc<Vec<SliceInfoElem>> },
+    Index { in_shape: Dims, info: Rc<Vec<SliceInfoElem>> },
     /// The VJP of indexing: scatter into zeros of `in_shape` (linear, its VJP is the indexing).
     IndexGrad { info: Rc<Vec<SliceInfoElem>> },
     /// `gather(x, indices, axis)`: the indices are kept (not a tensor of x's).
@@ -55,9 +60,9 @@ pub enum Op {
     /// Identity (renamed outputs of decorators, `grad_pass_through`).
     Identity,
     /// Broadcast to a bigger shape (gradient: sum back).
-    BroadcastTo { in_shape: Vec<usize> },
+    BroadcastTo { in_shape: Dims },
     /// `where(cond, a, b)`: the condition is saved.
-    Where { cond: Tensor, a_shape: Vec<usize>, b_shape: Vec<usize> },
+    Where { cond: Tensor, a_shape: Dims, b_shape: Dims },
     /// A `@custom_gradient` call.
     Custom(Rc<CustomCall>),
     /// A `@recompute_grad` call.
@@ -66,12 +71,37 @@ pub enum Op {
     PassThrough,
 }
 
+/// The user-side part of a custom_gradient or recompute_grad entry (its functions and
+/// arguments), kept for the [`Host`](super::recorder::Host) that made it; the recorder
+/// holds it without looking inside.
+#[derive(Clone)]
+pub struct UserData(Rc<dyn Any>);
+
+impl UserData {
+    /// Wraps the host's data.
+    pub fn new<T: 'static>(data: T) -> UserData {
+        UserData(Rc::new(data))
+    }
+
+    /// The data, if it is a `T` (what the host stored).
+    pub fn get<T: 'static>(&self) -> Option<&T> {
+        self.0.downcast_ref()
+    }
+}
+
+impl fmt::Debug for UserData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<user data>")
+    }
+}
+
 /// What a `@custom_gradient` call leaves on the tape (LANGUAGE.md §5).
 #[derive(Debug)]
 pub struct CustomCall {
     /// The decorated function's name, for error messages.
     pub name: Rc<str>,
-    pub grad_fn: Value,
+    /// The host's `grad_fn`.
+    pub grad_fn: UserData,
     /// Shape and dtype of each positional input (`None` for non-tensors).
     pub inputs: Vec<Option<(Vec<usize>, DType)>>,
     /// Trainable Variables read by `f` that are not inputs, in first-read order.
@@ -81,9 +111,8 @@ pub struct CustomCall {
 /// What a `@recompute_grad` call leaves on the tape: only its inputs.
 #[derive(Debug)]
 pub struct RecomputeCall {
-    pub f: Value,
-    pub args: Vec<Value>,
-    pub kwargs: Vec<(Rc<str>, Value)>,
+    /// The host's function and arguments.
+    pub call: UserData,
     /// The input tensors, saved (the checkpoint).
     pub saved: Vec<Tensor>,
     pub variables: Vec<Rc<Variable>>,
@@ -112,32 +141,84 @@ impl Op {
     }
 }
 
-/// Shape and dtype of a recorded output.
+/// A shape or axis list kept inline: no allocation per recorded op for rank ≤ 4.
+pub type Dims = SmallVec<[usize; 4]>;
+
+/// Marks an input that no entry of this tape produced (a watched source, a Variable, a
+/// constant) in [`Input::slot`].
+pub const NO_SLOT: u32 = u32::MAX;
+
+/// One input of a recorded entry, resolved once at record time.
+#[derive(Clone, Copy, Debug)]
+pub struct Input {
+    /// The tensor's id (0 for a non-tensor argument).
+    pub id: TensorId,
+    /// The output slot of this tape that produced it, or [`NO_SLOT`].
+    pub slot: u32,
+    /// Whether the tape watched it when the entry was recorded.
+    pub watched: bool,
+}
+
+/// Shape and dtype of a recorded output (zeros fill a missing upstream gradient).
 #[derive(Clone, Debug)]
 pub struct OutMeta {
+    /// The output's id.
     pub id: TensorId,
-    pub shape: Vec<usize>,
+    /// Its shape and dtype.
+    pub shape: Dims,
     pub dtype: DType,
 }
 
-/// One tape record: an operation, its input ids (0 for a non-tensor input) and its outputs.
+/// One tape record: an operation, its inputs and its outputs. Outputs occupy the
+/// consecutive slots `first_slot..first_slot + outputs.len()` of the tape, so the
+/// backward pass keeps its gradients in vectors indexed by slot and entry.
 #[derive(Clone, Debug)]
 pub struct Entry {
+    /// The operation (shared by every tape that recorded it).
     pub op: Rc<Op>,
-    pub inputs: Vec<TensorId>,
-    pub outputs: Vec<OutMeta>,
+    /// Its inputs in argument order.
+    pub inputs: SmallVec<[Input; 2]>,
+    /// Its outputs in order.
+    pub outputs: SmallVec<[OutMeta; 1]>,
+    /// The tape slot of its first output.
+    pub first_slot: u32,
 }
 
-/// A `GradientTape` (LANGUAGE.md §5).
+/// The recorded entries and, for each output slot, the entry that produced it.
+/// Shared by reference with a running backward pass (a snapshot); appending while
+/// one runs copies it once (`Rc::make_mut`).
+#[derive(Clone, Debug, Default)]
+pub struct Log {
+    /// The entries in record order.
+    pub entries: Vec<Entry>,
+    /// For each output slot, the index of the entry that produced it.
+    pub slot_entry: Vec<u32>,
+}
+
+/// What the tape knows of a tensor id: whether it is watched, and which output slot
+/// produced it (every output of a recorded entry has one, float or not).
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    watched: bool,
+    slot: u32,
+}
+
+/// A `GradientTape` (LANGUAGE.md §5). Its rules — entering, exiting, being used up,
+/// recording — are the methods below.
 #[derive(Debug, Default)]
 pub struct Tape {
+    /// `persistent=True`: answers `gradient` any number of times.
     pub persistent: bool,
+    /// `watch_accessed_variables=True`: watches every trainable Variable read while it records.
     pub watch_accessed_variables: bool,
-    /// Ids whose operations this tape records: watched sources and everything computed from them.
-    pub watched: HashSet<TensorId>,
+    /// Ids the tape knows: watched sources and everything recorded.
+    nodes: FxHashMap<TensorId, Node>,
     /// Variables watched, in the order they were first watched.
     pub watched_variables: Vec<Rc<Variable>>,
-    pub entries: Vec<Rc<Entry>>,
+    log: Rc<Log>,
+    /// Some id became watched after entries were recorded: an entry's record-time view
+    /// of its inputs may be stale, so the backward pass asks the tape instead.
+    late_watch: bool,
     /// A non-persistent tape that has answered `gradient` once.
     pub used: bool,
     /// True between `__enter__` and `__exit__`.
@@ -149,18 +230,130 @@ impl Tape {
         Tape { persistent, watch_accessed_variables, ..Tape::default() }
     }
 
+    /// Whether the tape watches `id` (a watched source or a float output it recorded).
+    pub fn watches(&self, id: TensorId) -> bool {
+        self.nodes.get(&id).is_some_and(|n| n.watched)
+    }
+
+    /// Watches `id` (the caller checks that it is a float tensor or a Variable handle).
+    pub fn watch(&mut self, id: TensorId) {
+        let recorded = !self.log.entries.is_empty();
+        let n = self.nodes.entry(id).or_insert(Node { watched: false, slot: NO_SLOT });
+        if !n.watched {
+            n.watched = true;
+            self.late_watch |= recorded;
+        }
+    }
+
     /// Watches a Variable (by its handle id) once.
     pub fn watch_variable(&mut self, v: &Rc<Variable>) {
-        self.watched.insert(v.handle);
+        self.watch(v.handle);
         if !self.watched_variables.iter().any(|w| Rc::ptr_eq(w, v)) {
             self.watched_variables.push(v.clone());
         }
     }
 
+    /// `tape.reset()`: forget everything recorded and watched; the tape may answer again.
+    pub fn reset(&mut self) {
+        self.nodes.clear();
+        self.watched_variables.clear();
+        self.log = Rc::default();
+        self.late_watch = false;
+        self.used = false;
+    }
+
+    /// `__enter__`: the tape starts recording.
+    ///
+    /// Errors: ValueError when it is already recording (entered again inside its own block).
+    pub fn enter(&mut self) -> R<()> {
+        if self.active {
+            bail!(Value, "this GradientTape is still recording: it cannot be entered again inside its own block");
+        }
+        self.active = true;
+        Ok(())
+    }
+
+    /// Whether a tape set aside by `stop_recording` records again when that block ends:
+    /// still inside its own block, and not used up.
+    pub fn resumes(&self) -> bool {
+        self.active && (self.persistent || !self.used)
+    }
+
+    /// Marks one use of the tape for gradients; returns whether it must stop recording
+    /// (a non-persistent tape stops when asked for gradients, as TF's does).
+    ///
+    /// Errors: RuntimeError on a non-persistent tape already used.
+    pub fn use_once(&mut self) -> R<bool> {
+        if self.used {
+            bail!(
+                Runtime,
+                "a non-persistent GradientTape can only be used to compute one set of gradients (use persistent=True)"
+            );
+        }
+        if !self.persistent {
+            self.used = true;
+        }
+        Ok(!self.persistent)
+    }
+
+    /// The inputs `ids` (0: not a tensor) as this tape sees them, or `None` when it
+    /// watches none of them and so does not record the operation (LANGUAGE.md §5).
+    pub fn resolve(&self, ids: &[TensorId]) -> Option<SmallVec<[Input; 2]>> {
+        let mut any = false;
+        let mut inputs = SmallVec::with_capacity(ids.len());
+        for &id in ids {
+            let n = if id == 0 { None } else { self.nodes.get(&id) };
+            let (watched, slot) = n.map_or((false, NO_SLOT), |n| (n.watched, n.slot));
+            any |= watched;
+            inputs.push(Input { id, slot, watched });
+        }
+        any.then_some(inputs)
+    }
+
+    /// Appends an entry with inputs from [`Tape::resolve`]; its float outputs become watched.
+    pub fn push(&mut self, op: Rc<Op>, inputs: SmallVec<[Input; 2]>, outputs: &[&Tensor]) {
+        let log = Rc::make_mut(&mut self.log);
+        let index = log.entries.len() as u32;
+        let first_slot = log.slot_entry.len() as u32;
+        let mut outs = SmallVec::with_capacity(outputs.len());
+        for (k, o) in outputs.iter().enumerate() {
+            outs.push(OutMeta { id: o.id, shape: Dims::from_slice(o.shape()), dtype: o.dtype() });
+            self.nodes.insert(o.id, Node { watched: o.dtype().is_float(), slot: first_slot + k as u32 });
+            log.slot_entry.push(index);
+        }
+        log.entries.push(Entry { op, inputs, outputs: outs, first_slot });
+    }
+
+    /// The output slot that produced `id` on this tape, if any.
+    pub fn slot_of(&self, id: TensorId) -> Option<u32> {
+        self.nodes.get(&id).map(|n| n.slot).filter(|&s| s != NO_SLOT)
+    }
+
+    /// The entries recorded so far (shared, not copied).
+    pub fn log(&self) -> Rc<Log> {
+        self.log.clone()
+    }
+
+    /// The watched ids, when an entry's record-time view of its inputs may be stale
+    /// (see `late_watch`); `None` when every entry's view is exact.
+    pub fn watched_if_late(&self) -> Option<HashSet<TensorId>> {
+        self.late_watch.then(|| self.nodes.iter().filter(|(_, n)| n.watched).map(|(id, _)| *id).collect())
+    }
+
+    /// Number of recorded operations.
+    pub fn len(&self) -> usize {
+        self.log.entries.len()
+    }
+
+    /// Whether nothing is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.log.entries.is_empty()
+    }
+
     /// `(ops, saved_tensors, saved_bytes)`: distinct buffers the tape holds, counted once each.
     pub fn stats(&self) -> (usize, usize, usize) {
         let mut saved = Vec::new();
-        for e in &self.entries {
+        for e in &self.log.entries {
             e.op.saved(&mut saved);
         }
         let mut seen = HashSet::default();
@@ -172,6 +365,6 @@ impl Tape {
                 bytes += t.nbytes();
             }
         }
-        (self.entries.len(), count, bytes)
+        (self.log.entries.len(), count, bytes)
     }
 }

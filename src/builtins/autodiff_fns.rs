@@ -1,6 +1,7 @@
 //! Differentiation builtins (LANGUAGE.md §5): `Variable`, `GradientTape`,
 //! `stop_gradient`, and the decorators.
 
+use super::{Signature, NO_ARGS};
 use crate::autodiff::{Tape, Variable};
 use crate::bail;
 use crate::runtime::error::R;
@@ -22,21 +23,17 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
 
 /// `Variable(initial, trainable=True, name=None, dtype=None)`
 fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [init, trainable, name, dtype] = a.bind(["initial_value", "trainable", "name", "dtype"], 1)?;
-    let dtype = match dtype {
-        None | Some(Value::None) => None,
-        Some(d) => Some(rt.dtype_arg(&d)?),
-    };
-    let t = rt.to_tensor(&init.unwrap(), dtype)?;
-    let trainable = match trainable {
-        Some(v) => rt.truthy(&v)?,
-        None => true,
-    };
-    let name = match name {
-        None | Some(Value::None) => None,
+    static SIG: Signature = Signature::new(&["initial_value", "trainable", "name", "dtype"], 1);
+    let mut b = SIG.bind(rt, a)?;
+    let init = b.value("initial_value")?;
+    let trainable = b.bool_or("trainable", true)?;
+    let name = match b.non_none("name")? {
+        None => None,
         Some(Value::Str(s)) => Some(s),
         Some(other) => bail!(Type, "Variable name must be a string, not {}", other.type_name()),
     };
+    let dtype = b.opt_dtype("dtype")?;
+    let t = rt.to_tensor(&init, dtype)?;
     // Integer and bool Variables are never trainable (no gradients for them).
     let trainable = trainable && t.dtype().is_float();
     Ok(Value::Variable(Rc::new(Variable::new((*t.data).clone(), trainable, name))))
@@ -44,28 +41,23 @@ fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
 
 /// `GradientTape(persistent=False, watch_accessed_variables=True)`
 fn gradient_tape(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [p, w] = a.bind(["persistent", "watch_accessed_variables"], 0)?;
-    let persistent = match p {
-        Some(v) => rt.truthy(&v)?,
-        None => false,
-    };
-    let watch = match w {
-        Some(v) => rt.truthy(&v)?,
-        None => true,
-    };
+    static SIG: Signature = Signature::new(&["persistent", "watch_accessed_variables"], 0);
+    let mut b = SIG.bind(rt, a)?;
+    let persistent = b.bool_or("persistent", false)?;
+    let watch = b.bool_or("watch_accessed_variables", true)?;
     Ok(Value::Tape(Rc::new(RefCell::new(Tape::new(persistent, watch)))))
 }
 
 /// `stop_gradient(x)`: the same values under a new, unrecorded id.
 fn stop_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["input"], 1)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
+    static SIG: Signature = Signature::new(&["input"], 1);
+    let t = SIG.bind(rt, a)?.tensor("input")?;
     Ok(Value::Tensor(Tensor::new((*t.data).clone())))
 }
 
-fn wrap(a: &mut Args, make: fn(Value) -> BuiltinKind, prefix: &str) -> R<Value> {
-    let [f] = a.bind(["f"], 1)?;
-    let f = f.unwrap();
+fn wrap(rt: &mut Interp, a: &mut Args, make: fn(Value) -> BuiltinKind, prefix: &str) -> R<Value> {
+    static SIG: Signature = Signature::new(&["f"], 1);
+    let f = SIG.bind(rt, a)?.value("f")?;
     let name = match &f {
         Value::Func(func) => func.def.name.name(),
         Value::Instance(i) => i.class.name.clone(),
@@ -77,22 +69,22 @@ fn wrap(a: &mut Args, make: fn(Value) -> BuiltinKind, prefix: &str) -> R<Value> 
 }
 
 /// `custom_gradient(f)` (a decorator).
-fn custom_gradient(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    wrap(a, BuiltinKind::CustomGradient, "custom_gradient")
+fn custom_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    wrap(rt, a, BuiltinKind::CustomGradient, "custom_gradient")
 }
 
 /// `recompute_grad(f)`; `g.__wrapped__` is `f`.
-fn recompute_grad(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    wrap(a, BuiltinKind::Recompute, "recompute_grad")
+fn recompute_grad(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    wrap(rt, a, BuiltinKind::Recompute, "recompute_grad")
 }
 
 /// `grad_pass_through(f)`: forward of `f`, identity gradient.
-fn grad_pass_through(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    wrap(a, BuiltinKind::PassThrough, "grad_pass_through")
+fn grad_pass_through(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    wrap(rt, a, BuiltinKind::PassThrough, "grad_pass_through")
 }
 
 /// `is_recomputing()`: true while a recompute_grad recomputation runs.
 fn is_recomputing(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    Ok(Value::Bool(rt.recomputing > 0))
+    NO_ARGS.bind(rt, a)?;
+    Ok(Value::Bool(rt.ad.is_recomputing()))
 }

@@ -1,5 +1,6 @@
 //! Methods of lists, dicts and strings (LANGUAGE.md §2), with Python's behaviour.
 
+use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
@@ -7,29 +8,51 @@ use crate::{bail, err};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-pub(super) fn this_list(a: &Args) -> Rc<RefCell<Vec<Value>>> {
-    match a.this() {
-        Value::List(l) => l,
-        _ => unreachable!("list methods are bound to lists"),
+/// No parameters: `xs.copy()`, `d.keys()`, `s.upper()`.
+/// `(value)`: `xs.index`, `xs.count`, `xs.remove`.
+static VALUE: Signature = Signature::new(&["value"], 1);
+/// `(key, default=None)`: `d.get`, `d.setdefault`.
+static KEY_DEFAULT: Signature = Signature::new(&["key", "default"], 1);
+
+/// The receiver of a method; an internal error if it was bound to another type.
+fn receiver<'a>(a: &'a Args, ty: &str) -> R<&'a Value> {
+    match &a.this {
+        Some(v) => Ok(v),
+        None => Err(err!(Runtime, "internal error: {ty}.{}() called without its receiver", a.fname)),
     }
 }
 
-pub(super) fn list_append(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["object"], 1)?;
-    this_list(a).borrow_mut().push(x.unwrap());
+pub(super) fn this_list(a: &Args) -> R<Rc<RefCell<Vec<Value>>>> {
+    match receiver(a, "list")? {
+        Value::List(l) => Ok(l.clone()),
+        other => bail!(Runtime, "internal error: a list method bound to a {}", other.type_name()),
+    }
+}
+
+/// `xs.append(object)`
+pub(super) fn list_append(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["object"], 1);
+    let l = this_list(args)?;
+    let x = SIG.bind(rt, args)?.value("object")?;
+    l.borrow_mut().push(x);
     Ok(Value::None)
 }
 
-pub(super) fn list_extend(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["iterable"], 1)?;
-    let items = rt.iterate(&x.unwrap())?;
-    this_list(a).borrow_mut().extend(items);
+/// `xs.extend(iterable)`
+pub(super) fn list_extend(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["iterable"], 1);
+    let l = this_list(args)?;
+    let x = SIG.bind(rt, args)?.value("iterable")?;
+    let items = rt.iterate(&x)?;
+    l.borrow_mut().extend(items);
     Ok(Value::None)
 }
 
-pub(super) fn list_pop(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [i] = a.bind(["index"], 0)?;
-    let l = this_list(a);
+/// `xs.pop(index=-1)`. Errors: IndexError for an empty list or an index out of range.
+pub(super) fn list_pop(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["index"], 0);
+    let l = this_list(args)?;
+    let i = SIG.bind(rt, args)?.opt("index")?;
     let n = l.borrow().len();
     if n == 0 {
         bail!(Index, "pop from empty list");
@@ -42,33 +65,42 @@ pub(super) fn list_pop(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(v)
 }
 
-pub(super) fn list_insert(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [i, x] = a.bind(["index", "object"], 2)?;
-    let l = this_list(a);
+/// `xs.insert(index, object)`: an index past either end inserts at that end.
+pub(super) fn list_insert(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["index", "object"], 2);
+    let l = this_list(args)?;
+    let mut a = SIG.bind(rt, args)?;
+    let (i, x) = (a.int("index")?, a.value("object")?);
     let n = l.borrow().len() as i64;
-    let i = rt.int_arg(&i.unwrap(), "index")?;
     let k = if i < 0 { (i + n).max(0) } else { i.min(n) } as usize;
-    l.borrow_mut().insert(k, x.unwrap());
+    l.borrow_mut().insert(k, x);
     Ok(Value::None)
 }
 
-pub(super) fn list_index(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["value"], 1)?;
-    let x = x.unwrap();
-    let items = this_list(a).borrow().clone();
+/// The position of the first item equal to `x`. Errors: ValueError when there is none.
+fn position(rt: &mut Interp, args: &mut Args) -> R<(Rc<RefCell<Vec<Value>>>, usize)> {
+    let l = this_list(args)?;
+    let x = VALUE.bind(rt, args)?.value("value")?;
+    let items = l.borrow().clone();
     for (i, v) in items.iter().enumerate() {
         if v.is(&x) || rt.values_equal(v, &x)? {
-            return Ok(Value::Int(i as i64));
+            return Ok((l, i));
         }
     }
     let r = rt.repr_of(&x)?;
     bail!(Value, "{r} is not in list")
 }
 
-pub(super) fn list_count(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["value"], 1)?;
-    let x = x.unwrap();
-    let items = this_list(a).borrow().clone();
+/// `xs.index(value)`
+pub(super) fn list_index(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    Ok(Value::Int(position(rt, args)?.1 as i64))
+}
+
+/// `xs.count(value)`
+pub(super) fn list_count(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let l = this_list(args)?;
+    let x = VALUE.bind(rt, args)?.value("value")?;
+    let items = l.borrow().clone();
     let mut n = 0;
     for v in &items {
         if rt.values_equal(v, &x)? {
@@ -78,75 +110,109 @@ pub(super) fn list_count(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Int(n))
 }
 
-pub(super) fn list_remove(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let Value::Int(i) = list_index(rt, a)? else { unreachable!() };
-    this_list(a).borrow_mut().remove(i as usize);
+/// `xs.remove(value)`: the first equal item. Errors: ValueError when there is none.
+pub(super) fn list_remove(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let (l, i) = position(rt, args)?;
+    l.borrow_mut().remove(i);
     Ok(Value::None)
 }
 
-pub(super) fn list_reverse(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    this_list(a).borrow_mut().reverse();
+/// `xs.reverse()`: in place.
+pub(super) fn list_reverse(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let l = this_list(args)?;
+    NO_ARGS.bind(rt, args)?;
+    l.borrow_mut().reverse();
     Ok(Value::None)
 }
 
-pub(super) fn list_copy(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    Ok(Value::list(this_list(a).borrow().clone()))
-}
-
-pub(super) fn list_clear(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    this_list(a).borrow_mut().clear();
-    Ok(Value::None)
-}
-
-pub(super) fn list_sort(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let l = this_list(a);
+/// `xs.copy()`: a shallow copy.
+pub(super) fn list_copy(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let l = this_list(args)?;
+    NO_ARGS.bind(rt, args)?;
     let items = l.borrow().clone();
-    let kw = std::mem::take(&mut a.kw);
-    let sorted_fn = rt.builtins[&crate::runtime::intern::intern("sorted")].clone();
-    if let Value::List(s) = rt.call_value(&sorted_fn, vec![Value::list(items)], kw)? {
+    Ok(Value::list(items))
+}
+
+/// `xs.clear()`
+pub(super) fn list_clear(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let l = this_list(args)?;
+    NO_ARGS.bind(rt, args)?;
+    l.borrow_mut().clear();
+    Ok(Value::None)
+}
+
+/// `xs.sort(*, key=None, reverse=False)`: in place, stable, through `sorted`.
+pub(super) fn list_sort(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    // CPython: sort takes its arguments by keyword only.
+    static SIG: Signature = Signature::varargs(&["key", "reverse"]);
+    let l = this_list(args)?;
+    let mut a = SIG.bind(rt, args)?;
+    if !a.rest.is_empty() {
+        bail!(Type, "sort() takes no positional arguments");
+    }
+    let (key, reverse) = (a.non_none("key")?, a.bool_or("reverse", false)?);
+    let items = l.borrow().clone();
+    let mut kw: Vec<(Rc<str>, Value)> = vec![("reverse".into(), Value::Bool(reverse))];
+    if let Some(k) = key {
+        kw.push(("key".into(), k));
+    }
+    let mut sorted_args = Args { this: None, pos: vec![Value::list(items)], kw, fname: "sorted".into() };
+    if let Value::List(s) = super::core::sorted(rt, &mut sorted_args)? {
         let v = s.borrow().clone();
         *l.borrow_mut() = v;
     }
     Ok(Value::None)
 }
 
-pub(super) fn this_dict(a: &Args) -> Rc<RefCell<crate::runtime::value::Dict>> {
-    match a.this() {
-        Value::Dict(d) => d,
-        _ => unreachable!("dict methods are bound to dicts"),
+pub(super) fn this_dict(a: &Args) -> R<Rc<RefCell<crate::runtime::value::Dict>>> {
+    match receiver(a, "dict")? {
+        Value::Dict(d) => Ok(d.clone()),
+        other => bail!(Runtime, "internal error: a dict method bound to a {}", other.type_name()),
     }
 }
 
-pub(super) fn dict_keys(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    Ok(Value::list(this_dict(a).borrow().values().map(|(k, _)| k.clone()).collect()))
+/// `d.keys()`: a list, in insertion order.
+pub(super) fn dict_keys(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let d = this_dict(args)?;
+    NO_ARGS.bind(rt, args)?;
+    let keys = d.borrow().values().map(|(k, _)| k.clone()).collect();
+    Ok(Value::list(keys))
 }
 
-pub(super) fn dict_values(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    Ok(Value::list(this_dict(a).borrow().values().map(|(_, v)| v.clone()).collect()))
+/// `d.values()`: a list, in insertion order.
+pub(super) fn dict_values(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let d = this_dict(args)?;
+    NO_ARGS.bind(rt, args)?;
+    let values = d.borrow().values().map(|(_, v)| v.clone()).collect();
+    Ok(Value::list(values))
 }
 
-pub(super) fn dict_items(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    Ok(Value::list(this_dict(a).borrow().values().map(|(k, v)| Value::tuple(vec![k.clone(), v.clone()])).collect()))
+/// `d.items()`: a list of `(key, value)` tuples, in insertion order.
+pub(super) fn dict_items(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let d = this_dict(args)?;
+    NO_ARGS.bind(rt, args)?;
+    let items = d.borrow().values().map(|(k, v)| Value::tuple(vec![k.clone(), v.clone()])).collect();
+    Ok(Value::list(items))
 }
 
-pub(super) fn dict_get(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [k, default] = a.bind(["key", "default"], 1)?;
-    let key = rt.hash_key(&k.unwrap())?;
-    let found = this_dict(a).borrow().get(&key).map(|(_, v)| v.clone());
-    Ok(found.or(default).unwrap_or(Value::None))
+/// `d.get(key, default=None)`
+pub(super) fn dict_get(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let d = this_dict(args)?;
+    let mut a = KEY_DEFAULT.bind(rt, args)?;
+    let (k, default) = (a.value("key")?, a.value_or("default", Value::None)?);
+    let key = rt.hash_key(&k)?;
+    let found = d.borrow().get(&key).map(|(_, v)| v.clone());
+    Ok(found.unwrap_or(default))
 }
 
-pub(super) fn dict_pop(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [k, default] = a.bind(["key", "default"], 1)?;
-    let kv = k.unwrap();
+/// `d.pop(key[, default])`. Errors: KeyError when the key is absent and no default is given.
+pub(super) fn dict_pop(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["key", "default"], 1);
+    let d = this_dict(args)?;
+    let mut a = SIG.bind(rt, args)?;
+    let (kv, default) = (a.value("key")?, a.opt("default")?);
     let key = rt.hash_key(&kv)?;
-    let found = this_dict(a).borrow_mut().shift_remove(&key).map(|(_, v)| v);
+    let found = d.borrow_mut().shift_remove(&key).map(|(_, v)| v);
     match (found, default) {
         (Some(v), _) | (None, Some(v)) => Ok(v),
         (None, None) => {
@@ -156,51 +222,69 @@ pub(super) fn dict_pop(rt: &mut Interp, a: &mut Args) -> R<Value> {
     }
 }
 
-pub(super) fn dict_update(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [other] = a.bind(["other"], 1)?;
-    let Value::Dict(o) = other.unwrap() else { bail!(Type, "update() needs a dict") };
+/// `d.update(other)`: every entry of the dict `other`, in its order.
+pub(super) fn dict_update(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["other"], 1);
+    let d = this_dict(args)?;
+    let Value::Dict(o) = SIG.bind(rt, args)?.value("other")? else { bail!(Type, "update() needs a dict") };
     let items: Vec<_> = o.borrow().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    let _ = rt;
-    let d = this_dict(a);
     for (h, (k, v)) in items {
         crate::runtime::value::dict_store(&mut d.borrow_mut(), h, k, v);
     }
     Ok(Value::None)
 }
 
-pub(super) fn dict_setdefault(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [k, default] = a.bind(["key", "default"], 1)?;
-    let kv = k.unwrap();
+/// `d.setdefault(key, default=None)`: the value, after storing `default` if the key was absent.
+pub(super) fn dict_setdefault(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let d = this_dict(args)?;
+    let mut a = KEY_DEFAULT.bind(rt, args)?;
+    let (kv, default) = (a.value("key")?, a.value_or("default", Value::None)?);
     let key = rt.hash_key(&kv)?;
-    let d = this_dict(a);
     let existing = d.borrow().get(&key).map(|(_, v)| v.clone());
     Ok(match existing {
         Some(v) => v,
         None => {
-            let v = default.unwrap_or(Value::None);
-            d.borrow_mut().insert(key, (kv, v.clone()));
-            v
+            d.borrow_mut().insert(key, (kv, default.clone()));
+            default
         }
     })
 }
 
-pub(super) fn dict_copy(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    Ok(Value::Dict(Rc::new(RefCell::new(this_dict(a).borrow().clone()))))
+/// `d.copy()`: a shallow copy.
+pub(super) fn dict_copy(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let d = this_dict(args)?;
+    NO_ARGS.bind(rt, args)?;
+    let copy = d.borrow().clone();
+    Ok(Value::Dict(Rc::new(RefCell::new(copy))))
 }
 
 pub(super) fn this_str(a: &Args) -> R<Rc<str>> {
-    match a.this() {
-        Value::Str(s) => Ok(s),
-        _ => unreachable!("str methods are bound to strings"),
+    match receiver(a, "str")? {
+        Value::Str(s) => Ok(s.clone()),
+        other => bail!(Runtime, "internal error: a str method bound to a {}", other.type_name()),
     }
 }
 
-/// `"{} {:.2f} {name}".format(…)`
-pub(super) fn str_format(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let s = this_str(a)?;
-    let pos = a.rest();
-    let kw = std::mem::take(&mut a.kw);
+/// `s.upper()`
+pub(super) fn str_upper(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    Ok(Value::str(&s.to_uppercase()))
+}
+
+/// `s.lower()`
+pub(super) fn str_lower(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    Ok(Value::str(&s.to_lowercase()))
+}
+
+/// `"{} {:.2f} {name}".format(*args, **kwargs)`
+pub(super) fn str_format(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    // Every positional and keyword argument is a field value: there is nothing to bind.
+    let s = this_str(args)?;
+    let pos = std::mem::take(&mut args.pos);
+    let kw = std::mem::take(&mut args.kw);
     let mut out = String::new();
     let mut auto = 0;
     let chars: Vec<char> = s.chars().collect();
@@ -250,11 +334,13 @@ pub(super) fn str_format(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::str(&out))
 }
 
-pub(super) fn str_join(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [items] = a.bind(["iterable"], 1)?;
-    let sep = this_str(a)?;
+/// `sep.join(iterable)`. Errors: TypeError for an item that is not a string (CPython's wording).
+pub(super) fn str_join(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["iterable"], 1);
+    let sep = this_str(args)?;
+    let items = SIG.bind(rt, args)?.value("iterable")?;
     let mut parts = Vec::new();
-    for x in rt.iterate(&items.unwrap())? {
+    for x in rt.iterate(&items)? {
         match x {
             Value::Str(s) => parts.push(s.to_string()),
             other => bail!(Type, "sequence item {}: expected str instance, {} found", parts.len(), other.type_name()),
@@ -263,11 +349,13 @@ pub(super) fn str_join(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::str(&parts.join(&sep)))
 }
 
-pub(super) fn str_split(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [sep] = a.bind(["sep"], 0)?;
-    let s = this_str(a)?;
+/// `s.split(sep=None)`: on runs of whitespace by default.
+pub(super) fn str_split(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["sep"], 0);
+    let s = this_str(args)?;
+    let sep = SIG.bind(rt, args)?.non_none("sep")?;
     let parts: Vec<Value> = match sep {
-        None | Some(Value::None) => s.split_whitespace().map(Value::str).collect(),
+        None => s.split_whitespace().map(Value::str).collect(),
         Some(Value::Str(p)) if p.is_empty() => bail!(Value, "empty separator"),
         Some(Value::Str(p)) => s.split(p.as_ref()).map(Value::str).collect(),
         Some(other) => bail!(Type, "split() separator must be a string, not {}", other.type_name()),
@@ -275,38 +363,46 @@ pub(super) fn str_split(_rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::list(parts))
 }
 
-pub(super) fn str_startswith(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [p] = a.bind(["prefix"], 1)?;
-    match p.unwrap() {
-        Value::Str(p) => Ok(Value::Bool(this_str(a)?.starts_with(p.as_ref()))),
+/// `s.startswith(prefix)`
+pub(super) fn str_startswith(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["prefix"], 1);
+    let s = this_str(args)?;
+    match SIG.bind(rt, args)?.value("prefix")? {
+        Value::Str(p) => Ok(Value::Bool(s.starts_with(p.as_ref()))),
         other => bail!(Type, "startswith() needs a string, not {}", other.type_name()),
     }
 }
 
-pub(super) fn str_endswith(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [p] = a.bind(["suffix"], 1)?;
-    match p.unwrap() {
-        Value::Str(p) => Ok(Value::Bool(this_str(a)?.ends_with(p.as_ref()))),
+/// `s.endswith(suffix)`
+pub(super) fn str_endswith(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["suffix"], 1);
+    let s = this_str(args)?;
+    match SIG.bind(rt, args)?.value("suffix")? {
+        Value::Str(p) => Ok(Value::Bool(s.ends_with(p.as_ref()))),
         other => bail!(Type, "endswith() needs a string, not {}", other.type_name()),
     }
 }
 
-pub(super) fn str_replace(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [old, new] = a.bind(["old", "new"], 2)?;
-    match (old.unwrap(), new.unwrap()) {
-        (Value::Str(o), Value::Str(n)) => Ok(Value::str(&this_str(a)?.replace(o.as_ref(), &n))),
+/// `s.replace(old, new)`: every occurrence.
+pub(super) fn str_replace(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["old", "new"], 2);
+    let s = this_str(args)?;
+    let mut a = SIG.bind(rt, args)?;
+    match (a.value("old")?, a.value("new")?) {
+        (Value::Str(o), Value::Str(n)) => Ok(Value::str(&s.replace(o.as_ref(), &n))),
         _ => bail!(Type, "replace() needs strings"),
     }
 }
 
 /// `s.strip(chars=None)` and its one-sided forms: whitespace, or any of `chars`.
-pub(super) fn str_strip(a: &mut Args, left: bool, right: bool) -> R<Value> {
-    let [chars] = a.bind(["chars"], 0)?;
-    let s = this_str(a)?;
-    let set: Option<Vec<char>> = match chars {
-        None | Some(Value::None) => None,
+pub(super) fn str_strip(rt: &mut Interp, args: &mut Args, left: bool, right: bool) -> R<Value> {
+    static SIG: Signature = Signature::new(&["chars"], 0);
+    let s = this_str(args)?;
+    let fname = args.fname.clone();
+    let set: Option<Vec<char>> = match SIG.bind(rt, args)?.non_none("chars")? {
+        None => None,
         Some(Value::Str(c)) => Some(c.chars().collect()),
-        Some(other) => bail!(Type, "{}() arg must be None or str, not {}", a.fname, other.type_name()),
+        Some(other) => bail!(Type, "{fname}() arg must be None or str, not {}", other.type_name()),
     };
     let strip = |c: char| set.as_ref().map_or(c.is_whitespace(), |set| set.contains(&c));
     let mut t: &str = &s;

@@ -1,6 +1,7 @@
 //! Python's builtins (LANGUAGE.md §2): `print`, `len`, `range`, conversions,
 //! `min`/`max`/`sum`, `sorted`, `isinstance`, …
 
+use crate::builtins::Signature;
 use crate::runtime::convert::{float_to_int, int_add};
 use crate::runtime::error::R;
 use crate::runtime::index::range_len;
@@ -47,20 +48,20 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
 }
 
 /// `print(*args, sep=' ', end='\n')`
-fn print(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let sep = match a.kwarg("sep") {
-        None | Some(Value::None) => " ".to_string(),
-        Some(Value::Str(s)) => s.to_string(),
-        Some(other) => bail!(Type, "sep must be None or a string, not {}", other.type_name()),
+fn print(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::varargs(&["sep", "end"]);
+    let mut a = SIG.bind(rt, args)?;
+    // CPython's wording: "sep must be None or a string, not int".
+    let text_or = |v: Option<Value>, name: &str, default: &str| match v {
+        None => Ok(default.to_string()),
+        Some(Value::Str(s)) => Ok(s.to_string()),
+        Some(other) => Err(err!(Type, "{name} must be None or a string, not {}", other.type_name())),
     };
-    let end = match a.kwarg("end") {
-        None | Some(Value::None) => "\n".to_string(),
-        Some(Value::Str(s)) => s.to_string(),
-        Some(other) => bail!(Type, "end must be None or a string, not {}", other.type_name()),
-    };
-    a.no_more_kw()?;
+    let sep = text_or(a.non_none("sep")?, "sep", " ")?;
+    let end = text_or(a.non_none("end")?, "end", "\n")?;
+    let items = std::mem::take(&mut a.rest);
     let mut parts = Vec::new();
-    for v in a.rest() {
+    for v in items {
         parts.push(rt.str_of(&v)?);
     }
     let text = parts.join(&sep) + &end;
@@ -68,9 +69,10 @@ fn print(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
-fn len(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["x"], 1)?;
-    let x = x.unwrap();
+/// `len(obj)`
+fn len(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["obj"], 1);
+    let x = SIG.bind(rt, args)?.value("obj")?;
     if let Some(n) = rt.call_dunder(&x, "__len__", vec![])? {
         return match n {
             Value::Int(i) if i >= 0 => Ok(Value::Int(i)),
@@ -83,8 +85,8 @@ fn len(rt: &mut Interp, a: &mut Args) -> R<Value> {
         Value::List(l) => l.borrow().len(),
         Value::Tuple(t) => t.len(),
         Value::Dict(d) => d.borrow().len(),
-        Value::Range(a, b, s) => {
-            let n = range_len(*a, *b, *s);
+        Value::Range(r) => {
+            let n = range_len(r[0], r[1], r[2]);
             if n > i64::MAX as usize {
                 bail!(Value, "range has more than {} items", i64::MAX);
             }
@@ -106,30 +108,33 @@ fn len(rt: &mut Interp, a: &mut Args) -> R<Value> {
     } as i64))
 }
 
-fn range(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, y, z] = a.bind(["start", "stop", "step"], 1)?;
-    let x = rt.int_arg(&x.unwrap(), "range() argument")?;
+/// `range(stop)`, `range(start, stop, step=1)`
+fn range(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["start", "stop", "step"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (x, y, z) = (a.value("start")?, a.opt("stop")?, a.opt("step")?);
+    const WHAT: &str = "range() argument";
+    let x = rt.int_arg(&x, WHAT)?;
     let (start, stop) = match y {
-        Some(y) => (x, rt.int_arg(&y, "range() argument")?),
+        Some(y) => (x, rt.int_arg(&y, WHAT)?),
         None => (0, x),
     };
     let step = match z {
-        Some(z) => rt.int_arg(&z, "range() argument")?,
+        Some(z) => rt.int_arg(&z, WHAT)?,
         None => 1,
     };
     if step == 0 {
         bail!(Value, "range() arg 3 must not be zero");
     }
-    Ok(Value::Range(start, stop, step))
+    Ok(Value::Range(Rc::new([start, stop, step])))
 }
 
-fn enumerate(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, start] = a.bind(["iterable", "start"], 1)?;
-    let start = match start {
-        Some(s) => rt.int_arg(&s, "start")?,
-        None => 0,
-    };
-    let items = rt.iterate(&x.unwrap())?;
+/// `enumerate(iterable, start=0)`: a list of `(index, item)` pairs.
+fn enumerate(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["iterable", "start"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (x, start) = (a.value("iterable")?, a.int_or("start", 0)?);
+    let items = rt.iterate(&x)?;
     Ok(Value::list(
         items
             .into_iter()
@@ -139,32 +144,41 @@ fn enumerate(rt: &mut Interp, a: &mut Args) -> R<Value> {
     ))
 }
 
-fn zip(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.no_more_kw()?;
-    let lists: Vec<Vec<Value>> = a.rest().iter().map(|v| rt.iterate(v)).collect::<R<_>>()?;
+/// `zip(*iterables)`: a list of tuples, as long as the shortest.
+fn zip(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::varargs(&[]);
+    let iterables = std::mem::take(&mut SIG.bind(rt, args)?.rest);
+    let lists: Vec<Vec<Value>> = iterables.iter().map(|v| rt.iterate(v)).collect::<R<_>>()?;
     let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
     Ok(Value::list((0..n).map(|i| Value::tuple(lists.iter().map(|l| l[i].clone()).collect())).collect()))
 }
 
-fn list(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["iterable"], 0)?;
+/// `list(iterable=())`
+fn list(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["iterable"], 0);
+    let x = SIG.bind(rt, args)?.opt("iterable")?;
     Ok(Value::list(match x {
         Some(x) => rt.iterate(&x)?,
         None => vec![],
     }))
 }
 
-fn tuple(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["iterable"], 0)?;
+/// `tuple(iterable=())`
+fn tuple(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["iterable"], 0);
+    let x = SIG.bind(rt, args)?.opt("iterable")?;
     Ok(Value::tuple(match x {
         Some(x) => rt.iterate(&x)?,
         None => vec![],
     }))
 }
 
-fn dict(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let kw = std::mem::take(&mut a.kw);
-    let [x] = a.bind(["items"], 0)?;
+/// `dict(items=(), **kwargs)`: from a dict or (key, value) pairs, then the keywords.
+fn dict(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["items"], 0);
+    // Every keyword is an entry (even `items=`), so they are taken before binding.
+    let kw = std::mem::take(&mut args.kw);
+    let x = SIG.bind(rt, args)?.opt("items")?;
     let mut d = Dict::default();
     if let Some(x) = x {
         let items = match &x {
@@ -186,21 +200,27 @@ fn dict(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }
 
-fn str_(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["object"], 0)?;
+/// `str(object='')`
+fn str_(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["object"], 0);
+    let x = SIG.bind(rt, args)?.opt("object")?;
     Ok(Value::Str(match x {
         Some(x) => rt.str_of(&x)?.into(),
         None => "".into(),
     }))
 }
 
-fn repr(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["object"], 1)?;
-    Ok(Value::Str(rt.repr_of(&x.unwrap())?.into()))
+/// `repr(obj)`
+fn repr(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["obj"], 1);
+    let x = SIG.bind(rt, args)?.value("obj")?;
+    Ok(Value::Str(rt.repr_of(&x)?.into()))
 }
 
-fn int(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["x"], 0)?;
+/// `int(x=0)`: from a number, a string of digits or a one-element tensor; floats truncate.
+fn int(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["x"], 0);
+    let x = SIG.bind(rt, args)?.opt("x")?;
     Ok(Value::Int(match x {
         None => 0,
         Some(Value::Int(i)) => i,
@@ -222,8 +242,10 @@ fn int(rt: &mut Interp, a: &mut Args) -> R<Value> {
     }))
 }
 
-fn float(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["x"], 0)?;
+/// `float(x=0.0)`: from a number, a string (`'nan'`, `'inf'` too) or a one-element tensor.
+fn float(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["x"], 0);
+    let x = SIG.bind(rt, args)?.opt("x")?;
     Ok(Value::Float(match x {
         None => 0.0,
         Some(Value::Str(s)) => match s.trim().to_ascii_lowercase().as_str() {
@@ -238,18 +260,16 @@ fn float(rt: &mut Interp, a: &mut Args) -> R<Value> {
     }))
 }
 
-fn bool_(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["x"], 0)?;
-    Ok(Value::Bool(match x {
-        Some(x) => rt.truthy(&x)?,
-        None => false,
-    }))
+/// `bool(x=False)`: Python's truth value.
+fn bool_(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["x"], 0);
+    Ok(Value::Bool(SIG.bind(rt, args)?.bool_or("x", false)?))
 }
 
 /// `abs(x)`: Python's for numbers, the tensor op for tensors.
-fn abs(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["x"], 1)?;
-    match x.unwrap() {
+fn abs(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["x"], 1);
+    match SIG.bind(rt, args)?.value("x")? {
         Value::Int(i) => Ok(Value::Int(i.checked_abs().ok_or_else(|| err!(Value, "integer overflow"))?)),
         Value::Bool(b) => Ok(Value::Int(b as i64)),
         Value::Float(f) => Ok(Value::Float(f.abs())),
@@ -261,16 +281,21 @@ fn abs(rt: &mut Interp, a: &mut Args) -> R<Value> {
     }
 }
 
-fn extreme(rt: &mut Interp, a: &mut Args, want: std::cmp::Ordering) -> R<Value> {
-    let key = a.kwarg("key");
-    let default = a.kwarg("default");
-    a.no_more_kw()?;
-    let args = a.rest();
-    let items = if args.len() == 1 { rt.iterate(&args[0])? } else { args };
+/// `min`/`max(iterable, *, key=None, default=…)` or `min`/`max(a, b, *args, key=None)`.
+fn extreme(rt: &mut Interp, args: &mut Args, want: std::cmp::Ordering) -> R<Value> {
+    static SIG: Signature = Signature::varargs(&["key", "default"]);
+    let fname = args.fname.clone();
+    let mut a = SIG.bind(rt, args)?;
+    let (key, default, given) = (a.non_none("key")?, a.opt("default")?, std::mem::take(&mut a.rest));
+    if given.is_empty() {
+        // CPython: "max expected at least 1 argument, got 0".
+        bail!(Type, "{fname} expected at least 1 argument, got 0");
+    }
+    let items = if given.len() == 1 { rt.iterate(&given[0])? } else { given };
     if items.is_empty() {
         return match default {
             Some(d) => Ok(d),
-            None => bail!(Value, "{}() arg is an empty sequence", a.fname),
+            None => bail!(Value, "{fname}() arg is an empty sequence"),
         };
     }
     let mut best = items[0].clone();
@@ -304,23 +329,22 @@ fn max(rt: &mut Interp, a: &mut Args) -> R<Value> {
     extreme(rt, a, std::cmp::Ordering::Greater)
 }
 
-fn sum(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [items, start] = a.bind(["iterable", "start"], 1)?;
-    let mut acc = start.unwrap_or(Value::Int(0));
-    for x in rt.iterate(&items.unwrap())? {
+/// `sum(iterable, start=0)`: `start + x0 + x1 + …` with the `+` operator.
+fn sum(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["iterable", "start"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (items, mut acc) = (a.value("iterable")?, a.value_or("start", Value::Int(0))?);
+    for x in rt.iterate(&items)? {
         acc = rt.binary_op(crate::syntax::ast::BinOp::Add, acc, x)?;
     }
     Ok(acc)
 }
 
 /// `round(x, ndigits=None)`: half to even, as Python.
-fn round(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, nd] = a.bind(["number", "ndigits"], 1)?;
-    let x = x.unwrap();
-    let nd = match nd {
-        None | Some(Value::None) => None,
-        Some(v) => Some(rt.int_arg(&v, "ndigits")?),
-    };
+fn round(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["number", "ndigits"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (x, nd) = (a.value("number")?, a.opt_int("ndigits")?);
     if let Value::Int(i) = x {
         return Ok(Value::Int(match nd {
             Some(n) if n < 0 => round_int(i, n)?,
@@ -368,17 +392,16 @@ fn round_int(i: i64, n: i64) -> R<i64> {
     i64::try_from(q * p).map_err(|_| err!(Value, "integer overflow: round({i}, {n}) is out of the int64 range"))
 }
 
-fn sorted(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [items, key, reverse] = a.bind(["iterable", "key", "reverse"], 1)?;
-    let items = rt.iterate(&items.unwrap())?;
-    let reverse = match reverse {
-        Some(r) => rt.truthy(&r)?,
-        None => false,
-    };
+/// `sorted(iterable, key=None, reverse=False)`: a new list, stable.
+pub(super) fn sorted(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["iterable", "key", "reverse"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (items, key, reverse) = (a.value("iterable")?, a.non_none("key")?, a.bool_or("reverse", false)?);
+    let items = rt.iterate(&items)?;
     let mut keyed = Vec::with_capacity(items.len());
     for x in items {
         let k = match &key {
-            Some(Value::None) | None => x.clone(),
+            None => x.clone(),
             Some(f) => rt.call_value(f, vec![x.clone()], vec![])?,
         };
         keyed.push((k, x));
@@ -427,9 +450,11 @@ pub fn merge_sort<T: Clone>(items: Vec<T>, in_order: &mut impl FnMut(&T, &T) -> 
     Ok(items)
 }
 
-fn reversed(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [items] = a.bind(["sequence"], 1)?;
-    let mut v = rt.iterate(&items.unwrap())?;
+/// `reversed(sequence)`: a new list in reverse order.
+fn reversed(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["sequence"], 1);
+    let items = SIG.bind(rt, args)?.value("sequence")?;
+    let mut v = rt.iterate(&items)?;
     v.reverse();
     Ok(Value::list(v))
 }
@@ -463,9 +488,11 @@ fn instance_of(v: &Value, t: &Value) -> R<bool> {
     })
 }
 
-fn isinstance(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [v, t] = a.bind(["object", "classinfo"], 2)?;
-    Ok(Value::Bool(instance_of(&v.unwrap(), &t.unwrap())?))
+/// `isinstance(obj, class_or_tuple)`
+fn isinstance(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["obj", "class_or_tuple"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    Ok(Value::Bool(instance_of(&a.value("obj")?, &a.value("class_or_tuple")?)?))
 }
 
 fn attr_name(v: &Value) -> R<crate::runtime::intern::Sym> {
@@ -475,29 +502,33 @@ fn attr_name(v: &Value) -> R<crate::runtime::intern::Sym> {
     }
 }
 
-fn hasattr(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [o, n] = a.bind(["object", "name"], 2)?;
-    let name = attr_name(&n.unwrap())?;
-    match rt.get_attr(&o.unwrap(), name) {
+/// `hasattr(obj, name)`: whether reading the attribute raises no AttributeError.
+fn hasattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["obj", "name"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (o, name) = (a.value("obj")?, attr_name(&a.value("name")?)?);
+    match rt.get_attr(&o, name) {
         Ok(_) => Ok(Value::Bool(true)),
         Err(e) if e.kind() == crate::runtime::error::ErrorKind::Attribute => Ok(Value::Bool(false)),
         Err(e) => Err(e),
     }
 }
 
-fn getattr(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [o, n, default] = a.bind(["object", "name", "default"], 2)?;
-    let name = attr_name(&n.unwrap())?;
-    match rt.get_attr(&o.unwrap(), name) {
-        Err(e) if e.kind() == crate::runtime::error::ErrorKind::Attribute && default.is_some() => Ok(default.unwrap()),
-        r => r,
+/// `getattr(object, name, default=…)`: the default instead of an AttributeError.
+fn getattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["object", "name", "default"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (o, name, default) = (a.value("object")?, attr_name(&a.value("name")?)?, a.opt("default")?);
+    match (rt.get_attr(&o, name), default) {
+        (Err(e), Some(d)) if e.kind() == crate::runtime::error::ErrorKind::Attribute => Ok(d),
+        (r, _) => r,
     }
 }
 
 /// `type(x)`: the class, or the builtin that names x's type.
-fn type_(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [v] = a.bind(["object"], 1)?;
-    let v = v.unwrap();
+fn type_(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["object"], 1);
+    let v = SIG.bind(rt, args)?.value("object")?;
     Ok(match &v {
         Value::Instance(i) => Value::Class(i.class.clone()),
         Value::Exception(e) => Value::ErrorType(Some(e.kind())),
@@ -511,18 +542,19 @@ fn type_(rt: &mut Interp, a: &mut Args) -> R<Value> {
     })
 }
 
-fn argv(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
+/// `argv()`: the script's command-line arguments, as strings.
+fn argv(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    super::NO_ARGS.bind(rt, args)?;
     Ok(Value::list(rt.argv.iter().map(|s| Value::str(s)).collect()))
 }
 
 /// `property(getter)`, usable as a decorator.
-fn property(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [g] = a.bind(["fget"], 1)?;
-    Ok(Value::Property(Rc::new(g.unwrap())))
+fn property(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["fget"], 1);
+    Ok(Value::Property(Rc::new(SIG.bind(rt, args)?.value("fget")?)))
 }
 
 /// `Tensor` names the type for `isinstance`; tensors are made with `constant`.
-fn tensor_type(_rt: &mut Interp, _a: &mut Args) -> R<Value> {
+fn tensor_type(_rt: &mut Interp, _args: &mut Args) -> R<Value> {
     bail!(Type, "Tensor cannot be called: make tensors with constant(value, dtype=...)")
 }

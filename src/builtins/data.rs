@@ -1,6 +1,7 @@
 //! Data loading (LANGUAGE.md §4, Data): `read_csv`. Relative paths resolve
 //! against the running script's folder.
 
+use crate::builtins::Signature;
 use crate::runtime::convert::float_to_int;
 use crate::runtime::error::R;
 use crate::runtime::value::{Args, NativeFn, Value};
@@ -10,17 +11,18 @@ use crate::tensor::{Array, DType, Tensor};
 use crate::{bail, err};
 use std::path::PathBuf;
 
+/// Registers the data functions.
 pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("read_csv", read_csv);
     reg("load_npy", load_npy);
     reg("save_npy", save_npy);
 }
 
-fn path_arg(v: Option<Value>, f: &str) -> R<std::rc::Rc<str>> {
+/// A path argument: a string.
+fn path_arg(v: Value, f: &str) -> R<std::rc::Rc<str>> {
     match v {
-        Some(Value::Str(s)) => Ok(s),
-        Some(other) => bail!(Type, "{f} path must be a string, not {}", other.type_name()),
-        None => bail!(Type, "{f}() missing required argument 'path'"),
+        Value::Str(s) => Ok(s),
+        other => bail!(Type, "{f} path must be a string, not {}", other.type_name()),
     }
 }
 
@@ -28,11 +30,11 @@ fn path_arg(v: Option<Value>, f: &str) -> R<std::rc::Rc<str>> {
 /// int64, int32 → int64, bool; C or Fortran order).
 ///
 /// Errors: IOError when the file cannot be read or holds another dtype.
-fn load_npy(rt: &mut Interp, a: &mut Args) -> R<Value> {
+fn load_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     use ndarray::ArrayD;
     use ndarray_npy::ReadNpyExt;
-    let [path] = a.bind(["path"], 1)?;
-    let path = path_arg(path, "load_npy")?;
+    static SIG: Signature = Signature::new(&["path"], 1);
+    let path = path_arg(SIG.bind(rt, args)?.value("path")?, "load_npy")?;
     let full = rt.resolve_path(&path);
     let bytes = read_bounded(&full, &path)?;
     check_npy_header(&bytes, &path)?;
@@ -152,11 +154,12 @@ fn check_npy_header(bytes: &[u8], shown: &str) -> R<()> {
 /// atomically: the file is either the previous one or the complete new one.
 ///
 /// Errors: IOError when the file cannot be written (the previous file, if any, is kept).
-fn save_npy(rt: &mut Interp, a: &mut Args) -> R<Value> {
+fn save_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     use ndarray_npy::WriteNpyExt;
-    let [path, x] = a.bind(["path", "tensor"], 2)?;
-    let path = path_arg(path, "save_npy")?;
-    let t = rt.tensor_arg(&x.unwrap())?;
+    static SIG: Signature = Signature::new(&["path", "tensor"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let path = path_arg(a.value("path")?, "save_npy")?;
+    let t = a.tensor("tensor")?;
     let full = rt.resolve_path(&path);
     // Atomic (temporary file, fsync, rename): a failed write keeps the previous file.
     let r = crate::files::write_atomic(&full, |w| {
@@ -219,20 +222,12 @@ enum Cell {
 ///
 /// Errors: IOError when the file cannot be read; ValueError for a non-numeric
 /// cell or rows of different lengths (naming the line).
-fn read_csv(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [path, header, dtype] = a.bind(["path", "header", "dtype"], 1)?;
-    let path = match path.unwrap() {
-        Value::Str(s) => s,
-        other => bail!(Type, "read_csv path must be a string, not {}", other.type_name()),
-    };
-    let header = match header {
-        Some(h) => rt.truthy(&h)?,
-        None => true,
-    };
-    let dtype = match dtype {
-        None | Some(Value::None) => DType::F32,
-        Some(d) => rt.dtype_arg(&d)?,
-    };
+fn read_csv(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["path", "header", "dtype"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let path = path_arg(a.value("path")?, "read_csv")?;
+    let header = a.bool_or("header", true)?;
+    let dtype = a.opt_dtype("dtype")?.unwrap_or(DType::F32);
     let full = rt.resolve_path(&path);
     let bytes = read_bounded(&full, &path)?;
     let mut reader = csv::ReaderBuilder::new().has_headers(header).from_reader(bytes.as_slice());

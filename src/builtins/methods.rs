@@ -1,145 +1,277 @@
 //! Attributes and methods of builtin values: tensors, Variables, tapes,
 //! lists, dicts, strings (LANGUAGE.md §2–§5).
+//!
+//! Each builtin type has one table from attribute name to what it means,
+//! built once per thread (names are interned per thread), so reading
+//! `xs.append` is one hash lookup on the interned name, not a string match.
 
 use super::collections::*;
 use super::tape_methods::*;
-use crate::bail;
+use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
 use crate::runtime::index::shape_value;
-use crate::runtime::intern::Sym;
+use crate::runtime::intern::{intern, Sym};
 use crate::runtime::value::{Args, Builtin, BuiltinKind, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::{DType, Tensor};
+use crate::{bail, err};
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
-fn method(this: &Value, name: &str, f: NativeFn) -> Value {
-    Value::Builtin(Rc::new(Builtin { name: name.into(), kind: BuiltinKind::Method(this.clone(), f) }))
+/// What an attribute name means on one builtin type.
+#[derive(Clone, Copy)]
+enum Attr {
+    /// A method: reading it binds the receiver (`xs.append`).
+    Method(NativeFn),
+    /// A computed attribute (`t.shape`); `None` when this value has no such attribute.
+    Get(fn(&Value) -> Option<Value>),
 }
 
-/// `obj.name` for builtin values; `None` when there is no such attribute.
-pub fn attr(rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
-    let n = name.name();
-    let n = n.as_ref();
-    Ok(Some(match obj {
-        Value::Tensor(t) => match tensor_attr(t, n) {
-            Some(v) => v,
-            None => match tensor_method(n) {
-                Some(f) => method(obj, n, f),
-                None => return Ok(None),
-            },
+/// One type's attributes by interned name, each with its name as methods report it.
+type Table = FxHashMap<Sym, (Rc<str>, Attr)>;
+
+/// The builtin types that have attributes.
+#[derive(Clone, Copy)]
+enum Kind {
+    Tensor,
+    Variable,
+    Tape,
+    List,
+    Dict,
+    Str,
+    Builtin,
+    Exception,
+    DType,
+    ErrorType,
+}
+
+/// The attribute tables of every builtin type, indexed by [`Kind`].
+struct Tables([Table; 10]);
+
+thread_local! {
+    static TABLES: Tables = Tables::build();
+}
+
+const TENSOR: &[(&str, Attr)] = &[
+    ("shape", Attr::Get(|v| Some(shape_value(tensor_of(v)?.shape())))),
+    ("dtype", Attr::Get(|v| Some(Value::DType(tensor_of(v)?.dtype())))),
+    ("ndim", Attr::Get(|v| Some(Value::Int(tensor_of(v)?.shape().len() as i64)))),
+    ("numpy", Attr::Method(tensor_numpy)),
+    ("tolist", Attr::Method(tensor_numpy)),
+    ("item", Attr::Method(tensor_item)),
+];
+
+/// A Variable has these and every tensor attribute (read from its current value).
+const VARIABLE: &[(&str, Attr)] = &[
+    ("name", Attr::Get(|v| Some(var_of(v)?.name.clone().map_or(Value::None, Value::Str)))),
+    ("trainable", Attr::Get(|v| Some(Value::Bool(var_of(v)?.trainable)))),
+    ("assign", Attr::Method(var_assign)),
+    ("assign_add", Attr::Method(var_assign_add)),
+    ("assign_sub", Attr::Method(var_assign_sub)),
+    ("read_value", Attr::Method(var_read)),
+    ("value", Attr::Method(var_read)),
+];
+
+const TAPE: &[(&str, Attr)] = &[
+    ("watch", Attr::Method(tape_watch)),
+    ("gradient", Attr::Method(tape_gradient)),
+    ("jacobian", Attr::Method(tape_jacobian)),
+    ("stats", Attr::Method(tape_stats)),
+    ("watched_variables", Attr::Method(tape_watched_variables)),
+    ("stop_recording", Attr::Method(tape_stop_recording)),
+    ("reset", Attr::Method(tape_reset)),
+];
+
+const LIST: &[(&str, Attr)] = &[
+    ("append", Attr::Method(list_append)),
+    ("extend", Attr::Method(list_extend)),
+    ("pop", Attr::Method(list_pop)),
+    ("insert", Attr::Method(list_insert)),
+    ("index", Attr::Method(list_index)),
+    ("count", Attr::Method(list_count)),
+    ("remove", Attr::Method(list_remove)),
+    ("reverse", Attr::Method(list_reverse)),
+    ("copy", Attr::Method(list_copy)),
+    ("clear", Attr::Method(list_clear)),
+    ("sort", Attr::Method(list_sort)),
+];
+
+const DICT: &[(&str, Attr)] = &[
+    ("keys", Attr::Method(dict_keys)),
+    ("values", Attr::Method(dict_values)),
+    ("items", Attr::Method(dict_items)),
+    ("get", Attr::Method(dict_get)),
+    ("pop", Attr::Method(dict_pop)),
+    ("update", Attr::Method(dict_update)),
+    ("setdefault", Attr::Method(dict_setdefault)),
+    ("copy", Attr::Method(dict_copy)),
+];
+
+const STR: &[(&str, Attr)] = &[
+    ("format", Attr::Method(str_format)),
+    ("join", Attr::Method(str_join)),
+    ("split", Attr::Method(str_split)),
+    ("upper", Attr::Method(str_upper)),
+    ("lower", Attr::Method(str_lower)),
+    ("strip", Attr::Method(|rt, a| str_strip(rt, a, true, true))),
+    ("lstrip", Attr::Method(|rt, a| str_strip(rt, a, true, false))),
+    ("rstrip", Attr::Method(|rt, a| str_strip(rt, a, false, true))),
+    ("startswith", Attr::Method(str_startswith)),
+    ("endswith", Attr::Method(str_endswith)),
+    ("replace", Attr::Method(str_replace)),
+];
+
+const BUILTIN: &[(&str, Attr)] = &[("__name__", Attr::Get(builtin_name)), ("__wrapped__", Attr::Get(builtin_wrapped))];
+
+const EXCEPTION: &[(&str, Attr)] = &[("args", Attr::Get(exception_args))];
+
+const DTYPE: &[(&str, Attr)] = &[("name", Attr::Get(dtype_name)), ("is_floating", Attr::Get(dtype_is_floating))];
+
+const ERROR_TYPE: &[(&str, Attr)] = &[("__name__", Attr::Get(error_type_name))];
+
+fn builtin_name(v: &Value) -> Option<Value> {
+    match v {
+        Value::Builtin(b) => Some(Value::Str(b.name.clone())),
+        _ => None,
+    }
+}
+
+/// Only the decorators' wrappers have `__wrapped__`: the function they wrap.
+fn builtin_wrapped(v: &Value) -> Option<Value> {
+    match v {
+        Value::Builtin(b) => match &b.kind {
+            BuiltinKind::Recompute(f) | BuiltinKind::CustomGradient(f) | BuiltinKind::PassThrough(f) => Some(f.clone()),
+            _ => None,
         },
-        Value::Variable(v) => match n {
-            "name" => v.name.as_ref().map_or(Value::None, |s| Value::Str(s.clone())),
-            "trainable" => Value::Bool(v.trainable),
-            "assign" => method(obj, n, var_assign),
-            "assign_add" => method(obj, n, var_assign_add),
-            "assign_sub" => method(obj, n, var_assign_sub),
-            "read_value" | "value" => method(obj, n, var_read),
-            _ => {
-                let t = v.peek();
-                match tensor_attr(&t, n) {
-                    Some(v) => v,
-                    None => match tensor_method(n) {
-                        Some(f) => method(obj, n, f),
-                        None => return Ok(None),
-                    },
+        _ => None,
+    }
+}
+
+/// `e.args`: a one-element tuple of the message.
+fn exception_args(v: &Value) -> Option<Value> {
+    match v {
+        Value::Exception(e) => Some(Value::tuple(vec![Value::str(e.message())])),
+        _ => None,
+    }
+}
+
+fn dtype_name(v: &Value) -> Option<Value> {
+    match v {
+        Value::DType(d) => Some(Value::str(d.name())),
+        _ => None,
+    }
+}
+
+fn dtype_is_floating(v: &Value) -> Option<Value> {
+    match v {
+        Value::DType(d) => Some(Value::Bool(d.is_float())),
+        _ => None,
+    }
+}
+
+/// `ValueError.__name__`; `Exception` for the catch-all type.
+fn error_type_name(v: &Value) -> Option<Value> {
+    match v {
+        Value::ErrorType(k) => Some(Value::str(k.map_or("Exception", |k| k.name()))),
+        _ => None,
+    }
+}
+
+impl Tables {
+    fn build() -> Tables {
+        let table = |lists: &[&[(&str, Attr)]]| -> Table {
+            let mut t = Table::default();
+            for list in lists {
+                for &(name, attr) in *list {
+                    t.insert(intern(name), (name.into(), attr));
                 }
             }
-        },
-        Value::Tape(_) => match n {
-            "watch" => method(obj, n, tape_watch),
-            "gradient" => method(obj, n, tape_gradient),
-            "jacobian" => method(obj, n, tape_jacobian),
-            "stats" => method(obj, n, tape_stats),
-            "watched_variables" => method(obj, n, tape_watched_variables),
-            "stop_recording" => method(obj, n, tape_stop_recording),
-            "reset" => method(obj, n, tape_reset),
-            _ => return Ok(None),
-        },
-        Value::List(_) => match n {
-            "append" => method(obj, n, list_append),
-            "extend" => method(obj, n, list_extend),
-            "pop" => method(obj, n, list_pop),
-            "insert" => method(obj, n, list_insert),
-            "index" => method(obj, n, list_index),
-            "count" => method(obj, n, list_count),
-            "remove" => method(obj, n, list_remove),
-            "reverse" => method(obj, n, list_reverse),
-            "copy" => method(obj, n, list_copy),
-            "clear" => method(obj, n, list_clear),
-            "sort" => method(obj, n, list_sort),
-            _ => return Ok(None),
-        },
-        Value::Dict(_) => match n {
-            "keys" => method(obj, n, dict_keys),
-            "values" => method(obj, n, dict_values),
-            "items" => method(obj, n, dict_items),
-            "get" => method(obj, n, dict_get),
-            "pop" => method(obj, n, dict_pop),
-            "update" => method(obj, n, dict_update),
-            "setdefault" => method(obj, n, dict_setdefault),
-            "copy" => method(obj, n, dict_copy),
-            _ => return Ok(None),
-        },
-        Value::Str(_) => match n {
-            "format" => method(obj, n, str_format),
-            "join" => method(obj, n, str_join),
-            "split" => method(obj, n, str_split),
-            "upper" => method(obj, n, |_, a| {
-                let [] = a.bind([], 0)?;
-                Ok(Value::str(&this_str(a)?.to_uppercase()))
-            }),
-            "lower" => method(obj, n, |_, a| {
-                let [] = a.bind([], 0)?;
-                Ok(Value::str(&this_str(a)?.to_lowercase()))
-            }),
-            "strip" => method(obj, n, |_, a| str_strip(a, true, true)),
-            "lstrip" => method(obj, n, |_, a| str_strip(a, true, false)),
-            "rstrip" => method(obj, n, |_, a| str_strip(a, false, true)),
-            "startswith" => method(obj, n, str_startswith),
-            "endswith" => method(obj, n, str_endswith),
-            "replace" => method(obj, n, str_replace),
-            _ => return Ok(None),
-        },
-        Value::Builtin(b) => match (&b.kind, n) {
-            (
-                BuiltinKind::Recompute(f) | BuiltinKind::CustomGradient(f) | BuiltinKind::PassThrough(f),
-                "__wrapped__",
-            ) => f.clone(),
-            (_, "__name__") => Value::Str(b.name.clone()),
-            _ => return Ok(None),
-        },
-        Value::Exception(e) => match n {
-            "args" => Value::tuple(vec![Value::str(e.message())]),
-            _ => return Ok(None),
-        },
-        Value::DType(d) => match n {
-            "name" => Value::str(d.name()),
-            "is_floating" => Value::Bool(d.is_float()),
-            _ => return Ok(None),
-        },
-        _ => {
-            let _ = rt;
-            return Ok(None);
+            t
+        };
+        // Indexed by `Kind as usize`.
+        Tables([
+            table(&[TENSOR]),
+            table(&[TENSOR, VARIABLE]),
+            table(&[TAPE]),
+            table(&[LIST]),
+            table(&[DICT]),
+            table(&[STR]),
+            table(&[BUILTIN]),
+            table(&[EXCEPTION]),
+            table(&[DTYPE]),
+            table(&[ERROR_TYPE]),
+        ])
+    }
+}
+
+/// The table kind of a value, if its type has attributes.
+fn kind_of(v: &Value) -> Option<Kind> {
+    Some(match v {
+        Value::Tensor(_) => Kind::Tensor,
+        Value::Variable(_) => Kind::Variable,
+        Value::Tape(_) => Kind::Tape,
+        Value::List(_) => Kind::List,
+        Value::Dict(_) => Kind::Dict,
+        Value::Str(_) => Kind::Str,
+        Value::Builtin(_) => Kind::Builtin,
+        Value::Exception(_) => Kind::Exception,
+        Value::DType(_) => Kind::DType,
+        Value::ErrorType(_) => Kind::ErrorType,
+        _ => return None,
+    })
+}
+
+/// `obj.name` for builtin values; `None` when there is no such attribute (the
+/// caller raises "'list' object has no attribute 'x'").
+pub fn attr(_rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
+    let Some(kind) = kind_of(obj) else { return Ok(None) };
+    let Some((n, attr)) = TABLES.with(|t| t.0[kind as usize].get(&name).cloned()) else { return Ok(None) };
+    Ok(match attr {
+        Attr::Method(f) => {
+            Some(Value::Builtin(Rc::new(Builtin { name: n, kind: BuiltinKind::Method(obj.clone(), f) })))
         }
-    }))
-}
-
-fn tensor_attr(t: &Tensor, n: &str) -> Option<Value> {
-    Some(match n {
-        "shape" => shape_value(t.shape()),
-        "dtype" => Value::DType(t.dtype()),
-        "ndim" => Value::Int(t.shape().len() as i64),
-        _ => return None,
+        Attr::Get(get) => get(obj),
     })
 }
 
-fn tensor_method(n: &str) -> Option<NativeFn> {
-    Some(match n {
-        "numpy" | "tolist" => tensor_numpy,
-        "item" => tensor_item,
-        _ => return None,
-    })
+/// The attribute names of a builtin value's type, sorted (what `dir()` would list);
+/// a getter that does not apply to this value (`__wrapped__` of a plain builtin) is left out.
+pub fn attr_names(obj: &Value) -> Vec<Rc<str>> {
+    let Some(kind) = kind_of(obj) else { return vec![] };
+    let mut names: Vec<Rc<str>> = TABLES.with(|t| {
+        t.0[kind as usize]
+            .values()
+            .filter(|(_, a)| match a {
+                Attr::Method(_) => true,
+                Attr::Get(get) => get(obj).is_some(),
+            })
+            .map(|(n, _)| n.clone())
+            .collect()
+    });
+    names.sort();
+    names
+}
+
+/// The tensor a tensor attribute reads: the tensor itself, or a Variable's current value.
+fn tensor_of(v: &Value) -> Option<Tensor> {
+    match v {
+        Value::Tensor(t) => Some(t.clone()),
+        Value::Variable(v) => Some(v.peek()),
+        _ => None,
+    }
+}
+
+/// The Variable a Variable attribute reads.
+fn var_of(v: &Value) -> Option<&crate::autodiff::Variable> {
+    match v {
+        Value::Variable(v) => Some(v),
+        _ => None,
+    }
+}
+
+/// A method's receiver. Errors: an internal error if the method was bound to another type.
+fn receiver(a: &Args) -> R<&Value> {
+    a.this.as_ref().ok_or_else(|| err!(Runtime, "internal error: {}() called without its receiver", a.fname))
 }
 
 /// A Python number of the tensor's kind.
@@ -151,14 +283,17 @@ fn py_number(dtype: DType, x: f64) -> Value {
     }
 }
 
+/// No parameters: `t.numpy()`, `v.read_value()`.
+
 /// `numpy()` / `tolist()`: nested lists of Python numbers (a number for a scalar).
-fn tensor_numpy(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    let t = rt.to_tensor(&a.this(), None)?;
+fn tensor_numpy(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let this = receiver(args)?.clone();
+    NO_ARGS.bind(rt, args)?;
+    let t = rt.to_tensor(&this, None)?;
     let vals = t.data.to_f64_vec();
     fn build(shape: &[usize], vals: &[f64], dtype: DType) -> Value {
         match shape.split_first() {
-            None => py_number(dtype, vals[0]),
+            None => py_number(dtype, vals.first().copied().unwrap_or(0.0)),
             Some((&n, rest)) => {
                 let stride: usize = rest.iter().product();
                 Value::list((0..n).map(|i| build(rest, &vals[i * stride..(i + 1) * stride], dtype)).collect())
@@ -169,30 +304,31 @@ fn tensor_numpy(rt: &mut Interp, a: &mut Args) -> R<Value> {
 }
 
 /// `item()`: the Python number of a one-element tensor.
-fn tensor_item(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    let t = rt.to_tensor(&a.this(), None)?;
+fn tensor_item(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let this = receiver(args)?.clone();
+    NO_ARGS.bind(rt, args)?;
+    let t = rt.to_tensor(&this, None)?;
     if t.len() != 1 {
         bail!(Value, "item() needs a tensor with one element, got shape {}", crate::tensor::shape_str(t.shape()));
     }
     Ok(py_number(t.dtype(), t.data.first_f64()))
 }
 
-fn this_var(a: &Args) -> Rc<crate::autodiff::Variable> {
-    match a.this() {
-        Value::Variable(v) => v,
-        _ => unreachable!("Variable methods are bound to Variables"),
+fn this_var(a: &Args) -> R<Rc<crate::autodiff::Variable>> {
+    match receiver(a)? {
+        Value::Variable(v) => Ok(v.clone()),
+        other => bail!(Runtime, "internal error: a Variable method bound to a {}", other.type_name()),
     }
 }
 
 /// The new value for a Variable update, in the Variable's dtype.
-fn update_value(rt: &mut Interp, a: &mut Args, op: Option<crate::tensor::kernels::Binary>) -> R<Value> {
-    let [v] = a.bind(["value"], 1)?;
-    let var = this_var(a);
+fn update_value(rt: &mut Interp, args: &mut Args, op: Option<crate::tensor::kernels::Binary>) -> R<Value> {
+    static SIG: Signature = Signature::new(&["value"], 1);
+    let var = this_var(args)?;
+    let v = SIG.bind(rt, args)?.value("value")?;
     let cur = var.peek();
     // Python numbers and lists take the Variable's dtype; a tensor of another
     // dtype is a ValueError (LANGUAGE.md §5), raised by `Variable::set`.
-    let v = v.unwrap();
     let new = match &v {
         Value::Tensor(_) | Value::Variable(_) => (*rt.to_tensor(&v, None)?.data).clone(),
         other => (*rt.to_tensor(other, Some(cur.dtype()))?.data).clone(),
@@ -216,22 +352,24 @@ fn update_value(rt: &mut Interp, a: &mut Args, op: Option<crate::tensor::kernels
 }
 
 /// `v.assign(value)`: returns the Variable (TF returns the updated variable).
-fn var_assign(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    update_value(rt, a, None)
+fn var_assign(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    update_value(rt, args, None)
 }
 
-fn var_assign_add(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    update_value(rt, a, Some(crate::tensor::kernels::Binary::Add))
+/// `v.assign_add(delta)`: `v ← v + delta`, same shape.
+fn var_assign_add(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    update_value(rt, args, Some(crate::tensor::kernels::Binary::Add))
 }
 
-fn var_assign_sub(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    update_value(rt, a, Some(crate::tensor::kernels::Binary::Sub))
+/// `v.assign_sub(delta)`: `v ← v − delta`, same shape.
+fn var_assign_sub(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    update_value(rt, args, Some(crate::tensor::kernels::Binary::Sub))
 }
 
 /// `v.read_value()`: the current value as a tensor (a read, so tapes watch it).
-fn var_read(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    let v = this_var(a);
+fn var_read(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let v = this_var(args)?;
+    NO_ARGS.bind(rt, args)?;
     let t = rt.read_variable(&v);
     Ok(Value::Tensor(rt.identity(&t)))
 }

@@ -1,7 +1,8 @@
 //! Native functions, registered through one builder ([`install`]) and called
-//! with one signature (`fn(&mut Interp, &mut Args) -> R<Value>`). Arguments
-//! are bound by name with [`Args::bind`] and extracted with typed helpers
-//! that produce the errors users see.
+//! with one signature (`fn(&mut Interp, &mut Args) -> R<Value>`). Each declares
+//! its parameters as a [`Signature`] constant; [`Signature::bind`] applies
+//! Python's binding rules and the typed getters of [`Bound`] convert each
+//! argument, raising the errors users see.
 
 pub mod autodiff_fns;
 mod collections;
@@ -11,13 +12,14 @@ pub mod methods;
 mod tape_methods;
 pub mod tensor_fns;
 
-use crate::bail;
 use crate::runtime::error::ErrorKind;
 use crate::runtime::error::R;
 use crate::runtime::intern::intern;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::{DType, Tensor};
+use crate::{bail, err};
+use std::rc::Rc;
 
 /// Registers every builtin name (LANGUAGE.md §2, §4, §5).
 pub fn install(rt: &mut Interp) {
@@ -37,73 +39,258 @@ pub fn install(rt: &mut Interp) {
     rt.builtins.insert(intern("Exception"), Value::ErrorType(None));
 }
 
-impl Args {
-    /// Binds arguments to parameter `names`; the first `required` must be given.
+/// The most parameters a [`Signature`] declares (the bound values live in a fixed array).
+pub const MAX_PARAMS: usize = 6;
+
+/// The signature of a builtin that takes no arguments (`f()`).
+pub static NO_ARGS: Signature = Signature::new(&[], 0);
+
+/// A native function's parameter list, declared once as a constant, so a builtin
+/// reads like its Python signature:
+///
+/// ```ignore
+/// static SIG: Signature = Signature::new(&["input_tensor", "axis", "keepdims"], 1);
+/// let mut a = SIG.bind(rt, args)?;
+/// let (x, axes, keep) = (a.tensor("input_tensor")?, a.axes("axis")?, a.bool_or("keepdims", false)?);
+/// ```
+///
+/// The first `required` parameters must be given; the rest are optional.
+/// Every parameter may be given by position or by keyword, as in Python.
+#[derive(Debug)]
+pub struct Signature {
+    /// The parameter names, in positional order.
+    pub params: &'static [&'static str],
+    /// How many leading parameters must be given.
+    pub required: usize,
+    /// `f(*args, p=…)`: extra positional arguments are collected and every parameter is keyword-only.
+    pub varargs: bool,
+}
+
+impl Signature {
+    /// `f(p0, …, p[required-1], p[required]=…, …)`.
+    pub const fn new(params: &'static [&'static str], required: usize) -> Signature {
+        assert!(params.len() <= MAX_PARAMS && required <= params.len());
+        Signature { params, required, varargs: false }
+    }
+
+    /// `f(*args, p=…, …)`: positional arguments go to [`Bound::rest`], the parameters are keyword-only.
+    pub const fn varargs(params: &'static [&'static str]) -> Signature {
+        assert!(params.len() <= MAX_PARAMS);
+        Signature { params, required: 0, varargs: true }
+    }
+
+    /// Binds a call's arguments to the parameters (CPython's rules and wording).
     ///
-    /// Errors: TypeError for a missing, repeated or unexpected argument, or too many.
-    pub fn bind<const N: usize>(&mut self, names: [&str; N], required: usize) -> R<[Option<Value>; N]> {
-        if self.pos.len() > N {
-            bail!(Type, "{}() takes at most {} arguments ({} given)", self.fname, N, self.pos.len());
-        }
-        let mut out: [Option<Value>; N] = std::array::from_fn(|_| None);
-        for (i, v) in self.pos.drain(..).enumerate() {
-            out[i] = Some(v);
-        }
-        for (k, v) in self.kw.drain(..) {
-            match names.iter().position(|n| *n == &*k) {
-                Some(i) if out[i].is_some() => bail!(Type, "{}() got multiple values for argument '{}'", self.fname, k),
-                Some(i) => out[i] = Some(v),
-                None => bail!(Type, "{}() got an unexpected keyword argument '{}'", self.fname, k),
+    /// Errors: TypeError for too many positional arguments, a repeated or
+    /// unexpected keyword, or a missing required argument.
+    pub fn bind<'a>(&'static self, rt: &'a mut Interp, args: &mut Args) -> R<Bound<'a>> {
+        let n = self.params.len();
+        let mut vals: [Option<Value>; MAX_PARAMS] = Default::default();
+        let mut rest = Vec::new();
+        if self.varargs {
+            rest = std::mem::take(&mut args.pos);
+        } else {
+            let given = args.pos.len();
+            if given > n {
+                let takes = if self.required == n {
+                    format!("{n} positional argument{}", plural(n))
+                } else {
+                    format!("from {} to {n} positional arguments", self.required)
+                };
+                let was = if given == 1 { "was" } else { "were" };
+                bail!(Type, "{}() takes {takes} but {given} {was} given", args.fname);
+            }
+            for (slot, v) in vals.iter_mut().zip(args.pos.drain(..)) {
+                *slot = Some(v);
             }
         }
-        for (i, n) in names.iter().enumerate().take(required) {
-            if out[i].is_none() {
-                bail!(Type, "{}() missing required argument '{}'", self.fname, n);
+        for (k, v) in args.kw.drain(..) {
+            match self.params.iter().position(|p| *p == &*k) {
+                Some(i) if vals[i].is_some() => {
+                    bail!(Type, "{}() got multiple values for argument '{}'", args.fname, k)
+                }
+                Some(i) => vals[i] = Some(v),
+                None => bail!(Type, "{}() got an unexpected keyword argument '{}'", args.fname, k),
             }
         }
-        Ok(out)
-    }
-
-    /// Takes all positional arguments (for `print(*args)`-style functions), leaving keywords.
-    pub fn rest(&mut self) -> Vec<Value> {
-        std::mem::take(&mut self.pos)
-    }
-
-    /// Takes a keyword argument by name.
-    pub fn kwarg(&mut self, name: &str) -> Option<Value> {
-        let i = self.kw.iter().position(|(k, _)| &**k == name)?;
-        Some(self.kw.remove(i).1)
-    }
-
-    /// Errors: TypeError if any keyword argument is left unused.
-    pub fn no_more_kw(&self) -> R<()> {
-        if let Some((k, _)) = self.kw.first() {
-            bail!(Type, "{}() got an unexpected keyword argument '{}'", self.fname, k);
+        let missing: Vec<String> =
+            (0..self.required).filter(|&i| vals[i].is_none()).map(|i| format!("'{}'", self.params[i])).collect();
+        if let Some((last, init)) = missing.split_last() {
+            // The wording of user functions (runtime/call.rs), which is CPython's without "positional".
+            let list = if init.is_empty() { last.clone() } else { format!("{} and {last}", init.join(", ")) };
+            bail!(
+                Type,
+                "{}() missing {} required argument{}: {list}",
+                args.fname,
+                missing.len(),
+                plural(missing.len())
+            );
         }
-        Ok(())
+        Ok(Bound { rt, fname: args.fname.clone(), sig: self, vals, rest })
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// A call's arguments bound to a [`Signature`]: typed getters take each value out by
+/// parameter name, converting it and raising the TypeError users see.
+///
+/// Getters come in three shapes, after the parameter's Python default:
+/// `tensor("x")` (required), `int_or("start", 0)` (a value default: `None` is a
+/// wrong type), `opt_int("axis")` (default `None`: absent and `None` read alike).
+pub struct Bound<'a> {
+    rt: &'a mut Interp,
+    fname: Rc<str>,
+    sig: &'static Signature,
+    vals: [Option<Value>; MAX_PARAMS],
+    /// The extra positional arguments of a [`Signature::varargs`] signature.
+    pub rest: Vec<Value>,
+}
+
+impl Bound<'_> {
+    /// Takes the argument for parameter `name` (`None` when it was not given).
+    ///
+    /// Errors: an internal error when the signature has no such parameter (a bug in the builtin).
+    pub fn opt(&mut self, name: &str) -> R<Option<Value>> {
+        match self.sig.params.iter().position(|p| *p == name) {
+            Some(i) => Ok(self.vals[i].take()),
+            None => Err(err!(Runtime, "internal error: {}() has no parameter '{name}'", self.fname)),
+        }
     }
 
-    /// The bound receiver of a method call.
-    pub fn this(&self) -> Value {
-        self.this.clone().unwrap_or(Value::None)
+    /// The argument for `name`, with `None` read as not given (a parameter whose default is `None`).
+    pub fn non_none(&mut self, name: &str) -> R<Option<Value>> {
+        Ok(self.opt(name)?.filter(|v| !matches!(v, Value::None)))
+    }
+
+    /// A required argument.
+    pub fn value(&mut self, name: &str) -> R<Value> {
+        match self.opt(name)? {
+            Some(v) => Ok(v),
+            None => Err(err!(Runtime, "internal error: {}() argument '{name}' read twice or not required", self.fname)),
+        }
+    }
+
+    /// The argument for `name`, or `default` when it was not given.
+    pub fn value_or(&mut self, name: &str, default: Value) -> R<Value> {
+        Ok(self.opt(name)?.unwrap_or(default))
+    }
+
+    /// A required tensor argument (numbers, nested lists and Variables convert).
+    pub fn tensor(&mut self, name: &str) -> R<Tensor> {
+        let v = self.value(name)?;
+        self.rt.tensor_arg(&v)
+    }
+
+    /// A required int argument. Errors: TypeError naming the parameter.
+    pub fn int(&mut self, name: &str) -> R<i64> {
+        let v = self.value(name)?;
+        self.rt.int_arg(&v, name)
+    }
+
+    /// An int argument defaulting to `default` (`None` is a wrong type, as in Python).
+    pub fn int_or(&mut self, name: &str, default: i64) -> R<i64> {
+        match self.opt(name)? {
+            Some(v) => self.rt.int_arg(&v, name),
+            None => Ok(default),
+        }
+    }
+
+    /// An int argument whose default is `None`.
+    pub fn opt_int(&mut self, name: &str) -> R<Option<i64>> {
+        match self.non_none(name)? {
+            Some(v) => self.rt.int_arg(&v, name).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A required number argument (a one-element tensor counts).
+    pub fn float(&mut self, name: &str) -> R<f64> {
+        let v = self.value(name)?;
+        self.rt.float_arg(&v, name)
+    }
+
+    /// A number argument defaulting to `default`.
+    pub fn float_or(&mut self, name: &str, default: f64) -> R<f64> {
+        match self.opt(name)? {
+            Some(v) => self.rt.float_arg(&v, name),
+            None => Ok(default),
+        }
+    }
+
+    /// A truth-value argument defaulting to `default` (any value, by Python's truth rules).
+    pub fn bool_or(&mut self, name: &str, default: bool) -> R<bool> {
+        match self.opt(name)? {
+            Some(v) => self.rt.bool_arg(&v),
+            None => Ok(default),
+        }
+    }
+
+    /// Reduction axes: `None` (every axis), an int, or a list/tuple of ints.
+    pub fn axes(&mut self, name: &str) -> R<Option<Vec<i64>>> {
+        let v = self.opt(name)?;
+        self.rt.axes_arg(v.as_ref())
+    }
+
+    /// A required shape argument (an int, a list/tuple of ints, or an int64 tensor).
+    pub fn shape(&mut self, name: &str) -> R<Vec<i64>> {
+        let v = self.value(name)?;
+        self.rt.shape_arg(&v)
+    }
+
+    /// A shape argument whose default is `None`.
+    pub fn opt_shape(&mut self, name: &str) -> R<Option<Vec<i64>>> {
+        match self.non_none(name)? {
+            Some(v) => self.rt.shape_arg(&v).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A required shape for a new tensor: no negative entries, within the allocation budget.
+    pub fn dims(&mut self, name: &str) -> R<Vec<usize>> {
+        let v = self.value(name)?;
+        self.rt.dims_arg(&v)
+    }
+
+    /// A required dtype argument.
+    pub fn dtype(&mut self, name: &str) -> R<DType> {
+        let v = self.value(name)?;
+        self.rt.dtype_arg(&v)
+    }
+
+    /// A dtype argument whose default is `None`.
+    pub fn opt_dtype(&mut self, name: &str) -> R<Option<DType>> {
+        match self.non_none(name)? {
+            Some(v) => self.rt.dtype_arg(&v).map(Some),
+            None => Ok(None),
+        }
     }
 }
 
 /// Typed extraction of argument values.
 impl Interp {
+    /// A tensor from any tensor-like value (numbers, nested lists, Variables).
     pub fn tensor_arg(&mut self, v: &Value) -> R<Tensor> {
         self.to_tensor(v, None)
     }
 
+    /// An int (a bool or a one-element int64 tensor counts). Errors: TypeError naming `what`.
     pub fn int_arg(&mut self, v: &Value, what: &str) -> R<i64> {
         match v {
             Value::Int(i) => Ok(*i),
             Value::Bool(b) => Ok(*b as i64),
-            Value::Tensor(t) if t.dtype() == DType::I64 && t.len() == 1 => t.data.first_i64(),
+            Value::Tensor(t) if t.dtype() == DType::I64 && t.len() == 1 => Ok(t.data.first_i64()?),
             other => bail!(Type, "{what} must be an int, not {}", other.type_name()),
         }
     }
 
+    /// A number (a one-element tensor counts). Errors: TypeError naming `what`.
     pub fn float_arg(&mut self, v: &Value, what: &str) -> R<f64> {
         match v {
             Value::Int(i) => Ok(*i as f64),
@@ -120,6 +307,7 @@ impl Interp {
         }
     }
 
+    /// Python's truth value of `v`.
     pub fn bool_arg(&mut self, v: &Value) -> R<bool> {
         self.truthy(v)
     }
@@ -128,8 +316,8 @@ impl Interp {
     pub fn axes_arg(&mut self, v: Option<&Value>) -> R<Option<Vec<i64>>> {
         match v {
             None | Some(Value::None) => Ok(None),
-            Some(Value::List(_) | Value::Tuple(_)) => {
-                let items = self.iterate(v.unwrap())?;
+            Some(list @ (Value::List(_) | Value::Tuple(_))) => {
+                let items = self.iterate(list)?;
                 Ok(Some(items.iter().map(|x| self.int_arg(x, "axis")).collect::<R<_>>()?))
             }
             Some(x) => Ok(Some(vec![self.int_arg(x, "axis")?])),
@@ -144,7 +332,7 @@ impl Interp {
                 let items = self.iterate(v)?;
                 items.iter().map(|x| self.int_arg(x, "a shape entry")).collect()
             }
-            Value::Tensor(t) => t.data.to_i64_vec(),
+            Value::Tensor(t) => Ok(t.data.to_i64_vec()?),
             other => bail!(Type, "a shape must be a list of ints, not {}", other.type_name()),
         }
     }
@@ -179,5 +367,80 @@ impl Interp {
             },
             other => bail!(Type, "dtype must be float32, float64, int64 or bool, not {}", other.type_name()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    fn interp() -> Interp {
+        Interp::new(Rc::new(RefCell::new(Vec::<u8>::new())))
+    }
+
+    fn args(pos: Vec<Value>, kw: &[(&str, Value)]) -> Args {
+        Args { this: None, pos, kw: kw.iter().map(|(k, v)| (Rc::from(*k), v.clone())).collect(), fname: "f".into() }
+    }
+
+    static SIG: Signature = Signature::new(&["a", "b", "c"], 1);
+    static ALL: Signature = Signature::new(&["a", "b", "c"], 3);
+    static VAR: Signature = Signature::varargs(&["sep"]);
+
+    /// The TypeError message of binding `a` to `sig`.
+    fn bind_error(sig: &'static Signature, mut a: Args) -> String {
+        match sig.bind(&mut interp(), &mut a) {
+            Ok(_) => "bound".into(),
+            Err(e) => format!("{}: {}", e.kind().name(), e.message()),
+        }
+    }
+
+    #[test]
+    fn binding_errors_read_as_for_user_functions() {
+        let one = || Value::Int(1);
+        assert_eq!(
+            bind_error(&SIG, args(vec![one(), one(), one(), one()], &[])),
+            "TypeError: f() takes from 1 to 3 positional arguments but 4 were given"
+        );
+        assert_eq!(
+            bind_error(&ALL, args(vec![one(), one(), one(), one()], &[])),
+            "TypeError: f() takes 3 positional arguments but 4 were given"
+        );
+        assert_eq!(
+            bind_error(&ALL, args(vec![], &[])),
+            "TypeError: f() missing 3 required arguments: 'a', 'b' and 'c'"
+        );
+        assert_eq!(
+            bind_error(&ALL, args(vec![one()], &[("c", one())])),
+            "TypeError: f() missing 1 required argument: 'b'"
+        );
+        assert_eq!(
+            bind_error(&SIG, args(vec![one()], &[("a", one())])),
+            "TypeError: f() got multiple values for argument 'a'"
+        );
+        assert_eq!(
+            bind_error(&SIG, args(vec![one()], &[("d", one())])),
+            "TypeError: f() got an unexpected keyword argument 'd'"
+        );
+        assert_eq!(bind_error(&VAR, args(vec![one(), one(), one()], &[("sep", one())])), "bound");
+        assert_eq!(
+            bind_error(&VAR, args(vec![], &[("end", one())])),
+            "TypeError: f() got an unexpected keyword argument 'end'"
+        );
+    }
+
+    #[test]
+    fn getters_follow_the_parameters_default() {
+        let mut rt = interp();
+        let mut a = args(vec![Value::Int(1)], &[("b", Value::None), ("c", Value::None)]);
+        let mut b = SIG.bind(&mut rt, &mut a).expect("binds");
+        assert_eq!(b.int("a").expect("an int"), 1);
+        // `b=None` where the default is None reads as not given; where the default is a value it is a wrong type.
+        assert_eq!(b.opt_int("b").expect("None is absent"), None);
+        let e = b.int_or("c", 0).expect_err("None is not an int");
+        assert_eq!(e.message(), "c must be an int, not NoneType");
+        // Each argument is taken once; a name the signature lacks is the builtin's bug, not a panic.
+        assert!(b.value("a").expect_err("taken").message().starts_with("internal error"));
+        assert!(b.opt("zzz").expect_err("no such parameter").message().starts_with("internal error"));
     }
 }

@@ -1,6 +1,7 @@
 //! Methods of `GradientTape` values (LANGUAGE.md §5): `watch`, `gradient`,
 //! `jacobian`, `stats`, `watched_variables`, `reset`.
 
+use super::{Signature, NO_ARGS};
 use crate::autodiff::Tape;
 use crate::bail;
 use crate::runtime::error::R;
@@ -10,17 +11,24 @@ use crate::tensor::{Array, Tensor};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-pub(super) fn this_tape(a: &Args) -> Rc<RefCell<Tape>> {
-    match a.this() {
-        Value::Tape(t) => t,
-        _ => unreachable!("tape methods are bound to tapes"),
+/// The tape a method is bound to.
+///
+/// Errors: TypeError when the receiver is not a tape (a method taken off one type and called on another).
+pub(super) fn this_tape(a: &Args) -> R<Rc<RefCell<Tape>>> {
+    match &a.this {
+        Some(Value::Tape(t)) => Ok(t.clone()),
+        other => {
+            let found = other.as_ref().map_or_else(|| "nothing".to_string(), |v| v.type_name());
+            bail!(Type, "{}() must be called on a GradientTape, not {found}", a.fname)
+        }
     }
 }
 
 /// `tape.watch(x)`: a tensor, a Variable, or a (nested) list of them.
 pub(super) fn tape_watch(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x] = a.bind(["tensor"], 1)?;
-    let tape = this_tape(a);
+    static SIG: Signature = Signature::new(&["tensor"], 1);
+    let tape = this_tape(a)?;
+    let x = SIG.bind(rt, a)?.value("tensor")?;
     fn watch(rt: &mut Interp, tape: &Rc<RefCell<Tape>>, v: &Value) -> R<()> {
         rt.nested("while watching a nested list (does it contain itself?)", |rt| watch_level(rt, tape, v))
     }
@@ -28,7 +36,7 @@ pub(super) fn tape_watch(rt: &mut Interp, a: &mut Args) -> R<Value> {
         match v {
             Value::Tensor(t) => {
                 if t.dtype().is_float() {
-                    tape.borrow_mut().watched.insert(t.id);
+                    tape.borrow_mut().watch(t.id);
                 }
             }
             Value::Variable(var) => tape.borrow_mut().watch_variable(var),
@@ -41,7 +49,7 @@ pub(super) fn tape_watch(rt: &mut Interp, a: &mut Args) -> R<Value> {
         }
         Ok(())
     }
-    watch(rt, &tape, &x.unwrap())?;
+    watch(rt, &tape, &x)?;
     Ok(Value::None)
 }
 
@@ -87,7 +95,7 @@ pub(super) fn unflatten(like: &Value, it: &mut impl Iterator<Item = Value>) -> V
 /// `unconnected_gradients=`: `'none'` (the default) or `'zero'`.
 fn unconnected_zero(rt: &mut Interp, v: Option<Value>) -> R<bool> {
     Ok(match v {
-        None | Some(Value::None) => false,
+        None => false,
         Some(Value::Str(s)) if s.as_ref() == "none" => false,
         Some(Value::Str(s)) if s.as_ref() == "zero" => true,
         Some(other) => {
@@ -99,22 +107,24 @@ fn unconnected_zero(rt: &mut Interp, v: Option<Value>) -> R<bool> {
 
 /// `tape.gradient(target, sources, output_gradients=None, unconnected_gradients='none')`
 pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [target, sources, output_gradients, unconnected] =
-        a.bind(["target", "sources", "output_gradients", "unconnected_gradients"], 2)?;
-    let tape = this_tape(a);
+    static SIG: Signature =
+        Signature::new(&["target", "sources", "output_gradients", "unconnected_gradients"], 2);
+    let tape = this_tape(a)?;
+    let mut b = SIG.bind(rt, a)?;
+    let (target, sources) = (b.value("target")?, b.value("sources")?);
+    let (output_gradients, unconnected) = (b.non_none("output_gradients")?, b.non_none("unconnected_gradients")?);
     let zero = unconnected_zero(rt, unconnected)?;
     let mut tv = Vec::new();
-    flatten_sources(rt, &target.unwrap(), &mut tv)?;
+    flatten_sources(rt, &target, &mut tv)?;
     let targets: Vec<Tensor> = tv.iter().map(|t| rt.to_tensor(t, None)).collect::<R<_>>()?;
     let ogs = match output_gradients {
-        None | Some(Value::None) => None,
+        None => None,
         Some(v) => {
             let mut flat = Vec::new();
             flatten_sources(rt, &v, &mut flat)?;
             Some(flat.iter().map(|t| rt.to_tensor(t, None)).collect::<R<Vec<_>>>()?)
         }
     };
-    let sources = sources.unwrap();
     let mut leaves = Vec::new();
     flatten_sources(rt, &sources, &mut leaves)?;
     let mut ids = Vec::with_capacity(leaves.len());
@@ -144,11 +154,13 @@ pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
 
 /// `tape.jacobian(target, source)`: one gradient per target element, stacked.
 pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [target, source, unconnected] = a.bind(["target", "sources", "unconnected_gradients"], 2)?;
-    let tape = this_tape(a);
+    static SIG: Signature = Signature::new(&["target", "sources", "unconnected_gradients"], 2);
+    let tape = this_tape(a)?;
+    let mut b = SIG.bind(rt, a)?;
+    let (target, source, unconnected) = (b.value("target")?, b.value("sources")?, b.non_none("unconnected_gradients")?);
     let zero = unconnected_zero(rt, unconnected)?;
-    let y = rt.to_tensor(&target.unwrap(), None)?;
-    let src = match source.unwrap() {
+    let y = rt.to_tensor(&target, None)?;
+    let src = match source {
         Value::Variable(v) => v.peek(),
         Value::Tensor(t) => t,
         other => bail!(Type, "jacobian source must be a tensor or Variable, not {}", other.type_name()),
@@ -185,7 +197,7 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
     tape.borrow_mut().persistent = persistent;
     if !persistent {
         tape.borrow_mut().used = true;
-        rt.tapes.retain(|t| !Rc::ptr_eq(t, &tape));
+        rt.ad.stop(&tape);
     }
     result?;
     // TF: a source no element of the target depends on has no jacobian (None), unless
@@ -203,9 +215,9 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
 }
 
 /// `tape.stats()`: `{'ops': …, 'saved_tensors': …, 'saved_bytes': …}`.
-pub(super) fn tape_stats(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    let (ops, saved, bytes) = this_tape(a).borrow().stats();
+pub(super) fn tape_stats(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    NO_ARGS.bind(rt, a)?;
+    let (ops, saved, bytes) = this_tape(a)?.borrow().stats();
     let mut d = crate::runtime::value::Dict::default();
     for (k, v) in [("ops", ops), ("saved_tensors", saved), ("saved_bytes", bytes)] {
         d.insert(HashKey::Str(k.into()), (Value::str(k), Value::Int(v as i64)));
@@ -213,26 +225,22 @@ pub(super) fn tape_stats(_rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }
 
-pub(super) fn tape_watched_variables(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    let vars = this_tape(a).borrow().watched_variables.clone();
+/// `tape.watched_variables()`: the Variables this tape watches, in first-watched order.
+pub(super) fn tape_watched_variables(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    NO_ARGS.bind(rt, a)?;
+    let vars = this_tape(a)?.borrow().watched_variables.clone();
     Ok(Value::tuple(vars.into_iter().map(Value::Variable).collect()))
 }
 
-/// `tape.reset()`: forget everything recorded and watched.
 /// `tape.stop_recording()`: a context manager that pauses this tape only (LANGUAGE.md §5, as TF).
-pub(super) fn tape_stop_recording(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    Ok(Value::StopRecording(this_tape(a)))
+pub(super) fn tape_stop_recording(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    NO_ARGS.bind(rt, a)?;
+    Ok(Value::StopRecording(this_tape(a)?))
 }
 
-pub(super) fn tape_reset(_rt: &mut Interp, a: &mut Args) -> R<Value> {
-    a.bind([], 0)?;
-    let tape = this_tape(a);
-    let mut t = tape.borrow_mut();
-    t.entries.clear();
-    t.watched.clear();
-    t.watched_variables.clear();
-    t.used = false;
+/// `tape.reset()`: forget everything recorded and watched.
+pub(super) fn tape_reset(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    NO_ARGS.bind(rt, a)?;
+    this_tape(a)?.borrow_mut().reset();
     Ok(Value::None)
 }

@@ -1,6 +1,7 @@
 //! Tensor functions (LANGUAGE.md §4), named as TensorFlow's without the prefix.
 
 use crate::bail;
+use crate::builtins::Signature;
 use crate::runtime::error::R;
 use crate::runtime::index::indices_of;
 use crate::runtime::value::{Args, NativeFn, Value};
@@ -13,6 +14,14 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 
+/// `f(x)`: the elementwise unary functions.
+static UNARY: Signature = Signature::new(&["x"], 1);
+/// `f(x, y)`: the broadcasting binary functions and comparisons.
+static BINARY: Signature = Signature::new(&["x", "y"], 2);
+/// `reduce_*(input_tensor, axis=None, keepdims=False)`
+static REDUCE: Signature = Signature::new(&["input_tensor", "axis", "keepdims"], 1);
+
+/// Registers the tensor functions of LANGUAGE.md §4.
 pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("constant", constant);
     reg("convert_to_tensor", constant);
@@ -30,9 +39,8 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("one_hot", one_hot);
     macro_rules! unary {
         ($($name:literal => $op:expr),*) => {$(
-            reg($name, |rt, a| {
-                let [x] = a.bind(["x"], 1)?;
-                let t = rt.tensor_arg(&x.unwrap())?;
+            reg($name, |rt, args| {
+                let t = UNARY.bind(rt, args)?.tensor("x")?;
                 Ok(Value::Tensor(rt.unary($op, &t)?))
             });
         )*};
@@ -46,9 +54,10 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     );
     macro_rules! binary {
         ($($name:literal => $op:expr),*) => {$(
-            reg($name, |rt, a| {
-                let [x, y] = a.bind(["x", "y"], 2)?;
-                let (x, y) = rt.tensor_pair(&x.unwrap(), &y.unwrap())?;
+            reg($name, |rt, args| {
+                let mut a = BINARY.bind(rt, args)?;
+                let (x, y) = (a.value("x")?, a.value("y")?);
+                let (x, y) = rt.tensor_pair(&x, &y)?;
                 Ok(Value::Tensor(rt.binary($op, &x, &y)?))
             });
         )*};
@@ -60,11 +69,9 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     );
     macro_rules! reduce {
         ($($name:literal => $op:expr),*) => {$(
-            reg($name, |rt, a| {
-                let [x, axis, keepdims] = a.bind(["input_tensor", "axis", "keepdims"], 1)?;
-                let t = rt.tensor_arg(&x.unwrap())?;
-                let axes = rt.axes_arg(axis.as_ref())?;
-                let keep = match keepdims { Some(k) => rt.bool_arg(&k)?, None => false };
+            reg($name, |rt, args| {
+                let mut a = REDUCE.bind(rt, args)?;
+                let (t, axes, keep) = (a.tensor("input_tensor")?, a.axes("axis")?, a.bool_or("keepdims", false)?);
                 Ok(Value::Tensor(rt.reduce($op, &t, axes.as_deref(), keep)?))
             });
         )*};
@@ -96,20 +103,13 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("greater_equal", |rt, a| compare(rt, a, Compare::Ge));
 }
 
-fn dtype_opt(rt: &mut Interp, v: Option<Value>) -> R<Option<DType>> {
-    match v {
-        None | Some(Value::None) => Ok(None),
-        Some(d) => Ok(Some(rt.dtype_arg(&d)?)),
-    }
-}
-
 /// `constant(value, dtype=float32)`: from a number, (nested) list or tensor.
 ///
 /// Errors: ValueError for ragged lists; TypeError for non-numeric values.
-fn constant(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [v, dtype] = a.bind(["value", "dtype"], 1)?;
-    let dtype = dtype_opt(rt, dtype)?;
-    let v = v.unwrap();
+fn constant(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["value", "dtype"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (v, dtype) = (a.value("value")?, a.opt_dtype("dtype")?);
     let t = match &v {
         Value::Tensor(t) => match dtype {
             Some(d) => Tensor::new(t.data.try_cast(d)?),
@@ -124,33 +124,34 @@ fn constant(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Tensor(t))
 }
 
-fn filled(rt: &mut Interp, a: &mut Args, v: f64) -> R<Value> {
-    let [shape, dtype] = a.bind(["shape", "dtype"], 1)?;
-    let dims = rt.dims_arg(&shape.unwrap())?;
-    let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
+/// `zeros`/`ones(shape, dtype=float32)`
+fn filled(rt: &mut Interp, args: &mut Args, v: f64) -> R<Value> {
+    static SIG: Signature = Signature::new(&["shape", "dtype"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (dims, dtype) = (a.dims("shape")?, a.opt_dtype("dtype")?.unwrap_or(DType::F32));
     Ok(Value::Tensor(Tensor::new(Array::full(dtype, &dims, v))))
 }
 
-fn zeros(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    filled(rt, a, 0.0)
+fn zeros(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    filled(rt, args, 0.0)
 }
 
-fn ones(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    filled(rt, a, 1.0)
+fn ones(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    filled(rt, args, 1.0)
 }
 
 /// `fill(shape, value)`: the value's type decides the dtype (float32 or int64), as TF.
-fn fill(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [shape, value, dtype] = a.bind(["dims", "value", "dtype"], 2)?;
-    let dims = rt.dims_arg(&shape.unwrap())?;
-    let value = value.unwrap();
+fn fill(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["dims", "value", "dtype"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (dims, value, dtype) = (a.dims("dims")?, a.value("value")?, a.opt_dtype("dtype")?);
     let default = match value {
         Value::Int(_) => DType::I64,
         Value::Bool(_) => DType::Bool,
         Value::Tensor(ref t) => t.dtype(),
         _ => DType::F32,
     };
-    let dtype = dtype_opt(rt, dtype)?.unwrap_or(default);
+    let dtype = dtype.unwrap_or(default);
     if dtype == DType::I64 {
         // Exact: an int64 fill never passes through float64.
         let i = match &value {
@@ -163,38 +164,40 @@ fn fill(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::full(dtype, &dims, v))))
 }
 
-fn like(rt: &mut Interp, a: &mut Args, v: f64) -> R<Value> {
-    let [x, dtype] = a.bind(["input", "dtype"], 1)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
-    let dtype = dtype_opt(rt, dtype)?.unwrap_or(t.dtype());
+/// `zeros_like`/`ones_like(input, dtype=None)`
+fn like(rt: &mut Interp, args: &mut Args, v: f64) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input", "dtype"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let t = a.tensor("input")?;
+    let dtype = a.opt_dtype("dtype")?.unwrap_or(t.dtype());
     Ok(Value::Tensor(Tensor::new(Array::full(dtype, t.shape(), v))))
 }
 
-fn zeros_like(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    like(rt, a, 0.0)
+fn zeros_like(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    like(rt, args, 0.0)
 }
 
-fn ones_like(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    like(rt, a, 1.0)
+fn ones_like(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    like(rt, args, 1.0)
 }
 
-fn eye(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [n, m, dtype] = a.bind(["num_rows", "num_columns", "dtype"], 1)?;
-    let n = rt.int_arg(&n.unwrap(), "num_rows")?;
-    let m = match m {
-        Some(Value::None) | None => n,
-        Some(m) => rt.int_arg(&m, "num_columns")?,
-    };
+/// `eye(num_rows, num_columns=None, dtype=float32)`: ones on the diagonal.
+fn eye(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["num_rows", "num_columns", "dtype"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let n = a.int("num_rows")?;
+    let m = a.opt_int("num_columns")?.unwrap_or(n);
+    let dtype = a.opt_dtype("dtype")?.unwrap_or(DType::F32);
     let dims = rt.dims_arg(&Value::list(vec![Value::Int(n), Value::Int(m)]))?;
-    let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
     let vals = (0..dims[0] * dims[1]).map(|k| if k / dims[1] == k % dims[1] { 1.0 } else { 0.0 }).collect();
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &dims, vals))))
 }
 
 /// `range_tensor(start, limit=None, delta=1)`: TF's `tf.range`; int64 for int arguments.
-fn range_tensor(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [start, limit, delta, dtype] = a.bind(["start", "limit", "delta", "dtype"], 1)?;
-    let start = start.unwrap();
+fn range_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["start", "limit", "delta", "dtype"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (start, limit, delta, dtype) = (a.value("start")?, a.opt("limit")?, a.opt("delta")?, a.opt_dtype("dtype")?);
     let all_int = [Some(&start), limit.as_ref(), delta.as_ref()]
         .iter()
         .all(|v| matches!(v, None | Some(Value::Int(_)) | Some(Value::None)));
@@ -216,7 +219,7 @@ fn range_tensor(rt: &mut Interp, a: &mut Args) -> R<Value> {
         bail!(Value, "range_tensor of {n} elements is too large");
     }
     let n = n as usize;
-    let dtype = dtype_opt(rt, dtype)?.unwrap_or(if all_int { DType::I64 } else { DType::F32 });
+    let dtype = dtype.unwrap_or(if all_int { DType::I64 } else { DType::F32 });
     if all_int && dtype == DType::I64 {
         // Exact in i128: int64 ranges never pass through float64 (issue #7, class 4).
         let int = |v: &Option<Value>, default: i64| match v {
@@ -237,29 +240,23 @@ fn range_tensor(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &[n], vals))))
 }
 
-fn linspace(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [start, stop, num] = a.bind(["start", "stop", "num"], 3)?;
-    let s = rt.float_arg(&start.unwrap(), "start")?;
-    let e = rt.float_arg(&stop.unwrap(), "stop")?;
-    let n = rt.int_arg(&num.unwrap(), "num")?;
+/// `linspace(start, stop, num)`: `num` evenly spaced float32 values, both ends included.
+fn linspace(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["start", "stop", "num"], 3);
+    let mut a = SIG.bind(rt, args)?;
+    let (s, e, n) = (a.float("start")?, a.float("stop")?, a.int("num")?);
     let n = rt.dims_arg(&Value::Int(n))?[0];
     let vals = (0..n).map(|i| if n == 1 { s } else { s + (e - s) * i as f64 / (n - 1) as f64 }).collect();
     Ok(Value::Tensor(Tensor::new(Array::from_f64(DType::F32, &[n], vals))))
 }
 
 /// `random_normal(shape, mean=0.0, stddev=1.0)`: from the seeded generator.
-fn random_normal(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [shape, mean, stddev, dtype] = a.bind(["shape", "mean", "stddev", "dtype"], 1)?;
-    let dims = rt.dims_arg(&shape.unwrap())?;
-    let mean = match mean {
-        Some(m) => rt.float_arg(&m, "mean")?,
-        None => 0.0,
-    };
-    let std = match stddev {
-        Some(s) => rt.float_arg(&s, "stddev")?,
-        None => 1.0,
-    };
-    let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
+fn random_normal(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["shape", "mean", "stddev", "dtype"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let dims = a.dims("shape")?;
+    let (mean, std) = (a.float_or("mean", 0.0)?, a.float_or("stddev", 1.0)?);
+    let dtype = a.opt_dtype("dtype")?.unwrap_or(DType::F32);
     let n: usize = dims.iter().product();
     let vals = (0..n)
         .map(|_| {
@@ -271,38 +268,32 @@ fn random_normal(rt: &mut Interp, a: &mut Args) -> R<Value> {
 }
 
 /// `random_uniform(shape, minval=0.0, maxval=1.0)`: uniform on [minval, maxval).
-fn random_uniform(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [shape, lo, hi, dtype] = a.bind(["shape", "minval", "maxval", "dtype"], 1)?;
-    let dims = rt.dims_arg(&shape.unwrap())?;
-    let lo = match lo {
-        Some(m) => rt.float_arg(&m, "minval")?,
-        None => 0.0,
-    };
-    let hi = match hi {
-        Some(m) => rt.float_arg(&m, "maxval")?,
-        None => 1.0,
-    };
-    let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
+fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["shape", "minval", "maxval", "dtype"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let dims = a.dims("shape")?;
+    let (lo, hi) = (a.float_or("minval", 0.0)?, a.float_or("maxval", 1.0)?);
+    let dtype = a.opt_dtype("dtype")?.unwrap_or(DType::F32);
     let n: usize = dims.iter().product();
     let vals = (0..n).map(|_| lo + (hi - lo) * rt.rng.random::<f64>()).collect();
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &dims, vals))))
 }
 
 /// `set_seed(n)`: same seed, same numbers on every run.
-fn set_seed(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [seed] = a.bind(["seed"], 1)?;
-    let s = rt.int_arg(&seed.unwrap(), "seed")?;
+fn set_seed(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["seed"], 1);
+    let s = SIG.bind(rt, args)?.int("seed")?;
     rt.rng = rand_chacha::ChaCha8Rng::seed_from_u64(s as u64);
     Ok(Value::None)
 }
 
 /// `one_hot(indices, depth)`: float32 rows, zero rows for out-of-range indices.
-fn one_hot(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [idx, depth, dtype] = a.bind(["indices", "depth", "dtype"], 2)?;
-    let t = index_tensor(rt, &idx.unwrap(), "one_hot indices")?;
-    let depth = rt.int_arg(&depth.unwrap(), "depth")?;
+fn one_hot(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["indices", "depth", "dtype"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (idx, depth, dtype) = (a.value("indices")?, a.int("depth")?, a.opt_dtype("dtype")?.unwrap_or(DType::F32));
+    let t = index_tensor(rt, &idx, "one_hot indices")?;
     let depth = rt.dims_arg(&Value::Int(depth))?[0];
-    let dtype = dtype_opt(rt, dtype)?.unwrap_or(DType::F32);
     let mut out_shape = t.shape().to_vec();
     out_shape.push(depth);
     crate::tensor::shape::check_size(&out_shape)?;
@@ -312,14 +303,9 @@ fn one_hot(rt: &mut Interp, a: &mut Args) -> R<Value> {
 }
 
 /// `reduce_logsumexp(x, axis=None, keepdims=False)`: log Σ exp, stabilised by the max.
-fn reduce_logsumexp(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, axis, keepdims] = a.bind(["input_tensor", "axis", "keepdims"], 1)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
-    let axes = rt.axes_arg(axis.as_ref())?;
-    let keep = match keepdims {
-        Some(k) => rt.bool_arg(&k)?,
-        None => false,
-    };
+fn reduce_logsumexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut a = REDUCE.bind(rt, args)?;
+    let (t, axes, keep) = (a.tensor("input_tensor")?, a.axes("axis")?, a.bool_or("keepdims", false)?);
     let axes_n = crate::tensor::shape::reduce_axes(axes.as_deref(), t.shape().len())?;
     // The max is a constant shift (not recorded): its gradient contributions cancel.
     let m = Tensor::new(kernels::reduce(Reduce::Max, &t.data, &axes_n, true)?);
@@ -340,54 +326,56 @@ fn reduce_logsumexp(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.reshape_to(&out, &shape)?))
 }
 
-fn argmax(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, axis] = a.bind(["input", "axis"], 1)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
-    let axis = match axis {
-        Some(Value::None) | None => 0,
-        Some(v) => rt.int_arg(&v, "axis")?,
-    };
+/// `argmax(input, axis=None)`: int64 indices of the largest values along `axis` (0 by default, as TF).
+fn argmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input", "axis"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, axis) = (a.tensor("input")?, a.opt_int("axis")?.unwrap_or(0));
     let axis = norm_axis(axis, t.shape().len())?;
     Ok(Value::Tensor(Tensor::new(kernels::argmax(&t.data, axis)?)))
 }
 
-fn matmul(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, y] = a.bind(["a", "b"], 2)?;
-    let (x, y) = rt.tensor_pair(&x.unwrap(), &y.unwrap())?;
+/// `matmul(a, b)`
+fn matmul(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["a", "b"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (x, y) = (a.value("a")?, a.value("b")?);
+    let (x, y) = rt.tensor_pair(&x, &y)?;
     Ok(Value::Tensor(rt.matmul(&x, &y)?))
 }
 
-fn reshape(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, shape] = a.bind(["tensor", "shape"], 2)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
-    let s = rt.shape_arg(&shape.unwrap())?;
+/// `reshape(tensor, shape)`: one entry may be -1.
+fn reshape(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["tensor", "shape"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, s) = (a.tensor("tensor")?, a.shape("shape")?);
     Ok(Value::Tensor(rt.reshape(&t, &s)?))
 }
 
-fn transpose(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, perm] = a.bind(["a", "perm"], 1)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
-    let perm = match perm {
-        Some(Value::None) | None => None,
-        Some(p) => Some(rt.shape_arg(&p)?),
-    };
+/// `transpose(a, perm=None)`: reversed axes by default.
+fn transpose(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["a", "perm"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, perm) = (a.tensor("a")?, a.opt_shape("perm")?);
     Ok(Value::Tensor(rt.transpose(&t, perm)?))
 }
 
-fn expand_dims(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, axis] = a.bind(["input", "axis"], 2)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
-    let axis = rt.int_arg(&axis.unwrap(), "axis")?;
+/// `expand_dims(input, axis)`: a new axis of size 1.
+fn expand_dims(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input", "axis"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, axis) = (a.tensor("input")?, a.int("axis")?);
     let axis = norm_axis(axis, t.shape().len() + 1)?;
     let mut shape = t.shape().to_vec();
     shape.insert(axis, 1);
     Ok(Value::Tensor(rt.reshape_to(&t, &shape)?))
 }
 
-fn squeeze(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, axis] = a.bind(["input", "axis"], 1)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
-    let axes = rt.axes_arg(axis.as_ref())?;
+/// `squeeze(input, axis=None)`: drops axes of size 1 (all of them by default).
+fn squeeze(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input", "axis"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, axes) = (a.tensor("input")?, a.axes("axis")?);
     let n = t.shape().len();
     let drop: Vec<usize> = match axes {
         None => (0..n).filter(|&i| t.shape()[i] == 1).collect(),
@@ -425,20 +413,21 @@ fn tensor_list(rt: &mut Interp, v: &Value) -> R<Vec<Tensor>> {
     Ok(out)
 }
 
-fn stack(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [xs, axis] = a.bind(["values", "axis"], 1)?;
-    let xs = tensor_list(rt, &xs.unwrap())?;
-    let axis = match axis {
-        Some(v) => rt.int_arg(&v, "axis")?,
-        None => 0,
-    };
+/// `stack(values, axis=0)`
+fn stack(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["values", "axis"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (xs, axis) = (a.value("values")?, a.int_or("axis", 0)?);
+    let xs = tensor_list(rt, &xs)?;
     Ok(Value::Tensor(rt.stack(&xs, axis)?))
 }
 
-fn concat(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [xs, axis] = a.bind(["values", "axis"], 2)?;
-    let xs = tensor_list(rt, &xs.unwrap())?;
-    let axis = rt.int_arg(&axis.unwrap(), "axis")?;
+/// `concat(values, axis)`
+fn concat(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["values", "axis"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (xs, axis) = (a.value("values")?, a.int("axis")?);
+    let xs = tensor_list(rt, &xs)?;
     Ok(Value::Tensor(rt.concat(&xs, axis)?))
 }
 
@@ -454,22 +443,19 @@ fn index_tensor(rt: &mut Interp, v: &Value, what: &str) -> R<Tensor> {
 }
 
 /// `tile(input, multiples)`
-fn tile(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, m] = a.bind(["input", "multiples"], 2)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
-    let m = rt.dims_arg(&m.unwrap())?;
+fn tile(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input", "multiples"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, m) = (a.tensor("input")?, a.dims("multiples")?);
     Ok(Value::Tensor(rt.tile(&t, &m)?))
 }
 
 /// `gather(params, indices, axis=0)`: indices are int64 tensors, ints or lists of ints.
-fn gather(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, idx, axis] = a.bind(["params", "indices", "axis"], 2)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
-    let it = index_tensor(rt, &idx.unwrap(), "gather indices")?;
-    let axis = match axis {
-        Some(Value::None) | None => 0,
-        Some(v) => rt.int_arg(&v, "axis")?,
-    };
+fn gather(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["params", "indices", "axis"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, idx, axis) = (a.tensor("params")?, a.value("indices")?, a.opt_int("axis")?.unwrap_or(0));
+    let it = index_tensor(rt, &idx, "gather indices")?;
     let axis = norm_axis(axis, t.shape().len())?;
     let n = t.shape()[axis] as i64;
     let mut indices = Vec::with_capacity(it.len());
@@ -486,65 +472,71 @@ fn gather(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.gather(&t, std::rc::Rc::new(indices), it.shape(), axis)?))
 }
 
-fn softmax_impl(rt: &mut Interp, a: &mut Args, log: bool) -> R<Value> {
-    let [x, axis] = a.bind(["logits", "axis"], 1)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
-    let axis = match axis {
-        Some(Value::None) | None => -1,
-        Some(v) => rt.int_arg(&v, "axis")?,
-    };
+/// `softmax`/`log_softmax(logits, axis=None)`: along the last axis by default.
+fn softmax_impl(rt: &mut Interp, args: &mut Args, log: bool) -> R<Value> {
+    static SIG: Signature = Signature::new(&["logits", "axis"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, axis) = (a.tensor("logits")?, a.opt_int("axis")?.unwrap_or(-1));
     Ok(Value::Tensor(rt.softmax(&t, axis, log)?))
 }
 
-fn softmax(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    softmax_impl(rt, a, false)
+fn softmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    softmax_impl(rt, args, false)
 }
 
-fn log_softmax(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    softmax_impl(rt, a, true)
+fn log_softmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    softmax_impl(rt, args, true)
 }
+
+/// `(labels, logits)`: the two cross-entropy functions.
+static XENT: Signature = Signature::new(&["labels", "logits"], 2);
 
 /// `sparse_softmax_cross_entropy_with_logits(labels, logits)`: per-example loss.
-fn sparse_xent(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [labels, logits] = a.bind(["labels", "logits"], 2)?;
-    let labels = index_tensor(rt, &labels.unwrap(), "labels")?;
-    let logits = rt.tensor_arg(&logits.unwrap())?;
+fn sparse_xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut a = XENT.bind(rt, args)?;
+    let (labels, logits) = (a.value("labels")?, a.tensor("logits")?);
+    let labels = index_tensor(rt, &labels, "labels")?;
     Ok(Value::Tensor(rt.sparse_xent(&labels, &logits)?))
 }
 
 /// `softmax_cross_entropy_with_logits(labels, logits)`: −Σ labels · log_softmax(logits) over the last axis.
-fn xent(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [labels, logits] = a.bind(["labels", "logits"], 2)?;
-    let logits = rt.tensor_arg(&logits.unwrap())?;
-    let labels = rt.to_tensor(&labels.unwrap(), Some(logits.dtype()))?;
+fn xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut a = XENT.bind(rt, args)?;
+    let (labels, logits) = (a.value("labels")?, a.tensor("logits")?);
+    let labels = rt.to_tensor(&labels, Some(logits.dtype()))?;
     let ls = rt.softmax(&logits, -1, true)?;
     let p = rt.mul(&labels, &ls)?;
     let s = rt.reduce(Reduce::Sum, &p, Some(&[-1]), false)?;
     Ok(Value::Tensor(rt.unary(Unary::Neg, &s)?))
 }
 
-fn cast(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, dtype] = a.bind(["x", "dtype"], 2)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
-    let d = rt.dtype_arg(&dtype.unwrap())?;
+/// `cast(x, dtype)`
+fn cast(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["x", "dtype"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, d) = (a.tensor("x")?, a.dtype("dtype")?);
     Ok(Value::Tensor(rt.cast(&t, d)?))
 }
 
-fn where_(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [c, x, y] = a.bind(["condition", "x", "y"], 3)?;
-    let c = rt.to_tensor(&c.unwrap(), Some(DType::Bool))?;
-    let (x, y) = rt.tensor_pair(&x.unwrap(), &y.unwrap())?;
+/// `where(condition, x, y)`: x where the condition holds, else y (broadcasting).
+fn where_(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["condition", "x", "y"], 3);
+    let mut a = SIG.bind(rt, args)?;
+    let (c, x, y) = (a.value("condition")?, a.value("x")?, a.value("y")?);
+    let c = rt.to_tensor(&c, Some(DType::Bool))?;
+    let (x, y) = rt.tensor_pair(&x, &y)?;
     Ok(Value::Tensor(rt.where_(&c, &x, &y)?))
 }
 
 /// `clip_by_value(x, lo, hi)` = `maximum(minimum(x, hi), lo)`, as TF computes it: so
 /// NaN anywhere propagates, `lo > hi` gives `lo`, and the gradients are those of
 /// minimum and maximum (1 to x inside [lo, hi], bounds included, 0 outside or at NaN).
-fn clip_by_value(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let [x, lo, hi] = a.bind(["t", "clip_value_min", "clip_value_max"], 3)?;
-    let t = rt.tensor_arg(&x.unwrap())?;
-    let lo = rt.to_tensor(&lo.unwrap(), Some(t.dtype()))?;
-    let hi = rt.to_tensor(&hi.unwrap(), Some(t.dtype()))?;
+fn clip_by_value(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["t", "clip_value_min", "clip_value_max"], 3);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, lo, hi) = (a.tensor("t")?, a.value("clip_value_min")?, a.value("clip_value_max")?);
+    let lo = rt.to_tensor(&lo, Some(t.dtype()))?;
+    let hi = rt.to_tensor(&hi, Some(t.dtype()))?;
     // The bounds broadcast to x's shape, never x to theirs (TF: the result has x's shape).
     let lo_b = rt.broadcast_to(&lo, t.shape())?;
     let hi_b = rt.broadcast_to(&hi, t.shape())?;
@@ -552,8 +544,10 @@ fn clip_by_value(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.binary(Binary::Maximum, &capped, &lo_b)?))
 }
 
-fn compare(rt: &mut Interp, a: &mut Args, op: Compare) -> R<Value> {
-    let [x, y] = a.bind(["x", "y"], 2)?;
-    let (x, y) = rt.tensor_pair(&x.unwrap(), &y.unwrap())?;
+/// `equal(x, y)` and the other comparisons: bool tensors, broadcasting.
+fn compare(rt: &mut Interp, args: &mut Args, op: Compare) -> R<Value> {
+    let mut a = BINARY.bind(rt, args)?;
+    let (x, y) = (a.value("x")?, a.value("y")?);
+    let (x, y) = rt.tensor_pair(&x, &y)?;
     Ok(Value::Tensor(Tensor::new(kernels::compare(op, &x.data, &y.data)?)))
 }

@@ -15,19 +15,7 @@ impl Interp {
     /// that watch accessed variables start watching it (LANGUAGE.md §5), and
     /// custom_gradient / recompute_grad see the read.
     pub fn read_variable(&mut self, v: &Rc<Variable>) -> Tensor {
-        if v.trainable {
-            for t in &self.tapes {
-                let mut t = t.borrow_mut();
-                if t.watch_accessed_variables {
-                    t.watch_variable(v);
-                }
-            }
-            for w in &mut self.var_watchers {
-                if !w.iter().any(|x| Rc::ptr_eq(x, v)) {
-                    w.push(v.clone());
-                }
-            }
-        }
+        self.ad.read_variable(v);
         v.peek()
     }
 
@@ -113,11 +101,11 @@ impl Interp {
     /// Whether a (nested) list holds a tensor that some active tape watches (or a Variable
     /// it would watch), so that converting it must be recorded.
     fn holds_recorded_tensor(&mut self, v: &Value) -> R<bool> {
-        if self.tapes.is_empty() {
+        if self.ad.tapes.is_empty() {
             return Ok(false);
         }
         match v {
-            Value::Tensor(t) => Ok(self.tapes.iter().any(|tape| tape.borrow().watched.contains(&t.id))),
+            Value::Tensor(t) => Ok(self.ad.watches(t.id)),
             Value::Variable(var) => Ok(var.trainable),
             Value::List(_) | Value::Tuple(_) => {
                 for x in self.iterate(v)? {
@@ -253,25 +241,10 @@ impl Interp {
     }
 }
 
-/// The one float → int conversion (Python's `int(x)`: truncation toward zero),
-/// exact or an error, never a saturated or wrapped value.
-///
-/// Errors: ValueError `cannot convert float NaN to integer`, `cannot convert
-/// float infinity to integer` (Python's OverflowError; DGL ints are 64-bit, so
-/// a float outside [-2^63, 2^63) is out of range too).
+/// The one float → int conversion, raised as a runtime error: see
+/// [`crate::tensor::scalar::float_to_int`].
 pub fn float_to_int(f: f64) -> R<i64> {
-    if f.is_nan() {
-        bail!(Value, "cannot convert float NaN to integer");
-    }
-    if f.is_infinite() {
-        bail!(Value, "cannot convert float infinity to integer");
-    }
-    let t = f.trunc();
-    // 2^63 is exactly representable; every float below it and at or above -2^63 fits.
-    if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&t) {
-        bail!(Value, "float {} is out of range for a 64-bit int", crate::runtime::format::fmt_f64(f));
-    }
-    Ok(t as i64)
+    Ok(crate::tensor::scalar::float_to_int(f)?)
 }
 
 /// A number becoming an element of an int64 tensor (`constant(x, dtype=int64)`,

@@ -152,6 +152,20 @@ impl fmt::Display for Exc {
     }
 }
 
+/// A kernel's error becomes the exception of the same kind and message.
+impl From<crate::tensor::error::TensorError> for Exc {
+    fn from(e: crate::tensor::error::TensorError) -> Exc {
+        use crate::tensor::error::TensorErrorKind;
+        let kind = match e.kind {
+            TensorErrorKind::Type => ErrorKind::Type,
+            TensorErrorKind::Value => ErrorKind::Value,
+            TensorErrorKind::Shape => ErrorKind::Shape,
+            TensorErrorKind::ZeroDivision => ErrorKind::ZeroDivision,
+        };
+        Exc::new(kind, e.message)
+    }
+}
+
 /// `return Err(err!(Type, "…{}", x))` — builds an [`Exc`] of the named kind.
 #[macro_export]
 macro_rules! err {

@@ -142,7 +142,7 @@ impl Interp {
                 let it = self.eval(iter, env)?;
                 // Ranges are walked lazily; everything else is materialised first.
                 let items = match it {
-                    Value::Range(start, stop, step) => Items::Range(start, stop, step),
+                    Value::Range(r) => Items::Range(r[0], r[1], r[2]),
                     other => Items::Values(self.iterate(&other).map_err(|e| e.at(self.src, iter.span))?.into_iter()),
                 };
                 for item in items {
@@ -409,23 +409,12 @@ impl Interp {
     fn enter(&mut self, ctx: &Value) -> R<Value> {
         match ctx {
             Value::Tape(t) => {
-                if t.borrow().active {
-                    bail!(
-                        Value,
-                        "this GradientTape is still recording: it cannot be entered again inside its own block"
-                    );
-                }
-                t.borrow_mut().active = true;
-                self.tapes.push(t.clone());
+                self.ad.enter(t)?;
                 Ok(ctx.clone())
             }
             // LANGUAGE.md §5 (as TF): pauses that tape only; the others keep recording.
             Value::StopRecording(t) => {
-                if !t.borrow().active {
-                    bail!(Runtime, "stop_recording() on a GradientTape that is not recording (outside its with block)");
-                }
-                let at = self.tapes.iter().position(|x| Rc::ptr_eq(x, t));
-                self.paused.push(at.map(|i| (self.tapes.remove(i), i)));
+                self.ad.pause(t)?;
                 Ok(Value::None)
             }
             Value::Instance(_) => {
@@ -440,23 +429,11 @@ impl Interp {
     fn exit(&mut self, ctx: &Value, exc: Option<&Exc>) -> R<bool> {
         match ctx {
             Value::Tape(t) => {
-                t.borrow_mut().active = false;
-                if let Some(pos) = self.tapes.iter().rposition(|x| Rc::ptr_eq(x, t)) {
-                    self.tapes.remove(pos);
-                }
+                self.ad.exit(t);
                 Ok(false)
             }
             Value::StopRecording(_) => {
-                if let Some(Some((t, i))) = self.paused.pop() {
-                    let resumes = {
-                        let b = t.borrow();
-                        b.active && (b.persistent || !b.used)
-                    };
-                    if resumes {
-                        let i = i.min(self.tapes.len());
-                        self.tapes.insert(i, t);
-                    }
-                }
+                self.ad.resume();
                 Ok(false)
             }
             Value::Instance(_) => {

@@ -15,36 +15,7 @@ const SUMMARY_THRESHOLD: usize = 1000;
 /// Entries kept at each end of each axis when summarised.
 const EDGE_ITEMS: usize = 3;
 
-/// A float64 as Python prints it, in the contract's exponent style: the
-/// shortest text that reads back, `.0` when integral, exponent form below
-/// 1e-4 and from 1e16 on (`1e-8`, `1e20`).
-pub fn fmt_f64(x: f64) -> String {
-    fmt_float(x, |v| format!("{v}"), |v| format!("{v:e}"))
-}
-
-/// A float32 at its own precision (`0.1`, not `0.10000000149011612`).
-pub fn fmt_f32(x: f32) -> String {
-    fmt_float(x as f64, |_| format!("{x}"), |_| format!("{x:e}"))
-}
-
-fn fmt_float(x: f64, plain: impl Fn(f64) -> String, exp: impl Fn(f64) -> String) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    let a = x.abs();
-    if a != 0.0 && !(1e-4..1e16).contains(&a) {
-        return exp(x);
-    }
-    let s = plain(x);
-    if s.contains('.') || s.contains('e') {
-        s
-    } else {
-        format!("{s}.0")
-    }
-}
+pub use crate::tensor::scalar::{fmt_f32, fmt_f64};
 
 fn fmt_elem(a: &Array, i: usize) -> String {
     match a {
@@ -178,8 +149,9 @@ impl Interp {
                 }
                 format!("{{{}}}", parts.join(", "))
             }
-            Value::Range(a, b, s) => {
-                if *s == 1 {
+            Value::Range(r) => {
+                let [a, b, s] = **r;
+                if s == 1 {
                     format!("range({a}, {b})")
                 } else {
                     format!("range({a}, {b}, {s})")

@@ -17,7 +17,8 @@ impl Interp {
             Value::Tuple(t) => t.to_vec(),
             Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string().into())).collect(),
             Value::Dict(d) => d.borrow().values().map(|(k, _)| k.clone()).collect(),
-            Value::Range(a, b, s) => {
+            Value::Range(r) => {
+                let [a, b, s] = &**r;
                 let n = range_len(*a, *b, *s);
                 if n > 100_000_000 {
                     bail!(Value, "range of {n} items is too large to materialise");
@@ -129,7 +130,8 @@ impl Interp {
                 let k = self.list_index(index, chars.len())?;
                 Ok(chars[k].clone())
             }
-            Value::Range(a, b, s) => {
+            Value::Range(r) => {
+                let [a, b, s] = &**r;
                 let n = range_len(*a, *b, *s);
                 let k = self.list_index(index, n)?;
                 // Within [a, b), so it fits in i64; the product may not.

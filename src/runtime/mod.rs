@@ -1,9 +1,11 @@
 //! The tree-walking interpreter: state ([`Interp`]), statements ([`exec`]),
 //! expressions ([`eval`]), calls ([`call`]), operators ([`ops`]), printing
-//! ([`format`]) and modules ([`import`]).
+//! ([`format`]), modules ([`import`]) and the interpreter's side of
+//! differentiation ([`differentiation`]).
 
 pub mod call;
 pub mod convert;
+pub mod differentiation;
 pub mod error;
 pub mod eval;
 pub mod exec;
@@ -14,7 +16,7 @@ pub mod intern;
 pub mod ops;
 pub mod value;
 
-use crate::autodiff::{Tape, Variable};
+use crate::autodiff::Recorder;
 use crate::diagnostic::{render, render_all, Diagnostic};
 use crate::source::{SourceId, SourceMap};
 use crate::syntax::SyntaxError;
@@ -107,18 +109,9 @@ pub struct Interp {
     /// Modules being loaded, for cycle detection.
     pub loading: Vec<String>,
     pub out: Output,
-    /// Tapes currently recording, innermost last.
-    pub tapes: Vec<Rc<RefCell<Tape>>>,
-    /// Tapes set aside by `stop_recording` blocks, innermost last, with their places in
-    /// `tapes` (`None` where the tape was not recording at that moment).
-    pub paused: Vec<Option<(Rc<RefCell<Tape>>, usize)>>,
-    /// Variable reads being collected (custom_gradient, recompute_grad), each in first-read order.
-    pub var_watchers: Vec<Vec<Rc<Variable>>>,
-    /// Watched tensors read while a recompute forward pass runs with tapes paused.
-    pub capture_probes: Vec<(Vec<Rc<RefCell<Tape>>>, Vec<u64>)>,
+    /// Differentiation state: tapes recording and paused, Variable reads, capture probes.
+    pub ad: Recorder,
     pub rng: ChaCha8Rng,
-    /// Depth of recomputations running (`is_recomputing()`).
-    pub recomputing: usize,
     pub depth: usize,
     /// The source of the code running now.
     pub src: SourceId,
@@ -145,12 +138,8 @@ impl Interp {
             modules: HashMap::new(),
             loading: Vec::new(),
             out,
-            tapes: Vec::new(),
-            paused: Vec::new(),
-            var_watchers: Vec::new(),
-            capture_probes: Vec::new(),
+            ad: Recorder::default(),
             rng: ChaCha8Rng::seed_from_u64(0),
-            recomputing: 0,
             depth: 0,
             src: SourceId(0),
             frame: "<module>".into(),

@@ -101,7 +101,7 @@ impl Interp {
             Value::List(l) => !l.borrow().is_empty(),
             Value::Tuple(t) => !t.is_empty(),
             Value::Dict(d) => !d.borrow().is_empty(),
-            Value::Range(a, b, s) => (*s > 0 && a < b) || (*s < 0 && a > b),
+            Value::Range(r) => (r[2] > 0 && r[0] < r[1]) || (r[2] < 0 && r[0] > r[1]),
             Value::Tensor(_) | Value::Variable(_) => {
                 let t = self.to_tensor(v, None)?;
                 if t.len() != 1 {
@@ -399,8 +399,9 @@ impl Interp {
                 let k = self.hash_key(needle)?;
                 Ok(d.borrow().contains_key(&k))
             }
-            Value::Range(a, b, s) => match needle {
+            Value::Range(r) => match needle {
                 Value::Int(i) => {
+                    let [a, b, s] = &**r;
                     let within = if *s > 0 { i >= a && i < b } else { i <= a && i > b };
                     Ok(within && (*i as i128 - *a as i128) % *s as i128 == 0)
                 }
@@ -424,7 +425,7 @@ const VALUE_BYTES: usize = std::mem::size_of::<Value>();
 
 /// `seq * n` within the allocation budget (crate::tensor::budget).
 fn check_repeat(len: usize, n: i64, item_bytes: usize) -> R<()> {
-    check_bytes("a repeated sequence", (len as u128) * (n.max(0) as u128), item_bytes)
+    Ok(check_bytes("a repeated sequence", (len as u128) * (n.max(0) as u128), item_bytes)?)
 }
 
 fn is_number(v: &Value) -> bool {

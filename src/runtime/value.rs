@@ -14,6 +14,7 @@ use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+/// A runtime value.
 #[derive(Clone, Debug)]
 pub enum Value {
     None,
@@ -24,8 +25,9 @@ pub enum Value {
     List(Rc<RefCell<Vec<Value>>>),
     Tuple(Rc<[Value]>),
     Dict(Rc<RefCell<Dict>>),
-    /// `range(start, stop, step)`
-    Range(i64, i64, i64),
+    /// `range(start, stop, step)` as `[start, stop, step]`, behind a pointer so that
+    /// a rare value does not widen every other (see the size assertion below).
+    Range(Rc<[i64; 3]>),
     /// `start:stop:step` inside an index (each `None` or an int).
     Slice(Rc<[Value; 3]>),
     /// `...` inside an index.
@@ -52,6 +54,13 @@ pub enum Value {
     /// `super()`: attribute lookups start after `.0` in the class chain of `.1`.
     Super(Rc<(Rc<Class>, Value)>),
 }
+
+// Values are copied on every variable read, argument and list access, so their size
+// matters. 24 bytes: a tag plus the widest payloads, the 16-byte `Tensor` (an id and a
+// pointer) and the fat pointers `Rc<str>`/`Rc<[Value]>`. `Range` is boxed to get here
+// from 32. Reaching starlark's 16 would need thin pointers for strings and tuples and
+// `Tensor` behind one more `Rc` (an allocation per op result): not done, see issue 8.
+const _: () = assert!(std::mem::size_of::<Value>() == 24);
 
 /// A dict: insertion-ordered, keyed by hashable values.
 pub type Dict = IndexMap<HashKey, (Value, Value)>;
@@ -348,7 +357,7 @@ impl Value {
             (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
             (Value::DType(a), Value::DType(b)) => a == b,
             (Value::ErrorType(a), Value::ErrorType(b)) => a == b,
-            (Value::Range(a, b, c), Value::Range(x, y, z)) => (a, b, c) == (x, y, z),
+            (Value::Range(a), Value::Range(b)) => a == b,
             (Value::Tensor(a), Value::Tensor(b)) => a.id == b.id && Rc::ptr_eq(&a.data, &b.data),
             (a, b) => {
                 std::mem::discriminant(a) == std::mem::discriminant(b)

@@ -1,8 +1,7 @@
 //! The dtype-tagged n-dimensional array behind every tensor.
 
-use crate::bail;
-use crate::runtime::convert::float_to_int;
-use crate::runtime::error::R;
+use super::error::{tensor_bail, TensorResult as R};
+use super::scalar::float_to_int;
 use ndarray::{ArrayD, IxDyn};
 use std::fmt;
 
@@ -198,11 +197,11 @@ impl Array {
     pub fn try_cast(&self, dtype: DType) -> R<Array> {
         if dtype == DType::I64 && self.dtype().is_float() {
             if let Some(bad) = self.to_f64_vec().into_iter().find(|v| float_to_int(*v).is_err()) {
-                bail!(
+                tensor_bail!(
                     Value,
                     "cannot cast {} to int64: {} is not in the int64 range",
                     self.dtype(),
-                    crate::runtime::format::fmt_f64(bad)
+                    super::scalar::fmt_f64(bad)
                 );
             }
         }

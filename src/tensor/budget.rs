@@ -3,9 +3,8 @@
 //! is checked here before it is allocated (LANGUAGE.md §7). A request over
 //! budget is a ValueError naming the size, never an allocation failure.
 
+use super::error::{tensor_bail, TensorResult as R};
 use super::shape_str;
-use crate::bail;
-use crate::runtime::error::R;
 
 /// The most elements one tensor may have (2^28: 1 GiB of float32).
 pub const MAX_ELEMENTS: usize = 1 << 28;
@@ -24,13 +23,13 @@ pub const MAX_BYTES: usize = 1 << 30;
 /// Errors: ValueError naming the shape and the limit.
 pub fn check_shape(shape: &[usize]) -> R<()> {
     if shape.len() > MAX_RANK {
-        bail!(Value, "a tensor of rank {} is too large (the limit is rank {})", shape.len(), MAX_RANK);
+        tensor_bail!(Value, "a tensor of rank {} is too large (the limit is rank {})", shape.len(), MAX_RANK);
     }
     let mut n: usize = 1;
     for &d in shape {
         match n.checked_mul(d.max(1)) {
             Some(m) if d <= MAX_ELEMENTS && m <= MAX_ELEMENTS => n = m,
-            _ => bail!(
+            _ => tensor_bail!(
                 Value,
                 "a tensor of shape {} is too large (the limit is {} elements)",
                 shape_str(shape),
@@ -53,7 +52,7 @@ pub fn checked_count(shape: &[usize]) -> Option<usize> {
 pub fn check_bytes(what: &str, count: u128, item_bytes: usize) -> R<()> {
     let total = count.saturating_mul(item_bytes as u128);
     if total > MAX_BYTES as u128 {
-        bail!(Value, "{what} of {count} items is too large (the limit is {MAX_BYTES} bytes)");
+        tensor_bail!(Value, "{what} of {count} items is too large (the limit is {MAX_BYTES} bytes)");
     }
     Ok(())
 }

@@ -3,10 +3,9 @@
 //! their inputs: no tape, no ids.
 
 use super::array::{Array, DType};
+use super::error::{tensor_bail, tensor_err, TensorResult as R};
 use super::shape::{broadcast_shapes, reduced_shape};
 use super::shape_str;
-use crate::bail;
-use crate::runtime::error::R;
 use ndarray::{ArrayD, Axis, IxDyn, Zip};
 use num_traits::Float;
 
@@ -58,17 +57,74 @@ pub enum Unary {
     Reciprocal,
 }
 
-/// Zips two arrays under NumPy broadcasting.
+/// Builds an array of `shape` from row-major values.
+fn from_vec<U>(shape: &[usize], values: Vec<U>) -> ArrayD<U> {
+    ArrayD::from_shape_vec(IxDyn(shape), values).expect("one value per element")
+}
+
+/// Zips two arrays under NumPy broadcasting, `f(a[i], b[i])` for every element
+/// of the broadcast shape.
+///
+/// Contiguous (row-major) operands take plain slice loops, which the compiler
+/// vectorizes: equal shapes, a one-element operand (a scalar or a `[1, 1]`)
+/// against any array of at least its rank, and an operand whose shape is the
+/// trailing part of the other's (a bias row `[n]` against `[m, n]`). Everything
+/// else goes through ndarray's broadcasting `Zip`. Every path applies `f` to
+/// the same pairs in the same order, so results do not depend on the path.
 fn zip_bcast<T: Copy, U>(a: &ArrayD<T>, b: &ArrayD<T>, f: impl Fn(T, T) -> U) -> R<ArrayD<U>> {
-    if a.shape() == b.shape() {
+    let (sa, sb) = (a.shape(), b.shape());
+    if let (Some(xs), Some(ys)) = (a.as_slice(), b.as_slice()) {
+        if sa == sb {
+            return Ok(from_vec(sa, xs.iter().zip(ys).map(|(&x, &y)| f(x, y)).collect()));
+        }
+        if ys.len() == 1 && sb.len() <= sa.len() {
+            let y = ys[0];
+            return Ok(from_vec(sa, xs.iter().map(|&x| f(x, y)).collect()));
+        }
+        if xs.len() == 1 && sa.len() <= sb.len() {
+            let x = xs[0];
+            return Ok(from_vec(sb, ys.iter().map(|&y| f(x, y)).collect()));
+        }
+        if sb.len() < sa.len() && !ys.is_empty() && sa.ends_with(sb) {
+            let mut out = Vec::with_capacity(xs.len());
+            for row in xs.chunks_exact(ys.len()) {
+                out.extend(row.iter().zip(ys).map(|(&x, &y)| f(x, y)));
+            }
+            return Ok(from_vec(sa, out));
+        }
+        if sa.len() < sb.len() && !xs.is_empty() && sb.ends_with(sa) {
+            let mut out = Vec::with_capacity(ys.len());
+            for row in ys.chunks_exact(xs.len()) {
+                out.extend(xs.iter().zip(row).map(|(&x, &y)| f(x, y)));
+            }
+            return Ok(from_vec(sb, out));
+        }
+    }
+    if sa == sb {
         return Ok(Zip::from(a).and(b).map_collect(|&x, &y| f(x, y)));
     }
-    let shape = broadcast_shapes(a.shape(), b.shape())?;
+    let shape = broadcast_shapes(sa, sb)?;
     let av = a.broadcast(IxDyn(&shape)).expect("broadcast shape checked");
     let bv = b.broadcast(IxDyn(&shape)).expect("broadcast shape checked");
     Ok(Zip::from(&av).and(&bv).map_collect(|&x, &y| f(x, y)))
 }
 
+/// [`zip_bcast`] of a float operation, with the operation chosen outside the
+/// element loop: each arm passes a zero-sized closure whose `op` is a constant,
+/// so every operation gets its own monomorphised loop and `+` vectorizes
+/// (a closure capturing `op` kept a jump table inside the loop).
+fn float_binary_array<T: Float>(op: Binary, x: &ArrayD<T>, y: &ArrayD<T>) -> R<ArrayD<T>> {
+    macro_rules! per_op {
+        ($($v:ident)*) => {
+            match op {
+                $(Binary::$v => zip_bcast(x, y, |p, q| float_binary::<T>(Binary::$v)(p, q)),)*
+            }
+        };
+    }
+    per_op!(Add Sub Mul Div Pow Maximum Minimum FloorDiv Mod)
+}
+
+#[inline(always)]
 fn float_binary<T: Float>(op: Binary) -> impl Fn(T, T) -> T {
     move |x: T, y: T| match op {
         Binary::Add => x + y,
@@ -164,9 +220,11 @@ fn int_binary_array(op: Binary, x: &ArrayD<i64>, y: &ArrayD<i64>) -> R<ArrayD<i6
     })?;
     match fault.get() {
         IntFault::None => Ok(out),
-        IntFault::Overflow => bail!(Value, "integer overflow in an int64 tensor {}", binary_name(op)),
-        IntFault::ZeroDivision => bail!(ZeroDivision, "integer division by zero"),
-        IntFault::NegativePower => bail!(Value, "integers to negative integer powers are not allowed (cast to float)"),
+        IntFault::Overflow => tensor_bail!(Value, "integer overflow in an int64 tensor {}", binary_name(op)),
+        IntFault::ZeroDivision => tensor_bail!(ZeroDivision, "integer division by zero"),
+        IntFault::NegativePower => {
+            tensor_bail!(Value, "integers to negative integer powers are not allowed (cast to float)")
+        }
     }
 }
 
@@ -189,8 +247,8 @@ fn binary_name(op: Binary) -> &'static str {
 /// Errors: TypeError on mixed dtypes or bool arithmetic; ShapeError when the shapes do not broadcast.
 pub fn binary(op: Binary, a: &Array, b: &Array) -> R<Array> {
     Ok(match (a, b) {
-        (Array::F32(x), Array::F32(y)) => Array::F32(zip_bcast(x, y, float_binary::<f32>(op))?),
-        (Array::F64(x), Array::F64(y)) => Array::F64(zip_bcast(x, y, float_binary::<f64>(op))?),
+        (Array::F32(x), Array::F32(y)) => Array::F32(float_binary_array(op, x, y)?),
+        (Array::F64(x), Array::F64(y)) => Array::F64(float_binary_array(op, x, y)?),
         (Array::I64(x), Array::I64(y)) => {
             if op == Binary::Div {
                 // TF's truediv of integers gives float64.
@@ -200,33 +258,108 @@ pub fn binary(op: Binary, a: &Array, b: &Array) -> R<Array> {
             }
         }
         _ if a.dtype() != b.dtype() => {
-            bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype())
+            tensor_bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype())
         }
-        _ => bail!(Type, "arithmetic is not defined on {} tensors", a.dtype()),
+        _ => tensor_bail!(Type, "arithmetic is not defined on {} tensors", a.dtype()),
     })
+}
+
+/// `x[i] = f(x[i], y[j])` in `x`'s own buffer, when `x` is contiguous and already has the
+/// broadcast shape: `y` of the same shape, one element, or a trailing part of `x`'s shape.
+/// Returns false, leaving `x` untouched, in every other case. The pairs and their order are
+/// those of [`zip_bcast`], so the values are the same.
+fn zip_in_place<T: Copy>(x: &mut ArrayD<T>, y: &ArrayD<T>, f: impl Fn(T, T) -> T) -> bool {
+    let (Some(ys), sy) = (y.as_slice(), y.shape()) else { return false };
+    let sx = x.shape().to_vec();
+    let Some(xs) = x.as_slice_mut() else { return false };
+    if sx == sy {
+        for (a, &b) in xs.iter_mut().zip(ys) {
+            *a = f(*a, b);
+        }
+    } else if ys.len() == 1 && sy.len() <= sx.len() {
+        let b = ys[0];
+        for a in xs.iter_mut() {
+            *a = f(*a, b);
+        }
+    } else if sy.len() < sx.len() && !ys.is_empty() && sx.ends_with(sy) {
+        for row in xs.chunks_exact_mut(ys.len()) {
+            for (a, &b) in row.iter_mut().zip(ys) {
+                *a = f(*a, b);
+            }
+        }
+    } else {
+        return false;
+    }
+    true
+}
+
+fn float_binary_in_place<T: Float>(op: Binary, x: &mut ArrayD<T>, y: &ArrayD<T>) -> bool {
+    macro_rules! per_op {
+        ($($v:ident)*) => {
+            match op {
+                $(Binary::$v => zip_in_place(x, y, |p, q| float_binary::<T>(Binary::$v)(p, q)),)*
+            }
+        };
+    }
+    per_op!(Add Sub Mul Div Pow Maximum Minimum FloorDiv Mod)
+}
+
+/// [`binary`] consuming `a`: a float `a` that is contiguous and already has the result's
+/// shape receives the result in its own buffer (no allocation); anything else is computed
+/// as [`binary`] does. The values are [`binary`]'s, bit for bit.
+///
+/// Errors: as [`binary`].
+pub fn binary_owned(op: Binary, a: Array, b: &Array) -> R<Array> {
+    match (a, b) {
+        (Array::F32(mut x), Array::F32(y)) => {
+            if float_binary_in_place(op, &mut x, y) {
+                return Ok(Array::F32(x));
+            }
+            binary(op, &Array::F32(x), b)
+        }
+        (Array::F64(mut x), Array::F64(y)) => {
+            if float_binary_in_place(op, &mut x, y) {
+                return Ok(Array::F64(x));
+            }
+            binary(op, &Array::F64(x), b)
+        }
+        (a, b) => binary(op, &a, b),
+    }
+}
+
+/// [`binary`] on a shared buffer: when the caller holds the only reference to `a`
+/// (`Rc::try_unwrap` succeeds), its buffer is reused as in [`binary_owned`].
+///
+/// Errors: as [`binary`].
+pub fn binary_rc(op: Binary, a: std::rc::Rc<Array>, b: &Array) -> R<Array> {
+    match std::rc::Rc::try_unwrap(a) {
+        Ok(owned) => binary_owned(op, owned, b),
+        Err(shared) => binary(op, &shared, b),
+    }
 }
 
 /// Elementwise comparison with broadcasting; the result is bool.
 pub fn compare(op: Compare, a: &Array, b: &Array) -> R<Array> {
     fn cmp<T: PartialOrd + Copy>(op: Compare, x: &ArrayD<T>, y: &ArrayD<T>) -> R<ArrayD<bool>> {
-        zip_bcast(x, y, |p, q| match op {
-            Compare::Lt => p < q,
-            Compare::Le => p <= q,
-            Compare::Gt => p > q,
-            Compare::Ge => p >= q,
-            Compare::Eq => p == q,
-            Compare::Ne => p != q,
-        })
+        match op {
+            Compare::Lt => zip_bcast(x, y, |p, q| p < q),
+            Compare::Le => zip_bcast(x, y, |p, q| p <= q),
+            Compare::Gt => zip_bcast(x, y, |p, q| p > q),
+            Compare::Ge => zip_bcast(x, y, |p, q| p >= q),
+            Compare::Eq => zip_bcast(x, y, |p, q| p == q),
+            Compare::Ne => zip_bcast(x, y, |p, q| p != q),
+        }
     }
     Ok(Array::Bool(match (a, b) {
         (Array::F32(x), Array::F32(y)) => cmp(op, x, y)?,
         (Array::F64(x), Array::F64(y)) => cmp(op, x, y)?,
         (Array::I64(x), Array::I64(y)) => cmp(op, x, y)?,
         (Array::Bool(x), Array::Bool(y)) => cmp(op, x, y)?,
-        _ => bail!(Type, "cannot compare {} and {} tensors (use cast)", a.dtype(), b.dtype()),
+        _ => tensor_bail!(Type, "cannot compare {} and {} tensors (use cast)", a.dtype(), b.dtype()),
     }))
 }
 
+#[inline(always)]
 fn float_unary<T: Float>(op: Unary) -> impl Fn(T) -> T {
     move |x: T| {
         let one = T::one();
@@ -291,13 +424,43 @@ fn float_unary<T: Float>(op: Unary) -> impl Fn(T) -> T {
     }
 }
 
+/// `f` over every element, as a slice loop when `x` is contiguous.
+fn map_float<T: Copy>(x: &ArrayD<T>, f: impl Fn(T) -> T) -> ArrayD<T> {
+    match x.as_slice() {
+        Some(xs) => from_vec(x.shape(), xs.iter().map(|&v| f(v)).collect()),
+        None => x.mapv(f),
+    }
+}
+
+/// [`float_unary`] over an array, with the operation chosen outside the element loop.
+fn float_unary_array<T: Float>(op: Unary, x: &ArrayD<T>) -> ArrayD<T> {
+    macro_rules! per_op {
+        ($($v:ident)*) => {
+            match op {
+                $(Unary::$v => map_float(x, |v| float_unary::<T>(Unary::$v)(v)),)*
+            }
+        };
+    }
+    per_op!(Neg Abs Exp Log Log1p Sqrt Square Sin Cos Tan Tanh Sigmoid Relu Softplus Sign Step Reciprocal)
+}
+
 /// `f(x)` elementwise. Neg, Abs, Square and Sign also work on int64.
+/// float32 exp, tanh and sigmoid go through [`super::math`] (vectorized, at
+/// most 1 ulp from the correctly rounded value); the rest through std.
 ///
 /// Errors: TypeError on bool, or on int64 for transcendental functions.
 pub fn unary(op: Unary, a: &Array) -> R<Array> {
     Ok(match a {
-        Array::F32(x) => Array::F32(x.mapv(float_unary::<f32>(op))),
-        Array::F64(x) => Array::F64(x.mapv(float_unary::<f64>(op))),
+        Array::F32(x) => Array::F32(match (op, x.as_slice()) {
+            (Unary::Exp, Some(xs)) => from_vec(x.shape(), super::math::exp_f32_slice(xs)),
+            (Unary::Tanh, Some(xs)) => from_vec(x.shape(), super::math::tanh_f32_slice(xs)),
+            (Unary::Sigmoid, Some(xs)) => from_vec(x.shape(), super::math::sigmoid_f32_slice(xs)),
+            (Unary::Exp, None) => x.mapv(super::math::exp_f32),
+            (Unary::Tanh, None) => x.mapv(super::math::tanh_f32),
+            (Unary::Sigmoid, None) => x.mapv(super::math::sigmoid_f32),
+            _ => float_unary_array(op, x),
+        }),
+        Array::F64(x) => Array::F64(float_unary_array(op, x)),
         Array::I64(x) => Array::I64(match op {
             // Negating or squaring can leave the int64 range: exact or an error, never wrapped.
             Unary::Neg | Unary::Abs | Unary::Square => {
@@ -307,18 +470,58 @@ pub fn unary(op: Unary, a: &Array) -> R<Array> {
                     _ => v.checked_mul(v),
                 };
                 if let Some(&bad) = x.iter().find(|&&v| f(v).is_none()) {
-                    bail!(Value, "integer overflow in an int64 tensor {} of {}", unary_name(op), bad);
+                    tensor_bail!(Value, "integer overflow in an int64 tensor {} of {}", unary_name(op), bad);
                 }
                 x.mapv(|v| f(v).unwrap_or(0))
             }
             Unary::Sign => x.mapv(|v| v.signum()),
             Unary::Relu => x.mapv(|v| v.max(0)),
-            _ => bail!(Type, "{} needs a float tensor, got int64 (use cast)", unary_name(op)),
+            _ => tensor_bail!(Type, "{} needs a float tensor, got int64 (use cast)", unary_name(op)),
         }),
-        Array::Bool(_) => bail!(Type, "{} is not defined on bool tensors", unary_name(op)),
+        Array::Bool(_) => tensor_bail!(Type, "{} is not defined on bool tensors", unary_name(op)),
     })
 }
 
+/// [`unary`] consuming `a`: a contiguous float `a` receives the result in its own buffer (no
+/// allocation); anything else is computed as [`unary`] does. The values are [`unary`]'s.
+///
+/// Errors: as [`unary`].
+pub fn unary_owned(op: Unary, a: Array) -> R<Array> {
+    fn in_place<T: Float>(op: Unary, xs: &mut [T]) {
+        macro_rules! per_op {
+            ($($v:ident)*) => {
+                match op {
+                    $(Unary::$v => {
+                        let f = |v| float_unary::<T>(Unary::$v)(v);
+                        for x in xs.iter_mut() {
+                            *x = f(*x);
+                        }
+                    })*
+                }
+            };
+        }
+        per_op!(Neg Abs Exp Log Log1p Sqrt Square Sin Cos Tan Tanh Sigmoid Relu Softplus Sign Step Reciprocal)
+    }
+    match a {
+        Array::F32(mut x) if x.is_standard_layout() => {
+            let xs = x.as_slice_mut().expect("standard layout is contiguous");
+            match op {
+                Unary::Exp => super::math::exp_f32_in_place(xs),
+                Unary::Tanh => super::math::tanh_f32_in_place(xs),
+                Unary::Sigmoid => super::math::sigmoid_f32_in_place(xs),
+                _ => in_place(op, xs),
+            }
+            Ok(Array::F32(x))
+        }
+        Array::F64(mut x) if x.is_standard_layout() => {
+            in_place(op, x.as_slice_mut().expect("standard layout is contiguous"));
+            Ok(Array::F64(x))
+        }
+        a => unary(op, &a),
+    }
+}
+
+/// The name messages use for `op`.
 pub fn unary_name(op: Unary) -> &'static str {
     match op {
         Unary::Neg => "neg",
@@ -502,7 +705,7 @@ pub fn reduce(op: Reduce, a: &Array, axes: &[usize], keepdims: bool) -> R<Array>
         Array::F64(x) => Array::F64(reduce_float(op, x, axes, keepdims)),
         Array::I64(x) => {
             if x.is_empty() && matches!(op, Reduce::Max | Reduce::Min) {
-                bail!(Value, "cannot reduce an empty int64 tensor");
+                tensor_bail!(Value, "cannot reduce an empty int64 tensor");
             }
             let shape = reduced_shape(x.shape(), axes, keepdims);
             let vals: Vec<i64> = match op {
@@ -515,14 +718,14 @@ pub fn reduce(op: Reduce, a: &Array, axes: &[usize], keepdims: bool) -> R<Array>
                     for s in sums {
                         let s = if op == Reduce::Mean {
                             if n == 0 {
-                                bail!(Value, "cannot take the mean of an empty int64 tensor");
+                                tensor_bail!(Value, "cannot take the mean of an empty int64 tensor");
                             }
                             s / n as i128
                         } else {
                             s
                         };
                         out.push(i64::try_from(s).map_err(|_| {
-                            crate::err!(Value, "integer overflow: an int64 sum of {s} is out of range")
+                            tensor_err!(Value, "integer overflow: an int64 sum of {s} is out of range")
                         })?);
                     }
                     out
@@ -532,7 +735,7 @@ pub fn reduce(op: Reduce, a: &Array, axes: &[usize], keepdims: bool) -> R<Array>
             };
             Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("one value per output cell"))
         }
-        Array::Bool(_) => bail!(Type, "cannot reduce a bool tensor (use cast)"),
+        Array::Bool(_) => tensor_bail!(Type, "cannot reduce a bool tensor (use cast)"),
     })
 }
 
@@ -555,7 +758,7 @@ pub fn argmax(a: &Array, axis: usize) -> R<Array> {
         })
     }
     if a.shape().get(axis).copied().unwrap_or(0) == 0 {
-        bail!(Value, "argmax of an empty axis");
+        tensor_bail!(Value, "argmax of an empty axis");
     }
     Ok(Array::I64(match a {
         Array::F32(x) => go(x, axis, f32::MIN),
@@ -635,7 +838,7 @@ pub fn matmul_2d_transposed(a: &Array, b: &Array, ta: bool, tb: bool) -> Option<
         let x2 = if ta { x2.reversed_axes() } else { x2 };
         let y2 = if tb { y2.reversed_axes() } else { y2 };
         if x2.dim().1 != y2.dim().0 {
-            bail!(Shape, "matmul: inner dimensions differ in shapes {:?} and {:?}", x2.dim(), y2.dim());
+            tensor_bail!(Shape, "matmul: inner dimensions differ in shapes {:?} and {:?}", x2.dim(), y2.dim());
         }
         super::budget::check_shape(&[x2.dim().0, y2.dim().1])?;
         Ok(gemm2(x2, y2).into_dyn())
@@ -653,12 +856,17 @@ pub fn matmul_2d_transposed(a: &Array, b: &Array, ta: bool, tb: bool) -> Option<
 pub fn matmul(a: &Array, b: &Array) -> R<Array> {
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() < 2 || sb.len() < 2 {
-        bail!(Shape, "matmul needs tensors of rank 2 or more, got shapes {} and {}", shape_str(sa), shape_str(sb));
+        tensor_bail!(
+            Shape,
+            "matmul needs tensors of rank 2 or more, got shapes {} and {}",
+            shape_str(sa),
+            shape_str(sb)
+        );
     }
     let (n, k) = (sa[sa.len() - 2], sa[sa.len() - 1]);
     let (k2, m) = (sb[sb.len() - 2], sb[sb.len() - 1]);
     if k != k2 {
-        bail!(Shape, "matmul: inner dimensions differ in shapes {} and {}", shape_str(sa), shape_str(sb));
+        tensor_bail!(Shape, "matmul: inner dimensions differ in shapes {} and {}", shape_str(sa), shape_str(sb));
     }
     let batch = broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
     // Batch broadcasting materialises both operands at the batch shape: check all three before allocating.
@@ -720,7 +928,7 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
                             acc = xf[[c, i, l]]
                                 .checked_mul(yf[[c, l, j]])
                                 .and_then(|p| acc.checked_add(p))
-                                .ok_or_else(|| crate::err!(Value, "integer overflow in an int64 matmul"))?;
+                                .ok_or_else(|| tensor_err!(Value, "integer overflow in an int64 matmul"))?;
                         }
                         out.push(acc);
                     }
@@ -728,8 +936,10 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
             }
             Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), out).expect("one value per element"))
         }
-        _ if a.dtype() != b.dtype() => bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype()),
-        _ => bail!(Type, "matmul is not defined on {} tensors", a.dtype()),
+        _ if a.dtype() != b.dtype() => {
+            tensor_bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype())
+        }
+        _ => tensor_bail!(Type, "matmul is not defined on {} tensors", a.dtype()),
     })
 }
 
@@ -748,7 +958,7 @@ pub fn broadcast_to(a: &Array, shape: &[usize]) -> R<Array> {
     super::shape::check_size(shape)?;
     let target = broadcast_shapes(a.shape(), shape)?;
     if target != shape {
-        bail!(Shape, "cannot broadcast shape {} to {}", shape_str(a.shape()), shape_str(shape));
+        tensor_bail!(Shape, "cannot broadcast shape {} to {}", shape_str(a.shape()), shape_str(shape));
     }
     Ok(crate::map_dtype!(a, x => x.broadcast(IxDyn(shape)).unwrap().to_owned()))
 }
@@ -760,12 +970,12 @@ pub fn concat(parts: &[&Array], axis: usize) -> R<Array> {
     let first = parts[0];
     for p in parts {
         if p.dtype() != first.dtype() {
-            bail!(Type, "concat: cannot mix {} and {} tensors", first.dtype(), p.dtype());
+            tensor_bail!(Type, "concat: cannot mix {} and {} tensors", first.dtype(), p.dtype());
         }
         if p.ndim() != first.ndim()
             || p.shape().iter().zip(first.shape()).enumerate().any(|(i, (x, y))| i != axis && x != y)
         {
-            bail!(
+            tensor_bail!(
                 Shape,
                 "concat: shapes {} and {} differ outside axis {}",
                 shape_str(first.shape()),
@@ -821,7 +1031,7 @@ pub fn stack(parts: &[&Array], axis: usize) -> R<Array> {
     let first = parts[0];
     for p in parts {
         if p.shape() != first.shape() {
-            bail!(Shape, "stack: shapes {} and {} differ", shape_str(first.shape()), shape_str(p.shape()));
+            tensor_bail!(Shape, "stack: shapes {} and {} differ", shape_str(first.shape()), shape_str(p.shape()));
         }
     }
     let expanded: Vec<Array> = parts
@@ -847,13 +1057,16 @@ pub fn softmax(a: &Array, axis: usize, log: bool) -> R<Array> {
         if log {
             Zip::from(x).and(&mb).and(&sb).map_collect(|&v, &m, &s| v - m - T::narrow(s.ln()))
         } else {
-            Zip::from(&e).and(&sb).map_collect(|&v, &s| T::narrow(v.widen() / s))
+            // e is ours alone: the probabilities overwrite it.
+            let mut e = e;
+            Zip::from(&mut e).and(&sb).for_each(|v, &s| *v = T::narrow(v.widen() / s));
+            e
         }
     }
     Ok(match a {
         Array::F32(x) => Array::F32(go(x, axis, log)),
         Array::F64(x) => Array::F64(go(x, axis, log)),
-        _ => bail!(Type, "softmax needs a float tensor, got {}", a.dtype()),
+        _ => tensor_bail!(Type, "softmax needs a float tensor, got {}", a.dtype()),
     })
 }
 
@@ -910,6 +1123,70 @@ mod tests {
             false,
         );
         assert!(bad.unwrap().is_err(), "inner dimensions must agree");
+    }
+
+    fn f32_array(shape: &[usize], seed: u32) -> Array {
+        Array::F32(ArrayD::from_shape_fn(IxDyn(shape), |i| {
+            let k =
+                ndarray::Dimension::slice(&i).iter().fold(seed, |h, &d| h.wrapping_mul(31).wrapping_add(d as u32 + 7));
+            (k % 1000) as f32 / 37.0 - 13.0
+        }))
+    }
+
+    fn bits(a: &Array) -> Vec<u64> {
+        match a {
+            Array::F32(x) => x.iter().map(|v| v.to_bits() as u64).collect(),
+            Array::F64(x) => x.iter().map(|v| v.to_bits()).collect(),
+            other => panic!("float expected, got {}", other.dtype()),
+        }
+    }
+
+    /// Each fast path (same shape, one element either side, a trailing row either side), the
+    /// generic broadcast and a transposed operand give the values of an element-by-element loop
+    /// over the broadcast shape; the owned variants give the same bits, in place or not.
+    #[test]
+    fn elementwise_fast_paths_and_owned_variants_match_the_generic_loop() {
+        let cases: &[(&[usize], &[usize])] = &[
+            (&[4, 5], &[4, 5]),
+            (&[4, 5], &[]),
+            (&[], &[4, 5]),
+            (&[4, 5], &[1, 1]),
+            (&[3, 4, 5], &[4, 5]),
+            (&[5], &[3, 5]),
+            (&[4, 1], &[1, 5]),
+            (&[0, 5], &[5]),
+        ];
+        for &(sa, sb) in cases {
+            let (a, b) = (f32_array(sa, 1), f32_array(sb, 2));
+            let shape = broadcast_shapes(sa, sb).unwrap();
+            for op in [Binary::Add, Binary::Sub, Binary::Mul, Binary::Div, Binary::Maximum, Binary::Mod] {
+                let got = binary(op, &a, &b).unwrap();
+                assert_eq!(got.shape(), &shape[..]);
+                let (Array::F32(x), Array::F32(y)) = (&a, &b) else { unreachable!() };
+                let (xb, yb) = (x.broadcast(IxDyn(&shape)).unwrap(), y.broadcast(IxDyn(&shape)).unwrap());
+                let f = float_binary::<f32>(op);
+                let want: Vec<u64> = xb.iter().zip(yb.iter()).map(|(&p, &q)| f(p, q).to_bits() as u64).collect();
+                assert_eq!(bits(&got), want, "{op:?} {sa:?} {sb:?}");
+                assert_eq!(bits(&binary_owned(op, a.clone(), &b).unwrap()), want, "owned {op:?} {sa:?} {sb:?}");
+                assert_eq!(bits(&binary_rc(op, std::rc::Rc::new(a.clone()), &b).unwrap()), want);
+            }
+        }
+        let base = f32_array(&[5, 4], 3);
+        let t = transpose(&base, &[1, 0]);
+        let Array::F32(bv) = &base else { unreachable!() };
+        let strided = Array::F32(bv.t().to_owned());
+        assert!(matches!(&strided, Array::F32(v) if !v.is_standard_layout()), "a column-major operand");
+        let want = bits(&binary(Binary::Mul, &t, &f32_array(&[4, 5], 4)).unwrap());
+        assert_eq!(bits(&binary(Binary::Mul, &strided, &f32_array(&[4, 5], 4)).unwrap()), want);
+        assert_eq!(bits(&binary_owned(Binary::Mul, strided.clone(), &f32_array(&[4, 5], 4)).unwrap()), want);
+        for op in [Unary::Neg, Unary::Exp, Unary::Tanh, Unary::Sigmoid, Unary::Relu, Unary::Square, Unary::Log] {
+            for a in [f32_array(&[3, 7], 5), strided.clone()] {
+                let want = bits(&unary(op, &a).unwrap());
+                assert_eq!(bits(&unary_owned(op, a.clone()).unwrap()), want, "{op:?}");
+            }
+            let a64 = f32_array(&[3, 7], 6).cast(DType::F64);
+            assert_eq!(bits(&unary_owned(op, a64.clone()).unwrap()), bits(&unary(op, &a64).unwrap()), "{op:?}");
+        }
     }
 
     /// 10^7 float32 terms, compared with the float64 sum of the same float32 values.

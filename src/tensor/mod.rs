@@ -5,7 +5,10 @@
 
 pub mod array;
 pub mod budget;
+pub mod error;
 pub mod kernels;
+pub mod math;
+pub mod scalar;
 pub mod shape;
 
 pub use array::{Array, DType};

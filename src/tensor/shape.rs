@@ -1,8 +1,7 @@
 //! Shape arithmetic: NumPy broadcasting, axis normalisation, reshape with `-1`.
 
+use super::error::{tensor_bail, TensorResult as R};
 use super::shape_str;
-use crate::bail;
-use crate::runtime::error::R;
 
 pub use super::budget::{check_shape, MAX_ELEMENTS};
 
@@ -28,7 +27,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> R<Vec<usize>> {
         } else if da == 1 {
             db
         } else {
-            bail!(Shape, "cannot broadcast shapes {} and {}", shape_str(a), shape_str(b));
+            tensor_bail!(Shape, "cannot broadcast shapes {} and {}", shape_str(a), shape_str(b));
         };
     }
     check_size(&out)?;
@@ -48,7 +47,7 @@ pub fn broadcast_axes(in_shape: &[usize], out_shape: &[usize]) -> Vec<usize> {
 pub fn norm_axis(axis: i64, ndim: usize) -> R<usize> {
     let n = ndim as i64;
     if axis < -n || axis >= n {
-        bail!(Shape, "axis {axis} is out of range for a tensor of rank {ndim}");
+        tensor_bail!(Shape, "axis {axis} is out of range for a tensor of rank {ndim}");
     }
     Ok(if axis < 0 { (axis + n) as usize } else { axis as usize })
 }
@@ -62,7 +61,7 @@ pub fn reduce_axes(axes: Option<&[i64]>, ndim: usize) -> R<Vec<usize>> {
             for &a in list {
                 let a = norm_axis(a, ndim)?;
                 if out.contains(&a) {
-                    bail!(Shape, "axis {a} is repeated in the reduction axes");
+                    tensor_bail!(Shape, "axis {a} is repeated in the reduction axes");
                 }
                 out.push(a);
             }
@@ -91,11 +90,11 @@ pub fn reshape_target(from: &[usize], to: &[i64]) -> R<Vec<usize>> {
     for (i, &d) in to.iter().enumerate() {
         if d == -1 {
             if unknown.is_some() {
-                bail!(Value, "reshape: only one dimension can be -1");
+                tensor_bail!(Value, "reshape: only one dimension can be -1");
             }
             unknown = Some(i);
         } else if d < 0 {
-            bail!(Value, "reshape: negative dimension {d}");
+            tensor_bail!(Value, "reshape: negative dimension {d}");
         } else {
             known = known.saturating_mul(d as usize);
         }
@@ -103,11 +102,11 @@ pub fn reshape_target(from: &[usize], to: &[i64]) -> R<Vec<usize>> {
     let mut out: Vec<usize> = to.iter().map(|&d| d.max(0) as usize).collect();
     if let Some(i) = unknown {
         if known == 0 || total % known != 0 {
-            bail!(Value, "cannot reshape a tensor of shape {} into {}", shape_str(from), target_str(to));
+            tensor_bail!(Value, "cannot reshape a tensor of shape {} into {}", shape_str(from), target_str(to));
         }
         out[i] = total / known;
     } else if known != total {
-        bail!(Value, "cannot reshape a tensor of shape {} into {}", shape_str(from), target_str(to));
+        tensor_bail!(Value, "cannot reshape a tensor of shape {} into {}", shape_str(from), target_str(to));
     }
     // A zero in `from` lets any target of zero elements through: bound its other dimensions too.
     check_shape(&out)?;
@@ -130,7 +129,8 @@ mod tests {
         assert_eq!(broadcast_shapes(&[2, 1], &[3]).unwrap(), vec![2, 3]);
         assert_eq!(broadcast_shapes(&[], &[4, 5]).unwrap(), vec![4, 5]);
         let e = broadcast_shapes(&[2, 3], &[4]).unwrap_err();
-        assert_eq!(e.message(), "cannot broadcast shapes (2, 3) and (4,)");
+        assert_eq!(e.message, "cannot broadcast shapes (2, 3) and (4,)");
+        assert_eq!(e.kind, super::super::error::TensorErrorKind::Shape);
     }
 
     #[test]

@@ -1,0 +1,333 @@
+//! Elementwise operations: arithmetic with broadcasting, functions of one tensor, `where`, `cast`
+//! and identity; each forward, what it saves, and its VJP.
+
+use crate::autodiff::recorder::{InputGrads, Recorder};
+use crate::autodiff::tape::{Dims, Op};
+use crate::bail;
+use crate::runtime::error::R;
+use crate::tensor::kernels::{self, Binary, Compare, Unary};
+use crate::tensor::{Array, DType, Tensor};
+use ndarray::IxDyn;
+use smallvec::smallvec;
+
+impl Recorder {
+    /// A constant tensor (never recorded).
+    pub fn constant_like(&self, like: &Tensor, v: f64) -> Tensor {
+        Tensor::new(Array::full(like.dtype(), like.shape(), v))
+    }
+
+    /// A scalar constant of `dtype`.
+    pub fn scalar(&self, dtype: DType, v: f64) -> Tensor {
+        Tensor::new(Array::scalar(dtype, v))
+    }
+
+    /// `a op b` with broadcasting. Gradients: see `elementwise_vjp` below.
+    pub fn binary(&mut self, op: Binary, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        let out = Tensor::new(kernels::binary(op, &a.data, &b.data)?);
+        // floordiv has no gradient (TF: None); floormod's is 1 and −floor(a/b) (see `elementwise_vjp`).
+        if out.dtype().is_float() && op != Binary::FloorDiv {
+            self.record(&[a, b], &[&out], || match op {
+                Binary::Add | Binary::Sub => Op::AddSub {
+                    sub: op == Binary::Sub,
+                    a_shape: Dims::from_slice(a.shape()),
+                    b_shape: Dims::from_slice(b.shape()),
+                },
+                Binary::Pow => Op::Pow { a: a.clone(), b: b.clone(), out: out.clone() },
+                _ => Op::Binary { op, a: a.clone(), b: b.clone() },
+            });
+        }
+        Ok(out)
+    }
+
+    pub fn add(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        self.binary(Binary::Add, a, b)
+    }
+
+    pub fn mul(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        self.binary(Binary::Mul, a, b)
+    }
+
+    /// `x * v` for a Python number `v` in x's dtype.
+    pub fn mul_scalar(&mut self, x: &Tensor, v: f64) -> R<Tensor> {
+        let s = self.scalar(x.dtype(), v);
+        self.binary(Binary::Mul, x, &s)
+    }
+
+    /// `f(x)` elementwise.
+    pub fn unary(&mut self, op: Unary, x: &Tensor) -> R<Tensor> {
+        let out = Tensor::new(kernels::unary(op, &x.data)?);
+        if out.dtype().is_float() {
+            self.record(&[x], &[&out], || {
+                let saved = match op {
+                    Unary::Neg | Unary::Sign | Unary::Step => None,
+                    Unary::Exp | Unary::Tanh | Unary::Sigmoid | Unary::Sqrt | Unary::Relu => Some(out.clone()),
+                    _ => Some(x.clone()),
+                };
+                Op::Unary { op, saved }
+            });
+        }
+        Ok(out)
+    }
+
+    /// `where(cond, a, b)`: elements of `a` where `cond` is true, else of `b`.
+    pub fn where_(&mut self, cond: &Tensor, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        let Array::Bool(c) = &*cond.data else {
+            bail!(Type, "where: the condition must be a bool tensor, got {}", cond.dtype());
+        };
+        let shape = crate::tensor::shape::broadcast_shapes(
+            &crate::tensor::shape::broadcast_shapes(c.shape(), a.shape())?,
+            b.shape(),
+        )?;
+        let cb = c.broadcast(IxDyn(&shape)).unwrap();
+        macro_rules! sel {
+            ($v:ident, $x:expr, $y:expr) => {{
+                let xb = $x.broadcast(IxDyn(&shape)).unwrap();
+                let yb = $y.broadcast(IxDyn(&shape)).unwrap();
+                Array::$v(ndarray::Zip::from(&cb).and(&xb).and(&yb).map_collect(|&c, &x, &y| if c { x } else { y }))
+            }};
+        }
+        let data = match (&*a.data, &*b.data) {
+            (Array::F32(x), Array::F32(y)) => sel!(F32, x, y),
+            (Array::F64(x), Array::F64(y)) => sel!(F64, x, y),
+            (Array::I64(x), Array::I64(y)) => sel!(I64, x, y),
+            (Array::Bool(x), Array::Bool(y)) => sel!(Bool, x, y),
+            _ => bail!(Type, "where: cannot mix {} and {} tensors", a.dtype(), b.dtype()),
+        };
+        let out = Tensor::new(data);
+        if out.dtype().is_float() {
+            self.record(&[a, b], &[&out], || Op::Where {
+                cond: cond.clone(),
+                a_shape: Dims::from_slice(a.shape()),
+                b_shape: Dims::from_slice(b.shape()),
+            });
+        }
+        Ok(out)
+    }
+
+    /// `cast(x, dtype)`: differentiable between float dtypes.
+    pub fn cast(&mut self, x: &Tensor, dtype: DType) -> R<Tensor> {
+        if x.dtype() == dtype {
+            return Ok(x.clone());
+        }
+        let out = Tensor::new(x.data.try_cast(dtype)?);
+        if dtype.is_float() && x.dtype().is_float() {
+            self.record(&[x], &[&out], || Op::Cast { from: x.dtype() });
+        }
+        Ok(out)
+    }
+
+    /// The same values under a new id, recorded as an identity.
+    pub fn identity(&mut self, x: &Tensor) -> Tensor {
+        let out = x.renamed();
+        self.record(&[x], &[&out], || Op::Identity);
+        out
+    }
+
+    /// The VJPs of this family: `upstream` has one gradient per output (zeros filled in),
+    /// `needed[i]` says whether input i wants a gradient; one gradient per input.
+    pub(super) fn elementwise_vjp(&mut self, op: &Op, upstream: &[Tensor], needed: &[bool]) -> R<InputGrads> {
+        let g = &upstream[0];
+        let want = |i: usize| needed.get(i).copied().unwrap_or(false);
+        Ok(match op {
+            // d(a ± b) = da ± db, summed back over broadcast axes.
+            Op::AddSub { sub, a_shape, b_shape } => {
+                let ga = if want(0) { Some(self.sum_to_shape(g, a_shape)?) } else { None };
+                let gb = if want(1) {
+                    let gb = if *sub { self.unary(Unary::Neg, g)? } else { g.clone() };
+                    Some(self.sum_to_shape(&gb, b_shape)?)
+                } else {
+                    None
+                };
+                smallvec![ga, gb]
+            }
+            Op::Binary { op, a, b } => {
+                let (ga, gb) = match op {
+                    // d(ab) = b da + a db
+                    Binary::Mul => (
+                        if want(0) { Some(self.mul(g, b)?) } else { None },
+                        if want(1) { Some(self.mul(g, a)?) } else { None },
+                    ),
+                    // d(a/b) = da / b − a db / b²
+                    Binary::Div => (
+                        if want(0) { Some(self.binary(Binary::Div, g, b)?) } else { None },
+                        if want(1) {
+                            let t = self.mul(g, a)?;
+                            let bb = self.mul(b, b)?;
+                            let q = self.binary(Binary::Div, &t, &bb)?;
+                            Some(self.unary(Unary::Neg, &q)?)
+                        } else {
+                            None
+                        },
+                    ),
+                    // maximum: the gradient goes to a where a >= b, else to b (TF's tie rule);
+                    // minimum: to a where a <= b.
+                    Binary::Maximum | Binary::Minimum => {
+                        let cmp = if *op == Binary::Maximum { Compare::Ge } else { Compare::Le };
+                        let mask = Tensor::new(kernels::compare(cmp, &a.data, &b.data)?.cast(g.dtype()));
+                        let ga = self.mul(g, &mask)?;
+                        let gb = self.binary(Binary::Sub, g, &ga)?;
+                        (Some(ga), Some(gb))
+                    }
+                    // a mod b = a − floor(a/b)·b, floor's derivative being 0 (TF's FloorMod):
+                    // d = da − floor(a/b) db
+                    Binary::Mod => (
+                        if want(0) { Some(g.clone()) } else { None },
+                        if want(1) {
+                            let q = self.binary(Binary::FloorDiv, a, b)?;
+                            let t = self.mul(g, &q)?;
+                            Some(self.unary(Unary::Neg, &t)?)
+                        } else {
+                            None
+                        },
+                    ),
+                    _ => (None, None),
+                };
+                let ga = match ga {
+                    Some(t) => Some(self.sum_to_shape(&t, a.shape())?),
+                    None => None,
+                };
+                let gb = match gb {
+                    Some(t) => Some(self.sum_to_shape(&t, b.shape())?),
+                    None => None,
+                };
+                smallvec![ga, gb]
+            }
+            // d(a^b) = b a^(b−1) da + a^b log(a) db   (log taken as 0 where a <= 0, as TF)
+            Op::Pow { a, b, out } => {
+                let ga = if want(0) {
+                    let one = self.scalar(b.dtype(), 1.0);
+                    let bm1 = self.binary(Binary::Sub, b, &one)?;
+                    let p = self.binary(Binary::Pow, a, &bm1)?;
+                    let t = self.mul(b, &p)?;
+                    let t = self.mul(g, &t)?;
+                    Some(self.sum_to_shape(&t, a.shape())?)
+                } else {
+                    None
+                };
+                let gb = if want(1) {
+                    let zero = self.constant_like(a, 0.0);
+                    let pos = Tensor::new(kernels::compare(Compare::Gt, &a.data, &zero.data)?);
+                    let one = self.constant_like(a, 1.0);
+                    let safe = self.where_(&pos, a, &one)?;
+                    let la = self.unary(Unary::Log, &safe)?;
+                    let la = self.where_(&pos, &la, &zero)?;
+                    let t = self.mul(out, &la)?;
+                    let t = self.mul(g, &t)?;
+                    Some(self.sum_to_shape(&t, b.shape())?)
+                } else {
+                    None
+                };
+                smallvec![ga, gb]
+            }
+            Op::Unary { op, saved } => smallvec![Some(self.unary_vjp(*op, saved.as_ref(), g)?)],
+            // where: g to a where cond, to b elsewhere.
+            Op::Where { cond, a_shape, b_shape } => {
+                let zero = self.constant_like(g, 0.0);
+                let ga = self.where_(cond, g, &zero)?;
+                let gb = self.where_(cond, &zero, g)?;
+                smallvec![Some(self.sum_to_shape(&ga, a_shape)?), Some(self.sum_to_shape(&gb, b_shape)?)]
+            }
+            Op::Cast { from } => smallvec![Some(self.cast(g, *from)?)],
+            Op::Identity => smallvec![Some(g.clone())],
+            _ => bail!(Runtime, "internal error: {op:?} is not a elementwise operation"),
+        })
+    }
+
+    /// `q` where the upstream gradient `g` is non-zero, else 0: the rule of TF's "safe"
+    /// gradient kernels (SqrtGrad, RsqrtGrad, ReciprocalGrad), recorded for higher order.
+    fn zero_where_upstream_is(&mut self, g: &Tensor, q: Tensor) -> R<Tensor> {
+        let zero = self.scalar(g.dtype(), 0.0);
+        let is_zero = Tensor::new(kernels::compare(Compare::Eq, &g.data, &zero.data)?);
+        let zeros = Tensor::zeros(q.dtype(), q.shape());
+        self.where_(&is_zero, &zeros, &q)
+    }
+
+    fn unary_vjp(&mut self, op: Unary, saved: Option<&Tensor>, g: &Tensor) -> R<Tensor> {
+        let s = || saved.cloned().expect("saved tensor recorded for this op");
+        match op {
+            Unary::Neg => self.unary(Unary::Neg, g),
+            // d|x| = sign(x) dx (0 at 0, as TF)
+            Unary::Abs => {
+                let sg = self.unary(Unary::Sign, &s())?;
+                self.mul(g, &sg)
+            }
+            // d e^x = e^x dx (y saved)
+            Unary::Exp => self.mul(g, &s()),
+            // d log x = dx / x
+            Unary::Log => self.binary(Binary::Div, g, &s()),
+            // d log(1+x) = dx / (1+x)
+            Unary::Log1p => {
+                let one = self.scalar(g.dtype(), 1.0);
+                let d = self.add(&s(), &one)?;
+                self.binary(Binary::Div, g, &d)
+            }
+            // d √x = dx / (2 √x) (y saved; inf at 0, as TF). A zero upstream gives zero even
+            // where √x is 0 or NaN (TF's SqrtGrad): `where(x > 0, sqrt(x), …)` stays finite.
+            Unary::Sqrt => {
+                let two_y = self.mul_scalar(&s(), 2.0)?;
+                let q = self.binary(Binary::Div, g, &two_y)?;
+                self.zero_where_upstream_is(g, q)
+            }
+            // d x² = 2x dx
+            Unary::Square => {
+                let t = self.mul_scalar(&s(), 2.0)?;
+                self.mul(g, &t)
+            }
+            // d sin x = cos x dx
+            Unary::Sin => {
+                let c = self.unary(Unary::Cos, &s())?;
+                self.mul(g, &c)
+            }
+            // d cos x = −sin x dx
+            Unary::Cos => {
+                let sn = self.unary(Unary::Sin, &s())?;
+                let t = self.mul(g, &sn)?;
+                self.unary(Unary::Neg, &t)
+            }
+            // d tan x = dx / cos² x
+            Unary::Tan => {
+                let c = self.unary(Unary::Cos, &s())?;
+                let c2 = self.mul(&c, &c)?;
+                self.binary(Binary::Div, g, &c2)
+            }
+            // d tanh x = (1 − y²) dx
+            Unary::Tanh => {
+                let y = s();
+                let y2 = self.mul(&y, &y)?;
+                let one = self.scalar(g.dtype(), 1.0);
+                let d = self.binary(Binary::Sub, &one, &y2)?;
+                self.mul(g, &d)
+            }
+            // d σ(x) = y (1 − y) dx
+            Unary::Sigmoid => {
+                let y = s();
+                let one = self.scalar(g.dtype(), 1.0);
+                let d = self.binary(Binary::Sub, &one, &y)?;
+                let d = self.mul(&y, &d)?;
+                self.mul(g, &d)
+            }
+            // d relu = [y > 0] dx (0 at 0, as TF). The step is recorded (its own gradient is
+            // zero), so a second derivative through relu is zeros, not None: TF's ReluGrad is
+            // an op of the output in the same way, and Hessians of ReLU networks are zeros there.
+            Unary::Relu => {
+                let step = self.unary(Unary::Step, &s())?;
+                self.mul(g, &step)
+            }
+            // d softplus = σ(x) dx
+            Unary::Softplus => {
+                let sg = self.unary(Unary::Sigmoid, &s())?;
+                self.mul(g, &sg)
+            }
+            // d(1/x) = −dx / x²
+            // d (1/x) = −dx / x², zero for a zero upstream (TF's ReciprocalGrad).
+            Unary::Reciprocal => {
+                let x = s();
+                let x2 = self.mul(&x, &x)?;
+                let q = self.binary(Binary::Div, g, &x2)?;
+                let q = self.unary(Unary::Neg, &q)?;
+                self.zero_where_upstream_is(g, q)
+            }
+            Unary::Sign | Unary::Step => Ok(self.constant_like(g, 0.0)),
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! Differentiable operations, methods of the [`Recorder`], one file per family
+//! ([`elementwise`], [`matmul`], [`reduce`], [`shape`], [`nn`]): each operation's
+//! forward (a kernel, then [`Recorder::record`] with what its VJP saves) and its VJP
+//! sit side by side. VJPs are written with these same operations, so an outer tape
+//! records the backward pass and higher-order gradients compose (STYLE.md lesson 3).
+//! A tape records an operation only when one of its inputs is watched (LANGUAGE.md §5).
+//!
+//! Adding an operation: its forward and VJP in its family's file, an [`Op`] variant
+//! (`tape.rs`), its arm below, and a finite-difference check (`fd_tests.rs`).
+
+pub mod elementwise;
+pub mod matmul;
+pub mod nn;
+pub mod reduce;
+pub mod shape;
+
+pub use shape::{axis_slice, slice_info};
+
+use super::recorder::{InputGrads, Recorder};
+use super::tape::{Entry, Op};
+use crate::bail;
+use crate::runtime::error::R;
+use crate::tensor::Tensor;
+
+impl Recorder {
+    /// Runs the backward step of `entry` (one gradient per input, `None`: no gradient):
+    /// the VJP of its operation's family. `upstream` has one gradient per output (zeros
+    /// already filled in); `needed[i]` says whether input i wants a gradient.
+    pub fn vjp(&mut self, entry: &Entry, upstream: Vec<Tensor>, needed: &[bool]) -> R<InputGrads> {
+        let op = &*entry.op;
+        match op {
+            Op::AddSub { .. }
+            | Op::Binary { .. }
+            | Op::Pow { .. }
+            | Op::Unary { .. }
+            | Op::Where { .. }
+            | Op::Cast { .. }
+            | Op::Identity => self.elementwise_vjp(op, &upstream, needed),
+            Op::MatMul { .. } => self.matmul_vjp(op, &upstream, needed),
+            Op::Reduce { .. } | Op::ReduceExtreme { .. } | Op::BroadcastTo { .. } => {
+                self.reduce_vjp(op, &upstream, needed)
+            }
+            Op::Reshape { .. }
+            | Op::Transpose { .. }
+            | Op::Concat { .. }
+            | Op::Stack { .. }
+            | Op::Index { .. }
+            | Op::IndexGrad { .. }
+            | Op::Gather { .. }
+            | Op::GatherGrad { .. }
+            | Op::Tile { .. } => self.shape_vjp(op, &upstream, needed),
+            Op::Softmax { .. } | Op::SparseXent { .. } => self.nn_vjp(op, &upstream, needed),
+            // Identity gradient to each tensor input (upstream i to input i).
+            Op::PassThrough => Ok((0..entry.inputs.len()).map(|i| upstream.get(i).cloned()).collect()),
+            // User code runs through the host (backward.rs), never here.
+            Op::Custom(_) | Op::Recompute(_) => bail!(Runtime, "internal error: a user-code VJP reached the recorder"),
+        }
+    }
+}

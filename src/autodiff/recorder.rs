@@ -1,0 +1,244 @@
+//! The autodiff recorder: every piece of differentiation state a running program
+//! has (the tapes recording, the tapes set aside, Variable reads being collected,
+//! capture probes, recomputations running), and the one way onto the tape.
+//!
+//! The recorder knows nothing of the interpreter. The two places that run user
+//! code during a backward pass — a `@custom_gradient` `grad_fn`, a recomputed
+//! `@recompute_grad` function — go through [`Host`], which the interpreter
+//! implements; tests implement it with a recorder alone.
+
+use super::tape::{CustomCall, Op, RecomputeCall, Tape};
+use super::variable::Variable;
+use crate::bail;
+use crate::runtime::error::R;
+use crate::tensor::{Tensor, TensorId};
+use smallvec::SmallVec;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// One gradient per input of an operation (`None`: no gradient), inline for two.
+pub type InputGrads = SmallVec<[Option<Tensor>; 2]>;
+
+/// What the backward pass needs from whoever owns the recorder: the recorder
+/// itself, and the user-code VJPs.
+pub trait Host {
+    /// The recorder whose recording ops the VJPs use.
+    fn recorder(&mut self) -> &mut Recorder;
+
+    /// Raises KeyboardInterrupt once Ctrl-C has been pressed (polled once per backward step).
+    fn check_interrupt(&self) -> R<()>;
+
+    /// The VJP of a `@custom_gradient` call: runs its `grad_fn` on `upstream` (one
+    /// gradient per output) and returns one gradient per input, then per Variable read.
+    fn custom_vjp(&mut self, call: &CustomCall, upstream: Vec<Tensor>) -> R<InputGrads>;
+
+    /// The VJP of a `@recompute_grad` call: runs the function again under a local tape
+    /// and returns one gradient per input, then per Variable read, then per captured tensor.
+    fn recompute_vjp(&mut self, call: &RecomputeCall, upstream: Vec<Tensor>) -> R<InputGrads>;
+}
+
+/// A tape shared between the program (a `GradientTape` value) and the recorder.
+pub type TapeRef = Rc<RefCell<Tape>>;
+
+/// Differentiation state (LANGUAGE.md §5).
+#[derive(Debug, Default)]
+pub struct Recorder {
+    /// Tapes currently recording, innermost last.
+    pub tapes: Vec<TapeRef>,
+    /// Tapes set aside by `stop_recording` blocks, innermost last, with their places in
+    /// `tapes` (`None` where the tape was not recording at that moment).
+    paused: Vec<Option<(TapeRef, usize)>>,
+    /// Variable reads being collected (custom_gradient, recompute_grad), each in first-read order.
+    var_watchers: Vec<Vec<Rc<Variable>>>,
+    /// Watched tensors read while a recompute forward pass runs with the tapes paused:
+    /// the paused tapes and the ids seen so far.
+    pub capture_probes: Vec<(Vec<TapeRef>, Vec<TensorId>)>,
+    /// Depth of recomputations running (`is_recomputing()`).
+    recomputing: usize,
+}
+
+/// The tapes set aside while a recompute forward pass runs (see [`Recorder::pause_all`]).
+#[must_use]
+pub struct PausedTapes(Vec<TapeRef>);
+
+impl Recorder {
+    /// `__enter__` of a tape: it starts recording, innermost.
+    ///
+    /// Errors: ValueError when it is already recording.
+    pub fn enter(&mut self, t: &TapeRef) -> R<()> {
+        t.borrow_mut().enter()?;
+        self.tapes.push(t.clone());
+        Ok(())
+    }
+
+    /// `__exit__` of a tape: it stops recording.
+    pub fn exit(&mut self, t: &TapeRef) {
+        t.borrow_mut().active = false;
+        if let Some(pos) = self.tapes.iter().rposition(|x| Rc::ptr_eq(x, t)) {
+            self.tapes.remove(pos);
+        }
+    }
+
+    /// Removes a tape from the recording ones (a non-persistent tape once used).
+    pub fn stop(&mut self, t: &TapeRef) {
+        self.tapes.retain(|x| !Rc::ptr_eq(x, t));
+    }
+
+    /// Enters `t.stop_recording()`: pauses that tape only; the others keep recording
+    /// (LANGUAGE.md §5, as TF).
+    ///
+    /// Errors: RuntimeError outside the tape's own block.
+    pub fn pause(&mut self, t: &TapeRef) -> R<()> {
+        if !t.borrow().active {
+            bail!(Runtime, "stop_recording() on a GradientTape that is not recording (outside its with block)");
+        }
+        let at = self.tapes.iter().position(|x| Rc::ptr_eq(x, t));
+        self.paused.push(at.map(|i| (self.tapes.remove(i), i)));
+        Ok(())
+    }
+
+    /// Leaves the innermost `stop_recording` block: its tape records again at its place,
+    /// unless it left its own block or was used up meanwhile.
+    pub fn resume(&mut self) {
+        if let Some(Some((t, i))) = self.paused.pop() {
+            if t.borrow().resumes() {
+                let i = i.min(self.tapes.len());
+                self.tapes.insert(i, t);
+            }
+        }
+    }
+
+    /// Whether some active tape watches `id`.
+    pub fn watches(&self, id: TensorId) -> bool {
+        self.tapes.iter().any(|t| t.borrow().watches(id))
+    }
+
+    /// True when some active tape watches one of `inputs`: only then is an
+    /// op worth describing for the tape.
+    pub fn any_watched(&self, inputs: &[&Tensor]) -> bool {
+        self.tapes.iter().any(|t| {
+            let t = t.borrow();
+            inputs.iter().any(|x| t.watches(x.id))
+        })
+    }
+
+    /// Whether recording an operation can have any effect (a tape records or a probe listens).
+    pub fn listening(&self) -> bool {
+        !self.tapes.is_empty() || !self.capture_probes.is_empty()
+    }
+
+    /// The one way onto the tape: runs the capture probe, then records `op` on each
+    /// active tape watching an input.
+    pub fn record(&mut self, inputs: &[&Tensor], outputs: &[&Tensor], op: impl FnOnce() -> Op) {
+        if !self.listening() {
+            return;
+        }
+        let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id).collect();
+        self.record_ids(&ids, outputs, op);
+    }
+
+    /// Like [`Recorder::record`] with raw input ids (0 marks a non-tensor input).
+    pub fn record_ids(&mut self, ids: &[TensorId], outputs: &[&Tensor], op: impl FnOnce() -> Op) {
+        if !self.capture_probes.is_empty() {
+            self.probe(ids);
+        }
+        let mut op = Some(op);
+        let mut shared: Option<Rc<Op>> = None;
+        for tape in &self.tapes {
+            let mut t = tape.borrow_mut();
+            let Some(inputs) = t.resolve(ids) else { continue };
+            let op = shared.get_or_insert_with(|| Rc::new((op.take().expect("built once"))())).clone();
+            t.push(op, inputs, outputs);
+        }
+    }
+
+    /// Notes the watched tensors a recompute forward pass reads (the capture probe).
+    pub fn probe(&mut self, ids: &[TensorId]) {
+        for (paused, seen) in &mut self.capture_probes {
+            for &id in ids {
+                if id != 0 && !seen.contains(&id) && paused.iter().any(|t| t.borrow().watches(id)) {
+                    seen.push(id);
+                }
+            }
+        }
+    }
+
+    /// A read of a trainable Variable: active tapes that watch accessed variables start
+    /// watching it (LANGUAGE.md §5), and custom_gradient / recompute_grad see the read.
+    pub fn read_variable(&mut self, v: &Rc<Variable>) {
+        if !v.trainable {
+            return;
+        }
+        for t in &self.tapes {
+            let mut t = t.borrow_mut();
+            if t.watch_accessed_variables {
+                t.watch_variable(v);
+            }
+        }
+        for w in &mut self.var_watchers {
+            if !w.iter().any(|x| Rc::ptr_eq(x, v)) {
+                w.push(v.clone());
+            }
+        }
+    }
+
+    /// Starts collecting Variable reads (a custom_gradient or grad_pass_through call).
+    pub fn collect_reads(&mut self) {
+        self.var_watchers.push(Vec::new());
+    }
+
+    /// The Variables read since the matching [`Recorder::collect_reads`], in first-read order.
+    pub fn reads(&mut self) -> Vec<Rc<Variable>> {
+        self.var_watchers.pop().unwrap_or_default()
+    }
+
+    /// Starts a recompute forward pass: every tape pauses, a capture probe listens
+    /// for the watched tensors read, and Variable reads are collected.
+    pub fn pause_all(&mut self) -> PausedTapes {
+        let paused = std::mem::take(&mut self.tapes);
+        self.capture_probes.push((paused.clone(), Vec::new()));
+        self.collect_reads();
+        PausedTapes(paused)
+    }
+
+    /// Ends a recompute forward pass: the tapes record again. Returns the Variables read
+    /// (which count as reads of enclosing custom_gradient/recompute calls too) and the
+    /// watched tensors captured.
+    pub fn resume_all(&mut self, paused: PausedTapes) -> (Vec<Rc<Variable>>, Vec<TensorId>) {
+        let read = self.reads();
+        let (_, seen) = self.capture_probes.pop().unwrap_or_default();
+        self.tapes = paused.0;
+        for w in &mut self.var_watchers {
+            for v in &read {
+                if !w.iter().any(|x| Rc::ptr_eq(x, v)) {
+                    w.push(v.clone());
+                }
+            }
+        }
+        (read, seen)
+    }
+
+    /// Starts a recomputation (`is_recomputing()` is true until the matching
+    /// [`Recorder::end_recompute`]); `local`, if given, records innermost meanwhile.
+    pub fn begin_recompute(&mut self, local: Option<&TapeRef>) {
+        self.recomputing += 1;
+        if let Some(local) = local {
+            local.borrow_mut().active = true;
+            self.tapes.push(local.clone());
+        }
+    }
+
+    /// Ends the recomputation begun with [`Recorder::begin_recompute`].
+    pub fn end_recompute(&mut self, local: Option<&TapeRef>) {
+        if let Some(local) = local {
+            self.stop(local);
+            local.borrow_mut().active = false;
+        }
+        self.recomputing -= 1;
+    }
+
+    /// `is_recomputing()`: true while a recompute_grad recomputation runs.
+    pub fn is_recomputing(&self) -> bool {
+        self.recomputing > 0
+    }
+}

@@ -1,0 +1,583 @@
+//! The interpreter's side of differentiation: [`Host`] for [`Interp`] (the user-code
+//! VJPs of `custom_gradient` and `recompute_grad`), the decorators' calls, and the
+//! recording operations as `Interp` methods (thin forwards to the [`Recorder`], so
+//! builtins and the evaluator call `rt.binary(…)` as before).
+
+use super::error::R;
+use super::intern::intern;
+use super::value::Value;
+use super::Interp;
+use crate::autodiff::backward;
+use crate::autodiff::tape::{CustomCall, Op, RecomputeCall, UserData};
+use crate::autodiff::{Host, InputGrads, Recorder, Tape, Variable};
+use crate::syntax::ast::ParamKind;
+use crate::tensor::kernels::{Binary, Reduce, Unary};
+use crate::tensor::{shape_str, DType, Tensor, TensorId};
+use crate::{bail, err};
+use ndarray::SliceInfoElem;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// What a recompute_grad entry keeps of the call, to run it again.
+struct RecomputeArgs {
+    f: Value,
+    args: Vec<Value>,
+    kwargs: Vec<(Rc<str>, Value)>,
+}
+
+impl Host for Interp {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.ad
+    }
+
+    fn check_interrupt(&self) -> R<()> {
+        Interp::check_interrupt(self)
+    }
+
+    /// Runs the call's `grad_fn` and checks what it returns (LANGUAGE.md §5).
+    fn custom_vjp(&mut self, call: &CustomCall, upstream: Vec<Tensor>) -> R<InputGrads> {
+        let grad_fn = call.grad_fn.get::<Value>().expect("custom_gradient entries hold a Value").clone();
+        let ups: Vec<Value> = upstream.into_iter().map(Value::Tensor).collect();
+        let kw = if call.variables.is_empty() {
+            vec![]
+        } else {
+            vec![("variables".into(), Value::list(call.variables.iter().map(|v| Value::Variable(v.clone())).collect()))]
+        };
+        let r = self.call_value(&grad_fn, ups, kw)?;
+        let (input_grads, var_grads) = if call.variables.is_empty() {
+            (r, None)
+        } else {
+            let parts = match &r {
+                Value::Tuple(_) | Value::List(_) => self.iterate(&r)?,
+                _ => vec![],
+            };
+            if parts.len() != 2 {
+                bail!(Value, "@custom_gradient grad_fn of {} must return (input_gradients, variable_gradients) since the function uses variables", call.name);
+            }
+            (parts[0].clone(), Some(parts[1].clone()))
+        };
+        let flat = match &input_grads {
+            Value::Tuple(_) | Value::List(_) => self.iterate(&input_grads)?,
+            other => vec![other.clone()],
+        };
+        let n = call.inputs.len();
+        if flat.len() != n {
+            bail!(
+                Value,
+                "custom_gradient function expected to return {} gradients, but returned {} instead",
+                n,
+                flat.len()
+            );
+        }
+        let mut out = InputGrads::with_capacity(n + call.variables.len());
+        for (i, (g, meta)) in flat.iter().zip(&call.inputs).enumerate() {
+            out.push(self.check_grad(&call.name, "input", i, g, meta.as_ref())?);
+        }
+        if let Some(vg) = var_grads {
+            let vgs = self.iterate(&vg)?;
+            if vgs.len() != call.variables.len() {
+                bail!(
+                    Value,
+                    "Must return gradient for each variable from @custom_gradient grad_fn: {} expected {}, got {}",
+                    call.name,
+                    call.variables.len(),
+                    vgs.len()
+                );
+            }
+            for (i, (g, v)) in vgs.iter().zip(&call.variables).enumerate() {
+                let t = v.peek();
+                let meta = (t.shape().to_vec(), t.dtype());
+                out.push(self.check_grad(&call.name, "variable", i, g, Some(&meta))?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs `f` again under a local tape, with the forward pass's random draws replayed,
+    /// and differentiates it.
+    fn recompute_vjp(&mut self, call: &RecomputeCall, upstream: Vec<Tensor>) -> R<InputGrads> {
+        let user = call.call.get::<RecomputeArgs>().expect("recompute_grad entries hold their call");
+        let (f, kwargs) = (user.f.clone(), user.kwargs.clone());
+        let local = Rc::new(RefCell::new(Tape::new(false, true)));
+        let mut args = user.args.clone();
+        let mut arg_tensors: Vec<Option<Tensor>> = Vec::with_capacity(args.len());
+        let mut saved = call.saved.iter();
+        for a in args.iter_mut() {
+            if matches!(a, Value::Tensor(_) | Value::Variable(_)) {
+                // A fresh id per argument (the same tensor may be passed twice), linked to the
+                // checkpoint by an identity that enclosing tapes record: they then record the
+                // recomputation and its VJPs too, so higher-order gradients flow through it.
+                let t = self.identity(saved.next().expect("one saved tensor per tensor input"));
+                local.borrow_mut().watch(t.id);
+                *a = Value::Tensor(t.clone());
+                arg_tensors.push(Some(t));
+            } else {
+                arg_tensors.push(None);
+            }
+        }
+        {
+            let mut l = local.borrow_mut();
+            for v in &call.variables {
+                l.watch_variable(v);
+            }
+            for id in &call.captured {
+                l.watch(*id);
+            }
+        }
+        let outer_rng = std::mem::replace(&mut self.rng, call.rng_state.clone());
+        self.ad.begin_recompute(Some(&local));
+        let result = self.call_value(&f, args, kwargs);
+        self.ad.end_recompute(Some(&local));
+        self.rng = outer_rng;
+        let result = result?;
+
+        let targets = self.flatten_tensors(&result, "recompute_grad function")?;
+        let mut sources: Vec<TensorId> = arg_tensors.iter().flatten().map(|t| t.id).collect();
+        sources.extend(call.variables.iter().map(|v| v.handle));
+        sources.extend(&call.captured);
+        self.ad.begin_recompute(None);
+        let grads = self.gradient(&local, &targets, &sources, Some(upstream));
+        self.ad.end_recompute(None);
+        let grads = grads?;
+
+        // Unconnected inputs get zeros (TF's recompute_grad asks for UnconnectedGradients.ZERO).
+        let mut grads = grads.into_iter();
+        let mut out = InputGrads::new();
+        for t in &arg_tensors {
+            out.push(t.as_ref().map(|t| grads.next().flatten().unwrap_or_else(|| Tensor::zeros(t.dtype(), t.shape()))));
+        }
+        for v in &call.variables {
+            out.push(Some(grads.next().flatten().unwrap_or_else(|| {
+                let t = v.peek();
+                Tensor::zeros(t.dtype(), t.shape())
+            })));
+        }
+        for _ in &call.captured {
+            out.push(grads.next().flatten());
+        }
+        Ok(out)
+    }
+}
+
+impl Interp {
+    /// Gradients of `targets` with respect to `sources` on `tape` (see [`backward::gradient`]).
+    pub fn gradient(
+        &mut self,
+        tape: &Rc<RefCell<Tape>>,
+        targets: &[Tensor],
+        sources: &[TensorId],
+        output_gradients: Option<Vec<Tensor>>,
+    ) -> R<Vec<Option<Tensor>>> {
+        backward::gradient(self, tape, targets, sources, output_gradients)
+    }
+
+    /// Forwards to [`Recorder::constant_like`].
+    pub fn constant_like(&self, like: &Tensor, v: f64) -> Tensor {
+        self.ad.constant_like(like, v)
+    }
+
+    /// Forwards to [`Recorder::scalar`].
+    pub fn scalar(&self, dtype: DType, v: f64) -> Tensor {
+        self.ad.scalar(dtype, v)
+    }
+
+    /// Forwards to [`Recorder::binary`].
+    pub fn binary(&mut self, op: Binary, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        self.ad.binary(op, a, b)
+    }
+
+    /// Forwards to [`Recorder::add`].
+    pub fn add(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        self.ad.add(a, b)
+    }
+
+    /// Forwards to [`Recorder::mul`].
+    pub fn mul(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        self.ad.mul(a, b)
+    }
+
+    /// Forwards to [`Recorder::mul_scalar`].
+    pub fn mul_scalar(&mut self, x: &Tensor, v: f64) -> R<Tensor> {
+        self.ad.mul_scalar(x, v)
+    }
+
+    /// Forwards to [`Recorder::unary`].
+    pub fn unary(&mut self, op: Unary, x: &Tensor) -> R<Tensor> {
+        self.ad.unary(op, x)
+    }
+
+    /// Forwards to [`Recorder::matmul`].
+    pub fn matmul(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        self.ad.matmul(a, b)
+    }
+
+    /// Forwards to [`Recorder::reduce`].
+    pub fn reduce(&mut self, op: Reduce, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> R<Tensor> {
+        self.ad.reduce(op, x, axes, keepdims)
+    }
+
+    /// Forwards to [`Recorder::sum_to_shape`].
+    pub fn sum_to_shape(&mut self, g: &Tensor, shape: &[usize]) -> R<Tensor> {
+        self.ad.sum_to_shape(g, shape)
+    }
+
+    /// Forwards to [`Recorder::reshape`].
+    pub fn reshape(&mut self, x: &Tensor, shape: &[i64]) -> R<Tensor> {
+        self.ad.reshape(x, shape)
+    }
+
+    /// Forwards to [`Recorder::reshape_to`].
+    pub fn reshape_to(&mut self, x: &Tensor, shape: &[usize]) -> R<Tensor> {
+        self.ad.reshape_to(x, shape)
+    }
+
+    /// Forwards to [`Recorder::transpose`].
+    pub fn transpose(&mut self, x: &Tensor, perm: Option<Vec<i64>>) -> R<Tensor> {
+        self.ad.transpose(x, perm)
+    }
+
+    /// Forwards to [`Recorder::concat`].
+    pub fn concat(&mut self, xs: &[Tensor], axis: i64) -> R<Tensor> {
+        self.ad.concat(xs, axis)
+    }
+
+    /// Forwards to [`Recorder::stack`].
+    pub fn stack(&mut self, xs: &[Tensor], axis: i64) -> R<Tensor> {
+        self.ad.stack(xs, axis)
+    }
+
+    /// Forwards to [`Recorder::index`].
+    pub fn index(&mut self, x: &Tensor, info: Rc<Vec<SliceInfoElem>>) -> R<Tensor> {
+        self.ad.index(x, info)
+    }
+
+    /// Forwards to [`Recorder::index_grad`].
+    pub fn index_grad(&mut self, g: &Tensor, in_shape: &[usize], info: Rc<Vec<SliceInfoElem>>) -> R<Tensor> {
+        self.ad.index_grad(g, in_shape, info)
+    }
+
+    /// Forwards to [`Recorder::gather`].
+    pub fn gather(&mut self, x: &Tensor, indices: Rc<Vec<usize>>, idx_shape: &[usize], axis: usize) -> R<Tensor> {
+        self.ad.gather(x, indices, idx_shape, axis)
+    }
+
+    /// Forwards to [`Recorder::gather_grad`].
+    pub fn gather_grad(
+        &mut self,
+        g: &Tensor,
+        in_shape: &[usize],
+        axis: usize,
+        indices: Rc<Vec<usize>>,
+        idx_shape: &[usize],
+    ) -> R<Tensor> {
+        self.ad.gather_grad(g, in_shape, axis, indices, idx_shape)
+    }
+
+    /// Forwards to [`Recorder::tile`].
+    pub fn tile(&mut self, x: &Tensor, multiples: &[usize]) -> R<Tensor> {
+        self.ad.tile(x, multiples)
+    }
+
+    /// Forwards to [`Recorder::softmax`].
+    pub fn softmax(&mut self, x: &Tensor, axis: i64, log: bool) -> R<Tensor> {
+        self.ad.softmax(x, axis, log)
+    }
+
+    /// Forwards to [`Recorder::cast`].
+    pub fn cast(&mut self, x: &Tensor, dtype: DType) -> R<Tensor> {
+        self.ad.cast(x, dtype)
+    }
+
+    /// Forwards to [`Recorder::identity`].
+    pub fn identity(&mut self, x: &Tensor) -> Tensor {
+        self.ad.identity(x)
+    }
+
+    /// Forwards to [`Recorder::broadcast_to`].
+    pub fn broadcast_to(&mut self, x: &Tensor, shape: &[usize]) -> R<Tensor> {
+        self.ad.broadcast_to(x, shape)
+    }
+
+    /// Forwards to [`Recorder::where_`].
+    pub fn where_(&mut self, cond: &Tensor, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        self.ad.where_(cond, a, b)
+    }
+
+    /// Forwards to [`Recorder::sparse_xent`].
+    pub fn sparse_xent(&mut self, labels: &Tensor, logits: &Tensor) -> R<Tensor> {
+        self.ad.sparse_xent(labels, logits)
+    }
+
+    /// The name of a callable, for messages.
+    pub fn callable_name(&self, f: &Value) -> Rc<str> {
+        match f {
+            Value::Func(f) => f.def.name.name(),
+            Value::Builtin(b) => b.name.clone(),
+            Value::Method(m) => self.callable_name(&m.1),
+            Value::Instance(i) => i.class.name.clone(),
+            Value::Class(c) => c.name.clone(),
+            _ => "<callable>".into(),
+        }
+    }
+
+    /// The tensors of a result: a tensor, a Variable (read), or a tuple/list of them.
+    pub fn flatten_tensors(&mut self, v: &Value, what: &str) -> R<Vec<Tensor>> {
+        match v {
+            Value::Tensor(_) | Value::Variable(_) => Ok(vec![self.to_tensor(v, None)?]),
+            Value::Tuple(_) | Value::List(_) => {
+                let mut out = Vec::new();
+                for x in self.iterate(v)? {
+                    match x {
+                        Value::Tensor(_) | Value::Variable(_) => out.push(self.to_tensor(&x, None)?),
+                        other => bail!(Type, "{what} must return tensors, got a {}", other.type_name()),
+                    }
+                }
+                Ok(out)
+            }
+            Value::Int(_) | Value::Float(_) => Ok(vec![self.to_tensor(v, None)?]),
+            other => bail!(Type, "{what} must return a tensor or a tuple of tensors, got a {}", other.type_name()),
+        }
+    }
+
+    /// Rebuilds `v`'s structure around new output tensors.
+    pub fn rebuild(v: &Value, outs: &mut impl Iterator<Item = Tensor>) -> Value {
+        match v {
+            Value::Tuple(t) => Value::tuple(t.iter().map(|x| Self::rebuild(x, outs)).collect()),
+            Value::List(l) => Value::list(l.borrow().iter().map(|x| Self::rebuild(x, outs)).collect()),
+            _ => Value::Tensor(outs.next().expect("one output per tensor")),
+        }
+    }
+
+    /// Whether any active tape watches this tensor or Variable.
+    fn watched_anywhere(&mut self, v: &Value) -> bool {
+        let id = match v {
+            Value::Tensor(t) => t.id,
+            Value::Variable(var) => var.handle,
+            _ => return false,
+        };
+        self.ad.watches(id)
+    }
+
+    /// Calls `custom_gradient(f)` with these arguments.
+    pub fn call_custom_gradient(&mut self, f: &Value, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Value> {
+        let name = self.callable_name(f);
+        // LANGUAGE.md §5: a watched tensor passed by keyword would silently get no gradient.
+        for (k, v) in &kw {
+            if self.watched_anywhere(v) {
+                bail!(
+                    Type,
+                    "{name}() got the watched tensor '{k}' as a keyword argument: custom_gradient inputs are the positional arguments, so pass it positionally"
+                );
+            }
+        }
+        self.ad.collect_reads();
+        let result = self.call_value(f, pos.clone(), kw);
+        let read = self.ad.reads();
+        let result = result?;
+        let (y, grad_fn) = match &result {
+            Value::Tuple(t) if t.len() == 2 => (t[0].clone(), t[1].clone()),
+            Value::List(l) if l.borrow().len() == 2 => (l.borrow()[0].clone(), l.borrow()[1].clone()),
+            other => bail!(
+                Type,
+                "a @custom_gradient function must return (y, grad_fn), but {name}() returned a {}",
+                other.type_name()
+            ),
+        };
+        let variables: Vec<Rc<Variable>> = read
+            .into_iter()
+            .filter(|v| !pos.iter().any(|p| matches!(p, Value::Variable(x) if Rc::ptr_eq(x, v))))
+            .collect();
+        if !variables.is_empty() && !accepts_variables(&grad_fn) {
+            let mut names = Vec::with_capacity(variables.len());
+            for v in &variables {
+                names.push(self.repr_of(&Value::Variable(v.clone()))?);
+            }
+            bail!(
+                Type,
+                "@custom_gradient grad_fn must accept keyword argument 'variables', since function uses variables: [{}]",
+                names.join(", ")
+            );
+        }
+        let mut ids = Vec::with_capacity(pos.len() + variables.len());
+        let mut inputs = Vec::with_capacity(pos.len());
+        for p in &pos {
+            match p {
+                Value::Tensor(_) | Value::Variable(_) => {
+                    let t = self.to_tensor(p, None)?;
+                    ids.push(t.id);
+                    inputs.push(Some((t.shape().to_vec(), t.dtype())));
+                }
+                Value::Int(_) | Value::Float(_) => {
+                    ids.push(0);
+                    inputs.push(Some((vec![], DType::F32)));
+                }
+                _ => {
+                    ids.push(0);
+                    inputs.push(None);
+                }
+            }
+        }
+        for v in &variables {
+            ids.push(self.read_variable(v).id);
+        }
+        let outs: Vec<Tensor> = self
+            .flatten_tensors(&y, &format!("@custom_gradient function {name}"))?
+            .iter()
+            .map(|t| t.renamed())
+            .collect();
+        let refs: Vec<&Tensor> = outs.iter().collect();
+        self.ad.record_ids(&ids, &refs, || {
+            Op::Custom(Rc::new(CustomCall { name: name.clone(), grad_fn: UserData::new(grad_fn), inputs, variables }))
+        });
+        Ok(Self::rebuild(&y, &mut outs.into_iter()))
+    }
+
+    /// LANGUAGE.md §5: each returned gradient must match its input's shape and
+    /// dtype; a Python number is accepted for a scalar input.
+    fn check_grad(
+        &mut self,
+        fname: &str,
+        what: &str,
+        i: usize,
+        g: &Value,
+        meta: Option<&(Vec<usize>, DType)>,
+    ) -> R<Option<Tensor>> {
+        let Some((shape, dtype)) = meta else { return Ok(None) };
+        match g {
+            Value::None => Ok(None),
+            Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
+                if !shape.is_empty() {
+                    bail!(
+                        Value,
+                        "custom_gradient function {fname}: gradient for {what} {i} is a Python number but the {what} has shape {}",
+                        shape_str(shape)
+                    );
+                }
+                Ok(Some(self.to_tensor(g, Some(*dtype))?))
+            }
+            Value::Tensor(_) | Value::Variable(_) => {
+                let t = self.to_tensor(g, None)?;
+                if t.shape() != shape.as_slice() {
+                    bail!(
+                        Value,
+                        "custom_gradient function {fname}: gradient for {what} {i} has shape {} but the {what} has shape {}",
+                        shape_str(t.shape()),
+                        shape_str(shape)
+                    );
+                }
+                if t.dtype() != *dtype {
+                    bail!(
+                        Value,
+                        "custom_gradient function {fname}: gradient for {what} {i} has dtype {} but the {what} has dtype {}",
+                        t.dtype(),
+                        dtype
+                    );
+                }
+                Ok(Some(t))
+            }
+            other => Err(err!(
+                Type,
+                "custom_gradient function {fname}: gradient for {what} {i} is a {}, not a tensor",
+                other.type_name()
+            )),
+        }
+    }
+
+    /// Calls `grad_pass_through(f)`: f's forward values, an identity gradient.
+    pub fn call_pass_through(&mut self, f: &Value, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Value> {
+        self.ad.collect_reads();
+        let result = self.call_value(f, pos.clone(), kw);
+        self.ad.reads();
+        let result = result?;
+        let mut ids = Vec::with_capacity(pos.len());
+        for p in &pos {
+            ids.push(match p {
+                Value::Tensor(t) => t.id,
+                Value::Variable(v) => v.handle,
+                _ => 0,
+            });
+        }
+        let name = self.callable_name(f);
+        let outs: Vec<Tensor> = self
+            .flatten_tensors(&result, &format!("grad_pass_through function {name}"))?
+            .iter()
+            .map(|t| t.renamed())
+            .collect();
+        let refs: Vec<&Tensor> = outs.iter().collect();
+        self.ad.record_ids(&ids, &refs, || Op::PassThrough);
+        Ok(Self::rebuild(&result, &mut outs.into_iter()))
+    }
+
+    /// Calls `recompute_grad(f)` with these arguments.
+    pub fn call_recompute(&mut self, f: &Value, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Value> {
+        let rng_state = self.rng.clone();
+        let paused = self.ad.pause_all();
+        let name = self.callable_name(f);
+        // The result is read while the watchers are on: a Variable that f returns is a read too.
+        // f sees its tensor arguments under fresh ids, so that the capture probe tells a tensor
+        // read through a parameter from the same tensor read from an enclosing scope: passed
+        // and captured, it has two uses, and its gradient is their sum (LANGUAGE.md §5).
+        let fresh: Vec<Value> = pos
+            .iter()
+            .map(|p| match p {
+                Value::Tensor(t) => Value::Tensor(t.renamed()),
+                other => other.clone(),
+            })
+            .collect();
+        let result = self.call_value(f, fresh, kw.clone()).and_then(|r| {
+            let outs = self.flatten_tensors(&r, &format!("recompute_grad function {name}"))?;
+            // A watched tensor returned as it is was captured too, though no operation read it.
+            self.ad.probe(&outs.iter().map(|t| t.id).collect::<Vec<_>>());
+            Ok((r, outs))
+        });
+        // Reads inside f count as reads for enclosing custom_gradient/recompute calls too.
+        let (read, seen) = self.ad.resume_all(paused);
+        let (result, outs) = result?;
+        if self.ad.tapes.is_empty() {
+            return Ok(result);
+        }
+        let mut ids = Vec::with_capacity(pos.len());
+        let mut saved = Vec::new();
+        for p in &pos {
+            match p {
+                Value::Tensor(_) | Value::Variable(_) => {
+                    let t = self.to_tensor(p, None)?;
+                    ids.push(t.id);
+                    saved.push(t);
+                }
+                _ => ids.push(0),
+            }
+        }
+        // Every Variable f read, including one also passed positionally: the positional
+        // path and the read path are two uses, and the gradient is their sum (LANGUAGE.md §5;
+        // TensorFlow drops the read path there).
+        let variables = read;
+        // Reading them now, with the tapes active, makes the tapes watch them (as TF's input conversion does).
+        for v in &variables {
+            ids.push(self.read_variable(v).id);
+        }
+        let captured: Vec<TensorId> =
+            seen.into_iter().filter(|id| !variables.iter().any(|v| v.handle == *id)).collect();
+        ids.extend(&captured);
+        let outs: Vec<Tensor> = outs.iter().map(|t| t.renamed()).collect();
+        let refs: Vec<&Tensor> = outs.iter().collect();
+        let user = UserData::new(RecomputeArgs { f: f.clone(), args: pos, kwargs: kw });
+        let call = RecomputeCall { call: user, saved, variables, captured, rng_state };
+        self.ad.record_ids(&ids, &refs, || Op::Recompute(Rc::new(call)));
+        Ok(Self::rebuild(&result, &mut outs.into_iter()))
+    }
+}
+
+/// Whether `grad_fn` can take `variables=`: a parameter of that name or `**kwargs`.
+fn accepts_variables(grad_fn: &Value) -> bool {
+    match grad_fn {
+        Value::Func(f) => f.def.params.iter().any(|p| {
+            p.kind == ParamKind::VarKw
+                || (p.name == intern("variables") && matches!(p.kind, ParamKind::Normal | ParamKind::KwOnly))
+        }),
+        Value::Method(m) => accepts_variables(&m.1),
+        Value::Builtin(_) => true,
+        Value::Instance(i) => i.class.lookup(intern("__call__")).is_some_and(|c| accepts_variables(&c)),
+        _ => false,
+    }
+}
