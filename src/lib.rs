@@ -6,6 +6,7 @@ pub mod builtins;
 pub mod cli;
 pub mod diagnostic;
 pub mod files;
+pub mod intern;
 pub mod repl;
 pub mod runtime;
 pub mod source;
@@ -13,7 +14,7 @@ pub mod syntax;
 pub mod tensor;
 pub mod testing;
 
-use runtime::value::Scope;
+use runtime::value::Globals;
 use runtime::{Failure, Interp, Output};
 use std::path::Path;
 
@@ -47,8 +48,8 @@ pub fn run_program(rt: &mut Interp, name: &str, path: Option<&Path>, text: &str,
     }
     rt.argv = argv;
     let id = rt.sources.add(name, path.map(|p| p.to_path_buf()), text);
-    let scope = Scope::module();
-    let result = rt.run_source(id, &scope);
+    let globals = std::rc::Rc::new(Globals::default());
+    let result = rt.run_source(id, &globals);
     let _ = std::io::Write::flush(&mut *rt.out.borrow_mut());
     match result {
         Ok(_) => RunResult { stderr: String::new(), code: 0 },

@@ -2,7 +2,7 @@
 //! blank line, `repr` echo of expression values, errors that never end the
 //! session, persistent history, and Tab completion of names and attributes.
 
-use crate::runtime::value::{Scope, Value};
+use crate::runtime::value::{Globals, Value};
 use crate::runtime::{Failure, Interp};
 use crate::syntax::ast::StmtKind;
 use crate::syntax::layout::needs_more_input;
@@ -108,7 +108,7 @@ fn attribute_names(v: &Value) -> Vec<String> {
                 c = class.base.clone();
             }
         }
-        Value::Module(m) => out.extend(m.scope.vars.borrow().keys().map(|k| k.name().to_string())),
+        Value::Module(m) => out.extend(m.globals.bound().iter().map(|(k, _)| k.name().to_string())),
         Value::Class(c) => out.extend(c.attrs.borrow().keys().map(|k| k.name().to_string())),
         _ => {}
     }
@@ -117,14 +117,14 @@ fn attribute_names(v: &Value) -> Vec<String> {
     out
 }
 
-fn refresh(c: &RefCell<Completions>, rt: &Interp, scope: &Scope) {
+fn refresh(c: &RefCell<Completions>, rt: &Interp, globals: &Globals) {
     let mut c = c.borrow_mut();
     c.names = KEYWORDS.iter().map(|s| s.to_string()).collect();
     c.names.extend(rt.builtins.keys().map(|k| k.name().to_string()));
     c.attrs.clear();
-    for (k, v) in scope.vars.borrow().iter() {
+    for (k, v) in globals.bound() {
         c.names.push(k.name().to_string());
-        c.attrs.insert(k.name().to_string(), attribute_names(v));
+        c.attrs.insert(k.name().to_string(), attribute_names(&v));
     }
 }
 
@@ -135,21 +135,23 @@ fn opens_decorated_block(entry: &str) -> bool {
 }
 
 /// Runs one REPL entry; an expression statement's value is echoed with `repr`.
-fn run_entry(rt: &mut Interp, text: &str, scope: &Rc<Scope>) -> Result<Option<String>, Failure> {
+/// Every entry is resolved against the session's one module, so its globals persist.
+fn run_entry(rt: &mut Interp, text: &str, globals: &Rc<Globals>) -> Result<Option<String>, Failure> {
     let id = rt.sources.add("<repl>", None, text);
     let block = crate::syntax::parse_module(text).map_err(|e| Failure::Syntax(id, e))?;
     rt.src = id;
     rt.frame = "<module>".into();
     if let [stmt] = block.as_slice() {
         if let StmtKind::Expr(e) = &stmt.kind {
-            let v = rt.eval(e, scope).map_err(Failure::Runtime)?;
+            let mut frame = rt.module_frame(&block, globals);
+            let v = rt.eval(e, &mut frame).map_err(Failure::Runtime)?;
             return match v {
                 Value::None => Ok(None),
                 v => rt.repr_of(&v).map(Some).map_err(Failure::Runtime),
             };
         }
     }
-    rt.exec_module(&block, scope).map_err(Failure::Runtime)?;
+    rt.exec_module(&block, globals).map_err(Failure::Runtime)?;
     Ok(None)
 }
 
@@ -180,9 +182,9 @@ pub fn main() -> i32 {
         let mut rt = Interp::new(out);
         rt.color = std::io::stderr().is_terminal();
         rt.argv = vec!["".into()];
-        let scope = Scope::module();
+        let globals = Rc::new(Globals::default());
         let completions = Rc::new(RefCell::new(Completions::default()));
-        refresh(&completions, &rt, &scope);
+        refresh(&completions, &rt, &globals);
         let mut rl: Editor<DglHelper, DefaultHistory> = match Editor::new() {
             Ok(e) => e,
             Err(e) => {
@@ -244,7 +246,7 @@ pub fn main() -> i32 {
                 let _ = rl.append_history(h);
             }
             crate::runtime::INTERRUPTED.store(false, Ordering::Relaxed);
-            match run_entry(&mut rt, &entry, &scope) {
+            match run_entry(&mut rt, &entry, &globals) {
                 Ok(Some(text)) => {
                     let _ = rt.write_out(&format!("{text}\n"));
                 }
@@ -255,7 +257,7 @@ pub fn main() -> i32 {
                 }
             }
             let _ = rt.out.borrow_mut().flush();
-            refresh(&completions, &rt, &scope);
+            refresh(&completions, &rt, &globals);
         }
         0
     })

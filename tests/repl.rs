@@ -199,3 +199,49 @@ fn history_survives_a_killed_session_and_a_concurrent_one() {
     assert!(history.contains("alpha_entry = 1"), "{history}");
     assert!(history.contains("beta_entry = 2"), "{history}");
 }
+
+#[test]
+fn entries_share_one_module_and_redefinitions_are_seen() {
+    // Every entry is resolved against the session's one module: a function sees a
+    // global defined by a later entry, and a redefinition replaces the old binding.
+    let state = fresh_state("redefine");
+    let mut p = start(&state);
+    for (line, expected) in [
+        ("def g():\n    return h() * 10\n", ">>> "),
+        ("def h():\n    return 1\n", ">>> "),
+        ("print('first', g() + 3)", "first 13"),
+        ("def h():\n    return 2\n", ">>> "),
+        ("print('second', g() + 3)", "second 23"),
+        // Shadowing a builtin, then deleting the shadow, as in Python.
+        ("len = lambda v: 40", ">>> "),
+        ("print('shadowed', len('ab') + 2)", "shadowed 42"),
+        ("del len", ">>> "),
+        ("print('builtin', len('ab') + 5)", "builtin 7"),
+        // A closure made in one entry keeps its cell across entries.
+        ("def counter():\n    n = 0\n    def inc():\n        nonlocal n\n        n += 1\n        return n\n    return inc\n", ">>> "),
+        ("c = counter()", ">>> "),
+        ("c()", ">>> "),
+        ("print('count', c() * 100)", "count 200"),
+        // `global` from a function binds the session's name.
+        ("def setter():\n    global made\n    made = 'by setter'\n", ">>> "),
+        ("setter()", ">>> "),
+        ("print('made', made.upper())", "made BY SETTER"),
+        // Reading a local before it is bound.
+        ("def bad():\n    v = v + 1\n", ">>> "),
+        ("bad()", "cannot access local variable 'v' where it is not associated with a value"),
+        ("print('alive', 3 * 3)", "alive 9"),
+    ] {
+        p.send_line(line).unwrap();
+        if line.ends_with('\n') {
+            // A block ends at a blank line (send_line adds the second newline).
+            p.exp_string(expected).unwrap();
+            continue;
+        }
+        p.exp_string(expected).unwrap();
+        if expected != ">>> " {
+            p.exp_string(">>> ").unwrap();
+        }
+    }
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}

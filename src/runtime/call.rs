@@ -1,8 +1,9 @@
 //! Calls (argument binding, classes, bound methods) and attribute access.
 
 use super::error::{Exc, R};
-use super::intern::{intern, Sym};
-use super::value::{Args, Builtin, BuiltinKind, Function, Instance, Scope, Value};
+use super::exec::store_slot;
+use super::intern::{intern, sym, Sym};
+use super::value::{Args, Builtin, BuiltinKind, Frame, Function, Instance, Value};
 use super::{Interp, MAX_DEPTH};
 use crate::source::Span;
 use crate::syntax::ast::ParamKind;
@@ -70,15 +71,15 @@ impl Interp {
                 if c.error_kind.is_some() {
                     // An exception keeps its constructor's arguments as `args`, whatever
                     // __init__ does (Python's BaseException.__new__).
-                    if !kw.is_empty() && c.lookup(intern("__init__")).is_none() {
+                    if !kw.is_empty() && c.lookup(sym::INIT).is_none() {
                         bail!(Type, "{}() takes no keyword arguments", c.name);
                     }
-                    self.set_attr(&inst, intern("args"), Value::tuple(pos.clone()))?;
-                    if c.lookup(intern("__init__")).is_none() {
+                    self.set_attr(&inst, sym::ARGS, Value::tuple(pos.clone()))?;
+                    if c.lookup(sym::INIT).is_none() {
                         return Ok(inst);
                     }
                 }
-                match c.lookup(intern("__init__")) {
+                match c.lookup(sym::INIT) {
                     Some(init) => {
                         let mut all = Vec::with_capacity(pos.len() + 1);
                         all.push(inst.clone());
@@ -95,7 +96,7 @@ impl Interp {
                 }
                 Ok(inst)
             }
-            Value::Instance(i) => match i.class.lookup(intern("__call__")) {
+            Value::Instance(i) => match i.class.lookup(sym::CALL) {
                 Some(call) => {
                     let mut all = Vec::with_capacity(pos.len() + 1);
                     all.push(f.clone());
@@ -122,12 +123,26 @@ impl Interp {
             bail!(Recursion, "maximum recursion depth exceeded ({MAX_DEPTH} nested calls)");
         }
         super::stack_guard("in a call")?;
-        let scope = Scope::child(&func.closure, Some(func.clone()));
-        self.bind_params(func, pos, kw, &scope)?;
+        let Some(layout) = func.def.layout.get() else { bail!(Runtime, "{}() was never resolved", func.name) };
+        let mut frame = Frame::new(layout, &func.captured, func.globals.clone());
+        if func.positional_only && kw.is_empty() && pos.len() == layout.params.len() {
+            // The common call: one positional argument per plain parameter.
+            for (slot, v) in layout.params.iter().zip(pos) {
+                store_slot(&mut frame, *slot, v);
+            }
+        } else {
+            let params = self.bind_params(func, pos, kw)?;
+            for (slot, v) in layout.params.iter().zip(params) {
+                if let Some(v) = v {
+                    store_slot(&mut frame, *slot, v);
+                }
+            }
+        }
+        frame.func = Some(func.clone());
         let saved_src = std::mem::replace(&mut self.src, func.source);
-        let saved_frame = std::mem::replace(&mut self.frame, func.def.name.name());
+        let saved_frame = std::mem::replace(&mut self.frame, func.name.clone());
         self.depth += 1;
-        let r = self.exec_block(&func.def.body, &scope);
+        let r = self.exec_block(&func.def.body, &mut frame);
         self.depth -= 1;
         self.src = saved_src;
         self.frame = saved_frame;
@@ -137,10 +152,12 @@ impl Interp {
         }
     }
 
-    fn bind_params(&mut self, func: &Function, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>, scope: &Scope) -> R<()> {
+    /// Binds arguments to parameters (Python's rules): each parameter's value, in order
+    /// (`None` only for a bare `*`).
+    fn bind_params(&mut self, func: &Function, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Vec<Option<Value>>> {
         let def = &func.def;
-        let fname = def.name.name();
-        let mut vars = scope.vars.borrow_mut();
+        let fname = &func.name;
+        let mut vars: Vec<Option<Value>> = vec![None; def.params.len()];
         let mut pos = pos.into_iter();
         let mut varargs = None;
         let mut varkw = None;
@@ -149,7 +166,7 @@ impl Interp {
             match p.kind {
                 ParamKind::Normal => {
                     if let Some(v) = pos.next() {
-                        vars.insert(p.name, v);
+                        vars[i] = Some(v);
                         filled[i] = true;
                     }
                 }
@@ -161,7 +178,7 @@ impl Interp {
         let extra: Vec<Value> = pos.collect();
         match varargs {
             Some(i) if def.params[i].name.name().as_ref() != "*" => {
-                vars.insert(def.params[i].name, Value::tuple(extra));
+                vars[i] = Some(Value::tuple(extra));
                 filled[i] = true;
             }
             _ if !extra.is_empty() => {
@@ -190,7 +207,7 @@ impl Interp {
                     if filled[i] {
                         bail!(Type, "{}() got multiple values for argument '{}'", fname, k);
                     }
-                    vars.insert(sym, v);
+                    vars[i] = Some(v);
                     filled[i] = true;
                 }
                 None if varkw.is_some() => {
@@ -200,7 +217,7 @@ impl Interp {
             }
         }
         if let Some(i) = varkw {
-            vars.insert(def.params[i].name, Value::Dict(Rc::new(RefCell::new(kwdict))));
+            vars[i] = Some(Value::Dict(Rc::new(RefCell::new(kwdict))));
             filled[i] = true;
         }
         let mut missing = Vec::new();
@@ -209,9 +226,7 @@ impl Interp {
                 continue;
             }
             match &func.defaults[i] {
-                Some(d) => {
-                    vars.insert(p.name, d.clone());
-                }
+                Some(d) => vars[i] = Some(d.clone()),
                 None => missing.push(format!("'{}'", p.name)),
             }
         }
@@ -223,7 +238,7 @@ impl Interp {
             };
             bail!(Type, "{}() missing {} required argument{}: {}", fname, n, if n == 1 { "" } else { "s" }, list);
         }
-        Ok(())
+        Ok(vars)
     }
 
     /// `obj.name`
@@ -240,25 +255,23 @@ impl Interp {
             }
             Value::Class(c) => match c.lookup(name) {
                 Some(v) => Ok(v),
-                None if name.name().as_ref() == "__name__" => Ok(Value::Str(c.name.clone())),
+                None if name == sym::NAME => Ok(Value::Str(c.name.clone())),
                 None => bail!(Attribute, "type object '{}' has no attribute '{}'", c.name, name),
             },
-            Value::Module(m) => match m.scope.vars.borrow().get(&name) {
-                Some(v) => Ok(v.clone()),
+            Value::Module(m) => match m.globals.get(name) {
+                Some(v) => Ok(v),
                 None => bail!(Attribute, "module '{}' has no attribute '{}'", m.name, name),
             },
             Value::Super(s) => match s.0.lookup(name) {
                 Some(v) => self.bind_class_attr(v, &s.1),
                 // `super().__init__(*args)` in an exception class: the builtin base sets `args`.
-                None if s.0.error_kind.is_some() && name.name().as_ref() == "__init__" => {
-                    Ok(Value::Builtin(Rc::new(Builtin {
-                        name: "__init__".into(),
-                        kind: BuiltinKind::Method(s.1.clone(), exception_init),
-                    })))
-                }
+                None if s.0.error_kind.is_some() && name == sym::INIT => Ok(Value::Builtin(Rc::new(Builtin {
+                    name: "__init__".into(),
+                    kind: BuiltinKind::Method(s.1.clone(), exception_init),
+                }))),
                 None => bail!(Attribute, "'super' object has no attribute '{}'", name),
             },
-            Value::Func(f) if name.name().as_ref() == "__name__" => Ok(Value::Str(f.def.name.name())),
+            Value::Func(f) if name == sym::NAME => Ok(Value::Str(f.name.clone())),
             _ => match crate::builtins::methods::attr(self, obj, name)? {
                 Some(v) => Ok(v),
                 None => bail!(Attribute, "'{}' object has no attribute '{}'", obj.type_name(), name),
@@ -300,7 +313,7 @@ impl Interp {
                 Ok(())
             }
             Value::Module(m) => {
-                m.scope.set(name, v);
+                self.set_global(&m.globals, name, v);
                 Ok(())
             }
             other => Err(err!(Attribute, "cannot set attribute '{}' of a '{}' object", name, other.type_name())),
@@ -308,24 +321,18 @@ impl Interp {
     }
 
     /// `super()` inside a method: the defining class's base, bound to the first argument.
-    pub fn make_super(&mut self, env: &Rc<Scope>) -> R<Value> {
-        let mut s = Some(env.clone());
-        while let Some(scope) = s {
-            if let Some(f) = &scope.func {
-                let owner = f.owner.borrow().as_ref().and_then(|w| w.upgrade());
-                if let Some(class) = owner {
-                    let first = f.def.params.first().map(|p| p.name);
-                    let this = first.and_then(|n| scope.vars.borrow().get(&n).cloned());
-                    let Some(this) = this else { bail!(Runtime, "super(): no arguments") };
-                    let Some(base) = class.base.clone() else {
-                        bail!(Attribute, "'super' object: class '{}' has no base class", class.name)
-                    };
-                    return Ok(Value::Super(Rc::new((base, this))));
-                }
-            }
-            s = scope.parent.clone();
-        }
-        bail!(Runtime, "super() is only valid inside a method")
+    pub fn make_super(&mut self, env: &Frame) -> R<Value> {
+        let Some(f) = &env.func else { bail!(Runtime, "super() is only valid inside a method") };
+        let owner = f.owner.borrow().as_ref().and_then(|w| w.upgrade());
+        let Some(class) = owner else { bail!(Runtime, "super() is only valid inside a method") };
+        // The first parameter, as Python's zero-argument super() takes it.
+        let first = f.def.params.first().zip(f.def.layout.get().and_then(|l| l.params.first().copied()));
+        let this = first.and_then(|(p, slot)| super::eval::load(p.name, slot, env).ok());
+        let Some(this) = this else { bail!(Runtime, "super(): no arguments") };
+        let Some(base) = class.base.clone() else {
+            bail!(Attribute, "'super' object: class '{}' has no base class", class.name)
+        };
+        Ok(Value::Super(Rc::new((base, this))))
     }
 }
 
@@ -336,6 +343,6 @@ fn exception_init(rt: &mut Interp, a: &mut Args) -> R<Value> {
     }
     let this = a.this.clone().expect("a bound method has a receiver");
     let args = Value::tuple(std::mem::take(&mut a.pos));
-    rt.set_attr(&this, intern("args"), args)?;
+    rt.set_attr(&this, sym::ARGS, args)?;
     Ok(Value::None)
 }

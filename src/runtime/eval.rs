@@ -1,19 +1,21 @@
 //! Expressions.
 
-use super::error::R;
+use super::error::{Exc, R};
 use super::intern::Sym;
-use super::value::{Dict, Scope, Value};
+use super::value::{Dict, Frame, Global, Value};
 use super::Interp;
 use crate::err;
+use crate::intern::sym;
 use crate::syntax::ast::*;
+use crate::syntax::resolve::Slot;
 use std::cell::RefCell;
 use std::rc::Rc;
 
 impl Interp {
-    pub fn eval(&mut self, e: &Expr, env: &Rc<Scope>) -> R<Value> {
+    pub fn eval(&mut self, e: &Expr, env: &mut Frame) -> R<Value> {
         super::stack_guard("while evaluating an expression").map_err(|x| x.at(self.src, e.span))?;
         match &e.kind {
-            ExprKind::Name(n) => self.lookup(*n, env).map_err(|x| x.at(self.src, e.span)),
+            ExprKind::Name(n, slot) => load(*n, slot.get(), env).map_err(|x| x.at(self.src, e.span)),
             ExprKind::Int(i) => Ok(Value::Int(*i)),
             ExprKind::Float(f) => Ok(Value::Float(*f)),
             ExprKind::Str(s) => Ok(Value::Str(s.clone())),
@@ -77,8 +79,8 @@ impl Interp {
                 Ok(Value::Slice(Rc::new(parts)))
             }
             ExprKind::Call(func, args) => {
-                if let (ExprKind::Name(n), true) = (&func.kind, args.is_empty()) {
-                    if n.name().as_ref() == "super" && env.lookup(*n).is_none() {
+                if let (ExprKind::Name(sym::SUPER, slot), true) = (&func.kind, args.is_empty()) {
+                    if load(sym::SUPER, slot.get(), env).is_err() {
                         return self.make_super(env).map_err(|x| x.at(self.src, e.span));
                     }
                 }
@@ -135,17 +137,22 @@ impl Interp {
                 }
             }
             ExprKind::Lambda(def) => self.make_function(def, env),
-            ExprKind::ListComp(elt, fors) => {
-                // Comprehensions get their own scope, so loop names do not leak.
-                let scope = Scope::child(env, env.func.clone());
+            ExprKind::ListComp(elt, fors, fresh) => {
+                // The comprehension's variables have slots of their own in this frame; the
+                // cells among them (captured by lambdas inside) are new for each run.
+                for &c in fresh.get().map(|v| v.as_slice()).unwrap_or_default() {
+                    if let Some(cell) = env.cells.get_mut(c as usize) {
+                        *cell = Default::default();
+                    }
+                }
                 let mut out = Vec::new();
-                self.comprehend(elt, fors, &scope, &mut out)?;
+                self.comprehend(elt, fors, env, &mut out)?;
                 Ok(Value::list(out))
             }
         }
     }
 
-    fn comprehend(&mut self, elt: &Expr, fors: &[CompFor], env: &Rc<Scope>, out: &mut Vec<Value>) -> R<()> {
+    fn comprehend(&mut self, elt: &Expr, fors: &[CompFor], env: &mut Frame, out: &mut Vec<Value>) -> R<()> {
         let Some((first, rest)) = fors.split_first() else {
             out.push(self.eval(elt, env)?);
             return Ok(());
@@ -165,18 +172,7 @@ impl Interp {
         Ok(())
     }
 
-    /// Name lookup: the scope chain, then builtins.
-    pub fn lookup(&self, name: Sym, env: &Rc<Scope>) -> R<Value> {
-        if let Some(v) = env.lookup(name) {
-            return Ok(v);
-        }
-        if let Some(v) = self.builtins.get(&name) {
-            return Ok(v.clone());
-        }
-        Err(err!(Name, "name '{}' is not defined", name))
-    }
-
-    fn eval_args(&mut self, args: &[Arg], env: &Rc<Scope>) -> R<(Vec<Value>, Vec<(Rc<str>, Value)>)> {
+    fn eval_args(&mut self, args: &[Arg], env: &mut Frame) -> R<(Vec<Value>, Vec<(Rc<str>, Value)>)> {
         let mut pos = Vec::with_capacity(args.len());
         let mut kw = Vec::new();
         for a in args {
@@ -204,5 +200,74 @@ impl Interp {
             }
         }
         Ok((pos, kw))
+    }
+}
+
+/// Reads the variable `name` from where the resolver put it.
+#[inline]
+pub fn load(name: Sym, slot: Slot, env: &Frame) -> R<Value> {
+    match slot {
+        Slot::Local(i) | Slot::OuterLocal(i) => {
+            if let Some(Some(v)) = env.locals.get(i as usize) {
+                return Ok(v.clone());
+            }
+        }
+        Slot::Global(i) => {
+            if let Some(v) = global(env, i) {
+                return Ok(v);
+            }
+        }
+        Slot::Cell(i) | Slot::Free(i) => {
+            if let Some(v) = cell(env, i) {
+                return Ok(v);
+            }
+        }
+        Slot::ClassGlobal(i) | Slot::ClassFree(i) => {
+            if let Some(v) = env.class_ns.as_ref().and_then(|ns| ns.get(&name)) {
+                return Ok(v.clone());
+            }
+            let found = if matches!(slot, Slot::ClassGlobal(_)) { global(env, i) } else { cell(env, i) };
+            if let Some(v) = found {
+                return Ok(v);
+            }
+        }
+        Slot::Unresolved => {}
+    }
+    Err(unbound(name, slot))
+}
+
+/// The global `i` of the running module, or else the builtin of that name.
+#[inline]
+fn global(env: &Frame, i: u32) -> Option<Value> {
+    let slots = env.globals.slots.borrow();
+    match slots.get(i as usize) {
+        Some(Global { value: Some(v), .. }) | Some(Global { value: None, builtin: Some(v) }) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+/// The value in cell `i` of the running frame, if bound.
+#[inline]
+fn cell(env: &Frame, i: u32) -> Option<Value> {
+    match env.cells.get(i as usize) {
+        Some(c) => c.borrow().clone(),
+        None => None,
+    }
+}
+
+/// The NameError for reading (or deleting) an unbound variable, in CPython's words.
+#[cold]
+#[inline(never)]
+pub fn unbound(name: Sym, slot: Slot) -> Exc {
+    match slot {
+        Slot::Local(_) | Slot::Cell(_) => {
+            err!(Name, "cannot access local variable '{}' where it is not associated with a value", name)
+        }
+        Slot::OuterLocal(_) | Slot::Free(_) | Slot::ClassFree(_) => err!(
+            Name,
+            "cannot access free variable '{}' where it is not associated with a value in enclosing scope",
+            name
+        ),
+        Slot::Global(_) | Slot::ClassGlobal(_) | Slot::Unresolved => err!(Name, "name '{}' is not defined", name),
     }
 }

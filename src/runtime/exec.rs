@@ -1,10 +1,13 @@
 //! Statements: assignment, control flow, definitions, `with`, `try`.
 
 use super::error::{ErrorKind, Exc, R};
-use super::intern::{intern, Sym};
-use super::value::{Class, Function, Scope, Value};
+use super::eval::unbound;
+use super::intern::Sym;
+use super::value::{Class, Frame, Function, Global, Globals, Value};
 use super::Interp;
+use crate::intern::sym;
 use crate::syntax::ast::*;
+use crate::syntax::resolve::Slot;
 use crate::{bail, err};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -44,15 +47,42 @@ pub enum Flow {
 }
 
 impl Interp {
-    /// Runs a module body; a stray `return`/`break` at top level is ignored.
-    pub fn exec_module(&mut self, block: &[Stmt], scope: &Rc<Scope>) -> R<Value> {
-        match self.exec_block(block, scope)? {
+    /// Resolves and runs a module body with the module's `globals`; a stray
+    /// `return`/`break` at top level is ignored.
+    pub fn exec_module(&mut self, block: &[Stmt], globals: &Rc<Globals>) -> R<Value> {
+        let mut frame = self.module_frame(block, globals);
+        match self.exec_block(block, &mut frame)? {
             Flow::Return(v) => Ok(v),
             _ => Ok(Value::None),
         }
     }
 
-    pub fn exec_block(&mut self, block: &[Stmt], env: &Rc<Scope>) -> R<Flow> {
+    /// Resolves a module body against `globals` (which may grow: a REPL entry
+    /// defines new names) and makes the frame it runs in.
+    pub fn module_frame(&mut self, block: &[Stmt], globals: &Rc<Globals>) -> Frame {
+        let layout = crate::syntax::resolve::resolve_module(block, &mut globals.names.borrow_mut());
+        self.sync_globals(globals);
+        Frame::new(&layout, &[], globals.clone())
+    }
+
+    /// Gives every new global name its table entry, with the builtin it falls back to.
+    fn sync_globals(&self, globals: &Globals) {
+        let names = globals.names.borrow();
+        let mut slots = globals.slots.borrow_mut();
+        for n in &names.names()[slots.len()..] {
+            slots.push(Global { value: None, builtin: self.builtins.get(n).cloned() });
+        }
+    }
+
+    /// Binds `module.name` (a new name gets a table entry).
+    pub fn set_global(&mut self, globals: &Globals, name: Sym, v: Value) {
+        let i = globals.names.borrow_mut().slot(name);
+        self.sync_globals(globals);
+        let old = globals.slots.borrow_mut().get_mut(i as usize).map(|g| g.value.replace(v));
+        drop(old);
+    }
+
+    pub fn exec_block(&mut self, block: &[Stmt], env: &mut Frame) -> R<Flow> {
         for s in block {
             match self.exec(s, env)? {
                 Flow::Normal => {}
@@ -62,15 +92,19 @@ impl Interp {
         Ok(Flow::Normal)
     }
 
-    fn exec(&mut self, s: &Stmt, env: &Rc<Scope>) -> R<Flow> {
+    fn exec(&mut self, s: &Stmt, env: &mut Frame) -> R<Flow> {
         match &s.kind {
             StmtKind::Expr(e) => {
                 self.eval(e, env)?;
             }
             StmtKind::Assign(targets, value) => {
                 let v = self.eval(value, env)?;
-                for t in targets {
-                    self.assign(t, v.clone(), env)?;
+                if let [target] = targets.as_slice() {
+                    self.assign(target, v, env)?;
+                } else {
+                    for t in targets {
+                        self.assign(t, v.clone(), env)?;
+                    }
                 }
             }
             StmtKind::AugAssign(target, op, value) => {
@@ -134,30 +168,29 @@ impl Interp {
             StmtKind::Def(def) => {
                 let f = self.make_function(def, env)?;
                 let f = self.decorate(&def.decorators, f, env)?;
-                self.bind(def.name, f, env);
+                store(def.name, def.slot.get(), f, env);
             }
             StmtKind::Class(def) => {
                 let c = self.make_class(def, env)?;
                 let c = self.decorate(&def.decorators, c, env)?;
-                self.bind(def.name, c, env);
+                store(def.name, def.slot.get(), c, env);
             }
             StmtKind::With(items, body) => return self.exec_with(items, body, env),
             StmtKind::Import(mods) => {
-                for (path, alias) in mods {
+                for (path, alias, slot) in mods {
                     let name = path.iter().map(|p| p.name().to_string()).collect::<Vec<_>>().join(".");
                     let m = self.import(&name).map_err(|e| self.locate(e, s.span))?;
-                    self.bind(alias.unwrap_or(path[0]), Value::Module(m), env);
+                    store(alias.unwrap_or(path[0]), slot.get(), Value::Module(m), env);
                 }
             }
             StmtKind::FromImport(path, names) => {
                 let name = path.iter().map(|p| p.name().to_string()).collect::<Vec<_>>().join(".");
                 let m = self.import(&name).map_err(|e| self.locate(e, s.span))?;
-                for (n, alias, span) in names {
-                    let v = m.scope.vars.borrow().get(n).cloned();
-                    let v = v.ok_or_else(|| {
+                for (n, alias, span, slot) in names {
+                    let v = m.globals.get(*n).ok_or_else(|| {
                         err!(Name, "cannot import name '{}' from module '{}'", n, name).at(self.src, *span)
                     })?;
-                    self.bind(alias.unwrap_or(*n), v, env);
+                    store(alias.unwrap_or(*n), slot.get(), v, env);
                 }
             }
             StmtKind::Assert(cond, msg) => {
@@ -200,7 +233,7 @@ impl Interp {
 
     /// One pass of a loop body: `None` to go on, `Some(flow)` to leave the
     /// loop (`break` leaves it normally and skips its `else` block).
-    fn loop_body(&mut self, body: &[Stmt], env: &Rc<Scope>, stmt: &Stmt) -> R<Option<Flow>> {
+    fn loop_body(&mut self, body: &[Stmt], env: &mut Frame, stmt: &Stmt) -> R<Option<Flow>> {
         self.check_interrupt().map_err(|e| e.at(self.src, stmt.span))?;
         Ok(match self.exec_block(body, env)? {
             Flow::Break => Some(Flow::Normal),
@@ -209,32 +242,11 @@ impl Interp {
         })
     }
 
-    /// Binds `name` in `env`, honouring the running function's `global`/`nonlocal` declarations.
-    pub fn bind(&mut self, name: Sym, v: Value, env: &Rc<Scope>) {
-        if let Some(f) = &env.func {
-            if f.def.globals.contains(&name) {
-                env.root().set(name, v);
-                return;
-            }
-            if f.def.nonlocals.contains(&name) {
-                let mut s = env.parent.clone();
-                while let Some(scope) = s {
-                    if scope.parent.is_some() && scope.vars.borrow().contains_key(&name) {
-                        scope.set(name, v);
-                        return;
-                    }
-                    s = scope.parent.clone();
-                }
-            }
-        }
-        env.set(name, v);
-    }
-
     /// Assigns to a target: a name, `x[i]`, `obj.attr`, or a tuple/list to unpack.
-    pub fn assign(&mut self, target: &Expr, v: Value, env: &Rc<Scope>) -> R<()> {
+    pub fn assign(&mut self, target: &Expr, v: Value, env: &mut Frame) -> R<()> {
         match &target.kind {
-            ExprKind::Name(n) => {
-                self.bind(*n, v, env);
+            ExprKind::Name(n, slot) => {
+                store(*n, slot.get(), v, env);
                 Ok(())
             }
             ExprKind::Attr(obj, name) => {
@@ -261,14 +273,9 @@ impl Interp {
         }
     }
 
-    fn delete(&mut self, target: &Expr, env: &Rc<Scope>) -> R<()> {
+    fn delete(&mut self, target: &Expr, env: &mut Frame) -> R<()> {
         match &target.kind {
-            ExprKind::Name(n) => {
-                if env.vars.borrow_mut().remove(n).is_none() {
-                    return Err(err!(Name, "name '{}' is not defined", n).at(self.src, target.span));
-                }
-                Ok(())
-            }
+            ExprKind::Name(n, slot) => delete(*n, slot.get(), env).map_err(|e| e.at(self.src, target.span)),
             ExprKind::Index(obj, index) => {
                 let o = self.eval(obj, env)?;
                 let i = self.eval(index, env)?;
@@ -296,7 +303,7 @@ impl Interp {
     }
 
     /// Evaluates defaults and captures the defining scope.
-    pub fn make_function(&mut self, def: &Rc<FuncDef>, env: &Rc<Scope>) -> R<Value> {
+    pub fn make_function(&mut self, def: &Rc<FuncDef>, env: &mut Frame) -> R<Value> {
         let mut defaults = Vec::with_capacity(def.params.len());
         for p in &def.params {
             defaults.push(match &p.default {
@@ -304,18 +311,23 @@ impl Interp {
                 None => None,
             });
         }
-        // Functions in a class body close over the scope around the class (as in Python).
-        let closure = if env.is_class { env.parent.clone().expect("class scope has a parent") } else { env.clone() };
+        let captured = match def.layout.get() {
+            Some(layout) => env.capture(layout),
+            None => bail!(Runtime, "{}() was never resolved", def.name),
+        };
         Ok(Value::Func(Rc::new(Function {
             def: def.clone(),
+            name: def.name.name(),
             defaults,
-            closure,
+            positional_only: def.params.iter().all(|p| p.kind == ParamKind::Normal),
+            captured,
+            globals: env.globals.clone(),
             source: self.src,
             owner: RefCell::new(None),
         })))
     }
 
-    fn make_class(&mut self, def: &Rc<ClassDef>, env: &Rc<Scope>) -> R<Value> {
+    fn make_class(&mut self, def: &Rc<ClassDef>, env: &mut Frame) -> R<Value> {
         let (base, error_kind) = match &def.base {
             None => (None, None),
             Some(b) => match self.eval(b, env)? {
@@ -341,9 +353,11 @@ impl Interp {
                 }
             },
         };
-        let scope = Rc::new(Scope { vars: RefCell::default(), parent: Some(env.clone()), is_class: true, func: None });
-        self.exec_block(&def.body, &scope)?;
-        let attrs: FxHashMap<Sym, Value> = scope.vars.borrow().clone();
+        let Some(layout) = def.layout.get() else { bail!(Runtime, "class {} was never resolved", def.name) };
+        let mut frame = Frame::new(layout, &env.capture(layout), env.globals.clone());
+        frame.class_ns = Some(FxHashMap::default());
+        self.exec_block(&def.body, &mut frame)?;
+        let attrs: FxHashMap<Sym, Value> = frame.class_ns.take().unwrap_or_default();
         let class = Rc::new(Class { name: def.name.name(), base, attrs: RefCell::new(attrs), error_kind });
         for v in class.attrs.borrow().values() {
             if let Value::Func(f) = v {
@@ -354,7 +368,7 @@ impl Interp {
     }
 
     /// Applies decorators bottom-up (LANGUAGE.md §2).
-    fn decorate(&mut self, decorators: &[Expr], mut v: Value, env: &Rc<Scope>) -> R<Value> {
+    fn decorate(&mut self, decorators: &[Expr], mut v: Value, env: &mut Frame) -> R<Value> {
         for d in decorators.iter().rev() {
             let f = self.eval(d, env)?;
             v = self.call_value(&f, vec![v], vec![]).map_err(|e| self.locate(e, d.span))?;
@@ -362,7 +376,7 @@ impl Interp {
         Ok(v)
     }
 
-    fn exec_with(&mut self, items: &[(Expr, Option<Expr>)], body: &[Stmt], env: &Rc<Scope>) -> R<Flow> {
+    fn exec_with(&mut self, items: &[(Expr, Option<Expr>)], body: &[Stmt], env: &mut Frame) -> R<Flow> {
         let Some(((ctx_expr, target), rest)) = items.split_first() else {
             return self.exec_block(body, env);
         };
@@ -404,7 +418,7 @@ impl Interp {
                 Ok(Value::None)
             }
             Value::Instance(_) => {
-                let m = self.get_attr(ctx, intern("__enter__"))?;
+                let m = self.get_attr(ctx, sym::ENTER)?;
                 self.call_value(&m, vec![], vec![])
             }
             other => bail!(Type, "'{}' object does not support the context manager protocol", other.type_name()),
@@ -423,7 +437,7 @@ impl Interp {
                 Ok(false)
             }
             Value::Instance(_) => {
-                let m = self.get_attr(ctx, intern("__exit__"))?;
+                let m = self.get_attr(ctx, sym::EXIT)?;
                 let args = match exc {
                     None => vec![Value::None, Value::None, Value::None],
                     Some(e) => {
@@ -447,7 +461,7 @@ impl Interp {
         handlers: &[Handler],
         orelse: Option<&[Stmt]>,
         finally: Option<&[Stmt]>,
-        env: &Rc<Scope>,
+        env: &mut Frame,
     ) -> R<Flow> {
         let mut result = self.exec_block(body, env);
         if let Err(exc) = &result {
@@ -455,7 +469,7 @@ impl Interp {
             for h in handlers {
                 if self.handler_matches(h, &exc, env)? {
                     if let Some(n) = h.name {
-                        self.bind(n, exc.value(), env);
+                        store(n, h.slot.get(), exc.value(), env);
                     }
                     self.handling.push(exc.clone());
                     result = self.exec_block(&h.body, env);
@@ -500,7 +514,7 @@ impl Interp {
         }
     }
 
-    fn handler_matches(&mut self, h: &Handler, exc: &Exc, env: &Rc<Scope>) -> R<bool> {
+    fn handler_matches(&mut self, h: &Handler, exc: &Exc, env: &mut Frame) -> R<bool> {
         let Some(kind) = &h.kind else { return Ok(true) };
         let k = self.eval(kind, env)?;
         let kinds = match &k {
@@ -525,5 +539,66 @@ impl Interp {
             }
         }
         Ok(false)
+    }
+}
+
+/// Binds the variable `name` where the resolver put it.
+#[inline]
+pub fn store(name: Sym, slot: Slot, v: Value, env: &mut Frame) {
+    match slot {
+        Slot::Local(i) | Slot::OuterLocal(i) => {
+            if let Some(x) = env.locals.get_mut(i as usize) {
+                *x = Some(v);
+            }
+        }
+        Slot::ClassGlobal(_) | Slot::ClassFree(_) if env.class_ns.is_some() => {
+            if let Some(ns) = &mut env.class_ns {
+                ns.insert(name, v);
+            }
+        }
+        Slot::Global(i) | Slot::ClassGlobal(i) => {
+            let old = env.globals.slots.borrow_mut().get_mut(i as usize).map(|g| g.value.replace(v));
+            drop(old);
+        }
+        other => store_slot(env, other, v),
+    }
+}
+
+/// Binds a local or a cell of `env` (parameters, assignment targets).
+pub fn store_slot(env: &mut Frame, slot: Slot, v: Value) {
+    match slot {
+        Slot::Local(i) | Slot::OuterLocal(i) => {
+            if let Some(x) = env.locals.get_mut(i as usize) {
+                *x = Some(v);
+            }
+        }
+        Slot::Cell(i) | Slot::Free(i) | Slot::ClassFree(i) => {
+            let old = env.cells.get(i as usize).map(|c| c.borrow_mut().replace(v));
+            drop(old);
+        }
+        Slot::Global(i) | Slot::ClassGlobal(i) => {
+            let old = env.globals.slots.borrow_mut().get_mut(i as usize).map(|g| g.value.replace(v));
+            drop(old);
+        }
+        Slot::Unresolved => {}
+    }
+}
+
+/// `del name`: unbinds the variable; an unbound one is a NameError (CPython's message).
+fn delete(name: Sym, slot: Slot, env: &mut Frame) -> R<()> {
+    let old = match slot {
+        Slot::Local(i) | Slot::OuterLocal(i) => env.locals.get_mut(i as usize).and_then(Option::take),
+        Slot::Cell(i) | Slot::Free(i) => env.cells.get(i as usize).and_then(|c| c.borrow_mut().take()),
+        Slot::ClassGlobal(_) | Slot::ClassFree(_) if env.class_ns.is_some() => {
+            env.class_ns.as_mut().and_then(|ns| ns.remove(&name))
+        }
+        Slot::Global(i) | Slot::ClassGlobal(i) => {
+            env.globals.slots.borrow_mut().get_mut(i as usize).and_then(|g| g.value.take())
+        }
+        Slot::ClassFree(_) | Slot::Unresolved => None,
+    };
+    match old {
+        Some(_) => Ok(()),
+        None => Err(unbound(name, slot)),
     }
 }

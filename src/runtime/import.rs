@@ -3,7 +3,7 @@
 //! A module runs once; later imports share it.
 
 use super::error::{Exc, R};
-use super::value::{Module, Scope};
+use super::value::{Globals, Module};
 use super::{Failure, Interp};
 use crate::{bail, err};
 use std::path::PathBuf;
@@ -44,10 +44,10 @@ impl Interp {
             },
         };
         let id = self.sources.add(display, path, &text);
-        let scope = Scope::module();
-        let module = Rc::new(Module { name: name.into(), scope: scope.clone() });
+        let globals = Rc::new(Globals::default());
+        let module = Rc::new(Module { name: name.into(), globals: globals.clone() });
         self.loading.push(name.to_string());
-        let result = self.run_source(id, &scope);
+        let result = self.run_source(id, &globals);
         self.loading.pop();
         match result {
             Ok(_) => {

@@ -31,7 +31,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use value::{Module, Scope, Value};
+use value::{Module, Value};
 
 /// Set by Ctrl-C (from a signal handler, so a plain atomic); polled by loops,
 /// calls and the backward pass, which raise KeyboardInterrupt.
@@ -63,10 +63,36 @@ impl Interp {
 
 /// The one depth guard of every recursive walk over user code or user data: a
 /// RecursionError when the native stack is nearly used up, whatever the kind of nesting.
+/// It runs for every expression, so it compares an address on the stack with the
+/// thread's cached floor (stack limit + [`STACK_RESERVE`]) and asks the system only once.
+#[inline]
 pub fn stack_guard(what: &str) -> R<()> {
+    let here = std::ptr::addr_of!(what) as usize;
+    let floor = STACK_FLOOR.with(|f| f.get());
+    if floor != 0 && here >= floor {
+        return Ok(());
+    }
+    stack_guard_slow(what, here)
+}
+
+thread_local! {
+    /// The lowest stack address at which [`stack_guard`] still lets a walk go deeper
+    /// (0 until first asked; interpreter threads never switch stacks).
+    static STACK_FLOOR: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[cold]
+fn stack_guard_slow(what: &str, here: usize) -> R<()> {
     match stacker::remaining_stack() {
-        Some(left) if left < STACK_RESERVE => Err(crate::err!(Recursion, "maximum recursion depth exceeded {what}")),
-        _ => Ok(()),
+        Some(left) => {
+            let floor = here.saturating_sub(left).saturating_add(STACK_RESERVE).max(1);
+            STACK_FLOOR.with(|f| f.set(floor));
+            if here < floor {
+                return Err(crate::err!(Recursion, "maximum recursion depth exceeded {what}"));
+            }
+            Ok(())
+        }
+        None => Ok(()),
     }
 }
 
@@ -146,14 +172,14 @@ impl Interp {
         Ok(())
     }
 
-    /// Parses and runs source text as the module `scope`.
-    pub fn run_source(&mut self, src_id: SourceId, scope: &Rc<Scope>) -> Result<Value, Failure> {
+    /// Parses and runs source text as the module whose globals are `globals`.
+    pub fn run_source(&mut self, src_id: SourceId, globals: &Rc<value::Globals>) -> Result<Value, Failure> {
         let text = self.sources.get(src_id).text.clone();
         let block = crate::syntax::parse_module(&text).map_err(|errs| Failure::Syntax(src_id, errs))?;
         let saved = (self.src, self.frame.clone());
         self.src = src_id;
         self.frame = "<module>".into();
-        let r = self.exec_module(&block, scope);
+        let r = self.exec_module(&block, globals);
         self.src = saved.0;
         self.frame = saved.1;
         r.map_err(Failure::Runtime)

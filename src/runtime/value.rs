@@ -6,7 +6,8 @@ use super::intern::Sym;
 use super::Interp;
 use crate::autodiff::{Tape, Variable};
 use crate::source::SourceId;
-use crate::syntax::ast::FuncDef;
+use crate::syntax::ast::{CellInit, FuncDef, Layout};
+use crate::syntax::resolve::GlobalNames;
 use crate::tensor::{DType, Tensor};
 use indexmap::IndexMap;
 use rustc_hash::FxHashMap;
@@ -132,14 +133,22 @@ pub enum BuiltinKind {
     PassThrough(Value),
 }
 
-/// A user function or lambda: its definition, evaluated defaults and closure.
+/// A user function or lambda: its definition, evaluated defaults and the
+/// cells it closes over.
 #[derive(Debug)]
 pub struct Function {
     pub def: Rc<FuncDef>,
+    /// The function's name, for tracebacks.
+    pub name: Rc<str>,
     /// One entry per parameter: the evaluated default, if any.
     pub defaults: Vec<Option<Value>>,
-    /// The scope the function was defined in (closures capture by reference).
-    pub closure: Rc<Scope>,
+    /// Every parameter is a plain one (no `*args`, keyword-only or `**kwargs`).
+    pub positional_only: bool,
+    /// The enclosing scopes' cells the body uses, in the order of the
+    /// `CellInit::Free` entries of its layout (closures capture by reference).
+    pub captured: Vec<CellRef>,
+    /// The globals of the module that defined it.
+    pub globals: Rc<Globals>,
     pub source: SourceId,
     /// The class whose body defined this function (for `super()`).
     pub owner: RefCell<Option<std::rc::Weak<Class>>>,
@@ -177,55 +186,82 @@ pub struct Instance {
 #[derive(Debug)]
 pub struct Module {
     pub name: Rc<str>,
-    pub scope: Rc<Scope>,
+    pub globals: Rc<Globals>,
 }
 
-/// A scope of variables. Function calls get a fresh one whose parent is the
-/// function's closure; lookups walk outward to the module scope.
+/// A variable shared between frames (a closure's captured variable); empty while unbound.
+pub type CellRef = Rc<RefCell<Option<Value>>>;
+
+/// One entry of a module's global table.
 #[derive(Debug, Default)]
-pub struct Scope {
-    pub vars: RefCell<FxHashMap<Sym, Value>>,
-    pub parent: Option<Rc<Scope>>,
-    /// A class body: functions defined here close over the parent instead.
-    pub is_class: bool,
-    /// The function whose call created this scope (its `global`/`nonlocal` names).
+pub struct Global {
+    /// The module's binding, if bound.
+    pub value: Option<Value>,
+    /// The builtin of the same name, read while the module's is unbound.
+    pub builtin: Option<Value>,
+}
+
+/// A module's globals: names fixed to indexes by the resolver
+/// ([`GlobalNames`]), values in a table the evaluator indexes.
+#[derive(Debug, Default)]
+pub struct Globals {
+    pub names: RefCell<GlobalNames>,
+    pub slots: RefCell<Vec<Global>>,
+}
+
+impl Globals {
+    /// The module's binding of `name` (builtins aside), as `module.name` reads it.
+    pub fn get(&self, name: Sym) -> Option<Value> {
+        let i = self.names.borrow().get(name)?;
+        self.slots.borrow().get(i as usize).and_then(|g| g.value.clone())
+    }
+
+    /// Every bound name with its value, in index order.
+    pub fn bound(&self) -> Vec<(Sym, Value)> {
+        let names = self.names.borrow();
+        let slots = self.slots.borrow();
+        names.names().iter().zip(slots.iter()).filter_map(|(n, g)| Some((*n, g.value.clone()?))).collect()
+    }
+}
+
+/// The variables of running code: a module body, a function call or a class
+/// body. The resolver numbers its locals and cells ([`Layout`]).
+#[derive(Debug)]
+pub struct Frame {
+    pub locals: Vec<Option<Value>>,
+    pub cells: Vec<CellRef>,
+    pub globals: Rc<Globals>,
+    /// A class body's namespace.
+    pub class_ns: Option<FxHashMap<Sym, Value>>,
+    /// The function whose call this is (for `super()`).
     pub func: Option<Rc<Function>>,
 }
 
-impl Scope {
-    pub fn module() -> Rc<Scope> {
-        Rc::new(Scope::default())
+impl Frame {
+    /// A frame of `layout`; `captured` supplies its `CellInit::Free` cells in order.
+    pub fn new(layout: &Layout, captured: &[CellRef], globals: Rc<Globals>) -> Frame {
+        let mut free = captured.iter();
+        let cells = layout
+            .cells
+            .iter()
+            .map(|c| match c {
+                CellInit::Own => CellRef::default(),
+                CellInit::Free(_) => free.next().cloned().unwrap_or_default(),
+            })
+            .collect();
+        Frame { locals: vec![None; layout.locals as usize], cells, globals, class_ns: None, func: None }
     }
 
-    pub fn child(parent: &Rc<Scope>, func: Option<Rc<Function>>) -> Rc<Scope> {
-        Rc::new(Scope { vars: RefCell::default(), parent: Some(parent.clone()), is_class: false, func })
-    }
-
-    pub fn lookup(&self, name: Sym) -> Option<Value> {
-        if let Some(v) = self.vars.borrow().get(&name) {
-            return Some(v.clone());
-        }
-        let mut s = self.parent.as_deref();
-        while let Some(scope) = s {
-            if let Some(v) = scope.vars.borrow().get(&name) {
-                return Some(v.clone());
-            }
-            s = scope.parent.as_deref();
-        }
-        None
-    }
-
-    /// The module scope at the root of the chain.
-    pub fn root(self: &Rc<Scope>) -> Rc<Scope> {
-        let mut s = self.clone();
-        while let Some(p) = s.parent.clone() {
-            s = p;
-        }
-        s
-    }
-
-    pub fn set(&self, name: Sym, v: Value) {
-        self.vars.borrow_mut().insert(name, v);
+    /// The cells a function or class of `layout` defined in this frame captures.
+    pub fn capture(&self, layout: &Layout) -> Vec<CellRef> {
+        layout
+            .cells
+            .iter()
+            .filter_map(|c| match c {
+                CellInit::Free(k) => Some(self.cells.get(*k as usize).cloned().unwrap_or_default()),
+                CellInit::Own => None,
+            })
+            .collect()
     }
 }
 

@@ -1,9 +1,12 @@
 //! The abstract syntax tree. Every node carries the [`Span`] of its source
 //! text; variants read like the grammar (LANGUAGE.md §2).
 
-use crate::runtime::intern::Sym;
+use crate::intern::Sym;
 use crate::source::Span;
+use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
+
+pub use super::resolve::{CellInit, Layout, Slot};
 
 pub type Block = Vec<Stmt>;
 
@@ -15,8 +18,8 @@ pub struct Expr {
 
 #[derive(Debug, Clone)]
 pub enum ExprKind {
-    /// `name`
-    Name(Sym),
+    /// `name`, with where it lives (set by the resolver).
+    Name(Sym, Cell<Slot>),
     /// `1`, `1_000`
     Int(i64),
     /// `1.5`, `.5`, `1e-3`
@@ -61,8 +64,9 @@ pub enum ExprKind {
     IfElse(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `lambda x, y: body`
     Lambda(Rc<FuncDef>),
-    /// `[elt for x in xs if cond]`
-    ListComp(Box<Expr>, Vec<CompFor>),
+    /// `[elt for x in xs if cond]`; the resolver lists the cells that each run of the
+    /// comprehension makes afresh (its variables captured by lambdas inside it).
+    ListComp(Box<Expr>, Vec<CompFor>, Box<OnceCell<Vec<u32>>>),
 }
 
 #[derive(Debug, Clone)]
@@ -176,10 +180,10 @@ pub enum StmtKind {
     Class(Rc<ClassDef>),
     /// `with a as x, b: …`
     With(Vec<(Expr, Option<Expr>)>, Block),
-    /// `import a.b [as c]`
-    Import(Vec<(Vec<Sym>, Option<Sym>)>),
-    /// `from a import b [as c], …`
-    FromImport(Vec<Sym>, Vec<(Sym, Option<Sym>, Span)>),
+    /// `import a.b [as c]`; each with the slot of the name it binds.
+    Import(Vec<(Vec<Sym>, Option<Sym>, Cell<Slot>)>),
+    /// `from a import b [as c], …`; each with the slot of the name it binds.
+    FromImport(Vec<Sym>, Vec<(Sym, Option<Sym>, Span, Cell<Slot>)>),
     /// `assert cond[, msg]`
     Assert(Expr, Option<Expr>),
     /// `raise [exc]`
@@ -198,6 +202,8 @@ pub enum StmtKind {
 pub struct Handler {
     pub kind: Option<Expr>,
     pub name: Option<Sym>,
+    /// Where `name` lives.
+    pub slot: Cell<Slot>,
     pub body: Block,
     pub span: Span,
 }
@@ -234,6 +240,10 @@ pub struct FuncDef {
     /// Names declared `nonlocal` in the body.
     pub nonlocals: Vec<Sym>,
     pub span: Span,
+    /// Where the `def` binds its name in the enclosing scope.
+    pub slot: Cell<Slot>,
+    /// The frame of a call (set by the resolver).
+    pub layout: OnceCell<Layout>,
 }
 
 #[derive(Debug)]
@@ -243,4 +253,8 @@ pub struct ClassDef {
     pub body: Block,
     pub decorators: Vec<Expr>,
     pub span: Span,
+    /// Where the class statement binds its name in the enclosing scope.
+    pub slot: Cell<Slot>,
+    /// The frame of the class body (set by the resolver).
+    pub layout: OnceCell<Layout>,
 }

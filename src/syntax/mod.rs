@@ -3,6 +3,7 @@
 pub mod ast;
 pub mod layout;
 pub mod parser;
+pub mod resolve;
 pub mod token;
 
 pub use parser::{parse_module, SyntaxError};

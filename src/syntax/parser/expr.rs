@@ -67,7 +67,7 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
             });
             mk(ExprKind::FString(parts), span)
         });
-        let var = name().map_with(|n, e| mk(ExprKind::Name(n), e.span()));
+        let var = name().map_with(|n, e| mk(ExprKind::Name(n, Cell::default()), e.span()));
 
         let items = expr.clone().separated_by(tok(Tok::Comma)).allow_trailing().collect::<Vec<_>>();
 
@@ -92,7 +92,9 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
             .delimited_by(tok(Tok::LBracket), tok(Tok::RBracket))
             .map_with(|inner, e| match inner {
                 None => mk(ExprKind::List(vec![]), e.span()),
-                Some((first, ListTail::Comp(fors))) => mk(ExprKind::ListComp(Box::new(first), fors), e.span()),
+                Some((first, ListTail::Comp(fors))) => {
+                    mk(ExprKind::ListComp(Box::new(first), fors, Box::default()), e.span())
+                }
                 Some((first, ListTail::Items(rest))) => {
                     let mut xs = vec![first];
                     xs.extend(rest);
@@ -281,6 +283,8 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
                     globals: vec![],
                     nonlocals: vec![],
                     span,
+                    slot: Cell::default(),
+                    layout: OnceCell::new(),
                 };
                 Expr { kind: ExprKind::Lambda(Rc::new(def)), span }
             });

@@ -15,10 +15,11 @@ use stmt::module;
 use super::ast::*;
 use super::layout::{layout, layout_field, LayoutError};
 use super::token::Tok;
-use crate::runtime::intern::{intern, Sym};
+use crate::intern::{intern, Sym};
 use crate::source::Span;
 use chumsky::input::MappedInput;
 use chumsky::prelude::*;
+use std::cell::{Cell, OnceCell};
 
 pub(super) type In<'t> = MappedInput<'t, Tok, SimpleSpan, &'t [(Tok, SimpleSpan)]>;
 pub(super) type Ex<'t> = extra::Err<Rich<'t, Tok, SimpleSpan>>;

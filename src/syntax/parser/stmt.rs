@@ -84,6 +84,7 @@ pub(super) fn simple_stmt<'t>() -> P<'t, Stmt> {
         .ignore_then(
             dotted()
                 .then(tok(Tok::As).ignore_then(name()).or_not())
+                .map(|(path, alias)| (path, alias, Cell::default()))
                 .separated_by(tok(Tok::Comma))
                 .at_least(1)
                 .collect::<Vec<_>>(),
@@ -91,7 +92,7 @@ pub(super) fn simple_stmt<'t>() -> P<'t, Stmt> {
         .map_with(|m, e| st(StmtKind::Import(m), e.span()));
     let import_names = name()
         .then(tok(Tok::As).ignore_then(name()).or_not())
-        .map_with(|(n, a), e| (n, a, Span::from(e.span())))
+        .map_with(|(n, a), e| (n, a, Span::from(e.span()), Cell::default()))
         .separated_by(tok(Tok::Comma))
         .at_least(1)
         .allow_trailing()
@@ -225,7 +226,7 @@ pub(super) fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
                 Some((k, n)) => (Some(k), n),
                 None => (None, None),
             };
-            Handler { kind, name, body, span: e.span().into() }
+            Handler { kind, name, slot: Cell::default(), body, span: e.span().into() }
         });
     let try_stmt = tok(Tok::Try)
         .ignore_then(block(&body, "':' after 'try'"))
@@ -253,11 +254,21 @@ pub(super) fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
     let decorated = decorators.then(def.map(Ok).or(class.map(Err))).map_with(|(decorators, item), e| match item {
         Ok((name, params, body, span)) => {
             let (globals, nonlocals) = declarations(&body);
-            let def = FuncDef { name, params, body, decorators, globals, nonlocals, span };
+            let def = FuncDef {
+                name,
+                params,
+                body,
+                decorators,
+                globals,
+                nonlocals,
+                span,
+                slot: Cell::default(),
+                layout: OnceCell::new(),
+            };
             st(StmtKind::Def(Rc::new(def)), e.span())
         }
         Err((name, base, body, span)) => {
-            let def = ClassDef { name, base, body, decorators, span };
+            let def = ClassDef { name, base, body, decorators, span, slot: Cell::default(), layout: OnceCell::new() };
             st(StmtKind::Class(Rc::new(def)), e.span())
         }
     });

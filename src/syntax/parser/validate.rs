@@ -25,7 +25,7 @@ pub(super) enum TargetUse {
 /// lists of them; anything else is an error naming what it is, at its span.
 pub(super) fn check_target(e: &Expr, how: TargetUse) -> Result<(), (Span, String)> {
     match &e.kind {
-        ExprKind::Name(_) | ExprKind::Index(..) | ExprKind::Attr(..) => Ok(()),
+        ExprKind::Name(..) | ExprKind::Index(..) | ExprKind::Attr(..) => Ok(()),
         ExprKind::Tuple(xs) | ExprKind::List(xs) if how != TargetUse::AugAssign => {
             xs.iter().try_for_each(|x| check_target(x, how))
         }
@@ -48,7 +48,7 @@ pub(super) fn check_target(e: &Expr, how: TargetUse) -> Result<(), (Span, String
 /// What an expression is, in CPython's words.
 fn describe(e: &Expr) -> &'static str {
     match &e.kind {
-        ExprKind::Name(_) => "name",
+        ExprKind::Name(..) => "name",
         ExprKind::Attr(..) => "attribute",
         ExprKind::Index(..) => "subscript",
         ExprKind::Slice(..) => "slice",
@@ -228,7 +228,7 @@ fn own_statements<'a>(body: &'a Block, out: &mut Vec<&'a Stmt>) {
 fn bindings(s: &Stmt, bound: &mut HashSet<Sym>) {
     fn target(e: &Expr, bound: &mut HashSet<Sym>) {
         match &e.kind {
-            ExprKind::Name(n) => {
+            ExprKind::Name(n, _) => {
                 bound.insert(*n);
             }
             ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| target(x, bound)),
@@ -247,14 +247,14 @@ fn bindings(s: &Stmt, bound: &mut HashSet<Sym>) {
             bound.insert(class.name);
         }
         StmtKind::Import(items) => {
-            for (path, alias) in items {
+            for (path, alias, _) in items {
                 if let Some(n) = alias.or_else(|| path.first().copied()) {
                     bound.insert(n);
                 }
             }
         }
         StmtKind::FromImport(_, items) => {
-            for (n, alias, _) in items {
+            for (n, alias, _, _) in items {
                 bound.insert(alias.unwrap_or(*n));
             }
         }
