@@ -5,6 +5,7 @@ pub mod autodiff;
 pub mod builtins;
 pub mod cli;
 pub mod diagnostic;
+pub mod error;
 pub mod files;
 pub mod intern;
 pub mod repl;

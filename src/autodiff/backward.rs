@@ -9,7 +9,7 @@
 use super::recorder::{Host, Recorder};
 use super::tape::{Op, Tape, NO_SLOT};
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::tensor::{Tensor, TensorId};
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;

@@ -5,7 +5,7 @@
 use super::backward::gradient;
 use super::recorder::Recorder;
 use super::tape::Tape;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::tensor::kernels::{Binary, Reduce, Unary};
 use crate::tensor::{Array, DType, Tensor};
 use ndarray::SliceInfoElem;

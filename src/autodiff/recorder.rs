@@ -10,7 +10,7 @@
 use super::tape::{CustomCall, Op, RecomputeCall, Tape};
 use super::variable::Variable;
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::tensor::{Tensor, TensorId};
 use smallvec::SmallVec;
 use std::cell::RefCell;

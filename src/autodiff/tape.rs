@@ -4,7 +4,7 @@
 
 use super::variable::Variable;
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::tensor::kernels::{Binary, Reduce, Unary};
 use crate::tensor::{DType, Tensor, TensorId};
 use ndarray::SliceInfoElem;

@@ -5,7 +5,7 @@ use super::backward::gradient;
 use super::recorder::{Host, InputGrads, Recorder, TapeRef};
 use super::tape::{CustomCall, Op, RecomputeCall, Tape, UserData};
 use crate::bail;
-use crate::runtime::error::{ErrorKind, R};
+use crate::error::{ErrorKind, R};
 use crate::tensor::kernels::{Binary, Unary};
 use crate::tensor::{Array, DType, Tensor};
 use std::cell::RefCell;

@@ -5,7 +5,7 @@
 //! TensorFlow's resource variables do.
 
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::tensor::{fresh_id, shape_str, Array, Tensor, TensorId};
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -107,8 +107,7 @@ fn unconnected_zero(rt: &mut Interp, v: Option<Value>) -> R<bool> {
 
 /// `tape.gradient(target, sources, output_gradients=None, unconnected_gradients='none')`
 pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature =
-        Signature::new(&["target", "sources", "output_gradients", "unconnected_gradients"], 2);
+    static SIG: Signature = Signature::new(&["target", "sources", "output_gradients", "unconnected_gradients"], 2);
     let tape = this_tape(a)?;
     let mut b = SIG.bind(rt, a)?;
     let (target, sources) = (b.value("target")?, b.value("sources")?);

@@ -3,7 +3,9 @@
 use super::error::{ErrorKind, Exc, R};
 use super::eval::unbound;
 use super::intern::Sym;
-use super::value::{Class, Frame, Function, Global, Globals, Value};
+use super::value::{
+    raised_instance, raised_value, set_raised_instance, Class, Frame, Function, Global, Globals, Value,
+};
 use super::Interp;
 use crate::intern::sym;
 use crate::syntax::ast::*;
@@ -441,11 +443,11 @@ impl Interp {
                 let args = match exc {
                     None => vec![Value::None, Value::None, Value::None],
                     Some(e) => {
-                        let t = match &e.0.instance {
+                        let t = match raised_instance(e) {
                             Some(Value::Instance(i)) => Value::Class(i.class.clone()),
                             _ => Value::ErrorType(Some(e.kind())),
                         };
-                        vec![t, e.value(), Value::None]
+                        vec![t, raised_value(e), Value::None]
                     }
                 };
                 let r = self.call_value(&m, args, vec![])?;
@@ -469,7 +471,7 @@ impl Interp {
             for h in handlers {
                 if self.handler_matches(h, &exc, env)? {
                     if let Some(n) = h.name {
-                        store(n, h.slot.get(), exc.value(), env);
+                        store(n, h.slot.get(), raised_value(&exc), env);
                     }
                     self.handling.push(exc.clone());
                     result = self.exec_block(&h.body, env);
@@ -507,7 +509,7 @@ impl Interp {
             Value::Instance(ref i) if i.class.error_kind.is_some() => {
                 let kind = i.class.error_kind.unwrap_or(ErrorKind::Exception);
                 let mut x = Exc::new(kind, self.str_of(&v)?);
-                x.0.instance = Some(v.clone());
+                set_raised_instance(&mut x, &i.class, v.clone());
                 Ok(x)
             }
             other => Err(err!(Type, "exceptions must derive from Exception, not {}", other.type_name())),
@@ -528,7 +530,7 @@ impl Interp {
                 Value::ErrorType(Some(kind)) if kind == exc.kind() => return Ok(true),
                 Value::ErrorType(_) => {}
                 Value::Class(c) if c.error_kind.is_some() => {
-                    if matches!(&exc.0.instance, Some(Value::Instance(i)) if i.class.is_subclass_of(&c)) {
+                    if matches!(raised_instance(exc), Some(Value::Instance(i)) if i.class.is_subclass_of(&c)) {
                         return Ok(true);
                     }
                 }

@@ -6,7 +6,8 @@
 pub mod call;
 pub mod convert;
 pub mod differentiation;
-pub mod error;
+/// The crate's error type, here under its old path (`crate::runtime::error`).
+pub use crate::error;
 pub mod eval;
 pub mod exec;
 pub mod format;

@@ -367,3 +367,21 @@ impl Value {
         }
     }
 }
+
+/// The user exception instance an error carries, if one was raised (`raise MyError(…)`).
+pub fn raised_instance(e: &Exc) -> Option<&Value> {
+    e.0.instance.as_ref().and_then(|r| r.value.downcast_ref::<Value>())
+}
+
+/// Makes `instance` (of the user exception class `class`) the instance `e` carries.
+pub fn set_raised_instance(e: &mut Exc, class: &Class, instance: Value) {
+    e.0.instance = Some(crate::error::Raised { class_name: class.name.clone(), value: Rc::new(instance) });
+}
+
+/// The value `except … as e` binds: the raised instance, or the builtin error value.
+pub fn raised_value(e: &Exc) -> Value {
+    match raised_instance(e) {
+        Some(v) => v.clone(),
+        None => Value::Exception(Rc::new(e.clone())),
+    }
+}

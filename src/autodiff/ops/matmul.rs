@@ -3,7 +3,7 @@
 use crate::autodiff::recorder::{InputGrads, Recorder};
 use crate::autodiff::tape::Op;
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::tensor::kernels;
 use crate::tensor::Tensor;
 use smallvec::smallvec;

@@ -19,7 +19,7 @@ pub use shape::{axis_slice, slice_info};
 use super::recorder::{InputGrads, Recorder};
 use super::tape::{Entry, Op};
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::tensor::Tensor;
 
 impl Recorder {

@@ -4,7 +4,7 @@
 use crate::autodiff::recorder::{InputGrads, Recorder};
 use crate::autodiff::tape::Op;
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::tensor::kernels::{self, Binary, Reduce, Unary};
 use crate::tensor::shape::norm_axis;
 use crate::tensor::{shape_str, Array, DType, Tensor};

@@ -3,7 +3,7 @@
 use crate::autodiff::recorder::{InputGrads, Recorder};
 use crate::autodiff::tape::{Dims, Op};
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::tensor::kernels::{self, Binary, Compare, Reduce};
 use crate::tensor::shape::{broadcast_axes, reduce_axes, reduced_shape};
 use crate::tensor::Tensor;

@@ -4,7 +4,7 @@
 use crate::autodiff::recorder::{InputGrads, Recorder};
 use crate::autodiff::tape::{Dims, Op};
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::tensor::kernels::{self, Reduce};
 use crate::tensor::shape::{norm_axis, reshape_target};
 use crate::tensor::{Array, Tensor};

@@ -1,10 +1,13 @@
-//! Runtime errors (LANGUAGE.md §7). Native code raises span-less errors;
-//! the evaluator attaches the offending expression's span and, while the
-//! error unwinds through calls, one call site per frame.
+//! Errors (LANGUAGE.md §7), shared by every layer above tensor/: the autodiff layer
+//! and the interpreter raise the same [`Exc`]. Native code raises span-less errors;
+//! the evaluator attaches the offending expression's span and, while the error
+//! unwinds through calls, one call site per frame. Nothing here knows the
+//! interpreter's values: a raised user instance travels as an opaque [`Raised`].
 
-use super::value::Value;
 use crate::source::{SourceId, Span};
+use std::any::Any;
 use std::fmt;
+use std::rc::Rc;
 
 /// The error kinds of LANGUAGE.md §7; the user-facing name comes from [`ErrorKind::name`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,7 +95,7 @@ pub struct ExcData {
     /// Call sites, innermost first (reversed when rendered).
     pub trace: Vec<(SourceId, Span, String)>,
     /// The raised instance, when a user exception class was raised (`except … as e` binds it).
-    pub instance: Option<Value>,
+    pub instance: Option<Raised>,
     /// Set only when the error is a module's failed parse (`import` of a file
     /// with a syntax error): that exits with status 2 like a script's own
     /// parse failure; a raised `SyntaxError(...)` is an ordinary runtime error.
@@ -100,6 +103,23 @@ pub struct ExcData {
 }
 
 pub type R<T> = Result<T, Exc>;
+
+/// An instance of a user exception class, carried by the error raised with it. The
+/// interpreter puts its value in and takes it out (`runtime::value::raised_value`);
+/// layers below it only read the class name.
+#[derive(Clone)]
+pub struct Raised {
+    /// The instance's class name, as reports show it.
+    pub class_name: Rc<str>,
+    /// The instance itself, opaque here.
+    pub value: Rc<dyn Any>,
+}
+
+impl fmt::Debug for Raised {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "<{} instance>", self.class_name)
+    }
+}
 
 impl Exc {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Exc {
@@ -116,16 +136,8 @@ impl Exc {
     /// The error's type name as reports show it: a user class's name, or the kind's.
     pub fn type_name(&self) -> String {
         match &self.0.instance {
-            Some(Value::Instance(i)) => i.class.name.to_string(),
-            _ => self.0.kind.name().to_string(),
-        }
-    }
-
-    /// The value `except … as e` binds: the raised instance, or the builtin error value.
-    pub fn value(&self) -> Value {
-        match &self.0.instance {
-            Some(v) => v.clone(),
-            None => Value::Exception(std::rc::Rc::new(self.clone())),
+            Some(r) => r.class_name.to_string(),
+            None => self.0.kind.name().to_string(),
         }
     }
 
@@ -170,7 +182,7 @@ impl From<crate::tensor::error::TensorError> for Exc {
 #[macro_export]
 macro_rules! err {
     ($kind:ident, $($fmt:tt)+) => {
-        $crate::runtime::error::Exc::new($crate::runtime::error::ErrorKind::$kind, format!($($fmt)+))
+        $crate::error::Exc::new($crate::error::ErrorKind::$kind, format!($($fmt)+))
     };
 }
 
