@@ -1,7 +1,7 @@
 //! The layers of src/README.md, checked: each lower layer imports nothing from the ones
 //! above it (issue 8: tensor/ depends on nothing above it, syntax/ does not import the
-//! runtime, autodiff/ is a layer of its own with no import circle through runtime/ or
-//! builtins/). A `use` of a higher layer anywhere in a lower one fails this test.
+//! runtime, autodiff/ is a layer of its own, and no import circle joins runtime/, autodiff/
+//! and builtins/). A `use` of a higher layer anywhere in a lower one fails this test.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -57,6 +57,13 @@ fn tensor_depends_on_nothing_above_it() {
 fn syntax_does_not_import_the_runtime() {
     let v = violations("syntax", &["crate::runtime", "crate::autodiff", "crate::builtins", "crate::tensor"]);
     assert!(v.is_empty(), "syntax/ imports a higher layer:\n{}", v.join("\n"));
+}
+
+#[test]
+fn runtime_does_not_import_builtins() {
+    // The builtins layer sits on the runtime: it installs itself (`Interp::new`, `builtin_attr`).
+    let v = violations("runtime", &["crate::builtins"]);
+    assert!(v.is_empty(), "runtime/ imports builtins/:\n{}", v.join("\n"));
 }
 
 #[test]

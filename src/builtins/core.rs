@@ -13,9 +13,7 @@ use crate::{bail, err};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// Builtins whose value also names a type (for `isinstance`, `type`, `repr`).
-pub const TYPE_NAMES: &[&str] =
-    &["int", "float", "str", "bool", "list", "tuple", "dict", "Variable", "Tensor", "range"];
+pub use crate::runtime::value::TYPE_NAMES;
 
 pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("print", print);

@@ -21,8 +21,18 @@ use crate::tensor::{DType, Tensor};
 use crate::{bail, err};
 use std::rc::Rc;
 
-/// Registers every builtin name (LANGUAGE.md §2, §4, §5).
+impl Interp {
+    /// An interpreter with every builtin installed, writing the program's output to `out`.
+    pub fn new(out: crate::runtime::Output) -> Interp {
+        let mut rt = Interp::bare(out);
+        install(&mut rt);
+        rt
+    }
+}
+
+/// Registers every builtin name (LANGUAGE.md §2, §4, §5) and the attribute tables of builtin values.
 pub fn install(rt: &mut Interp) {
+    rt.builtin_attr = methods::attr;
     let mut reg = |name: &str, f: NativeFn| {
         rt.builtins.insert(intern(name), Value::native(name, f));
     };

@@ -272,7 +272,7 @@ impl Interp {
                 None => bail!(Attribute, "'super' object has no attribute '{}'", name),
             },
             Value::Func(f) if name == sym::NAME => Ok(Value::Str(f.name.clone())),
-            _ => match crate::builtins::methods::attr(self, obj, name)? {
+            _ => match (self.builtin_attr)(self, obj, name)? {
                 Some(v) => Ok(v),
                 None => bail!(Attribute, "'{}' object has no attribute '{}'", obj.type_name(), name),
             },

@@ -105,6 +105,8 @@ pub type Output = Rc<RefCell<dyn Write>>;
 pub struct Interp {
     pub sources: SourceMap,
     pub builtins: FxHashMap<Sym, Value>,
+    /// Attribute reads on builtin values ([`BuiltinAttr`]).
+    pub builtin_attr: BuiltinAttr,
     /// Loaded modules by name (a module runs once).
     pub modules: HashMap<String, Rc<Module>>,
     /// Modules being loaded, for cycle detection.
@@ -131,9 +133,16 @@ pub struct Interp {
     pub all_syntax_errors: bool,
 }
 
+/// Attributes of builtin values (list/str/tensor/Variable methods and properties): installed
+/// by the builtins layer, so the runtime calls it without importing it (no import circle).
+/// Returns `None` for a name the value's type does not have.
+pub type BuiltinAttr = fn(&mut Interp, &Value, Sym) -> R<Option<Value>>;
+
 impl Interp {
-    pub fn new(out: Output) -> Interp {
-        let mut rt = Interp {
+    /// An interpreter with no builtins installed: the builtins layer's `Interp::new` fills
+    /// them in (`builtins::install`).
+    pub fn bare(out: Output) -> Interp {
+        Interp {
             sources: SourceMap::default(),
             builtins: FxHashMap::default(),
             modules: HashMap::new(),
@@ -150,9 +159,8 @@ impl Interp {
             printing: Vec::new(),
             color: false,
             all_syntax_errors: false,
-        };
-        crate::builtins::install(&mut rt);
-        rt
+            builtin_attr: |_, _, _| Ok(None),
+        }
     }
 
     /// Raises KeyboardInterrupt once Ctrl-C has been pressed.

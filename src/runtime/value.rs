@@ -368,6 +368,10 @@ impl Value {
     }
 }
 
+/// Builtins whose value also names a type (for `isinstance`, `type`, `repr`).
+pub const TYPE_NAMES: &[&str] =
+    &["int", "float", "str", "bool", "list", "tuple", "dict", "Variable", "Tensor", "range"];
+
 /// The user exception instance an error carries, if one was raised (`raise MyError(…)`).
 pub fn raised_instance(e: &Exc) -> Option<&Value> {
     e.0.instance.as_ref().and_then(|r| r.value.downcast_ref::<Value>())
