@@ -330,9 +330,10 @@ fn update_value(rt: &mut Interp, args: &mut Args, op: Option<crate::tensor::kern
     // Python numbers and lists take the Variable's dtype; a tensor of another
     // dtype is a ValueError (LANGUAGE.md §5), raised by `Variable::set`.
     let new = match &v {
-        Value::Tensor(_) | Value::Variable(_) => (*rt.to_tensor(&v, None)?.data).clone(),
-        other => (*rt.to_tensor(other, Some(cur.dtype()))?.data).clone(),
+        Value::Tensor(_) | Value::Variable(_) => rt.to_tensor(&v, None)?,
+        other => rt.to_tensor(other, Some(cur.dtype()))?,
     };
+    drop(v);
     let value = match op {
         Some(op) => {
             if new.shape() != cur.shape() {
@@ -343,9 +344,10 @@ fn update_value(rt: &mut Interp, args: &mut Args, op: Option<crate::tensor::kern
                     crate::tensor::shape_str(new.shape())
                 );
             }
-            crate::tensor::kernels::binary(op, &cur.data, &new)?
+            crate::tensor::kernels::binary(op, &cur.data, &new.data)?
         }
-        None => new,
+        // Buffers are immutable, so a buffer nothing else holds is taken over, not copied.
+        None => Rc::try_unwrap(new.data).unwrap_or_else(|shared| (*shared).clone()),
     };
     var.set(value)?;
     Ok(Value::Variable(var))
