@@ -3,6 +3,7 @@
 //! ones record through the autodiff [`Recorder`](crate::autodiff::Recorder)'s
 //! operations (`autodiff/ops/reduce.rs`).
 
+use crate::autodiff::ops::axis_slice;
 use crate::autodiff::ops::reduce::NormOrd;
 use crate::bail;
 use crate::builtins::Signature;
@@ -11,7 +12,9 @@ use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::reductions::{self, Running};
 use crate::tensor::shape::{norm_axis, reduce_axes};
-use crate::tensor::Tensor;
+use crate::tensor::{Array, DType, Tensor};
+use ndarray::{ArrayD, IxDyn, SliceInfoElem};
+use std::rc::Rc;
 
 /// `reduce_*(input_tensor, axis=None, keepdims=False)`
 static REDUCE: Signature = Signature::new(&["input_tensor", "axis", "keepdims"], 1);
@@ -33,6 +36,14 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("global_norm", global_norm);
     reg("clip_by_norm", clip_by_norm);
     reg("clip_by_global_norm", clip_by_global_norm);
+    reg("split", split);
+    reg("unstack", unstack);
+    reg("reverse", reverse);
+    reg("broadcast_to", broadcast_to);
+    reg("shape", |rt, args| shape_fn(rt, args, Measure::Shape));
+    reg("size", |rt, args| shape_fn(rt, args, Measure::Size));
+    reg("rank", |rt, args| shape_fn(rt, args, Measure::Rank));
+    reg("meshgrid", meshgrid);
 }
 
 /// `reduce_prod(input_tensor, axis=None, keepdims=False)`: product over `axis`.
@@ -236,7 +247,7 @@ fn clip_by_global_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (v, c, use_norm) = (a.value("t_list")?, a.value("clip_norm")?, a.non_none("use_norm")?);
     let slots = tensors_or_none(rt, &v, "clip_by_global_norm")?;
     let ts: Vec<Tensor> = slots.iter().flatten().cloned().collect();
-    let dtype = ts.first().map_or(crate::tensor::DType::F32, |t| t.dtype());
+    let dtype = ts.first().map_or(DType::F32, |t| t.dtype());
     let c = rt.to_tensor(&c, Some(dtype))?;
     let use_norm = match use_norm {
         Some(n) => Some(rt.to_tensor(&n, Some(dtype))?),
@@ -252,4 +263,207 @@ fn clip_by_global_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
         })
         .collect();
     Ok(Value::tuple(vec![Value::list(list), Value::Tensor(norm)]))
+}
+
+/// `split(value, num_or_size_splits, axis=0)`: a list of pieces along `axis`, either
+/// `num_or_size_splits` equal pieces (an int) or pieces of the listed sizes (one may be -1:
+/// the rest).
+///
+/// Shapes: x [.., d, ..] → pieces [.., d_i, ..]. Dtypes: any, kept.
+/// Gradient: each piece's gradient in its place (zeros for unused pieces).
+/// Errors: ShapeError for an axis out of range; ValueError when the count does not divide d,
+/// the sizes do not add up to d, or more than one size is -1.
+/// See: tf.split.
+fn split(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["value", "num_or_size_splits", "axis", "num"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, n, axis) = (a.tensor("value")?, a.value("num_or_size_splits")?, a.int_or("axis", 0)?);
+    let _num = a.opt("num")?;
+    let axis = norm_axis(axis, t.shape().len())?;
+    let d = t.shape()[axis];
+    let sizes: Vec<usize> = match &n {
+        Value::Int(k) => {
+            if *k <= 0 || d % *k as usize != 0 {
+                bail!(Value, "split: {d} elements along axis {axis} do not split into {k} equal pieces");
+            }
+            vec![d / *k as usize; *k as usize]
+        }
+        other => {
+            let given = rt.shape_arg(other)?;
+            let unknown: Vec<usize> = (0..given.len()).filter(|&i| given[i] == -1).collect();
+            if unknown.len() > 1 || given.iter().any(|&s| s < -1) {
+                bail!(Value, "split: sizes {given:?} may hold one -1 and no other negative size");
+            }
+            let known: i64 = given.iter().filter(|&&s| s >= 0).sum();
+            let rest = d as i64 - known;
+            if (unknown.is_empty() && rest != 0) || rest < 0 {
+                bail!(Value, "split: sizes {given:?} do not add up to {d}, the length of axis {axis}");
+            }
+            given.iter().map(|&s| if s == -1 { rest as usize } else { s as usize }).collect()
+        }
+    };
+    let mut pieces = Vec::with_capacity(sizes.len());
+    let mut start = 0isize;
+    for s in sizes {
+        let end = start + s as isize;
+        let info = axis_slice(t.shape().len(), axis, SliceInfoElem::Slice { start, end: Some(end), step: 1 });
+        pieces.push(Value::Tensor(rt.index(&t, info)?));
+        start = end;
+    }
+    Ok(Value::list(pieces))
+}
+
+/// `unstack(value, num=None, axis=0)`: the slices along `axis`, as a list.
+///
+/// Shapes: x [.., d, ..] → d tensors [.., ..]. Dtypes: any, kept.
+/// Gradient: the slices' gradients stacked back (zeros for unused slices).
+/// Errors: ShapeError for an axis out of range or a scalar; ValueError when `num` is not d.
+/// See: tf.unstack.
+fn unstack(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["value", "num", "axis"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, num, axis) = (a.tensor("value")?, a.opt_int("num")?, a.int_or("axis", 0)?);
+    let axis = norm_axis(axis, t.shape().len())?;
+    let d = t.shape()[axis];
+    if let Some(n) = num {
+        if n != d as i64 {
+            bail!(Value, "unstack: num={n} but axis {axis} has length {d}");
+        }
+    }
+    let mut out = Vec::with_capacity(d);
+    for i in 0..d {
+        let info = axis_slice(t.shape().len(), axis, SliceInfoElem::Index(i as isize));
+        out.push(Value::Tensor(rt.index(&t, info)?));
+    }
+    Ok(Value::list(out))
+}
+
+/// `reverse(tensor, axis)`: the order of the elements along each of `axis` (a list) reversed.
+///
+/// Shapes and dtypes: kept. Gradient: the upstream gradient reversed the same way.
+/// Errors: ShapeError for an axis out of range; ValueError for a repeated axis.
+/// See: tf.reverse.
+fn reverse(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["tensor", "axis"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, axes) = (a.tensor("tensor")?, a.axes("axis")?.unwrap_or_default());
+    let nd = t.shape().len();
+    let mut flip = vec![false; nd];
+    for &ax in &axes {
+        let ax = norm_axis(ax, nd)?;
+        if std::mem::replace(&mut flip[ax], true) {
+            bail!(Value, "reverse: axis {ax} is repeated in {axes:?}");
+        }
+    }
+    let info: Vec<SliceInfoElem> =
+        flip.iter().map(|&f| SliceInfoElem::Slice { start: 0, end: None, step: if f { -1 } else { 1 } }).collect();
+    Ok(Value::Tensor(rt.index(&t, Rc::new(info))?))
+}
+
+/// `broadcast_to(input, shape)`: x repeated along its size-1 (or missing leading) axes.
+///
+/// Shapes: x → `shape` (NumPy's rules, x's shape broadcasting to it). Dtypes: any, kept.
+/// Gradient: the upstream gradient summed back to x's shape.
+/// Errors: ShapeError when x does not broadcast to `shape`; ValueError for a negative or
+/// over-budget shape.
+/// See: tf.broadcast_to.
+fn broadcast_to(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input", "shape"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, dims) = (a.tensor("input")?, a.dims("shape")?);
+    let joint = crate::tensor::shape::broadcast_shapes(t.shape(), &dims)?;
+    if joint != dims {
+        bail!(
+            Shape,
+            "cannot broadcast shape {} to {}",
+            crate::tensor::shape_str(t.shape()),
+            crate::tensor::shape_str(&dims)
+        );
+    }
+    let out = rt.broadcast_to(&t, &dims)?;
+    // A result that is x itself still gets its own id, as every op's result does.
+    Ok(Value::Tensor(if out.id == t.id { rt.identity(&t) } else { out }))
+}
+
+/// What [`shape_fn`] reports.
+#[derive(Clone, Copy)]
+enum Measure {
+    Shape,
+    Size,
+    Rank,
+}
+
+/// `shape(input)`, `size(input)`, `rank(input)`: a tensor's dimensions (an int64 vector),
+/// element count and number of axes (int64 scalars).
+///
+/// Dtypes: any input; int64 results (TF's default is int32, which DGL does not have).
+/// Gradient: none. Errors: none for a tensor (numbers and lists are converted first).
+/// See: tf.shape, tf.size, tf.rank.
+fn shape_fn(rt: &mut Interp, args: &mut Args, m: Measure) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input", "out_type"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let t = a.tensor("input")?;
+    if let Some(d) = a.opt_dtype("out_type")? {
+        if d != DType::I64 {
+            bail!(Type, "out_type must be int64, not {d}");
+        }
+    }
+    let int = |v: usize| Tensor::new(Array::I64(ArrayD::from_elem(IxDyn(&[]), v as i64)));
+    Ok(Value::Tensor(match m {
+        Measure::Shape => Tensor::new(Array::I64(
+            ArrayD::from_shape_vec(IxDyn(&[t.shape().len()]), t.shape().iter().map(|&d| d as i64).collect())
+                .expect("one entry per axis"),
+        )),
+        Measure::Size => int(t.len()),
+        Measure::Rank => int(t.shape().len()),
+    }))
+}
+
+/// `meshgrid(*args, indexing='xy')`: N coordinate grids from N vectors. With 'xy' (the
+/// default) the first two grid axes are swapped, as for plotting; 'ij' is matrix indexing.
+///
+/// Shapes: vectors of lengths n0, n1, … → N tensors [n1, n0, n2, …] ('xy') or [n0, n1, …] ('ij').
+/// Dtypes: any, one for all (numbers and lists become float32). Gradient: each grid summed
+/// back to its vector.
+/// Errors: ValueError for another `indexing`; TypeError for mixed dtypes; ValueError over budget.
+/// See: tf.meshgrid.
+fn meshgrid(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::varargs(&["indexing"]);
+    let mut a = SIG.bind(rt, args)?;
+    let indexing = a.value_or("indexing", Value::Str("xy".into()))?;
+    let items = std::mem::take(&mut a.rest);
+    drop(a);
+    let xy = match &indexing {
+        Value::Str(s) if &**s == "xy" => true,
+        Value::Str(s) if &**s == "ij" => false,
+        other => bail!(Value, "meshgrid: indexing must be 'xy' or 'ij', not {}", rt.repr_of(other)?),
+    };
+    let mut vecs = Vec::with_capacity(items.len());
+    for v in &items {
+        let t = rt.to_tensor(v, None)?;
+        if let Some(first) = vecs.first() {
+            let first: &Tensor = first;
+            if first.dtype() != t.dtype() {
+                bail!(Type, "meshgrid: inputs must share one dtype, got {} and {}", first.dtype(), t.dtype());
+            }
+        }
+        vecs.push(rt.reshape_to(&t, &[t.len()])?);
+    }
+    let n = vecs.len();
+    // The grid axis of input i: 'xy' swaps the first two.
+    let axis_of = |i: usize| if xy && n >= 2 && i < 2 { 1 - i } else { i };
+    let mut full = vec![0usize; n];
+    for (i, v) in vecs.iter().enumerate() {
+        full[axis_of(i)] = v.len();
+    }
+    crate::tensor::budget::check_shape(&full)?;
+    let mut out = Vec::with_capacity(n);
+    for (i, v) in vecs.iter().enumerate() {
+        let mut shape = vec![1usize; n];
+        shape[axis_of(i)] = v.len();
+        let r = rt.reshape_to(v, &shape)?;
+        let b = rt.broadcast_to(&r, &full)?;
+        out.push(Value::Tensor(b));
+    }
+    Ok(Value::list(out))
 }
