@@ -44,6 +44,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("size", |rt, args| shape_fn(rt, args, Measure::Size));
     reg("rank", |rt, args| shape_fn(rt, args, Measure::Rank));
     reg("meshgrid", meshgrid);
+    reg("pad", pad);
 }
 
 /// `reduce_prod(input_tensor, axis=None, keepdims=False)`: product over `axis`.
@@ -466,4 +467,114 @@ fn meshgrid(rt: &mut Interp, args: &mut Args) -> R<Value> {
         out.push(Value::Tensor(b));
     }
     Ok(Value::list(out))
+}
+
+/// `pad(tensor, paddings, mode='CONSTANT', constant_values=0)`: `paddings[i] = [before, after]`
+/// elements added on axis i: copies of `constant_values` ('CONSTANT'), a mirror image that
+/// leaves out the edge element ('REFLECT') or repeats it ('SYMMETRIC'). Mode names are
+/// case-insensitive, as in TF.
+///
+/// Shapes: x [d0, …] → [d0 + before0 + after0, …]. Dtypes: any, kept (constant_values takes it).
+/// Gradient: the upstream gradient of the copied elements added back to x (none to the constant).
+/// Errors: ValueError for paddings that are not [rank, 2] non-negative ints, an unknown mode,
+/// REFLECT padding ≥ d (SYMMETRIC: > d), or an over-budget result.
+/// See: tf.pad.
+fn pad(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["tensor", "paddings", "mode", "constant_values"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (t, p) = (a.tensor("tensor")?, a.value("paddings")?);
+    let mode = a.value_or("mode", Value::Str("CONSTANT".into()))?;
+    let cv = a.value_or("constant_values", Value::Int(0))?;
+    drop(a);
+    let mode = match &mode {
+        Value::Str(s) => s.to_ascii_uppercase(),
+        other => bail!(Type, "pad: mode must be a string, not {}", other.type_name()),
+    };
+    if !matches!(mode.as_str(), "CONSTANT" | "REFLECT" | "SYMMETRIC") {
+        bail!(Value, "pad: mode must be 'CONSTANT', 'REFLECT' or 'SYMMETRIC', not '{mode}'");
+    }
+    let rows = match &p {
+        Value::Tensor(pt) => {
+            let flat = pt.data.to_i64_vec()?;
+            if pt.shape() != [t.shape().len(), 2] {
+                bail!(
+                    Value,
+                    "pad: paddings must have shape ({}, 2), got {}",
+                    t.shape().len(),
+                    crate::tensor::shape_str(pt.shape())
+                );
+            }
+            flat.chunks(2).map(|c| (c[0], c[1])).collect::<Vec<_>>()
+        }
+        other => {
+            let items = rt.iterate(other)?;
+            let mut rows = Vec::with_capacity(items.len());
+            for it in &items {
+                let pair = rt.shape_arg(it)?;
+                if pair.len() != 2 {
+                    bail!(Value, "pad: each row of paddings must be [before, after], got {pair:?}");
+                }
+                rows.push((pair[0], pair[1]));
+            }
+            rows
+        }
+    };
+    if rows.len() != t.shape().len() {
+        bail!(
+            Value,
+            "pad: paddings needs one [before, after] row per axis: got {} for rank {}",
+            rows.len(),
+            t.shape().len()
+        );
+    }
+    let mut target = Vec::with_capacity(rows.len());
+    for (&(b, e), &d) in rows.iter().zip(t.shape()) {
+        if b < 0 || e < 0 {
+            bail!(Value, "pad: paddings must be non-negative, got [{b}, {e}]");
+        }
+        let limit = match mode.as_str() {
+            "REFLECT" => d as i64 - 1,
+            "SYMMETRIC" => d as i64,
+            _ => i64::MAX,
+        };
+        if b > limit || e > limit {
+            bail!(Value, "pad: {mode} padding [{b}, {e}] is too large for an axis of length {d}");
+        }
+        target.push((d as u128 + b as u128 + e as u128).min(usize::MAX as u128) as usize);
+    }
+    crate::tensor::budget::check_shape(&target)?;
+    let cv = rt.to_tensor(&cv, Some(t.dtype()))?;
+    if cv.len() != 1 {
+        bail!(Value, "pad: constant_values must be a scalar, got shape {}", crate::tensor::shape_str(cv.shape()));
+    }
+    let cv = cv.data.first_f64();
+    let t_id = t.id;
+    let mut x = t;
+    for (axis, &(b, e)) in rows.iter().enumerate() {
+        if b == 0 && e == 0 {
+            continue;
+        }
+        let (b, e) = (b as usize, e as usize);
+        let d = x.shape()[axis];
+        let nd = x.shape().len();
+        // One side: a constant block, or a reversed run [lo, hi) of x along the axis.
+        let side = |rt: &mut Interp, n: usize, lo: usize, x: &Tensor| -> R<Tensor> {
+            if mode == "CONSTANT" {
+                let mut shape = x.shape().to_vec();
+                shape[axis] = n;
+                return Ok(Tensor::new(Array::full(x.dtype(), &shape, cv)));
+            }
+            let sl = SliceInfoElem::Slice { start: lo as isize, end: Some((lo + n) as isize), step: -1 };
+            rt.index(x, axis_slice(nd, axis, sl))
+        };
+        let (lo_b, lo_e) = match mode.as_str() {
+            "REFLECT" => (1, d - 1 - e),
+            _ => (0, d - e),
+        };
+        let before = side(rt, b, lo_b, &x)?;
+        let after = side(rt, e, lo_e, &x)?;
+        x = rt.concat(&[before, x.clone(), after], axis as i64)?;
+    }
+    // Nothing padded: still a fresh result, as every op's is.
+    Ok(Value::Tensor(if x.id == t_id { rt.identity(&x) } else { x }))
 }

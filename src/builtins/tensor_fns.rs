@@ -553,10 +553,21 @@ fn cast(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 /// `where(condition, x, y)`: x where the condition holds, else y (broadcasting).
+/// `where(condition)`: the int64 coordinates [n, rank] of the true (non-zero) elements,
+/// in row-major order (no gradient).
+/// Errors: ValueError when only one of x and y is given.
 fn where_(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["condition", "x", "y"], 3);
+    static SIG: Signature = Signature::new(&["condition", "x", "y"], 1);
     let mut a = SIG.bind(rt, args)?;
-    let (c, x, y) = (a.value("condition")?, a.value("x")?, a.value("y")?);
+    let (c, x, y) = (a.value("condition")?, a.non_none("x")?, a.non_none("y")?);
+    let (x, y) = match (x, y) {
+        (Some(x), Some(y)) => (x, y),
+        (None, None) => {
+            let c = rt.to_tensor(&c, None)?;
+            return Ok(Value::Tensor(Tensor::new(crate::tensor::indexing::true_coordinates(&c.data))));
+        }
+        _ => bail!(Value, "where: x and y must both be given or both be None"),
+    };
     let c = rt.to_tensor(&c, Some(DType::Bool))?;
     let (x, y) = rt.tensor_pair(&x, &y)?;
     Ok(Value::Tensor(rt.where_(&c, &x, &y)?))

@@ -8,6 +8,7 @@ pub mod budget;
 pub mod error;
 pub mod kernels;
 pub mod math;
+pub mod indexing;
 pub mod reductions;
 pub mod scalar;
 pub mod shape;
