@@ -6,9 +6,9 @@
 pub mod array;
 pub mod budget;
 pub mod error;
+pub mod indexing;
 pub mod kernels;
 pub mod math;
-pub mod indexing;
 pub mod reductions;
 pub mod scalar;
 pub mod shape;
