@@ -2,10 +2,12 @@
 //! differentiable ops, over inputs of random shapes that broadcast, have
 //! `tape.gradient` equal to central finite differences in float64.
 
+use dgl::autodiff::ops::reduce::NormOrd;
 use dgl::autodiff::Tape;
 use dgl::runtime::error::R;
 use dgl::runtime::Interp;
 use dgl::tensor::kernels::{Binary, Reduce, Unary};
+use dgl::tensor::reductions::Running;
 use dgl::tensor::{Array, DType, Tensor};
 use proptest::prelude::*;
 use std::cell::RefCell;
@@ -38,6 +40,18 @@ enum E {
     Reverse(Box<E>),
     /// concat([x, x], -1)[..., 1:4]
     ConcatSlice(Box<E>),
+    /// reduce_prod over one axis (keepdims).
+    Prod(Box<E>, i64),
+    /// cumsum along the last axis with (exclusive, reverse).
+    Cumsum(Box<E>, bool, bool),
+    /// cumprod(sigmoid(x) + 0.5) along the last axis, reversed or not (factors away from 0).
+    Cumprod(Box<E>, bool),
+    /// reduce_variance over one axis (keepdims).
+    Variance(Box<E>, i64),
+    /// norm(concat([x, 1], -1), axis=-1): Euclidean, never at the kink of an all-zero group.
+    Norm(Box<E>),
+    /// clip_by_norm(x, 1.0, axes=[-1])
+    ClipByNorm(Box<E>),
 }
 
 fn expr() -> impl Strategy<Value = E> {
@@ -77,7 +91,13 @@ fn expr() -> impl Strategy<Value = E> {
             inner.clone().prop_map(move |x| E::MatMul(b(x))),
             inner.clone().prop_map(move |x| E::Transpose2(b(x))),
             inner.clone().prop_map(move |x| E::Reverse(b(x))),
-            inner.prop_map(move |x| E::ConcatSlice(b(x))),
+            inner.clone().prop_map(move |x| E::ConcatSlice(b(x))),
+            (inner.clone(), -1i64..1).prop_map(move |(x, a)| E::Prod(b(x), a)),
+            (inner.clone(), any::<bool>(), any::<bool>()).prop_map(move |(x, e, r)| E::Cumsum(b(x), e, r)),
+            (inner.clone(), any::<bool>()).prop_map(move |(x, r)| E::Cumprod(b(x), r)),
+            (inner.clone(), -1i64..1).prop_map(move |(x, a)| E::Variance(b(x), a)),
+            inner.clone().prop_map(move |x| E::Norm(b(x))),
+            inner.prop_map(move |x| E::ClipByNorm(b(x))),
         ]
     })
 }
@@ -153,6 +173,44 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
                 let info: Vec<_> = (0..n).map(|i| if i + 1 == n { part } else { all }).collect();
                 rt.index(&c, Rc::new(info))?
             }
+        }
+        E::Prod(x, a) | E::Variance(x, a) => {
+            let x = eval(rt, x, xs)?;
+            let axes = [*a];
+            let axes = if x.shape().is_empty() { None } else { Some(&axes[..]) };
+            if matches!(e, E::Prod(..)) {
+                rt.ad.reduce_prod(&x, axes, true)?
+            } else {
+                rt.ad.variance(&x, axes, true)?
+            }
+        }
+        E::Cumsum(x, exclusive, reverse) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            rt.ad.cumulative(Running::Sum, &x, -1, *exclusive, *reverse)?
+        }
+        E::Cumprod(x, reverse) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let s = rt.unary(Unary::Sigmoid, &x)?;
+            let half = rt.scalar(DType::F64, 0.5);
+            let f = rt.add(&s, &half)?;
+            rt.ad.cumulative(Running::Prod, &f, -1, false, *reverse)?
+        }
+        E::Norm(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let mut one_shape = x.shape().to_vec();
+            *one_shape.last_mut().expect("rank 2") = 1;
+            let ones = Tensor::new(Array::full(DType::F64, &one_shape, 1.0));
+            let c = rt.concat(&[x, ones], -1)?;
+            rt.ad.norm(&c, NormOrd::Euclidean, Some(&[-1]), true)?
+        }
+        E::ClipByNorm(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let c = rt.scalar(DType::F64, 1.0);
+            rt.ad.clip_by_norm(&x, &c, Some(&[-1]))?
         }
     })
 }

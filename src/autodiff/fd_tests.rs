@@ -3,10 +3,12 @@
 //! `sum(op(inputs) * w)`, for fixed weights `w`, with central differences.
 
 use super::backward::gradient;
+use super::ops::reduce::NormOrd;
 use super::recorder::Recorder;
 use super::tape::Tape;
 use crate::error::R;
 use crate::tensor::kernels::{Binary, Reduce, Unary};
+use crate::tensor::reductions::Running;
 use crate::tensor::{Array, DType, Tensor};
 use ndarray::SliceInfoElem;
 use std::cell::RefCell;
@@ -224,6 +226,26 @@ fn second_derivatives_through_recorded_vjps() {
                 rt.binary(Binary::Div, &x3, &d)
             }),
         ),
+        // Issue 9 reductions: each VJP is made of recorded ops, so it differentiates again.
+        ("reduce_prod", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.reduce_prod(&x[0], None, false))),
+        (
+            "cumsum",
+            Box::new(|rt: &mut Recorder, x: &[Tensor]| {
+                let c = rt.cumulative(Running::Sum, &x[0], 0, true, false)?;
+                rt.mul(&c, &x[0])
+            }),
+        ),
+        ("cumprod", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.cumulative(Running::Prod, &x[0], 0, false, true))),
+        ("reduce_variance", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.variance(&x[0], None, false))),
+        ("norm", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.norm(&x[0], NormOrd::Euclidean, None, false))),
+        ("norm ord 3", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.norm(&x[0], NormOrd::P(3.0), None, false))),
+        (
+            "clip_by_norm",
+            Box::new(|rt: &mut Recorder, x: &[Tensor]| {
+                let c = rt.scalar(DType::F64, 0.7);
+                rt.clip_by_norm(&x[0], &c, None)
+            }),
+        ),
     ];
     for (name, f) in cases {
         let first = move |rt: &mut Recorder, x: &[Tensor]| -> R<Tensor> {
@@ -237,4 +259,81 @@ fn second_derivatives_through_recorded_vjps() {
         };
         check(&format!("second derivative of {name}"), vec![input(&[3], 30, -1.5, 1.5)], &first);
     }
+}
+
+/// Issue 9 reductions, first derivatives (second ones: `second_derivatives_through_recorded_vjps`).
+#[test]
+fn issue9_reduction_rules() {
+    // reduce_prod: Π_{j≠i} x_j, over one axis, two axes, and with an exact zero in a group.
+    check("reduce_prod all", vec![input(&[2, 3], 40, 0.5, 1.5)], &|rt, x| rt.reduce_prod(&x[0], None, false));
+    check("reduce_prod axis 0", vec![input(&[3, 2], 41, -1.5, 1.5)], &|rt, x| rt.reduce_prod(&x[0], Some(&[0]), true));
+    check("reduce_prod axes 0, 2", vec![input(&[2, 3, 2], 42, -1.5, 1.5)], &|rt, x| {
+        rt.reduce_prod(&x[0], Some(&[0, 2]), false)
+    });
+    let mut with_zero = input(&[2, 3], 43, 0.5, 1.5).to_f64_vec();
+    with_zero[1] = 0.0;
+    check("reduce_prod with a zero", vec![Array::from_f64(DType::F64, &[2, 3], with_zero)], &|rt, x| {
+        rt.reduce_prod(&x[0], Some(&[1]), false)
+    });
+    for (exclusive, reverse) in [(false, false), (true, false), (false, true), (true, true)] {
+        check(&format!("cumsum {exclusive} {reverse}"), vec![input(&[2, 4], 44, -1.0, 1.0)], &move |rt, x| {
+            rt.cumulative(Running::Sum, &x[0], 1, exclusive, reverse)
+        });
+        check(&format!("cumprod {exclusive} {reverse}"), vec![input(&[3, 2], 45, 0.5, 1.5)], &move |rt, x| {
+            rt.cumulative(Running::Prod, &x[0], 0, exclusive, reverse)
+        });
+    }
+    check("reduce_variance axis 1", vec![input(&[2, 4], 46, -1.0, 1.0)], &|rt, x| {
+        rt.variance(&x[0], Some(&[1]), false)
+    });
+    check("moments mean and variance", vec![input(&[3, 2], 47, -1.0, 1.0)], &|rt, x| {
+        let (m, v) = rt.moments(&x[0], &[0], false)?;
+        rt.add(&m, &v)
+    });
+    for (name, ord, axes) in [
+        ("euclidean", NormOrd::Euclidean, None),
+        ("ord 1 axis 1", NormOrd::One, Some(vec![1i64])),
+        ("ord inf", NormOrd::Inf, None),
+        ("ord 2.5 axis 0", NormOrd::P(2.5), Some(vec![0])),
+        ("matrix ord 1", NormOrd::One, Some(vec![0, 1])),
+        ("matrix ord inf", NormOrd::Inf, Some(vec![0, 1])),
+        ("frobenius", NormOrd::Euclidean, Some(vec![0, 1])),
+    ] {
+        check(&format!("norm {name}"), vec![input(&[2, 3], 48, 0.2, 2.0)], &move |rt, x| {
+            rt.norm(&x[0], ord, axes.as_deref(), false)
+        });
+    }
+    check("global_norm", vec![input(&[2, 3], 49, -1.0, 1.0), input(&[3], 50, -1.0, 1.0)], &|rt, x| rt.global_norm(x));
+    check("clip_by_norm clipped", vec![input(&[2, 3], 51, 0.5, 1.5)], &|rt, x| {
+        let c = rt.scalar(DType::F64, 1.0);
+        rt.clip_by_norm(&x[0], &c, Some(&[1]))
+    });
+    check("clip_by_norm unclipped", vec![input(&[2, 3], 52, -0.1, 0.1)], &|rt, x| {
+        let c = rt.scalar(DType::F64, 5.0);
+        rt.clip_by_norm(&x[0], &c, None)
+    });
+    check("clip_by_global_norm", vec![input(&[2, 3], 53, -1.0, 1.0), input(&[2], 54, -1.0, 1.0)], &|rt, x| {
+        let c = rt.scalar(DType::F64, 0.5);
+        let (ts, n) = rt.clip_by_global_norm(x, &c, None)?;
+        let a = rt.reduce(Reduce::Sum, &ts[1], None, false)?;
+        let b = rt.add(&ts[0], &a)?;
+        rt.add(&b, &n)
+    });
+}
+
+/// Reductions accumulate in float64: a float32 product and running sum over millions of
+/// elements stay within a few float32 ulps of the float64 result.
+#[test]
+fn issue9_reductions_accumulate_in_float64() {
+    let n = 4_000_000usize;
+    let vals: Vec<f64> = (0..n).map(|i| 1.0 + ((i % 7) as f64 - 3.0) * 1e-7).collect();
+    let x = Array::from_f64(DType::F32, &[n], vals.clone());
+    let x32: Vec<f64> = x.to_f64_vec();
+    let want: f64 = x32.iter().product();
+    let got = crate::tensor::reductions::reduce_prod(&x, &[0], false).unwrap().first_f64();
+    assert!(((got - want) / want).abs() < 2e-7, "reduce_prod {got} vs {want}");
+    let s = Array::from_f64(DType::F32, &[n], (0..n).map(|i| 0.1 + (i % 3) as f64).collect());
+    let c = crate::tensor::reductions::cumulative(Running::Sum, &s, 0, false, false).unwrap().to_f64_vec();
+    let want: f64 = s.to_f64_vec().iter().sum();
+    assert!(((c[n - 1] - want) / want).abs() < 2e-7, "cumsum {} vs {want}", c[n - 1]);
 }

@@ -32,6 +32,12 @@ pub enum Op {
     Reduce { op: Reduce, in_shape: Dims, axes: Dims },
     /// `reduce_max` / `reduce_min`: input and (kept-dims) output saved for the tie mask.
     ReduceExtreme { x: Tensor, out_kept: Tensor, axes: Vec<usize> },
+    /// `reduce_prod`: the input is saved (the gradient is the product of the others).
+    ReduceProd { x: Tensor, axes: Vec<usize> },
+    /// `cumsum(x, axis, exclusive, reverse)`: linear, nothing saved.
+    Cumsum { axis: usize, exclusive: bool, reverse: bool },
+    /// `cumprod(x, axis, exclusive, reverse)`: input and output saved.
+    Cumprod { x: Tensor, out: Tensor, axis: usize, exclusive: bool, reverse: bool },
     /// `reshape`, `expand_dims`, `squeeze`
     Reshape { in_shape: Dims },
     /// `transpose(x, perm)`
@@ -130,6 +136,8 @@ impl Op {
             Op::Pow { a, b, out: o } => out.extend([a.clone(), b.clone(), o.clone()]),
             Op::Unary { saved: Some(t), .. } => out.push(t.clone()),
             Op::ReduceExtreme { x, out_kept, .. } => out.extend([x.clone(), out_kept.clone()]),
+            Op::ReduceProd { x, .. } => out.push(x.clone()),
+            Op::Cumprod { x, out: o, .. } => out.extend([x.clone(), o.clone()]),
             Op::Softmax { y, .. } => out.push(y.clone()),
             Op::SparseXent { backprop, .. } => out.push(backprop.clone()),
             Op::Where { cond, .. } => out.push(cond.clone()),

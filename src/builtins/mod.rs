@@ -9,6 +9,7 @@ mod collections;
 pub mod core;
 pub mod data;
 pub mod methods;
+pub mod shape_fns;
 mod tape_methods;
 pub mod tensor_fns;
 
@@ -40,6 +41,7 @@ pub fn install(rt: &mut Interp) {
     tensor_fns::register(&mut reg);
     autodiff_fns::register(&mut reg);
     data::register(&mut reg);
+    shape_fns::register(&mut reg);
     for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64)] {
         rt.builtins.insert(intern(name), Value::DType(d));
     }

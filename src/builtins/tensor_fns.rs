@@ -335,12 +335,46 @@ fn argmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(kernels::argmax(&t.data, axis)?)))
 }
 
-/// `matmul(a, b)`
+/// `matmul(a, b, *, transpose_a=False, transpose_b=False)`: `transpose_*` swaps the last two
+/// axes of that operand first (a recorded transpose, so gradients flow as usual). The flags are
+/// keyword-only here (TF also takes them by position), so that `matmul(a, b, c)` stays the
+/// TypeError it was.
+/// Errors: ShapeError for a transposed operand of rank below 2, and matmul's own.
 fn matmul(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["a", "b"], 2);
+    static SIG: Signature = Signature::varargs(&["a", "b", "transpose_a", "transpose_b"]);
+    let given = args.pos.len();
+    if given > 2 {
+        bail!(Type, "{}() takes 2 positional arguments but {given} were given", args.fname);
+    }
     let mut a = SIG.bind(rt, args)?;
-    let (x, y) = (a.value("a")?, a.value("b")?);
-    let (x, y) = rt.tensor_pair(&x, &y)?;
+    let mut pos = std::mem::take(&mut a.rest).into_iter();
+    let x = match (pos.next(), a.opt("a")?) {
+        (Some(v), None) | (None, Some(v)) => v,
+        (Some(_), Some(_)) => bail!(Type, "matmul() got multiple values for argument 'a'"),
+        (None, None) => bail!(Type, "matmul() missing 2 required arguments: 'a' and 'b'"),
+    };
+    let y = match (pos.next(), a.opt("b")?) {
+        (Some(v), None) | (None, Some(v)) => v,
+        (Some(_), Some(_)) => bail!(Type, "matmul() got multiple values for argument 'b'"),
+        (None, None) => bail!(Type, "matmul() missing 1 required argument: 'b'"),
+    };
+    let (ta, tb) = (a.bool_or("transpose_a", false)?, a.bool_or("transpose_b", false)?);
+    let (mut x, mut y) = rt.tensor_pair(&x, &y)?;
+    for (t, flag, name) in [(&mut x, ta, "a"), (&mut y, tb, "b")] {
+        if flag {
+            let n = t.shape().len();
+            if n < 2 {
+                bail!(
+                    Shape,
+                    "matmul: transpose_{name} needs rank 2 or more, got shape {}",
+                    crate::tensor::shape_str(t.shape())
+                );
+            }
+            let mut perm: Vec<i64> = (0..n as i64).collect();
+            perm.swap(n - 2, n - 1);
+            *t = rt.transpose(t, Some(perm))?;
+        }
+    }
     Ok(Value::Tensor(rt.matmul(&x, &y)?))
 }
 
@@ -519,10 +553,21 @@ fn cast(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 /// `where(condition, x, y)`: x where the condition holds, else y (broadcasting).
+/// `where(condition)`: the int64 coordinates [n, rank] of the true (non-zero) elements,
+/// in row-major order (no gradient).
+/// Errors: ValueError when only one of x and y is given.
 fn where_(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["condition", "x", "y"], 3);
+    static SIG: Signature = Signature::new(&["condition", "x", "y"], 1);
     let mut a = SIG.bind(rt, args)?;
-    let (c, x, y) = (a.value("condition")?, a.value("x")?, a.value("y")?);
+    let (c, x, y) = (a.value("condition")?, a.non_none("x")?, a.non_none("y")?);
+    let (x, y) = match (x, y) {
+        (Some(x), Some(y)) => (x, y),
+        (None, None) => {
+            let c = rt.to_tensor(&c, None)?;
+            return Ok(Value::Tensor(Tensor::new(crate::tensor::indexing::true_coordinates(&c.data))));
+        }
+        _ => bail!(Value, "where: x and y must both be given or both be None"),
+    };
     let c = rt.to_tensor(&c, Some(DType::Bool))?;
     let (x, y) = rt.tensor_pair(&x, &y)?;
     Ok(Value::Tensor(rt.where_(&c, &x, &y)?))

@@ -612,7 +612,7 @@ pub fn pairwise_sum<T: Accumulate>(xs: &[T]) -> f64 {
 /// the last axis when that axis is reduced (where a pairwise sum can work).
 /// Walking the input in memory order keeps every access sequential, whichever
 /// axes are reduced: reducing axis 0 of [10^7, 2] streams rows into two accumulators.
-fn fold_axes<T: Copy, A: Copy>(
+pub(crate) fn fold_axes<T: Copy, A: Copy>(
     a: &ArrayD<T>,
     axes: &[usize],
     init: A,

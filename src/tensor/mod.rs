@@ -6,8 +6,10 @@
 pub mod array;
 pub mod budget;
 pub mod error;
+pub mod indexing;
 pub mod kernels;
 pub mod math;
+pub mod reductions;
 pub mod scalar;
 pub mod shape;
 

@@ -37,9 +37,12 @@ impl Recorder {
             | Op::Cast { .. }
             | Op::Identity => self.elementwise_vjp(op, &upstream, needed),
             Op::MatMul { .. } => self.matmul_vjp(op, &upstream, needed),
-            Op::Reduce { .. } | Op::ReduceExtreme { .. } | Op::BroadcastTo { .. } => {
-                self.reduce_vjp(op, &upstream, needed)
-            }
+            Op::Reduce { .. }
+            | Op::ReduceExtreme { .. }
+            | Op::ReduceProd { .. }
+            | Op::Cumsum { .. }
+            | Op::Cumprod { .. }
+            | Op::BroadcastTo { .. } => self.reduce_vjp(op, &upstream, needed),
             Op::Reshape { .. }
             | Op::Transpose { .. }
             | Op::Concat { .. }
