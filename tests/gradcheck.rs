@@ -2,6 +2,7 @@
 //! differentiable ops, over inputs of random shapes that broadcast, have
 //! `tape.gradient` equal to central finite differences in float64.
 
+use dgl::autodiff::ops::nn::Activation;
 use dgl::autodiff::Tape;
 use dgl::runtime::error::R;
 use dgl::runtime::Interp;
@@ -38,6 +39,10 @@ enum E {
     Reverse(Box<E>),
     /// concat([x, x], -1)[..., 1:4]
     ConcatSlice(Box<E>),
+    /// An activation function (leaky_relu, elu, selu, gelu, swish, softsign, log_sigmoid).
+    Activation(Activation, Box<E>),
+    /// rsqrt(1 + x²)
+    SafeRsqrt(Box<E>),
 }
 
 fn expr() -> impl Strategy<Value = E> {
@@ -54,6 +59,7 @@ fn expr() -> impl Strategy<Value = E> {
             Just(Unary::Softplus),
             Just(Unary::Relu),
             Just(Unary::Abs),
+            Just(Unary::Erf),
         ];
         let binary = prop_oneof![
             Just(Binary::Add),
@@ -77,7 +83,22 @@ fn expr() -> impl Strategy<Value = E> {
             inner.clone().prop_map(move |x| E::MatMul(b(x))),
             inner.clone().prop_map(move |x| E::Transpose2(b(x))),
             inner.clone().prop_map(move |x| E::Reverse(b(x))),
-            inner.prop_map(move |x| E::ConcatSlice(b(x))),
+            inner.clone().prop_map(move |x| E::ConcatSlice(b(x))),
+            inner.clone().prop_map(move |x| E::SafeRsqrt(b(x))),
+            (
+                prop_oneof![
+                    Just(Activation::LeakyRelu(0.2)),
+                    Just(Activation::Elu),
+                    Just(Activation::Selu),
+                    Just(Activation::Gelu { approximate: false }),
+                    Just(Activation::Gelu { approximate: true }),
+                    Just(Activation::Swish(1.0)),
+                    Just(Activation::Softsign),
+                    Just(Activation::LogSigmoid),
+                ],
+                inner
+            )
+                .prop_map(move |(a, x)| E::Activation(a, b(x))),
         ]
     })
 }
@@ -99,6 +120,17 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
             let one = rt.scalar(DType::F64, 1.0);
             let d = rt.add(&one, &y2)?;
             rt.binary(Binary::Div, &x, &d)?
+        }
+        E::Activation(a, x) => {
+            let x = eval(rt, x, xs)?;
+            rt.ad.activation(*a, &x)?
+        }
+        E::SafeRsqrt(x) => {
+            let x = eval(rt, x, xs)?;
+            let x2 = rt.unary(Unary::Square, &x)?;
+            let one = rt.scalar(DType::F64, 1.0);
+            let s = rt.add(&one, &x2)?;
+            rt.unary(Unary::Rsqrt, &s)?
         }
         E::SafeLog(x) | E::SafeSqrt(x) => {
             let x = eval(rt, x, xs)?;
