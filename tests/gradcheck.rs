@@ -2,6 +2,7 @@
 //! differentiable ops, over inputs of random shapes that broadcast, have
 //! `tape.gradient` equal to central finite differences in float64.
 
+use dgl::autodiff::ops::nn::Activation;
 use dgl::autodiff::ops::reduce::NormOrd;
 use dgl::autodiff::Tape;
 use dgl::runtime::error::R;
@@ -52,6 +53,10 @@ enum E {
     Norm(Box<E>),
     /// clip_by_norm(x, 1.0, axes=[-1])
     ClipByNorm(Box<E>),
+    /// An activation function (leaky_relu, elu, selu, gelu, swish, softsign, log_sigmoid).
+    Activation(Activation, Box<E>),
+    /// rsqrt(1 + x²)
+    SafeRsqrt(Box<E>),
 }
 
 fn expr() -> impl Strategy<Value = E> {
@@ -68,6 +73,7 @@ fn expr() -> impl Strategy<Value = E> {
             Just(Unary::Softplus),
             Just(Unary::Relu),
             Just(Unary::Abs),
+            Just(Unary::Erf),
         ];
         let binary = prop_oneof![
             Just(Binary::Add),
@@ -97,7 +103,22 @@ fn expr() -> impl Strategy<Value = E> {
             (inner.clone(), any::<bool>()).prop_map(move |(x, r)| E::Cumprod(b(x), r)),
             (inner.clone(), -1i64..1).prop_map(move |(x, a)| E::Variance(b(x), a)),
             inner.clone().prop_map(move |x| E::Norm(b(x))),
-            inner.prop_map(move |x| E::ClipByNorm(b(x))),
+            inner.clone().prop_map(move |x| E::ClipByNorm(b(x))),
+            inner.clone().prop_map(move |x| E::SafeRsqrt(b(x))),
+            (
+                prop_oneof![
+                    Just(Activation::LeakyRelu(0.2)),
+                    Just(Activation::Elu),
+                    Just(Activation::Selu),
+                    Just(Activation::Gelu { approximate: false }),
+                    Just(Activation::Gelu { approximate: true }),
+                    Just(Activation::Swish(1.0)),
+                    Just(Activation::Softsign),
+                    Just(Activation::LogSigmoid),
+                ],
+                inner
+            )
+                .prop_map(move |(a, x)| E::Activation(a, b(x))),
         ]
     })
 }
@@ -119,6 +140,17 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
             let one = rt.scalar(DType::F64, 1.0);
             let d = rt.add(&one, &y2)?;
             rt.binary(Binary::Div, &x, &d)?
+        }
+        E::Activation(a, x) => {
+            let x = eval(rt, x, xs)?;
+            rt.ad.activation(*a, &x)?
+        }
+        E::SafeRsqrt(x) => {
+            let x = eval(rt, x, xs)?;
+            let x2 = rt.unary(Unary::Square, &x)?;
+            let one = rt.scalar(DType::F64, 1.0);
+            let s = rt.add(&one, &x2)?;
+            rt.unary(Unary::Rsqrt, &s)?
         }
         E::SafeLog(x) | E::SafeSqrt(x) => {
             let x = eval(rt, x, xs)?;

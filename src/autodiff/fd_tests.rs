@@ -3,6 +3,7 @@
 //! `sum(op(inputs) * w)`, for fixed weights `w`, with central differences.
 
 use super::backward::gradient;
+use super::ops::nn::Activation;
 use super::ops::reduce::NormOrd;
 use super::recorder::Recorder;
 use super::tape::Tape;
@@ -104,6 +105,10 @@ fn elementwise_unary_rules() {
     unary_check(Unary::Sigmoid, -3.0, 3.0);
     unary_check(Unary::Softplus, -3.0, 3.0);
     unary_check(Unary::Reciprocal, 0.5, 2.0);
+    // d x^(−1/2) = −½ x^(−3/2)
+    unary_check(Unary::Rsqrt, 0.5, 2.0);
+    // d erf x = 2/√π e^(−x²)
+    unary_check(Unary::Erf, -2.0, 2.0);
     // Away from the kinks (those are pinned by tests/autodiff/kinks.dgl).
     unary_check(Unary::Relu, 0.1, 2.0);
     unary_check(Unary::Relu, -2.0, -0.1);
@@ -196,6 +201,32 @@ fn neural_network_rules() {
     });
 }
 
+/// The activations, composed of recorded operations (`ops/nn.rs`): first derivatives away
+/// from their kinks (0, and 6 for relu6), on both sides.
+#[test]
+fn activation_rules() {
+    let acts = [
+        Activation::LeakyRelu(0.2),
+        Activation::LeakyRelu(1.5),
+        Activation::Elu,
+        Activation::Selu,
+        Activation::Gelu { approximate: false },
+        Activation::Gelu { approximate: true },
+        Activation::Swish(1.0),
+        Activation::Swish(0.5),
+        Activation::Softsign,
+        Activation::Relu6,
+        Activation::LogSigmoid,
+    ];
+    for act in acts {
+        for (i, (lo, hi)) in [(-3.0, -0.1), (0.1, 5.9), (6.1, 9.0)].into_iter().enumerate() {
+            check(&format!("{act:?} on [{lo}, {hi})"), vec![input(&[2, 3], 40 + i as u64, lo, hi)], &move |rt, x| {
+                rt.activation(act, &x[0])
+            });
+        }
+    }
+}
+
 #[test]
 fn second_derivatives_through_recorded_vjps() {
     // d/dx of (d/dx f) against finite differences of the first derivative.
@@ -246,6 +277,29 @@ fn second_derivatives_through_recorded_vjps() {
                 rt.clip_by_norm(&x[0], &c, None)
             }),
         ),
+        ("erf", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.unary(Unary::Erf, &x[0]))),
+        (
+            "rsqrt(1 + x^2)",
+            Box::new(|rt: &mut Recorder, x: &[Tensor]| {
+                let x2 = rt.mul(&x[0], &x[0])?;
+                let one = rt.scalar(DType::F64, 1.0);
+                let s = rt.add(&one, &x2)?;
+                rt.unary(Unary::Rsqrt, &s)
+            }),
+        ),
+        ("elu", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.activation(Activation::Elu, &x[0]))),
+        ("selu", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.activation(Activation::Selu, &x[0]))),
+        (
+            "gelu",
+            Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.activation(Activation::Gelu { approximate: false }, &x[0])),
+        ),
+        (
+            "gelu approximate",
+            Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.activation(Activation::Gelu { approximate: true }, &x[0])),
+        ),
+        ("swish", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.activation(Activation::Swish(1.5), &x[0]))),
+        ("softsign", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.activation(Activation::Softsign, &x[0]))),
+        ("log_sigmoid", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.activation(Activation::LogSigmoid, &x[0]))),
     ];
     for (name, f) in cases {
         let first = move |rt: &mut Recorder, x: &[Tensor]| -> R<Tensor> {

@@ -339,7 +339,7 @@ fn sum(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 /// `round(x, ndigits=None)`: half to even, as Python.
-fn round(rt: &mut Interp, args: &mut Args) -> R<Value> {
+pub(crate) fn round(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["number", "ndigits"], 1);
     let mut a = SIG.bind(rt, args)?;
     let (x, nd) = (a.value("number")?, a.opt_int("ndigits")?);

@@ -8,6 +8,7 @@ pub mod autodiff_fns;
 mod collections;
 pub mod core;
 pub mod data;
+mod math_fns;
 pub mod methods;
 pub mod shape_fns;
 mod tape_methods;
@@ -42,6 +43,8 @@ pub fn install(rt: &mut Interp) {
     autodiff_fns::register(&mut reg);
     data::register(&mut reg);
     shape_fns::register(&mut reg);
+    // After core: its `round` of a tensor is TF's, of a number Python's (core::round).
+    math_fns::register(&mut reg);
     for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64)] {
         rt.builtins.insert(intern(name), Value::DType(d));
     }

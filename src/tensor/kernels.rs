@@ -55,6 +55,16 @@ pub enum Unary {
     /// 1 where x > 0, else 0 (the derivative of relu, TF's choice at 0).
     Step,
     Reciprocal,
+    /// Rounds down; no gradient (TF: None).
+    Floor,
+    /// Rounds up; no gradient (TF: None).
+    Ceil,
+    /// Rounds half to even (TF's banker's rounding); no gradient (TF: None).
+    Round,
+    /// 1 / √x.
+    Rsqrt,
+    /// The error function, 2/√π ∫₀ˣ e^(−t²) dt.
+    Erf,
 }
 
 /// Builds an array of `shape` from row-major values.
@@ -71,7 +81,7 @@ fn from_vec<U>(shape: &[usize], values: Vec<U>) -> ArrayD<U> {
 /// trailing part of the other's (a bias row `[n]` against `[m, n]`). Everything
 /// else goes through ndarray's broadcasting `Zip`. Every path applies `f` to
 /// the same pairs in the same order, so results do not depend on the path.
-fn zip_bcast<T: Copy, U>(a: &ArrayD<T>, b: &ArrayD<T>, f: impl Fn(T, T) -> U) -> R<ArrayD<U>> {
+pub(super) fn zip_bcast<T: Copy, U>(a: &ArrayD<T>, b: &ArrayD<T>, f: impl Fn(T, T) -> U) -> R<ArrayD<U>> {
     let (sa, sb) = (a.shape(), b.shape());
     if let (Some(xs), Some(ys)) = (a.as_slice(), b.as_slice()) {
         if sa == sb {
@@ -420,6 +430,11 @@ fn float_unary<T: Float>(op: Unary) -> impl Fn(T) -> T {
                 }
             }
             Unary::Reciprocal => one / x,
+            Unary::Floor => x.floor(),
+            Unary::Ceil => x.ceil(),
+            Unary::Round => super::activations::round_half_even(x),
+            Unary::Rsqrt => one / x.sqrt(),
+            Unary::Erf => super::activations::erf(x),
         }
     }
 }
@@ -441,10 +456,10 @@ fn float_unary_array<T: Float>(op: Unary, x: &ArrayD<T>) -> ArrayD<T> {
             }
         };
     }
-    per_op!(Neg Abs Exp Log Log1p Sqrt Square Sin Cos Tan Tanh Sigmoid Relu Softplus Sign Step Reciprocal)
+    per_op!(Neg Abs Exp Log Log1p Sqrt Square Sin Cos Tan Tanh Sigmoid Relu Softplus Sign Step Reciprocal Floor Ceil Round Rsqrt Erf)
 }
 
-/// `f(x)` elementwise. Neg, Abs, Square and Sign also work on int64.
+/// `f(x)` elementwise. Neg, Abs, Square, Sign, Relu and Round also work on int64.
 /// float32 exp, tanh and sigmoid go through [`super::math`] (vectorized, at
 /// most 1 ulp from the correctly rounded value); the rest through std.
 ///
@@ -476,6 +491,8 @@ pub fn unary(op: Unary, a: &Array) -> R<Array> {
             }
             Unary::Sign => x.mapv(|v| v.signum()),
             Unary::Relu => x.mapv(|v| v.max(0)),
+            // TF: rounding an integer tensor returns it unchanged.
+            Unary::Round => x.clone(),
             _ => tensor_bail!(Type, "{} needs a float tensor, got int64 (use cast)", unary_name(op)),
         }),
         Array::Bool(_) => tensor_bail!(Type, "{} is not defined on bool tensors", unary_name(op)),
@@ -500,7 +517,7 @@ pub fn unary_owned(op: Unary, a: Array) -> R<Array> {
                 }
             };
         }
-        per_op!(Neg Abs Exp Log Log1p Sqrt Square Sin Cos Tan Tanh Sigmoid Relu Softplus Sign Step Reciprocal)
+        per_op!(Neg Abs Exp Log Log1p Sqrt Square Sin Cos Tan Tanh Sigmoid Relu Softplus Sign Step Reciprocal Floor Ceil Round Rsqrt Erf)
     }
     match a {
         Array::F32(mut x) if x.is_standard_layout() => {
@@ -541,6 +558,11 @@ pub fn unary_name(op: Unary) -> &'static str {
         Unary::Sign => "sign",
         Unary::Step => "step",
         Unary::Reciprocal => "reciprocal",
+        Unary::Floor => "floor",
+        Unary::Ceil => "ceil",
+        Unary::Round => "round",
+        Unary::Rsqrt => "rsqrt",
+        Unary::Erf => "erf",
     }
 }
 

@@ -3,6 +3,7 @@
 //! The kernels in this module know nothing of tapes; `autodiff::ops` wraps
 //! them with recording.
 
+pub mod activations;
 pub mod array;
 pub mod budget;
 pub mod error;

@@ -56,11 +56,15 @@ impl Recorder {
     /// `f(x)` elementwise.
     pub fn unary(&mut self, op: Unary, x: &Tensor) -> R<Tensor> {
         let out = Tensor::new(kernels::unary(op, &x.data)?);
-        if out.dtype().is_float() {
+        // Rounding has no gradient (TF registers None for Floor, Ceil and Round).
+        let rounding = matches!(op, Unary::Floor | Unary::Ceil | Unary::Round);
+        if out.dtype().is_float() && !rounding {
             self.record(&[x], &[&out], || {
                 let saved = match op {
-                    Unary::Neg | Unary::Sign | Unary::Step => None,
-                    Unary::Exp | Unary::Tanh | Unary::Sigmoid | Unary::Sqrt | Unary::Relu => Some(out.clone()),
+                    Unary::Neg | Unary::Sign | Unary::Step | Unary::Floor | Unary::Ceil | Unary::Round => None,
+                    Unary::Exp | Unary::Tanh | Unary::Sigmoid | Unary::Sqrt | Unary::Rsqrt | Unary::Relu => {
+                        Some(out.clone())
+                    }
                     _ => Some(x.clone()),
                 };
                 Op::Unary { op, saved }
@@ -318,7 +322,6 @@ impl Recorder {
                 let sg = self.unary(Unary::Sigmoid, &s())?;
                 self.mul(g, &sg)
             }
-            // d(1/x) = −dx / x²
             // d (1/x) = −dx / x², zero for a zero upstream (TF's ReciprocalGrad).
             Unary::Reciprocal => {
                 let x = s();
@@ -327,7 +330,28 @@ impl Recorder {
                 let q = self.unary(Unary::Neg, &q)?;
                 self.zero_where_upstream_is(g, q)
             }
-            Unary::Sign | Unary::Step => Ok(self.constant_like(g, 0.0)),
+            // d x^(−1/2) = −½ y³ dx (y saved; −inf at 0, as TF), zero for a zero upstream
+            // (TF's RsqrtGrad).
+            Unary::Rsqrt => {
+                let y = s();
+                let y2 = self.mul(&y, &y)?;
+                let y3 = self.mul(&y2, &y)?;
+                let d = self.mul_scalar(&y3, -0.5)?;
+                let q = self.mul(g, &d)?;
+                self.zero_where_upstream_is(g, q)
+            }
+            // d erf x = 2/√π e^(−x²) dx
+            Unary::Erf => {
+                let x = s();
+                let x2 = self.mul(&x, &x)?;
+                let nx2 = self.unary(Unary::Neg, &x2)?;
+                let e = self.unary(Unary::Exp, &nx2)?;
+                let d = self.mul_scalar(&e, std::f64::consts::FRAC_2_SQRT_PI)?;
+                self.mul(g, &d)
+            }
+            // Floor, Ceil and Round are never recorded (no gradient); sign and the step are
+            // piecewise constant.
+            Unary::Sign | Unary::Step | Unary::Floor | Unary::Ceil | Unary::Round => Ok(self.constant_like(g, 0.0)),
         }
     }
 }
