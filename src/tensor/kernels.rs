@@ -119,15 +119,73 @@ pub(super) fn zip_bcast<T: Copy, U>(a: &ArrayD<T>, b: &ArrayD<T>, f: impl Fn(T, 
     Ok(Zip::from(&av).and(&bv).map_collect(|&x, &y| f(x, y)))
 }
 
+/// Elements from which an elementwise kernel or a reduction splits its work over the
+/// thread pool (2^18: 1 MiB of float32; below it, waking a thread costs more than it saves).
+pub const PARALLEL_ELEMENTS: usize = 1 << 18;
+
+/// Whether `n` elements of work are worth the thread pool (and the pool has more than one thread).
+pub fn parallel_for(n: usize) -> bool {
+    n >= PARALLEL_ELEMENTS && pool_threads() > 1
+}
+
+/// The thread count of the one rayon pool, set once from [`num_threads`] (`DGL_NUM_THREADS`).
+pub fn pool_threads() -> usize {
+    static READY: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *READY.get_or_init(|| {
+        let n = num_threads();
+        // A pool already built (by an embedding program) is used as it is.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+        rayon::current_num_threads().min(n)
+    })
+}
+
+/// `out[i] = f(xs[i], ys[i])` in chunks over the thread pool; the same pairs and the same
+/// results as the sequential loop, whatever the number of threads.
+fn par_zip<T: Copy + Send + Sync + Default>(xs: &[T], ys: &[T], f: impl Fn(T, T) -> T + Sync) -> Vec<T> {
+    use rayon::prelude::*;
+    let mut out = vec![T::default(); xs.len()];
+    let chunk = xs.len().div_ceil(pool_threads() * 4).max(4096);
+    out.par_chunks_mut(chunk).zip(xs.par_chunks(chunk)).zip(ys.par_chunks(chunk)).for_each(|((o, x), y)| {
+        for ((o, &x), &y) in o.iter_mut().zip(x).zip(y) {
+            *o = f(x, y);
+        }
+    });
+    out
+}
+
+/// [`zip_bcast`] that splits large same-shape or scalar-operand work over the thread pool
+/// ([`parallel_for`]); results are identical to the sequential path.
+fn zip_bcast_threaded<T: Copy + Send + Sync + Default>(
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    f: impl Fn(T, T) -> T + Sync,
+) -> R<ArrayD<T>> {
+    if let (Some(xs), Some(ys)) = (a.as_slice(), b.as_slice()) {
+        let (sa, sb) = (a.shape(), b.shape());
+        if sa == sb && parallel_for(xs.len()) {
+            return Ok(from_vec(sa, par_zip(xs, ys, f)));
+        }
+        if ys.len() == 1 && sb.len() <= sa.len() && parallel_for(xs.len()) {
+            let y = vec![ys[0]; xs.len()];
+            return Ok(from_vec(sa, par_zip(xs, &y, f)));
+        }
+        if xs.len() == 1 && sa.len() <= sb.len() && parallel_for(ys.len()) {
+            let x = vec![xs[0]; ys.len()];
+            return Ok(from_vec(sb, par_zip(&x, ys, f)));
+        }
+    }
+    zip_bcast(a, b, f)
+}
+
 /// [`zip_bcast`] of a float operation, with the operation chosen outside the
 /// element loop: each arm passes a zero-sized closure whose `op` is a constant,
 /// so every operation gets its own monomorphised loop and `+` vectorizes
 /// (a closure capturing `op` kept a jump table inside the loop).
-fn float_binary_array<T: Float>(op: Binary, x: &ArrayD<T>, y: &ArrayD<T>) -> R<ArrayD<T>> {
+fn float_binary_array<T: Float + Send + Sync + Default>(op: Binary, x: &ArrayD<T>, y: &ArrayD<T>) -> R<ArrayD<T>> {
     macro_rules! per_op {
         ($($v:ident)*) => {
             match op {
-                $(Binary::$v => zip_bcast(x, y, |p, q| float_binary::<T>(Binary::$v)(p, q)),)*
+                $(Binary::$v => zip_bcast_threaded(x, y, |p, q| float_binary::<T>(Binary::$v)(p, q)),)*
             }
         };
     }
@@ -578,7 +636,7 @@ pub enum Reduce {
 /// Float element types whose sums accumulate in float64 (LANGUAGE.md §4:
 /// reductions are as accurate as TF's and NumPy's; a float64 accumulator keeps
 /// the relative error of a float32 sum of 10^7 same-sign terms near 1e-9).
-pub trait Accumulate: Float {
+pub trait Accumulate: Float + Send + Sync {
     fn widen(self) -> f64;
     fn narrow(v: f64) -> Self;
 }
@@ -623,6 +681,11 @@ pub fn pairwise_sum<T: Accumulate>(xs: &[T]) -> f64 {
     }
     let mut half = xs.len() / 2;
     half -= half % 8;
+    // The same tree of partial sums either way, so the result does not depend on threads.
+    if parallel_for(xs.len()) {
+        let (l, r) = rayon::join(|| pairwise_sum(&xs[..half]), || pairwise_sum(&xs[half..]));
+        return l + r;
+    }
     pairwise_sum(&xs[..half]) + pairwise_sum(&xs[half..])
 }
 
@@ -1237,6 +1300,38 @@ mod tests {
             let Array::F32(s) = reduce(Reduce::Sum, &Array::F32(a), &[axis], false).unwrap() else { panic!() };
             for (g, e) in s.iter().zip(exact) {
                 assert!(((*g as f64 - e) / e).abs() <= 1e-6, "axis {axis}: {g} vs {e}");
+            }
+        }
+    }
+
+    /// The tree of [`pairwise_sum`], walked on one thread: the threaded sum must equal it bit for bit.
+    fn pairwise_sum_sequential(xs: &[f32]) -> f64 {
+        if xs.len() <= 128 {
+            // Below the split the threaded function never threads: it is its own reference.
+            return pairwise_sum(xs);
+        }
+        let mut half = xs.len() / 2;
+        half -= half % 8;
+        pairwise_sum_sequential(&xs[..half]) + pairwise_sum_sequential(&xs[half..])
+    }
+
+    #[test]
+    fn threaded_kernels_equal_the_sequential_ones_bit_for_bit() {
+        // Sizes on both sides of PARALLEL_ELEMENTS, with awkward remainders.
+        for n in [PARALLEL_ELEMENTS - 3, PARALLEL_ELEMENTS * 3 + 1001] {
+            let xs: Vec<f32> = (0..n).map(|i| ((i * 7919 % 10007) as f32 - 5000.0) * 1e-3).collect();
+            let ys: Vec<f32> = (0..n).map(|i| ((i * 104729 % 9973) as f32 + 1.0) * 1e-2).collect();
+            assert_eq!(pairwise_sum(&xs).to_bits(), pairwise_sum_sequential(&xs).to_bits(), "n = {n}");
+            let a = ArrayD::from_shape_vec(IxDyn(&[n]), xs.clone()).unwrap();
+            let b = ArrayD::from_shape_vec(IxDyn(&[n]), ys.clone()).unwrap();
+            let s = ArrayD::from_shape_vec(IxDyn(&[]), vec![0.37f32]).unwrap();
+            for op in [Binary::Add, Binary::Div, Binary::Pow, Binary::Maximum] {
+                let f = float_binary::<f32>(op);
+                let got = float_binary_array(op, &a, &b).unwrap();
+                let want: Vec<f32> = xs.iter().zip(&ys).map(|(&x, &y)| f(x, y)).collect();
+                assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()), "{op:?}, n = {n}");
+                let got = float_binary_array(op, &s, &b).unwrap();
+                assert!(got.iter().zip(&ys).all(|(g, &y)| g.to_bits() == f(0.37, y).to_bits()), "{op:?} scalar");
             }
         }
     }

@@ -111,9 +111,22 @@ fn map_avx2(xs: &mut [f32], f: impl Fn(f32) -> f32) {
     map_plain(xs, f)
 }
 
+/// `x = f(x)` over a slice, in place, with the widest vector unit this CPU has; a large slice
+/// is split over the thread pool (elementwise, so the results do not depend on threads).
+#[inline(always)]
+fn map_in_place(xs: &mut [f32], f: impl Fn(f32) -> f32 + Sync + Copy) {
+    if super::kernels::parallel_for(xs.len()) {
+        use rayon::prelude::*;
+        let chunk = xs.len().div_ceil(super::kernels::pool_threads() * 4).max(4096);
+        xs.par_chunks_mut(chunk).for_each(|c| map_on_this_cpu(c, f));
+        return;
+    }
+    map_on_this_cpu(xs, f)
+}
+
 /// `x = f(x)` over a slice, in place, with the widest vector unit this CPU has.
 #[inline(always)]
-fn map_in_place(xs: &mut [f32], f: impl Fn(f32) -> f32) {
+fn map_on_this_cpu(xs: &mut [f32], f: impl Fn(f32) -> f32) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f")
@@ -172,6 +185,15 @@ pub fn sigmoid_f32_slice(xs: &[f32]) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slice_split_over_threads_maps_like_one_element_at_a_time() {
+        let n = crate::tensor::kernels::PARALLEL_ELEMENTS * 2 + 77;
+        let xs: Vec<f32> = (0..n).map(|i| (i as f32 - n as f32 / 2.0) * 3e-5).collect();
+        let mut ys = xs.clone();
+        tanh_f32_in_place(&mut ys);
+        assert!(xs.iter().zip(&ys).all(|(&x, y)| tanh_f32(x).to_bits() == y.to_bits()));
+    }
 
     /// Distance in float32 steps between two finite floats of the same sign class.
     fn ulps(a: f32, b: f32) -> u64 {
