@@ -8,6 +8,7 @@ pub mod autodiff_fns;
 mod collections;
 pub mod core;
 pub mod data;
+mod diff_tools;
 pub mod methods;
 mod tape_methods;
 pub mod tensor_fns;
@@ -30,6 +31,7 @@ pub fn install(rt: &mut Interp) {
     tensor_fns::register(&mut reg);
     autodiff_fns::register(&mut reg);
     data::register(&mut reg);
+    diff_tools::install(rt);
     for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64)] {
         rt.builtins.insert(intern(name), Value::DType(d));
     }
