@@ -48,11 +48,24 @@ fn gradient_tape(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Tape(Rc::new(RefCell::new(Tape::new(persistent, watch)))))
 }
 
-/// `stop_gradient(x)`: the same values under a new, unrecorded id.
+/// `stop_gradient(input, name=None)`: the same values under a new, unrecorded id.
+///
+/// Shapes and dtypes: input's; a (nested) list, tuple or dict of tensors gives the same
+/// structure of stopped tensors (TF packs a list into one tensor and rejects a dict).
+/// Gradient: none (the result is a constant to every tape).
+/// See: LANGUAGE.md §5; tf.stop_gradient.
 fn stop_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input"], 1);
-    let t = SIG.bind(rt, a)?.tensor("input")?;
-    Ok(Value::Tensor(Tensor::new((*t.data).clone())))
+    static SIG: Signature = Signature::new(&["input", "name"], 1);
+    let input = SIG.bind(rt, a)?.value("input")?;
+    if !matches!(input, Value::List(_) | Value::Tuple(_) | Value::Dict(_)) {
+        let t = rt.tensor_arg(&input)?;
+        return Ok(Value::Tensor(Tensor::new((*t.data).clone())));
+    }
+    let mut leaves = Vec::new();
+    super::tape_methods::flatten_sources(rt, &input, &mut leaves)?;
+    let stopped: Vec<Value> =
+        leaves.iter().map(|v| Ok(Value::Tensor(Tensor::new((*rt.tensor_arg(v)?.data).clone())))).collect::<R<_>>()?;
+    Ok(super::tape_methods::unflatten(&input, &mut stopped.into_iter()))
 }
 
 fn wrap(rt: &mut Interp, a: &mut Args, make: fn(Value) -> BuiltinKind, prefix: &str) -> R<Value> {

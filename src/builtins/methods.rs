@@ -76,6 +76,7 @@ const TAPE: &[(&str, Attr)] = &[
     ("watch", Attr::Method(tape_watch)),
     ("gradient", Attr::Method(tape_gradient)),
     ("jacobian", Attr::Method(tape_jacobian)),
+    ("batch_jacobian", Attr::Method(tape_batch_jacobian)),
     ("stats", Attr::Method(tape_stats)),
     ("watched_variables", Attr::Method(tape_watched_variables)),
     ("stop_recording", Attr::Method(tape_stop_recording)),
@@ -323,9 +324,10 @@ fn this_var(a: &Args) -> R<Rc<crate::autodiff::Variable>> {
 
 /// The new value for a Variable update, in the Variable's dtype.
 fn update_value(rt: &mut Interp, args: &mut Args, op: Option<crate::tensor::kernels::Binary>) -> R<Value> {
-    static SIG: Signature = Signature::new(&["value"], 1);
+    static SIG: Signature = Signature::new(&["value", "use_locking", "name", "read_value"], 1);
     let var = this_var(args)?;
-    let v = SIG.bind(rt, args)?.value("value")?;
+    let mut b = SIG.bind(rt, args)?;
+    let (v, read_value) = (b.value("value")?, b.bool_or("read_value", true)?);
     let cur = var.peek();
     // Python numbers and lists take the Variable's dtype; a tensor of another
     // dtype is a ValueError (LANGUAGE.md §5), raised by `Variable::set`.
@@ -350,20 +352,22 @@ fn update_value(rt: &mut Interp, args: &mut Args, op: Option<crate::tensor::kern
         None => Rc::try_unwrap(new.data).unwrap_or_else(|shared| (*shared).clone()),
     };
     var.set(value)?;
-    Ok(Value::Variable(var))
+    // TF: the updated Variable, or None with read_value=False.
+    Ok(if read_value { Value::Variable(var) } else { Value::None })
 }
 
-/// `v.assign(value)`: returns the Variable (TF returns the updated variable).
+/// `v.assign(value, use_locking=False, name=None, read_value=True)`: returns the Variable
+/// (TF returns the updated variable), None with `read_value=False`.
 fn var_assign(rt: &mut Interp, args: &mut Args) -> R<Value> {
     update_value(rt, args, None)
 }
 
-/// `v.assign_add(delta)`: `v ← v + delta`, same shape.
+/// `v.assign_add(delta, use_locking=False, name=None, read_value=True)`: `v ← v + delta`, same shape.
 fn var_assign_add(rt: &mut Interp, args: &mut Args) -> R<Value> {
     update_value(rt, args, Some(crate::tensor::kernels::Binary::Add))
 }
 
-/// `v.assign_sub(delta)`: `v ← v − delta`, same shape.
+/// `v.assign_sub(delta, use_locking=False, name=None, read_value=True)`: `v ← v − delta`, same shape.
 fn var_assign_sub(rt: &mut Interp, args: &mut Args) -> R<Value> {
     update_value(rt, args, Some(crate::tensor::kernels::Binary::Sub))
 }

@@ -8,6 +8,7 @@ pub mod autodiff_fns;
 mod collections;
 pub mod core;
 pub mod data;
+mod diff_tools;
 mod math_fns;
 pub mod methods;
 pub mod shape_fns;
@@ -45,6 +46,7 @@ pub fn install(rt: &mut Interp) {
     shape_fns::register(&mut reg);
     // After core: its `round` of a tensor is TF's, of a number Python's (core::round).
     math_fns::register(&mut reg);
+    diff_tools::install(rt);
     for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64)] {
         rt.builtins.insert(intern(name), Value::DType(d));
     }

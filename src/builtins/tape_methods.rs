@@ -1,5 +1,5 @@
 //! Methods of `GradientTape` values (LANGUAGE.md §5): `watch`, `gradient`,
-//! `jacobian`, `stats`, `watched_variables`, `reset`.
+//! `jacobian`, `batch_jacobian`, `stats`, `watched_variables`, `reset`.
 
 use super::{Signature, NO_ARGS};
 use crate::autodiff::Tape;
@@ -7,7 +7,7 @@ use crate::bail;
 use crate::runtime::error::R;
 use crate::runtime::value::{Args, HashKey, Value};
 use crate::runtime::Interp;
-use crate::tensor::{Array, Tensor};
+use crate::tensor::{shape_str, Array, Tensor};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -92,8 +92,9 @@ pub(super) fn unflatten(like: &Value, it: &mut impl Iterator<Item = Value>) -> V
     }
 }
 
-/// `unconnected_gradients=`: `'none'` (the default) or `'zero'`.
-fn unconnected_zero(rt: &mut Interp, v: Option<Value>) -> R<bool> {
+/// `unconnected_gradients=`: `'none'` (the default) or `'zero'`; `UnconnectedGradients.NONE`
+/// and `.ZERO` are those strings.
+pub(super) fn unconnected_zero(rt: &mut Interp, v: Option<Value>) -> R<bool> {
     Ok(match v {
         None => false,
         Some(Value::Str(s)) if s.as_ref() == "none" => false,
@@ -151,20 +152,152 @@ pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(unflatten(&sources, &mut results.collect::<Vec<_>>().into_iter()))
 }
 
-/// `tape.jacobian(target, source)`: one gradient per target element, stacked.
+/// `tape.jacobian(target, sources, unconnected_gradients='none', parallel_iterations=None,
+/// experimental_use_pfor=True)`: the derivative of every element of `target` with respect to
+/// every element of each source.
+///
+/// Shapes: target [y…], a source [x…] → [y…, x…]; `sources` may be one tensor or Variable, or a
+/// (nested) list, tuple or dict of them, and the result mirrors that structure.
+/// Dtypes: each result has its source's dtype; an int source has no jacobian (None).
+/// Gradient: recorded by any enclosing tape (the rows are gradients), so jacobians nest.
+/// Errors: RuntimeError on a used non-persistent tape (the whole jacobian is that tape's one
+/// use); TypeError for a source that is not a tensor or Variable; ValueError for an unknown
+/// `unconnected_gradients`. `parallel_iterations` and `experimental_use_pfor` are accepted and
+/// change nothing (rows are computed one by one).
+/// See: LANGUAGE.md §5; tf.GradientTape.jacobian.
 pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["target", "sources", "unconnected_gradients"], 2);
+    static SIG: Signature = Signature::new(
+        &["target", "sources", "unconnected_gradients", "parallel_iterations", "experimental_use_pfor"],
+        2,
+    );
     let tape = this_tape(a)?;
     let mut b = SIG.bind(rt, a)?;
-    let (target, source, unconnected) = (b.value("target")?, b.value("sources")?, b.non_none("unconnected_gradients")?);
+    let (target, sources, unconnected) =
+        (b.value("target")?, b.value("sources")?, b.non_none("unconnected_gradients")?);
+    b.opt_int("parallel_iterations")?;
+    b.bool_or("experimental_use_pfor", true)?;
     let zero = unconnected_zero(rt, unconnected)?;
     let y = rt.to_tensor(&target, None)?;
-    let src = match source {
-        Value::Variable(v) => v.peek(),
-        Value::Tensor(t) => t,
-        other => bail!(Type, "jacobian source must be a tensor or Variable, not {}", other.type_name()),
-    };
-    // A non-persistent tape answers once: treat the whole jacobian as that one use.
+    let mut leaves = Vec::new();
+    flatten_sources(rt, &sources, &mut leaves)?;
+    let srcs: Vec<Tensor> = leaves.iter().map(|s| source_tensor(s, "jacobian")).collect::<R<_>>()?;
+    let n = y.len();
+    let rows = gradient_rows(rt, &tape, &y, &srcs, n, |i| {
+        let mut onehot = vec![0.0; n];
+        onehot[i] = 1.0;
+        onehot
+    })?;
+    let mut results = Vec::with_capacity(srcs.len());
+    for (src, rows) in srcs.iter().zip(rows) {
+        let mut shape = y.shape().to_vec();
+        shape.extend_from_slice(src.shape());
+        results.push(match rows {
+            // TF: a source no element of the target depends on has no jacobian (None), unless
+            // unconnected_gradients='zero'; rows of unconnected elements are zeros.
+            None if !zero => Value::None,
+            None => Value::Tensor(Tensor::zeros(src.dtype(), &shape)),
+            Some(rows) if rows.is_empty() => Value::Tensor(Tensor::zeros(src.dtype(), &shape)),
+            Some(rows) => {
+                let stacked = rt.stack(&rows, 0)?;
+                Value::Tensor(rt.reshape_to(&stacked, &shape)?)
+            }
+        });
+    }
+    Ok(unflatten(&sources, &mut results.into_iter()))
+}
+
+/// `tape.batch_jacobian(target, source, unconnected_gradients='none', parallel_iterations=None,
+/// experimental_use_pfor=True)`: per-example jacobians, for a target whose example `i` depends
+/// only on the source's example `i`.
+///
+/// Shapes: target [b, y…], source [b, x…] → [b, y…, x…], where `result[i]` is the jacobian of
+/// `target[i]` with respect to `source[i]`. (Computed as one gradient per element of `y…`
+/// summed over the batch: when examples are not independent, the result mixes them, as TF's.)
+/// Dtypes: the source's.
+/// Gradient: recorded by any enclosing tape, as for `jacobian`.
+/// Errors: ValueError when target or source has rank below 2 or their first dimensions differ;
+/// RuntimeError on a used non-persistent tape; TypeError for a source that is not a tensor or
+/// Variable. An unconnected source gives None (zeros with `unconnected_gradients='zero'`).
+/// See: LANGUAGE.md §5; tf.GradientTape.batch_jacobian.
+pub(super) fn tape_batch_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(
+        &["target", "source", "unconnected_gradients", "parallel_iterations", "experimental_use_pfor"],
+        2,
+    );
+    let tape = this_tape(a)?;
+    let mut b = SIG.bind(rt, a)?;
+    let (target, source, unconnected) = (b.value("target")?, b.value("source")?, b.non_none("unconnected_gradients")?);
+    b.opt_int("parallel_iterations")?;
+    b.bool_or("experimental_use_pfor", true)?;
+    let zero = unconnected_zero(rt, unconnected)?;
+    let y = rt.to_tensor(&target, None)?;
+    let src = source_tensor(&source, "batch_jacobian")?;
+    let (ys, xs) = (y.shape().to_vec(), src.shape().to_vec());
+    if ys.len() < 2 || xs.len() < 2 {
+        bail!(
+            Value,
+            "batch_jacobian needs a target and a source of rank 2 or more ([batch, …]), got shapes {} and {}",
+            shape_str(&ys),
+            shape_str(&xs)
+        );
+    }
+    if ys[0] != xs[0] {
+        bail!(
+            Value,
+            "batch_jacobian needs the same first (batch) dimension in target and source, got shapes {} and {}",
+            shape_str(&ys),
+            shape_str(&xs)
+        );
+    }
+    let (batch, m) = (ys[0], ys[1..].iter().product::<usize>());
+    let mut shape = ys.clone();
+    shape.extend_from_slice(&xs[1..]);
+    // Row j: the gradient of the sum over the batch of target[i, j] (flattened j).
+    let rows = gradient_rows(rt, &tape, &y, std::slice::from_ref(&src), m, |j| {
+        let mut onehot = vec![0.0; batch * m];
+        for i in 0..batch {
+            onehot[i * m + j] = 1.0;
+        }
+        onehot
+    })?;
+    Ok(match rows.into_iter().next().flatten() {
+        // TF 2.21 returns zeros here whatever `unconnected_gradients` says, against its own
+        // documentation; DGL follows the documentation and `jacobian` (LANGUAGE.md §5).
+        None if !zero => Value::None,
+        None => Value::Tensor(Tensor::zeros(src.dtype(), &shape)),
+        Some(rows) if rows.is_empty() || batch == 0 => Value::Tensor(Tensor::zeros(src.dtype(), &shape)),
+        Some(rows) => {
+            let stacked = rt.stack(&rows, 1)?;
+            Value::Tensor(rt.reshape_to(&stacked, &shape)?)
+        }
+    })
+}
+
+/// The tensor of a jacobian source (a Variable's current value).
+///
+/// Errors: TypeError for anything else.
+fn source_tensor(v: &Value, what: &str) -> R<Tensor> {
+    match v {
+        Value::Variable(v) => Ok(v.peek()),
+        Value::Tensor(t) => Ok(t.clone()),
+        other => bail!(Type, "{what} sources must be tensors or Variables, not {}", other.type_name()),
+    }
+}
+
+/// `count` gradients of `y` with respect to each of `srcs`, row `i` with the output gradient
+/// `og(i)` (row-major values of y's shape). Per source: `None` when no row reaches it, else
+/// every row (zeros where a row does not reach it).
+///
+/// Errors: RuntimeError on a used non-persistent tape, which this call uses up.
+fn gradient_rows(
+    rt: &mut Interp,
+    tape: &Rc<RefCell<Tape>>,
+    y: &Tensor,
+    srcs: &[Tensor],
+    count: usize,
+    og: impl Fn(usize) -> Vec<f64>,
+) -> R<Vec<Option<Vec<Tensor>>>> {
+    // LANGUAGE.md §5: a non-persistent tape answers once; the whole jacobian is that one use.
     let persistent = tape.borrow().persistent;
     if tape.borrow().used {
         bail!(
@@ -173,19 +306,18 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
         );
     }
     tape.borrow_mut().persistent = true;
-    let n = y.len();
-    let mut rows = Vec::with_capacity(n);
-    let mut connected = false;
+    let ids: Vec<_> = srcs.iter().map(|s| s.id).collect();
+    let mut rows: Vec<Vec<Tensor>> = vec![Vec::with_capacity(count); srcs.len()];
+    let mut connected = vec![false; srcs.len()];
     let mut result = Ok(());
-    for i in 0..n {
-        let mut onehot = vec![0.0; n];
-        onehot[i] = 1.0;
-        let og = Tensor::new(Array::from_f64(y.dtype(), y.shape(), onehot));
-        match rt.gradient(&tape, std::slice::from_ref(&y), &[src.id], Some(vec![og])) {
-            Ok(g) => {
-                let g = g.into_iter().next().flatten();
-                connected |= g.is_some();
-                rows.push(g.unwrap_or_else(|| Tensor::zeros(src.dtype(), src.shape())))
+    for i in 0..count {
+        let g = Tensor::new(Array::from_f64(y.dtype(), y.shape(), og(i)));
+        match rt.gradient(tape, std::slice::from_ref(y), &ids, Some(vec![g])) {
+            Ok(grads) => {
+                for (k, (g, src)) in grads.into_iter().zip(srcs).enumerate() {
+                    connected[k] |= g.is_some();
+                    rows[k].push(g.unwrap_or_else(|| Tensor::zeros(src.dtype(), src.shape())));
+                }
             }
             Err(e) => {
                 result = Err(e);
@@ -196,21 +328,10 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
     tape.borrow_mut().persistent = persistent;
     if !persistent {
         tape.borrow_mut().used = true;
-        rt.ad.stop(&tape);
+        rt.ad.stop(tape);
     }
     result?;
-    // TF: a source no element of the target depends on has no jacobian (None), unless
-    // unconnected_gradients='zero'; rows of unconnected elements are zeros.
-    if !connected && !zero {
-        return Ok(Value::None);
-    }
-    let mut shape = y.shape().to_vec();
-    shape.extend_from_slice(src.shape());
-    if rows.is_empty() {
-        return Ok(Value::Tensor(Tensor::zeros(src.dtype(), &shape)));
-    }
-    let stacked = rt.stack(&rows, 0)?;
-    Ok(Value::Tensor(rt.reshape_to(&stacked, &shape)?))
+    Ok(rows.into_iter().zip(connected).map(|(r, c)| c.then_some(r)).collect())
 }
 
 /// `tape.stats()`: `{'ops': …, 'saved_tensors': …, 'saved_bytes': …}`.

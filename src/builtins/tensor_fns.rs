@@ -103,13 +103,24 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("greater_equal", |rt, a| compare(rt, a, Compare::Ge));
 }
 
-/// `constant(value, dtype=float32)`: from a number, (nested) list or tensor.
+/// `constant(value, dtype=None, shape=None, name=None)`: a tensor from a number, (nested) list
+/// or tensor.
 ///
-/// Errors: ValueError for ragged lists; TypeError for non-numeric values.
+/// Shapes: value's; with `shape`, a one-element value fills it, a value with as many elements
+/// is reshaped to it (row-major), as TF.
+/// Dtypes: `dtype`, else a tensor's own, else float32 for Python numbers and lists.
+/// Gradient: none (a new constant).
+/// Errors: ValueError for ragged lists; TypeError for non-numeric values, and for a `shape`
+/// whose element count is neither 1 nor the value's (TF's error kind).
+/// See: tf.constant.
 fn constant(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["value", "dtype"], 1);
+    static SIG: Signature = Signature::new(&["value", "dtype", "shape", "name"], 1);
     let mut a = SIG.bind(rt, args)?;
     let (v, dtype) = (a.value("value")?, a.opt_dtype("dtype")?);
+    let shape = match a.non_none("shape")? {
+        Some(s) => Some(rt.dims_arg(&s)?),
+        None => None,
+    };
     let t = match &v {
         Value::Tensor(t) => match dtype {
             Some(d) => Tensor::new(t.data.try_cast(d)?),
@@ -121,7 +132,25 @@ fn constant(rt: &mut Interp, args: &mut Args) -> R<Value> {
         }
         _ => rt.to_tensor(&v, Some(dtype.unwrap_or(DType::F32)))?,
     };
-    Ok(Value::Tensor(t))
+    let Some(dims) = shape else { return Ok(Value::Tensor(t)) };
+    let want: usize = dims.iter().product();
+    if t.shape() == dims.as_slice() {
+        Ok(Value::Tensor(t))
+    } else if t.len() == want {
+        Ok(Value::Tensor(Tensor::new(crate::tensor::kernels::reshape(&t.data, &dims))))
+    } else if t.len() == 1 {
+        let scalar = Tensor::new(crate::tensor::kernels::reshape(&t.data, &[]));
+        let filled = rt.broadcast_to(&scalar, &dims)?;
+        Ok(Value::Tensor(Tensor::new((*filled.data).clone())))
+    } else {
+        bail!(
+            Type,
+            "constant() got a value of {} elements (shape {}) and a shape {} of {want} elements",
+            t.len(),
+            crate::tensor::shape_str(t.shape()),
+            crate::tensor::shape_str(&dims)
+        )
+    }
 }
 
 /// `zeros`/`ones(shape, dtype=float32)`
