@@ -51,15 +51,15 @@ fn scalar_ops_direct(n: usize) {
     let x = Tensor::new(Array::scalar(DType::F32, 1.0));
     let k = Tensor::new(Array::scalar(DType::F32, 1.0000001));
     let tape = Rc::new(RefCell::new(dgl::autodiff::Tape::new(false, true)));
-    tape.borrow_mut().watched.insert(x.id);
-    rt.tapes.push(tape.clone());
+    tape.borrow_mut().watch(x.id);
+    rt.ad.tapes.push(tape.clone());
     let start = Instant::now();
     let mut y = x.clone();
     for _ in 0..n {
         y = rt.binary(Binary::Mul, &y, &k).unwrap();
     }
     let forward = start.elapsed().as_secs_f64();
-    rt.tapes.clear();
+    rt.ad.tapes.clear();
     let start = Instant::now();
     rt.gradient(&tape, &[y], &[x.id], None).unwrap();
     let backward = start.elapsed().as_secs_f64();
