@@ -830,11 +830,21 @@ pub fn reduce(op: Reduce, a: &Array, axes: &[usize], keepdims: bool) -> R<Array>
 /// and moves only to a strictly larger element, so NaN is never chosen (an
 /// all-NaN lane gives 0), nor is -inf over index 0.
 pub fn argmax(a: &Array, axis: usize) -> R<Array> {
-    fn go<T: PartialOrd + Copy>(x: &ArrayD<T>, axis: usize, lowest: T) -> ArrayD<i64> {
+    arg_extreme(a, axis, true)
+}
+
+/// The index of the first largest (`largest`) or smallest element along `axis`, as int64:
+/// the search starts at index 0 with the dtype's most extreme finite value on the other
+/// side and moves only to a strictly better element, so NaN is never chosen (TF's rule,
+/// shared by [`argmax`] and `reductions::argmin`).
+///
+/// Errors: ValueError for an empty axis.
+pub(crate) fn arg_extreme(a: &Array, axis: usize, largest: bool) -> R<Array> {
+    fn go<T: PartialOrd + Copy>(x: &ArrayD<T>, axis: usize, start: T, largest: bool) -> ArrayD<i64> {
         x.map_axis(Axis(axis), |lane| {
-            let (mut best, mut top) = (0usize, lowest);
+            let (mut best, mut top) = (0usize, start);
             for (i, &v) in lane.iter().enumerate() {
-                if v > top {
+                if if largest { v > top } else { v < top } {
                     best = i;
                     top = v;
                 }
@@ -843,13 +853,13 @@ pub fn argmax(a: &Array, axis: usize) -> R<Array> {
         })
     }
     if a.shape().get(axis).copied().unwrap_or(0) == 0 {
-        tensor_bail!(Value, "argmax of an empty axis");
+        tensor_bail!(Value, "{} of an empty axis", if largest { "argmax" } else { "argmin" });
     }
     Ok(Array::I64(match a {
-        Array::F32(x) => go(x, axis, f32::MIN),
-        Array::F64(x) => go(x, axis, f64::MIN),
-        Array::I64(x) => go(x, axis, i64::MIN),
-        Array::Bool(x) => go(x, axis, false),
+        Array::F32(x) => go(x, axis, if largest { f32::MIN } else { f32::MAX }, largest),
+        Array::F64(x) => go(x, axis, if largest { f64::MIN } else { f64::MAX }, largest),
+        Array::I64(x) => go(x, axis, if largest { i64::MIN } else { i64::MAX }, largest),
+        Array::Bool(x) => go(x, axis, !largest, largest),
     }))
 }
 

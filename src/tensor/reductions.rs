@@ -58,27 +58,7 @@ pub fn reduce_logical(a: &Array, axes: &[usize], keepdims: bool, any: bool) -> R
 /// so NaN is never chosen (an all-NaN lane gives 0).
 /// Errors: ValueError for an empty axis.
 pub fn argmin(a: &Array, axis: usize) -> R<Array> {
-    fn go<T: PartialOrd + Copy>(x: &ArrayD<T>, axis: usize, highest: T) -> ArrayD<i64> {
-        x.map_axis(Axis(axis), |lane| {
-            let (mut best, mut low) = (0usize, highest);
-            for (i, &v) in lane.iter().enumerate() {
-                if v < low {
-                    best = i;
-                    low = v;
-                }
-            }
-            best as i64
-        })
-    }
-    if a.shape().get(axis).copied().unwrap_or(0) == 0 {
-        tensor_bail!(Value, "argmin of an empty axis");
-    }
-    Ok(Array::I64(match a {
-        Array::F32(x) => go(x, axis, f32::MAX),
-        Array::F64(x) => go(x, axis, f64::MAX),
-        Array::I64(x) => go(x, axis, i64::MAX),
-        Array::Bool(x) => go(x, axis, true),
-    }))
+    super::kernels::arg_extreme(a, axis, false)
 }
 
 /// Which running reduction [`cumulative`] computes.
