@@ -139,15 +139,34 @@ pub fn pool_threads() -> usize {
     })
 }
 
+/// The chunk of a slice of `n` elements that one task of the thread pool takes: a few per thread,
+/// so an unevenly loaded core does not hold the others up.
+pub fn par_chunk_len(n: usize) -> usize {
+    n.div_ceil(pool_threads() * 4).max(4096)
+}
+
 /// `out[i] = f(xs[i], ys[i])` in chunks over the thread pool; the same pairs and the same
 /// results as the sequential loop, whatever the number of threads.
 fn par_zip<T: Copy + Send + Sync + Default>(xs: &[T], ys: &[T], f: impl Fn(T, T) -> T + Sync) -> Vec<T> {
     use rayon::prelude::*;
     let mut out = vec![T::default(); xs.len()];
-    let chunk = xs.len().div_ceil(pool_threads() * 4).max(4096);
+    let chunk = par_chunk_len(xs.len());
     out.par_chunks_mut(chunk).zip(xs.par_chunks(chunk)).zip(ys.par_chunks(chunk)).for_each(|((o, x), y)| {
         for ((o, &x), &y) in o.iter_mut().zip(x).zip(y) {
             *o = f(x, y);
+        }
+    });
+    out
+}
+
+/// `out[i] = f(xs[i])` in chunks over the thread pool (a scalar operand is captured by `f`).
+fn par_map<T: Copy + Send + Sync + Default>(xs: &[T], f: impl Fn(T) -> T + Sync) -> Vec<T> {
+    use rayon::prelude::*;
+    let mut out = vec![T::default(); xs.len()];
+    let chunk = par_chunk_len(xs.len());
+    out.par_chunks_mut(chunk).zip(xs.par_chunks(chunk)).for_each(|(o, x)| {
+        for (o, &x) in o.iter_mut().zip(x) {
+            *o = f(x);
         }
     });
     out
@@ -166,12 +185,12 @@ fn zip_bcast_threaded<T: Copy + Send + Sync + Default>(
             return Ok(from_vec(sa, par_zip(xs, ys, f)));
         }
         if ys.len() == 1 && sb.len() <= sa.len() && parallel_for(xs.len()) {
-            let y = vec![ys[0]; xs.len()];
-            return Ok(from_vec(sa, par_zip(xs, &y, f)));
+            let y = ys[0];
+            return Ok(from_vec(sa, par_map(xs, |x| f(x, y))));
         }
         if xs.len() == 1 && sa.len() <= sb.len() && parallel_for(ys.len()) {
-            let x = vec![xs[0]; ys.len()];
-            return Ok(from_vec(sb, par_zip(&x, ys, f)));
+            let x = xs[0];
+            return Ok(from_vec(sb, par_map(ys, |y| f(x, y))));
         }
     }
     zip_bcast(a, b, f)
@@ -1342,6 +1361,8 @@ mod tests {
                 assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()), "{op:?}, n = {n}");
                 let got = float_binary_array(op, &s, &b).unwrap();
                 assert!(got.iter().zip(&ys).all(|(g, &y)| g.to_bits() == f(0.37, y).to_bits()), "{op:?} scalar");
+                let got = float_binary_array(op, &a, &s).unwrap();
+                assert!(got.iter().zip(&xs).all(|(g, &x)| g.to_bits() == f(x, 0.37).to_bits()), "{op:?} by scalar");
             }
         }
     }

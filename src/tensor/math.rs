@@ -117,7 +117,7 @@ fn map_avx2(xs: &mut [f32], f: impl Fn(f32) -> f32) {
 fn map_in_place(xs: &mut [f32], f: impl Fn(f32) -> f32 + Sync + Copy) {
     if super::kernels::parallel_for(xs.len()) {
         use rayon::prelude::*;
-        let chunk = xs.len().div_ceil(super::kernels::pool_threads() * 4).max(4096);
+        let chunk = super::kernels::par_chunk_len(xs.len());
         xs.par_chunks_mut(chunk).for_each(|c| map_on_this_cpu(c, f));
         return;
     }
