@@ -14,6 +14,7 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("nn", include_str!("../../stdlib/nn.dgl")),
     ("optim", include_str!("../../stdlib/optim.dgl")),
     ("losses", include_str!("../../stdlib/losses.dgl")),
+    ("data", include_str!("../../stdlib/data.dgl")),
 ];
 
 impl Interp {
