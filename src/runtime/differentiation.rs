@@ -7,7 +7,7 @@ use super::error::R;
 use super::intern::intern;
 use super::value::Value;
 use super::Interp;
-use crate::autodiff::backward;
+use crate::autodiff::{backward, forward};
 use crate::autodiff::tape::{CustomCall, Op, RecomputeCall, UserData};
 use crate::autodiff::{Host, InputGrads, Recorder, Tape, Variable};
 use crate::syntax::ast::ParamKind;
@@ -420,15 +420,15 @@ impl Interp {
         for v in &variables {
             ids.push(self.read_variable(v).id);
         }
-        let outs: Vec<Tensor> = self
-            .flatten_tensors(&y, &format!("@custom_gradient function {name}"))?
-            .iter()
-            .map(|t| t.renamed())
-            .collect();
+        let results = self.flatten_tensors(&y, &format!("@custom_gradient function {name}"))?;
+        let outs: Vec<Tensor> = results.iter().map(|t| t.renamed()).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
         self.ad.record_ids(&ids, &refs, || {
             Op::Custom(Rc::new(CustomCall { name: name.clone(), grad_fn: UserData::new(grad_fn), inputs, variables }))
         });
+        // Forward mode differentiates f's own operations and never calls grad_fn (as TF's
+        // ForwardAccumulator): the outputs carry the tangents f's results got.
+        self.ad.copy_tangents(&results, &outs);
         Ok(Self::rebuild(&y, &mut outs.into_iter()))
     }
 
@@ -498,13 +498,12 @@ impl Interp {
             });
         }
         let name = self.callable_name(f);
-        let outs: Vec<Tensor> = self
-            .flatten_tensors(&result, &format!("grad_pass_through function {name}"))?
-            .iter()
-            .map(|t| t.renamed())
-            .collect();
+        let results = self.flatten_tensors(&result, &format!("grad_pass_through function {name}"))?;
+        let outs: Vec<Tensor> = results.iter().map(|t| t.renamed()).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
         self.ad.record_ids(&ids, &refs, || Op::PassThrough);
+        // Forward mode sees f's operations, as for custom_gradient (TF builds it on custom_gradient).
+        self.ad.copy_tangents(&results, &outs);
         Ok(Self::rebuild(&result, &mut outs.into_iter()))
     }
 
@@ -533,7 +532,7 @@ impl Interp {
         // Reads inside f count as reads for enclosing custom_gradient/recompute calls too.
         let (read, seen) = self.ad.resume_all(paused);
         let (result, outs) = result?;
-        if self.ad.tapes.is_empty() {
+        if self.ad.tapes.is_empty() && self.ad.accumulators.is_empty() {
             return Ok(result);
         }
         let mut ids = Vec::with_capacity(pos.len());
@@ -562,8 +561,13 @@ impl Interp {
         let outs: Vec<Tensor> = outs.iter().map(|t| t.renamed()).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
         let user = UserData::new(RecomputeArgs { f: f.clone(), args: pos, kwargs: kw });
-        let call = RecomputeCall { call: user, saved, variables, captured, rng_state };
-        self.ad.record_ids(&ids, &refs, || Op::Recompute(Rc::new(call)));
+        let call = Rc::new(RecomputeCall { call: user, saved, variables, captured, rng_state });
+        self.ad.record_ids(&ids, &refs, || Op::Recompute(call.clone()));
+        // f ran with the accumulators set aside: its outputs' tangents come from its VJP,
+        // transposed (TF raises NotImplementedError here; DGL gives the tangents f would have).
+        if self.ad.any_tangent(&ids) {
+            forward::host_tangents(self, &ids, &refs, &Rc::new(Op::Recompute(call)))?;
+        }
         Ok(Self::rebuild(&result, &mut outs.into_iter()))
     }
 }
