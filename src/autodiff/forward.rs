@@ -138,8 +138,9 @@ impl Recorder {
     }
 }
 
-/// The tangents of a user-code operation's outputs (a `@recompute_grad` call), by transposing
-/// its VJP, which runs through `host`; for each accumulator that has a tangent for an input.
+/// The tangents of a user-code operation's outputs (a `custom_gradient`, `grad_pass_through` or
+/// `recompute_grad` call) that have none yet, by transposing its VJP, which runs through `host`;
+/// for each accumulator that has a tangent for an input.
 pub fn host_tangents<H: Host + ?Sized>(host: &mut H, ids: &[TensorId], outputs: &[&Tensor], op: &Rc<Op>) -> R<()> {
     tangents_for_each(host, ids, outputs, op);
     // A failure is kept by the accumulator; a user-code one is raised here, at the call.
@@ -151,12 +152,16 @@ pub fn host_tangents<H: Host + ?Sized>(host: &mut H, ids: &[TensorId], outputs: 
     Ok(())
 }
 
-/// For each entered accumulator, outermost first, with a tangent for one of `ids`: the outputs'
-/// tangents, computed while it and the accumulators entered after it are set aside.
+/// For each entered accumulator, outermost first, with a tangent for one of `ids` and none yet
+/// for some float output: the outputs' tangents, computed while it and the accumulators entered
+/// after it are set aside. A tangent already there stays.
 fn tangents_for_each<H: Host + ?Sized>(host: &mut H, ids: &[TensorId], outputs: &[&Tensor], op: &Rc<Op>) {
     let accs = host.recorder().accumulators.clone();
     for (i, acc) in accs.iter().enumerate() {
         let Some(ins) = acc.borrow().tangents_of(ids) else { continue };
+        if outputs.iter().all(|o| !o.dtype().is_float() || acc.borrow().has(o.id)) {
+            continue;
+        }
         let inner = host.recorder().accumulators.split_off(i);
         let result = Recorder::jvp_or_transpose(host, op, ids, &ins, outputs);
         host.recorder().accumulators.extend(inner);
@@ -164,7 +169,7 @@ fn tangents_for_each<H: Host + ?Sized>(host: &mut H, ids: &[TensorId], outputs: 
         match result {
             Ok(outs) => {
                 for (o, t) in outputs.iter().zip(outs) {
-                    if let Some(t) = t.filter(|_| o.dtype().is_float()) {
+                    if let Some(t) = t.filter(|_| o.dtype().is_float() && !acc.has(o.id)) {
                         acc.set(o.id, t);
                     }
                 }
@@ -177,10 +182,10 @@ fn tangents_for_each<H: Host + ?Sized>(host: &mut H, ids: &[TensorId], outputs: 
 }
 
 /// J·t for an operation without a forward rule, from its VJP: the VJP is linear in the upstream
-/// u, so J·t = d/du ⟨VJP(u), t⟩. The VJP runs at u = 0 (TF's choice: a `grad_fn` that is not
-/// linear is linearized there) under a tape that watches u, then one backward pass of that tape
-/// with output gradients t gives J·t. Both passes use recording operations, so enclosing tapes
-/// and accumulators see them.
+/// u, so J·t = d/du ⟨VJP(u), t⟩. The VJP runs at u = 1 (as TF's: a `grad_fn` that is not linear
+/// is linearized there) under a tape that watches u, then one backward pass of that tape with
+/// output gradients t gives J·t. Both passes use recording operations, so enclosing tapes and
+/// accumulators see them.
 pub fn transpose_jvp<H: Host + ?Sized>(
     host: &mut H,
     op: &Rc<Op>,
@@ -188,7 +193,8 @@ pub fn transpose_jvp<H: Host + ?Sized>(
     tangents: &[Option<Tensor>],
     outputs: &[&Tensor],
 ) -> R<Tangents> {
-    let us: Vec<Tensor> = outputs.iter().map(|o| Tensor::zeros(o.dtype(), o.shape())).collect();
+    let us: Vec<Tensor> =
+        outputs.iter().map(|o| Tensor::new(crate::tensor::Array::full(o.dtype(), o.shape(), 1.0))).collect();
     let local = Rc::new(RefCell::new(Tape::new(false, false)));
     for u in us.iter().filter(|u| u.dtype().is_float()) {
         local.borrow_mut().watch(u.id);

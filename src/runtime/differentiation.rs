@@ -423,12 +423,15 @@ impl Interp {
         let results = self.flatten_tensors(&y, &format!("@custom_gradient function {name}"))?;
         let outs: Vec<Tensor> = results.iter().map(|t| t.renamed()).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
-        self.ad.record_ids(&ids, &refs, || {
-            Op::Custom(Rc::new(CustomCall { name: name.clone(), grad_fn: UserData::new(grad_fn), inputs, variables }))
-        });
-        // Forward mode differentiates f's own operations and never calls grad_fn (as TF's
-        // ForwardAccumulator): the outputs carry the tangents f's results got.
+        let call = Rc::new(CustomCall { name: name.clone(), grad_fn: UserData::new(grad_fn), inputs, variables });
+        self.ad.record_ids(&ids, &refs, || Op::Custom(call.clone()));
+        // Forward mode (as TF's ForwardAccumulator): an output whose result in f has a tangent
+        // keeps it (f's own operations); the others get grad_fn transposed, whose errors are
+        // raised here.
         self.ad.copy_tangents(&results, &outs);
+        if self.ad.any_tangent(&ids) {
+            forward::host_tangents(self, &ids, &refs, &Rc::new(Op::Custom(call)))?;
+        }
         Ok(Self::rebuild(&y, &mut outs.into_iter()))
     }
 
@@ -502,8 +505,12 @@ impl Interp {
         let outs: Vec<Tensor> = results.iter().map(|t| t.renamed()).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
         self.ad.record_ids(&ids, &refs, || Op::PassThrough);
-        // Forward mode sees f's operations, as for custom_gradient (TF builds it on custom_gradient).
+        // Forward mode as for custom_gradient (TF builds grad_pass_through on it): f's tangents,
+        // else the identity gradient transposed.
         self.ad.copy_tangents(&results, &outs);
+        if self.ad.any_tangent(&ids) {
+            forward::host_tangents(self, &ids, &refs, &Rc::new(Op::PassThrough))?;
+        }
         Ok(Self::rebuild(&result, &mut outs.into_iter()))
     }
 
