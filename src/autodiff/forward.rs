@@ -131,6 +131,10 @@ impl Recorder {
         tangents: &[Option<Tensor>],
         outputs: &[&Tensor],
     ) -> R<Tangents> {
+        #[cfg(test)]
+        if FORCE_TRANSPOSE.with(std::cell::Cell::get) {
+            return transpose_jvp(host, op, ids, tangents, outputs);
+        }
         match host.recorder().jvp(op, tangents, outputs) {
             Some(r) => r,
             None => transpose_jvp(host, op, ids, tangents, outputs),
@@ -233,6 +237,13 @@ pub fn transpose_jvp<H: Host + ?Sized>(
     let sources: Vec<TensorId> = us.iter().map(|u| u.id).collect();
     let out = backward::gradient(host, &local, &targets, &sources, Some(weights))?;
     Ok(out.into_iter().collect())
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests set this to differentiate every operation by transposition, checking the fallback
+    /// on every operation against its closed-form rule and finite differences.
+    pub static FORCE_TRANSPOSE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// The recorder alone as a [`Host`], for transposing the VJP of a built-in operation (no user

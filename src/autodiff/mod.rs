@@ -17,6 +17,8 @@ pub mod variable;
 #[cfg(test)]
 mod fd_tests;
 #[cfg(test)]
+mod jvp_tests;
+#[cfg(test)]
 mod tests;
 
 pub use forward::{AccRef, Accumulator};
