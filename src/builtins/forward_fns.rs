@@ -22,8 +22,8 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
 /// products (forward-mode differentiation) while it is entered.
 ///
 /// `primals` is a tensor, a Variable, or a (nested) list, tuple or dict of them; `tangents`
-/// has the same structure, one tangent per primal with its shape (numbers and lists become
-/// tensors of the primal's dtype). Inside `with ForwardAccumulator(x, v) as acc:` every
+/// has the same structure, one tangent per primal with its shape (a number becomes a tensor of
+/// the primal's dtype; a list is a structure, as in TF, not a tensor). Inside `with ForwardAccumulator(x, v) as acc:` every
 /// differentiable operation on a primal (reads of a primal Variable included) carries its
 /// tangent J·v; `acc.jvp(y)` reads it, during or after the block. Tangent computations are
 /// recorded by tapes (reverse over forward) and seen by accumulators entered earlier (nested
@@ -137,9 +137,14 @@ fn pair_leaves(rt: &mut Interp, primals: &Value, tangents: &Value, out: &mut Vec
                     pair_leaves(rt, &p, &t, out)?;
                 }
             }
-            (Value::List(_) | Value::Tuple(_) | Value::Dict(_), _) | (_, Value::List(_) | Value::Tuple(_) | Value::Dict(_))
-                if !matches!(primals, Value::Tensor(_) | Value::Variable(_)) =>
-            {
+            // TF: a list against a tuple is a TypeError, other differences ValueErrors.
+            (Value::List(_) | Value::Tuple(_), Value::List(_) | Value::Tuple(_)) => bail!(
+                Type,
+                "primals and tangents must have the same structure: a {} against a {}",
+                primals.type_name(),
+                tangents.type_name()
+            ),
+            (Value::List(_) | Value::Tuple(_) | Value::Dict(_), _) | (_, Value::List(_) | Value::Tuple(_) | Value::Dict(_)) => {
                 bail!(
                     Value,
                     "primals and tangents must have the same structure: a {} against a {}",
@@ -147,7 +152,6 @@ fn pair_leaves(rt: &mut Interp, primals: &Value, tangents: &Value, out: &mut Vec
                     tangents.type_name()
                 )
             }
-            // A tensor primal takes a nested list of numbers as its tangent.
             (p, t) => out.push((p.clone(), t.clone())),
         }
         Ok(())
