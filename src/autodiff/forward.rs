@@ -73,7 +73,10 @@ impl Recorder {
     /// Errors: ValueError when it is already recording.
     pub fn enter_accumulator(&mut self, acc: &AccRef) -> R<()> {
         if std::mem::replace(&mut acc.borrow_mut().active, true) {
-            crate::bail!(Value, "this ForwardAccumulator is already recording: it cannot be entered again inside its own block");
+            crate::bail!(
+                Value,
+                "this ForwardAccumulator is already recording: it cannot be entered again inside its own block"
+            );
         }
         self.accumulators.push(acc.clone());
         Ok(())

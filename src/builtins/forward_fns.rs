@@ -59,26 +59,17 @@ fn accumulator(rt: &mut Interp, pairs: &[(Value, Value)]) -> R<AccRef> {
             other => bail!(Type, "ForwardAccumulator primals must be tensors or Variables, not {}", other.type_name()),
         };
         if seen.contains(&primal.id) {
-            bail!(
-                Value,
-                "primal {i} was given more than once: pass each tensor once, with the sum of its tangents"
-            );
+            bail!(Value, "primal {i} was given more than once: pass each tensor once, with the sum of its tangents");
         }
         seen.push(primal.id);
         let tangent = match t {
-            Value::Tensor(x) if x.dtype() != primal.dtype() => bail!(
-                Value,
-                "tangent {i} has dtype {} but its primal has dtype {}",
-                x.dtype(),
-                primal.dtype()
-            ),
+            Value::Tensor(x) if x.dtype() != primal.dtype() => {
+                bail!(Value, "tangent {i} has dtype {} but its primal has dtype {}", x.dtype(), primal.dtype())
+            }
             Value::Tensor(x) => x.clone(),
-            Value::Variable(v) if v.peek().dtype() != primal.dtype() => bail!(
-                Value,
-                "tangent {i} has dtype {} but its primal has dtype {}",
-                v.peek().dtype(),
-                primal.dtype()
-            ),
+            Value::Variable(v) if v.peek().dtype() != primal.dtype() => {
+                bail!(Value, "tangent {i} has dtype {} but its primal has dtype {}", v.peek().dtype(), primal.dtype())
+            }
             other => rt.to_tensor(other, Some(primal.dtype()))?,
         };
         if tangent.shape() != primal.shape() {
@@ -144,7 +135,8 @@ fn pair_leaves(rt: &mut Interp, primals: &Value, tangents: &Value, out: &mut Vec
                 primals.type_name(),
                 tangents.type_name()
             ),
-            (Value::List(_) | Value::Tuple(_) | Value::Dict(_), _) | (_, Value::List(_) | Value::Tuple(_) | Value::Dict(_)) => {
+            (Value::List(_) | Value::Tuple(_) | Value::Dict(_), _)
+            | (_, Value::List(_) | Value::Tuple(_) | Value::Dict(_)) => {
                 bail!(
                     Value,
                     "primals and tangents must have the same structure: a {} against a {}",
@@ -229,7 +221,9 @@ fn jvp(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let mut b = SIG.bind(rt, a)?;
     let (f, primals, tangents) = (b.value("f")?, b.value("primals")?, b.value("tangents")?);
     let (args, targs) = match (&primals, &tangents) {
-        (Value::Tuple(_) | Value::List(_), Value::Tuple(_) | Value::List(_)) => (rt.iterate(&primals)?, rt.iterate(&tangents)?),
+        (Value::Tuple(_) | Value::List(_), Value::Tuple(_) | Value::List(_)) => {
+            (rt.iterate(&primals)?, rt.iterate(&tangents)?)
+        }
         (Value::Tensor(_) | Value::Variable(_), _) => (vec![primals.clone()], vec![tangents.clone()]),
         (other, _) => bail!(
             Type,
