@@ -20,11 +20,11 @@ use super::backward;
 use super::recorder::{Host, InputGrads, Recorder};
 use super::tape::{Dims, Entry, Input, Op, OutMeta, Tape, NO_SLOT};
 use crate::error::{Exc, R};
-use crate::tensor::{Tensor, TensorId};
+use crate::tensor::{Array, Tensor, TensorId};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 /// One tangent per output of an operation (`None`: the output has no tangent).
 pub type Tangents = SmallVec<[Option<Tensor>; 1]>;
@@ -32,7 +32,10 @@ pub type Tangents = SmallVec<[Option<Tensor>; 1]>;
 /// A `ForwardAccumulator`: the tangents it knows, by tensor id (a Variable's by its handle).
 #[derive(Debug, Default)]
 pub struct Accumulator {
-    tangents: FxHashMap<TensorId, Tensor>,
+    tangents: FxHashMap<TensorId, Known>,
+    /// The size at which tangents of tensors no longer alive are dropped (a loop inside the
+    /// block would otherwise keep every intermediate's tangent).
+    next_prune: usize,
     /// True between `__enter__` and `__exit__`.
     pub active: bool,
     /// The first failure while computing a tangent, raised by the next `jvp` (recording
@@ -43,15 +46,43 @@ pub struct Accumulator {
 /// An accumulator shared between the program and the recorder.
 pub type AccRef = Rc<RefCell<Accumulator>>;
 
+/// A tangent, and for a computed tensor its values, held weakly: once no tensor holds them,
+/// nothing can ask for the tangent (ids are never reused), and it may be dropped.
+#[derive(Debug)]
+struct Known {
+    tangent: Tensor,
+    /// `None` for a primal, kept as long as the accumulator.
+    values: Option<Weak<Array>>,
+}
+
 impl Accumulator {
-    /// Sets the tangent of `id` (a primal, or an output being computed).
+    /// Sets the tangent of the primal `id` (kept as long as the accumulator).
     pub fn set(&mut self, id: TensorId, tangent: Tensor) {
-        self.tangents.insert(id, tangent);
+        self.tangents.insert(id, Known { tangent, values: None });
+    }
+
+    /// Sets the tangent of a computed tensor (dropped once the tensor's values are).
+    pub fn set_output(&mut self, t: &Tensor, tangent: Tensor) {
+        if self.tangents.len() >= self.next_prune {
+            self.tangents.retain(|_, k| k.values.as_ref().is_none_or(|w| w.strong_count() > 0));
+            self.next_prune = (2 * self.tangents.len()).max(1024);
+        }
+        self.tangents.insert(t.id, Known { tangent, values: Some(Rc::downgrade(&t.data)) });
     }
 
     /// The tangent of `id`, if it has one.
     pub fn get(&self, id: TensorId) -> Option<Tensor> {
-        self.tangents.get(&id).cloned()
+        self.tangents.get(&id).map(|k| k.tangent.clone())
+    }
+
+    /// How many tangents are held (primals and tensors possibly still alive).
+    pub fn len(&self) -> usize {
+        self.tangents.len()
+    }
+
+    /// Whether no tangent is held.
+    pub fn is_empty(&self) -> bool {
+        self.tangents.is_empty()
     }
 
     /// Whether `id` has a tangent here.
@@ -62,7 +93,7 @@ impl Accumulator {
     /// The tangents of `ids` (0: not a tensor), or `None` when none has one.
     fn tangents_of(&self, ids: &[TensorId]) -> Option<SmallVec<[Option<Tensor>; 2]>> {
         let ts: SmallVec<[Option<Tensor>; 2]> =
-            ids.iter().map(|id| if *id == 0 { None } else { self.tangents.get(id).cloned() }).collect();
+            ids.iter().map(|id| if *id == 0 { None } else { self.get(*id) }).collect();
         ts.iter().any(Option::is_some).then_some(ts)
     }
 }
@@ -108,7 +139,7 @@ impl Recorder {
             let mut acc = acc.borrow_mut();
             for (f, t) in from.iter().zip(to) {
                 if let Some(tan) = acc.get(f.id) {
-                    acc.set(t.id, tan);
+                    acc.set_output(t, tan);
                 }
             }
         }
@@ -177,7 +208,7 @@ fn tangents_for_each<H: Host + ?Sized>(host: &mut H, ids: &[TensorId], outputs: 
             Ok(outs) => {
                 for (o, t) in outputs.iter().zip(outs) {
                     if let Some(t) = t.filter(|_| o.dtype().is_float() && !acc.has(o.id)) {
-                        acc.set(o.id, t);
+                        acc.set_output(o, t);
                     }
                 }
             }

@@ -59,3 +59,25 @@ pub(super) fn check_jvp(name: &str, inputs: &[Array], f: &dyn Fn(&mut Recorder, 
         }
     }
 }
+
+/// Tangents of tensors no longer alive are dropped: a long loop inside an accumulator holds a
+/// bounded number, while the primal's and the live result's stay readable.
+#[test]
+fn tangents_of_dropped_tensors_are_freed() {
+    let mut rt = Recorder::default();
+    let x = Tensor::new(Array::from_f64(DType::F64, &[2], vec![1.0, 2.0]));
+    let acc = Rc::new(RefCell::new(Accumulator::default()));
+    acc.borrow_mut().set(x.id, Tensor::new(Array::from_f64(DType::F64, &[2], vec![1.0, 1.0])));
+    rt.enter_accumulator(&acc).unwrap();
+    let mut y = x.clone();
+    for _ in 0..10_000 {
+        let s = rt.mul_scalar(&y, 1.0001).unwrap();
+        y = rt.unary(crate::tensor::kernels::Unary::Neg, &s).unwrap();
+    }
+    rt.exit_accumulator(&acc);
+    assert!(acc.borrow().len() < 3000, "{} tangents held", acc.borrow().len());
+    let t = acc.borrow().get(y.id).expect("the live result keeps its tangent").data.to_f64_vec();
+    let scale = 1.0001f64.powi(10_000);
+    assert!((t[0] - scale).abs() < 1e-9 * scale && (t[1] - scale).abs() < 1e-9 * scale, "{t:?}");
+    assert!(acc.borrow().get(x.id).is_some(), "the primal keeps its tangent");
+}
