@@ -1,6 +1,7 @@
 //! Finite-difference checks of every backward rule, in float64 (STYLE.md:
 //! every backward rule has one). Each check compares `tape.gradient` of
-//! `sum(op(inputs) * w)`, for fixed weights `w`, with central differences.
+//! `sum(op(inputs) * w)`, for fixed weights `w`, with central differences, then the
+//! forward-mode tangent of the same function (`jvp_tests.rs`).
 
 use super::backward::gradient;
 use super::ops::nn::Activation;
@@ -16,7 +17,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Deterministic pseudo-random values in [lo, hi).
-fn values(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
+pub(super) fn values(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
     let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
     (0..n)
         .map(|_| {
@@ -60,6 +61,7 @@ fn check(name: &str, inputs: Vec<Array>, f: &Op) {
     let ids: Vec<u64> = xs.iter().map(|x| x.id).collect();
     let grads =
         gradient(&mut rt, &tape, &[loss], &ids, None).unwrap_or_else(|e| panic!("{name}: gradient failed: {e}"));
+    super::jvp_tests::check_jvp(name, &inputs, f);
     let h = 1e-6;
     for (i, g) in grads.iter().enumerate() {
         let g = g.as_ref().unwrap_or_else(|| panic!("{name}: no gradient for input {i}"));

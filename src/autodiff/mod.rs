@@ -1,12 +1,14 @@
 //! Reverse-mode differentiation, a layer of its own: the [`Recorder`] (tapes
 //! recording, paused, Variable reads, capture probes; [`recorder`]), the tape
 //! ([`tape`]), recording operations ([`ops`]), the backward pass ([`backward`]),
-//! the VJP rules ([`vjp`]) and `Variable` ([`variable`]). It knows nothing of the
+//! the VJP rules ([`vjp`]), forward mode ([`forward`]: `ForwardAccumulator`, the JVP
+//! rules beside the VJPs in [`ops`]) and `Variable` ([`variable`]). It knows nothing of the
 //! interpreter: user code (a `custom_gradient` `grad_fn`, a recomputed
 //! `recompute_grad` function) runs through the [`Host`] trait, which the
 //! interpreter implements (`runtime/differentiation.rs`).
 
 pub mod backward;
+pub mod forward;
 pub mod ops;
 pub mod recorder;
 pub mod tape;
@@ -15,8 +17,11 @@ pub mod variable;
 #[cfg(test)]
 mod fd_tests;
 #[cfg(test)]
+mod jvp_tests;
+#[cfg(test)]
 mod tests;
 
+pub use forward::{AccRef, Accumulator};
 pub use recorder::{Host, InputGrads, Recorder, TapeRef};
 pub use tape::Tape;
 pub use variable::Variable;

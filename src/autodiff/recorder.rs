@@ -7,6 +7,7 @@
 //! `@recompute_grad` function — go through [`Host`], which the interpreter
 //! implements; tests implement it with a recorder alone.
 
+use super::forward::AccRef;
 use super::tape::{CustomCall, Op, RecomputeCall, Tape};
 use super::variable::Variable;
 use crate::bail;
@@ -55,6 +56,10 @@ pub struct Recorder {
     pub capture_probes: Vec<(Vec<TapeRef>, Vec<TensorId>)>,
     /// Depth of recomputations running (`is_recomputing()`).
     recomputing: usize,
+    /// Forward accumulators entered, innermost last (`forward.rs`).
+    pub accumulators: Vec<AccRef>,
+    /// Accumulators set aside by recompute forward passes, innermost last.
+    paused_accumulators: Vec<Vec<AccRef>>,
 }
 
 /// The tapes set aside while a recompute forward pass runs (see [`Recorder::pause_all`]).
@@ -122,13 +127,15 @@ impl Recorder {
         })
     }
 
-    /// Whether recording an operation can have any effect (a tape records or a probe listens).
+    /// Whether recording an operation can have any effect (a tape records, a probe listens or
+    /// an accumulator computes tangents).
     pub fn listening(&self) -> bool {
-        !self.tapes.is_empty() || !self.capture_probes.is_empty()
+        !self.tapes.is_empty() || !self.capture_probes.is_empty() || !self.accumulators.is_empty()
     }
 
-    /// The one way onto the tape: runs the capture probe, then records `op` on each
-    /// active tape watching an input.
+    /// The one way onto the tape: runs the capture probe, records `op` on each active tape
+    /// watching an input, and gives the outputs tangents in each entered accumulator that has
+    /// a tangent for an input (`forward.rs`).
     pub fn record(&mut self, inputs: &[&Tensor], outputs: &[&Tensor], op: impl FnOnce() -> Op) {
         if !self.listening() {
             return;
@@ -150,13 +157,22 @@ impl Recorder {
             let op = shared.get_or_insert_with(|| Rc::new((op.take().expect("built once"))())).clone();
             t.push(op, inputs, outputs);
         }
+        if !self.accumulators.is_empty() && self.any_tangent(ids) {
+            let op = shared.unwrap_or_else(|| Rc::new((op.take().expect("built once"))()));
+            self.push_tangents(ids, outputs, &op);
+        }
     }
 
-    /// Notes the watched tensors a recompute forward pass reads (the capture probe).
+    /// Notes the watched tensors a recompute forward pass reads (the capture probe): watched by
+    /// a paused tape, or with a tangent in a paused accumulator.
     pub fn probe(&mut self, ids: &[TensorId]) {
-        for (paused, seen) in &mut self.capture_probes {
+        for (k, (paused, seen)) in self.capture_probes.iter_mut().enumerate() {
+            let accs = self.paused_accumulators.get(k).map_or(&[][..], |a| &a[..]);
             for &id in ids {
-                if id != 0 && !seen.contains(&id) && paused.iter().any(|t| t.borrow().watches(id)) {
+                if id != 0
+                    && !seen.contains(&id)
+                    && (paused.iter().any(|t| t.borrow().watches(id)) || accs.iter().any(|a| a.borrow().has(id)))
+                {
                     seen.push(id);
                 }
             }
@@ -192,10 +208,13 @@ impl Recorder {
         self.var_watchers.pop().unwrap_or_default()
     }
 
-    /// Starts a recompute forward pass: every tape pauses, a capture probe listens
-    /// for the watched tensors read, and Variable reads are collected.
+    /// Starts a recompute forward pass: every tape and accumulator pauses (the call's tangents
+    /// come from its VJP, `forward.rs`), a capture probe listens for the watched tensors read,
+    /// and Variable reads are collected.
     pub fn pause_all(&mut self) -> PausedTapes {
         let paused = std::mem::take(&mut self.tapes);
+        let accs = std::mem::take(&mut self.accumulators);
+        self.paused_accumulators.push(accs);
         self.capture_probes.push((paused.clone(), Vec::new()));
         self.collect_reads();
         PausedTapes(paused)
@@ -208,6 +227,7 @@ impl Recorder {
         let read = self.reads();
         let (_, seen) = self.capture_probes.pop().unwrap_or_default();
         self.tapes = paused.0;
+        self.accumulators = self.paused_accumulators.pop().unwrap_or_default();
         for w in &mut self.var_watchers {
             for v in &read {
                 if !w.iter().any(|x| Rc::ptr_eq(x, v)) {

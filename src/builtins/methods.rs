@@ -6,6 +6,7 @@
 //! `xs.append` is one hash lookup on the interned name, not a string match.
 
 use super::collections::*;
+use super::forward_fns::accumulator_jvp;
 use super::tape_methods::*;
 use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
@@ -36,6 +37,7 @@ enum Kind {
     Tensor,
     Variable,
     Tape,
+    Accumulator,
     List,
     Dict,
     Str,
@@ -46,7 +48,7 @@ enum Kind {
 }
 
 /// The attribute tables of every builtin type, indexed by [`Kind`].
-struct Tables([Table; 10]);
+struct Tables([Table; 11]);
 
 thread_local! {
     static TABLES: Tables = Tables::build();
@@ -82,6 +84,8 @@ const TAPE: &[(&str, Attr)] = &[
     ("stop_recording", Attr::Method(tape_stop_recording)),
     ("reset", Attr::Method(tape_reset)),
 ];
+
+const ACCUMULATOR: &[(&str, Attr)] = &[("jvp", Attr::Method(accumulator_jvp))];
 
 const LIST: &[(&str, Attr)] = &[
     ("append", Attr::Method(list_append)),
@@ -194,6 +198,7 @@ impl Tables {
             table(&[TENSOR]),
             table(&[TENSOR, VARIABLE]),
             table(&[TAPE]),
+            table(&[ACCUMULATOR]),
             table(&[LIST]),
             table(&[DICT]),
             table(&[STR]),
@@ -211,6 +216,7 @@ fn kind_of(v: &Value) -> Option<Kind> {
         Value::Tensor(_) => Kind::Tensor,
         Value::Variable(_) => Kind::Variable,
         Value::Tape(_) => Kind::Tape,
+        Value::Accumulator(_) => Kind::Accumulator,
         Value::List(_) => Kind::List,
         Value::Dict(_) => Kind::Dict,
         Value::Str(_) => Kind::Str,

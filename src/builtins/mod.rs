@@ -9,6 +9,7 @@ mod collections;
 pub mod core;
 pub mod data;
 mod diff_tools;
+mod forward_fns;
 mod math_fns;
 pub mod methods;
 pub mod shape_fns;
@@ -42,6 +43,7 @@ pub fn install(rt: &mut Interp) {
     core::register(&mut reg);
     tensor_fns::register(&mut reg);
     autodiff_fns::register(&mut reg);
+    forward_fns::register(&mut reg);
     data::register(&mut reg);
     shape_fns::register(&mut reg);
     // After core: its `round` of a tensor is TF's, of a number Python's (core::round).

@@ -98,14 +98,14 @@ impl Interp {
         }
     }
 
-    /// Whether a (nested) list holds a tensor that some active tape watches (or a Variable
-    /// it would watch), so that converting it must be recorded.
+    /// Whether a (nested) list holds a tensor that some active tape watches or some entered
+    /// accumulator has a tangent for (or a Variable), so that converting it must be recorded.
     fn holds_recorded_tensor(&mut self, v: &Value) -> R<bool> {
-        if self.ad.tapes.is_empty() {
+        if self.ad.tapes.is_empty() && self.ad.accumulators.is_empty() {
             return Ok(false);
         }
         match v {
-            Value::Tensor(t) => Ok(self.ad.watches(t.id)),
+            Value::Tensor(t) => Ok(self.ad.watches(t.id) || self.ad.has_tangent(t.id)),
             Value::Variable(var) => Ok(var.trainable),
             Value::List(_) | Value::Tuple(_) => {
                 for x in self.iterate(v)? {

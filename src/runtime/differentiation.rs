@@ -7,8 +7,8 @@ use super::error::R;
 use super::intern::intern;
 use super::value::Value;
 use super::Interp;
-use crate::autodiff::backward;
 use crate::autodiff::tape::{CustomCall, Op, RecomputeCall, UserData};
+use crate::autodiff::{backward, forward};
 use crate::autodiff::{Host, InputGrads, Recorder, Tape, Variable};
 use crate::syntax::ast::ParamKind;
 use crate::tensor::kernels::{Binary, Reduce, Unary};
@@ -420,15 +420,18 @@ impl Interp {
         for v in &variables {
             ids.push(self.read_variable(v).id);
         }
-        let outs: Vec<Tensor> = self
-            .flatten_tensors(&y, &format!("@custom_gradient function {name}"))?
-            .iter()
-            .map(|t| t.renamed())
-            .collect();
+        let results = self.flatten_tensors(&y, &format!("@custom_gradient function {name}"))?;
+        let outs: Vec<Tensor> = results.iter().map(|t| t.renamed()).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
-        self.ad.record_ids(&ids, &refs, || {
-            Op::Custom(Rc::new(CustomCall { name: name.clone(), grad_fn: UserData::new(grad_fn), inputs, variables }))
-        });
+        let call = Rc::new(CustomCall { name: name.clone(), grad_fn: UserData::new(grad_fn), inputs, variables });
+        self.ad.record_ids(&ids, &refs, || Op::Custom(call.clone()));
+        // Forward mode (as TF's ForwardAccumulator): an output whose result in f has a tangent
+        // keeps it (f's own operations); the others get grad_fn transposed, whose errors are
+        // raised here.
+        self.ad.copy_tangents(&results, &outs);
+        if self.ad.any_tangent(&ids) {
+            forward::host_tangents(self, &ids, &refs, &Rc::new(Op::Custom(call)))?;
+        }
         Ok(Self::rebuild(&y, &mut outs.into_iter()))
     }
 
@@ -498,13 +501,16 @@ impl Interp {
             });
         }
         let name = self.callable_name(f);
-        let outs: Vec<Tensor> = self
-            .flatten_tensors(&result, &format!("grad_pass_through function {name}"))?
-            .iter()
-            .map(|t| t.renamed())
-            .collect();
+        let results = self.flatten_tensors(&result, &format!("grad_pass_through function {name}"))?;
+        let outs: Vec<Tensor> = results.iter().map(|t| t.renamed()).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
         self.ad.record_ids(&ids, &refs, || Op::PassThrough);
+        // Forward mode as for custom_gradient (TF builds grad_pass_through on it): f's tangents,
+        // else the identity gradient transposed.
+        self.ad.copy_tangents(&results, &outs);
+        if self.ad.any_tangent(&ids) {
+            forward::host_tangents(self, &ids, &refs, &Rc::new(Op::PassThrough))?;
+        }
         Ok(Self::rebuild(&result, &mut outs.into_iter()))
     }
 
@@ -533,7 +539,7 @@ impl Interp {
         // Reads inside f count as reads for enclosing custom_gradient/recompute calls too.
         let (read, seen) = self.ad.resume_all(paused);
         let (result, outs) = result?;
-        if self.ad.tapes.is_empty() {
+        if self.ad.tapes.is_empty() && self.ad.accumulators.is_empty() {
             return Ok(result);
         }
         let mut ids = Vec::with_capacity(pos.len());
@@ -562,8 +568,13 @@ impl Interp {
         let outs: Vec<Tensor> = outs.iter().map(|t| t.renamed()).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
         let user = UserData::new(RecomputeArgs { f: f.clone(), args: pos, kwargs: kw });
-        let call = RecomputeCall { call: user, saved, variables, captured, rng_state };
-        self.ad.record_ids(&ids, &refs, || Op::Recompute(Rc::new(call)));
+        let call = Rc::new(RecomputeCall { call: user, saved, variables, captured, rng_state });
+        self.ad.record_ids(&ids, &refs, || Op::Recompute(call.clone()));
+        // f ran with the accumulators set aside: its outputs' tangents come from its VJP,
+        // transposed (TF raises NotImplementedError here; DGL gives the tangents f would have).
+        if self.ad.any_tangent(&ids) {
+            forward::host_tangents(self, &ids, &refs, &Rc::new(Op::Recompute(call)))?;
+        }
         Ok(Self::rebuild(&result, &mut outs.into_iter()))
     }
 }

@@ -407,7 +407,8 @@ impl Interp {
         }
     }
 
-    /// `__enter__`: tapes start recording; user classes run their method.
+    /// `__enter__`: tapes start recording, accumulators computing tangents; user classes run
+    /// their method.
     fn enter(&mut self, ctx: &Value) -> R<Value> {
         match ctx {
             Value::Tape(t) => {
@@ -418,6 +419,10 @@ impl Interp {
             Value::StopRecording(t) => {
                 self.ad.pause(t)?;
                 Ok(Value::None)
+            }
+            Value::Accumulator(a) => {
+                self.ad.enter_accumulator(a)?;
+                Ok(ctx.clone())
             }
             Value::Instance(_) => {
                 let m = self.get_attr(ctx, sym::ENTER)?;
@@ -436,6 +441,10 @@ impl Interp {
             }
             Value::StopRecording(_) => {
                 self.ad.resume();
+                Ok(false)
+            }
+            Value::Accumulator(a) => {
+                self.ad.exit_accumulator(a);
                 Ok(false)
             }
             Value::Instance(_) => {

@@ -203,6 +203,7 @@ impl Interp {
             }
             Value::Tape(_) => "<GradientTape>".into(),
             Value::StopRecording(_) => "<stop_recording>".into(),
+            Value::Accumulator(_) => "<ForwardAccumulator>".into(),
             Value::DType(d) => d.name().into(),
             Value::ErrorType(k) => format!("<class '{}'>", k.map_or("Exception", |k| k.name())),
             Value::Exception(e) => format!("{}({})", e.kind().name(), str_repr(e.message())),

@@ -4,7 +4,7 @@
 use super::error::{ErrorKind, Exc, R};
 use super::intern::Sym;
 use super::Interp;
-use crate::autodiff::{Tape, Variable};
+use crate::autodiff::{AccRef, Tape, Variable};
 use crate::source::SourceId;
 use crate::syntax::ast::{CellInit, FuncDef, Layout};
 use crate::syntax::resolve::GlobalNames;
@@ -44,6 +44,8 @@ pub enum Value {
     Tape(Rc<RefCell<Tape>>),
     /// The context manager of `tape.stop_recording()`.
     StopRecording(Rc<RefCell<Tape>>),
+    /// A `ForwardAccumulator` (forward-mode differentiation).
+    Accumulator(AccRef),
     DType(DType),
     /// An error kind such as `ValueError`; `None` is `Exception`, which matches every kind.
     ErrorType(Option<ErrorKind>),
@@ -315,6 +317,7 @@ impl Value {
             Value::Variable(_) => "Variable".into(),
             Value::Tape(_) => "GradientTape".into(),
             Value::StopRecording(_) => "stop_recording".into(),
+            Value::Accumulator(_) => "ForwardAccumulator".into(),
             Value::DType(_) => "dtype".into(),
             Value::ErrorType(_) => "type".into(),
             Value::Exception(e) => e.kind().name().into(),
@@ -339,6 +342,7 @@ impl Value {
             Value::Tensor(t) => t.id as usize ^ (Rc::as_ptr(&t.data) as *const u8 as usize),
             Value::Variable(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Tape(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Accumulator(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Exception(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Property(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Super(x) => Rc::as_ptr(x) as *const u8 as usize,

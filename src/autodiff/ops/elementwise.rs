@@ -1,6 +1,7 @@
 //! Elementwise operations: arithmetic with broadcasting, functions of one tensor, `where`, `cast`
 //! and identity; each forward, what it saves, and its VJP.
 
+use crate::autodiff::forward::Tangents;
 use crate::autodiff::recorder::{InputGrads, Recorder};
 use crate::autodiff::tape::{Dims, Op};
 use crate::bail;
@@ -235,6 +236,126 @@ impl Recorder {
             Op::Identity => smallvec![Some(g.clone())],
             _ => bail!(Runtime, "internal error: {op:?} is not a elementwise operation"),
         })
+    }
+
+    /// The JVP rules of this family (forward mode): `ts` has one tangent per input (`None`:
+    /// zero), the result one per output. Elementwise Jacobians are diagonal, so a function of
+    /// one tensor has J·t = its VJP at upstream t; binary ones add their two partial products
+    /// and broadcast to the output's shape.
+    pub(super) fn elementwise_jvp(&mut self, op: &Op, ts: &[Option<Tensor>], outs: &[&Tensor]) -> R<Tangents> {
+        let out = outs[0];
+        let (ta, tb) = (ts.first().and_then(Option::as_ref), ts.get(1).and_then(Option::as_ref));
+        let t = match op {
+            // d(a ± b) = da ± db
+            Op::AddSub { sub, .. } => match (ta, tb) {
+                (Some(ta), Some(tb)) => self.binary(if *sub { Binary::Sub } else { Binary::Add }, ta, tb)?,
+                (Some(ta), None) => ta.clone(),
+                (None, Some(tb)) if *sub => self.unary(Unary::Neg, tb)?,
+                (None, Some(tb)) => tb.clone(),
+                (None, None) => return Ok(smallvec![None]),
+            },
+            Op::Binary { op, a, b } => {
+                let mut terms: smallvec::SmallVec<[Tensor; 2]> = smallvec::SmallVec::new();
+                match op {
+                    // d(ab) = b da + a db
+                    Binary::Mul => {
+                        if let Some(ta) = ta {
+                            terms.push(self.mul(ta, b)?);
+                        }
+                        if let Some(tb) = tb {
+                            terms.push(self.mul(a, tb)?);
+                        }
+                    }
+                    // d(a/b) = da / b − a db / b²
+                    Binary::Div => {
+                        if let Some(ta) = ta {
+                            terms.push(self.binary(Binary::Div, ta, b)?);
+                        }
+                        if let Some(tb) = tb {
+                            let t = self.mul(a, tb)?;
+                            let bb = self.mul(b, b)?;
+                            let q = self.binary(Binary::Div, &t, &bb)?;
+                            terms.push(self.unary(Unary::Neg, &q)?);
+                        }
+                    }
+                    // The VJP's tie rule: maximum follows a where a >= b, minimum where a <= b.
+                    Binary::Maximum | Binary::Minimum => {
+                        let cmp = if *op == Binary::Maximum { Compare::Ge } else { Compare::Le };
+                        let pick_a = kernels::compare(cmp, &a.data, &b.data)?;
+                        let mask = Tensor::new(pick_a.cast(out.dtype()));
+                        if let Some(ta) = ta {
+                            terms.push(self.mul(ta, &mask)?);
+                        }
+                        if let Some(tb) = tb {
+                            let one = self.scalar(out.dtype(), 1.0);
+                            let rest = Tensor::new(kernels::binary(Binary::Sub, &one.data, &mask.data)?);
+                            terms.push(self.mul(tb, &rest)?);
+                        }
+                    }
+                    // d(a mod b) = da − floor(a/b) db
+                    Binary::Mod => {
+                        if let Some(ta) = ta {
+                            terms.push(ta.clone());
+                        }
+                        if let Some(tb) = tb {
+                            let q = self.binary(Binary::FloorDiv, a, b)?;
+                            let t = self.mul(&q, tb)?;
+                            terms.push(self.unary(Unary::Neg, &t)?);
+                        }
+                    }
+                    _ => {}
+                }
+                match terms.len() {
+                    0 => self.constant_like(out, 0.0),
+                    1 => terms.pop().expect("one term"),
+                    _ => self.add(&terms[0], &terms[1])?,
+                }
+            }
+            // d(a^b) = b a^(b−1) da + a^b log(a) db   (log taken as 0 where a <= 0, as the VJP)
+            Op::Pow { a, b, out: y } => {
+                let mut acc: Option<Tensor> = None;
+                if let Some(ta) = ta {
+                    let one = self.scalar(b.dtype(), 1.0);
+                    let bm1 = self.binary(Binary::Sub, b, &one)?;
+                    let p = self.binary(Binary::Pow, a, &bm1)?;
+                    let d = self.mul(b, &p)?;
+                    acc = Some(self.mul(&d, ta)?);
+                }
+                if let Some(tb) = tb {
+                    let zero = self.constant_like(a, 0.0);
+                    let pos = Tensor::new(kernels::compare(Compare::Gt, &a.data, &zero.data)?);
+                    let one = self.constant_like(a, 1.0);
+                    let safe = self.where_(&pos, a, &one)?;
+                    let la = self.unary(Unary::Log, &safe)?;
+                    let la = self.where_(&pos, &la, &zero)?;
+                    let d = self.mul(y, &la)?;
+                    let t = self.mul(&d, tb)?;
+                    acc = Some(match acc {
+                        Some(prev) => self.add(&prev, &t)?,
+                        None => t,
+                    });
+                }
+                acc.expect("a tangent is given")
+            }
+            Op::Unary { op, saved } => match ta {
+                Some(ta) => self.unary_vjp(*op, saved.as_ref(), ta)?,
+                None => return Ok(smallvec![None]),
+            },
+            // where: the tangent of the branch taken.
+            Op::Where { cond, .. } => {
+                let zero = self.scalar(out.dtype(), 0.0);
+                let ta = ta.cloned().unwrap_or_else(|| zero.clone());
+                let tb = tb.cloned().unwrap_or(zero);
+                self.where_(cond, &ta, &tb)?
+            }
+            Op::Cast { .. } => match ta {
+                Some(ta) => self.cast(ta, out.dtype())?,
+                None => return Ok(smallvec![None]),
+            },
+            Op::Identity => return Ok(smallvec![ta.cloned()]),
+            _ => bail!(Runtime, "internal error: {op:?} is not a elementwise operation"),
+        };
+        Ok(smallvec![Some(self.broadcast_to(&t, out.shape())?)])
     }
 
     /// `q` where the upstream gradient `g` is non-zero, else 0: the rule of TF's "safe"

@@ -1,5 +1,6 @@
 //! Matrix products (2-D and batched), forward and VJP.
 
+use crate::autodiff::forward::Tangents;
 use crate::autodiff::recorder::{InputGrads, Recorder};
 use crate::autodiff::tape::Op;
 use crate::bail;
@@ -45,11 +46,29 @@ impl Recorder {
         })
     }
 
+    /// The JVP rule of this family: d(a @ b) = da @ b + a @ db.
+    pub(super) fn matmul_jvp(&mut self, op: &Op, ts: &[Option<Tensor>]) -> R<Tangents> {
+        let Op::MatMul { a, b } = op else { bail!(Runtime, "internal error: {op:?} is not a matmul operation") };
+        let ta = match ts.first().and_then(Option::as_ref) {
+            Some(ta) => Some(self.matmul(ta, b)?),
+            None => None,
+        };
+        let tb = match ts.get(1).and_then(Option::as_ref) {
+            Some(tb) => Some(self.matmul(a, tb)?),
+            None => None,
+        };
+        Ok(smallvec![match (ta, tb) {
+            (Some(x), Some(y)) => Some(self.add(&x, &y)?),
+            (x, y) => x.or(y),
+        }])
+    }
+
     /// `x @ y` with the last two axes of `x` (`tx`) or `y` (`ty`) swapped. When nothing records
-    /// it (no tape watches an input, no capture probe listens) and both are 2-D floats, the
-    /// kernel reads the transposes through strides; otherwise they are recorded operations.
+    /// it (no tape watches an input, no capture probe listens, no accumulator has a tangent)
+    /// and both are 2-D floats, the kernel reads the transposes through strides; otherwise
+    /// they are recorded operations.
     fn matmul_transposed(&mut self, x: &Tensor, y: &Tensor, tx: bool, ty: bool) -> R<Tensor> {
-        if self.capture_probes.is_empty() && !self.any_watched(&[x, y]) {
+        if self.capture_probes.is_empty() && !self.any_watched(&[x, y]) && !self.any_tangent(&[x.id, y.id]) {
             if let Some(out) = kernels::matmul_2d_transposed(&x.data, &y.data, tx, ty) {
                 return Ok(Tensor::new(out?));
             }

@@ -5,8 +5,12 @@
 //! records the backward pass and higher-order gradients compose (STYLE.md lesson 3).
 //! A tape records an operation only when one of its inputs is watched (LANGUAGE.md §5).
 //!
+//! Each family also has its JVP rules (forward mode, `forward.rs`) beside its VJPs.
+//!
 //! Adding an operation: its forward and VJP in its family's file, an [`Op`] variant
-//! (`tape.rs`), its arm below, and a finite-difference check (`fd_tests.rs`).
+//! (`tape.rs`), its arm in `vjp` below, and a finite-difference check (`fd_tests.rs`). A JVP
+//! rule is optional: an operation without an arm in `jvp` is differentiated in forward mode by
+//! transposing its VJP (`forward::transpose_jvp`), which is exact but costs two passes.
 
 pub mod elementwise;
 pub mod matmul;
@@ -16,11 +20,13 @@ pub mod shape;
 
 pub use shape::{axis_slice, slice_info};
 
+use super::forward::Tangents;
 use super::recorder::{InputGrads, Recorder};
 use super::tape::{Entry, Op};
 use crate::bail;
 use crate::error::R;
 use crate::tensor::Tensor;
+use std::rc::Rc;
 
 impl Recorder {
     /// Runs the backward step of `entry` (one gradient per input, `None`: no gradient):
@@ -58,5 +64,40 @@ impl Recorder {
             // User code runs through the host (backward.rs), never here.
             Op::Custom(_) | Op::Recompute(_) => bail!(Runtime, "internal error: a user-code VJP reached the recorder"),
         }
+    }
+
+    /// The forward-mode rule of `op` (J·t, one tangent per output), or `None` when it has no
+    /// closed-form rule and must be transposed from its VJP. `tangents` has one entry per input
+    /// (`None`: no tangent, that is zero; at least one is given); `outputs` are the op's outputs.
+    pub fn jvp(&mut self, op: &Rc<Op>, tangents: &[Option<Tensor>], outputs: &[&Tensor]) -> Option<R<Tangents>> {
+        let op = &**op;
+        Some(match op {
+            Op::AddSub { .. }
+            | Op::Binary { .. }
+            | Op::Pow { .. }
+            | Op::Unary { .. }
+            | Op::Where { .. }
+            | Op::Cast { .. }
+            | Op::Identity => self.elementwise_jvp(op, tangents, outputs),
+            Op::MatMul { .. } => self.matmul_jvp(op, tangents),
+            Op::Reduce { .. }
+            | Op::ReduceExtreme { .. }
+            | Op::ReduceProd { .. }
+            | Op::Cumsum { .. }
+            | Op::Cumprod { .. }
+            | Op::BroadcastTo { .. } => self.reduce_jvp(op, tangents, outputs),
+            Op::Reshape { .. }
+            | Op::Transpose { .. }
+            | Op::Concat { .. }
+            | Op::Stack { .. }
+            | Op::Index { .. }
+            | Op::IndexGrad { .. }
+            | Op::Gather { .. }
+            | Op::GatherGrad { .. }
+            | Op::Tile { .. } => self.shape_jvp(op, tangents, outputs),
+            Op::Softmax { .. } | Op::SparseXent { .. } => self.nn_jvp(op, tangents),
+            // Everything else (user code, operations added without a rule): by transposition.
+            _ => return None,
+        })
     }
 }

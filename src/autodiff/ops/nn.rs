@@ -2,6 +2,7 @@
 //! forward and VJP; the activation functions ([`Activation`]), composed of recorded elementwise
 //! operations.
 
+use crate::autodiff::forward::Tangents;
 use crate::autodiff::recorder::{InputGrads, Recorder};
 use crate::autodiff::tape::Op;
 use crate::bail;
@@ -50,7 +51,7 @@ impl Recorder {
         if !self.capture_probes.is_empty() {
             self.probe(&[logits.id]);
         }
-        if self.any_watched(&[logits]) {
+        if self.any_watched(&[logits]) || self.has_tangent(logits.id) {
             let mut bp: Vec<f64> = lp.iter().map(|v| v.exp()).collect();
             for (i, &k) in idx.iter().enumerate() {
                 bp[i * classes + k as usize] -= 1.0;
@@ -65,6 +66,47 @@ impl Recorder {
             });
         }
         Ok(out)
+    }
+
+    /// The JVP rules of this family (forward mode): `ts` has one tangent per input, the result
+    /// one per output.
+    pub(super) fn nn_jvp(&mut self, op: &Op, ts: &[Option<Tensor>]) -> R<Tangents> {
+        Ok(match op {
+            // softmax: y (t − Σ t·y);  log_softmax: t − Σ softmax·t
+            Op::Softmax { y, axis, log } => {
+                let Some(t) = ts.first().and_then(Option::as_ref) else { return Ok(smallvec![None]) };
+                let ax = [*axis as i64];
+                if *log {
+                    let p = self.unary(Unary::Exp, y)?;
+                    let pt = self.mul(&p, t)?;
+                    let s = self.reduce(Reduce::Sum, &pt, Some(&ax), true)?;
+                    smallvec![Some(self.binary(Binary::Sub, t, &s)?)]
+                } else {
+                    let ty = self.mul(t, y)?;
+                    let s = self.reduce(Reduce::Sum, &ty, Some(&ax), true)?;
+                    let d = self.binary(Binary::Sub, t, &s)?;
+                    smallvec![Some(self.mul(y, &d)?)]
+                }
+            }
+            // loss = −log p_label: d loss = Σ (p − one_hot)·t = Σ backprop·t over the classes;
+            // the backprop output p − one_hot moves as the softmax: p (t − Σ p·t).
+            Op::SparseXent { backprop, labels } => {
+                let Some(t) = ts.get(1).and_then(Option::as_ref) else { return Ok(smallvec![None, None]) };
+                let bt = self.mul(backprop, t)?;
+                let dloss = self.reduce(Reduce::Sum, &bt, Some(&[-1]), false)?;
+                let classes = backprop.shape().last().copied().unwrap_or(1);
+                let mut p = backprop.data.to_f64_vec();
+                for (row, &k) in labels.iter().enumerate() {
+                    p[row * classes + k] += 1.0;
+                }
+                let p = Tensor::new(Array::from_f64(backprop.dtype(), backprop.shape(), p));
+                let pt = self.mul(&p, t)?;
+                let s = self.reduce(Reduce::Sum, &pt, Some(&[-1]), true)?;
+                let d = self.binary(Binary::Sub, t, &s)?;
+                smallvec![Some(dloss), Some(self.mul(&p, &d)?)]
+            }
+            _ => bail!(Runtime, "internal error: {op:?} is not a nn operation"),
+        })
     }
 
     /// The VJPs of this family: `upstream` has one gradient per output (zeros filled in),

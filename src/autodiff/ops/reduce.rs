@@ -1,6 +1,7 @@
 //! Reductions and broadcasting (each the other's VJP), running sums and products,
 //! and the composites built on them (variance, norms, clipping by norm), forward and VJP.
 
+use crate::autodiff::forward::Tangents;
 use crate::autodiff::recorder::{InputGrads, Recorder};
 use crate::autodiff::tape::{Dims, Op};
 use crate::bail;
@@ -266,6 +267,54 @@ impl Recorder {
         let scale = self.add(&finite_scale, &nan_if_infinite)?;
         let clipped = ts.iter().map(|t| self.mul(t, &scale)).collect::<R<Vec<_>>>()?;
         Ok((clipped, norm))
+    }
+
+    /// The JVP rules of this family (forward mode): `ts` holds the input's tangent, the result
+    /// the output's. Reductions and running sums are linear, so they apply to the tangent.
+    pub(super) fn reduce_jvp(&mut self, op: &Op, ts: &[Option<Tensor>], outs: &[&Tensor]) -> R<Tangents> {
+        let Some(t) = ts.first().and_then(Option::as_ref) else { return Ok(smallvec![None]) };
+        let out = outs[0];
+        let as_i64 = |axes: &[usize]| axes.iter().map(|&a| a as i64).collect::<Vec<_>>();
+        let r = match op {
+            Op::Reduce { op, axes, .. } => {
+                let r = self.reduce(*op, t, Some(&as_i64(axes)), true)?;
+                self.reshape_to(&r, out.shape())?
+            }
+            // max/min: the mean of the tangents of the tied extreme elements (the VJP's share rule).
+            Op::ReduceExtreme { x, out_kept, axes } => {
+                let mask = Tensor::new(kernels::compare(Compare::Eq, &x.data, &out_kept.data)?.cast(x.dtype()));
+                let count = Tensor::new(kernels::reduce(Reduce::Sum, &mask.data, axes, true)?);
+                let picked = self.mul(t, &mask)?;
+                let s = self.reduce(Reduce::Sum, &picked, Some(&as_i64(axes)), true)?;
+                let m = self.binary(Binary::Div, &s, &count)?;
+                self.reshape_to(&m, out.shape())?
+            }
+            // d Π x = Σ_i (Π_{j≠i} x_j) dx_i, division-free as the VJP.
+            Op::ReduceProd { x, axes } => {
+                let others = self.product_of_others(x, axes)?;
+                let w = self.mul(t, &others)?;
+                let s = self.reduce(Reduce::Sum, &w, Some(&as_i64(axes)), true)?;
+                self.reshape_to(&s, out.shape())?
+            }
+            Op::Cumsum { axis, exclusive, reverse } => {
+                self.cumulative(Running::Sum, t, *axis as i64, *exclusive, *reverse)?
+            }
+            // dy_i = y_i Σ_{j∈S(i)} dx_j / x_j over the same running set S(i); a zero x_j
+            // contributes 0, as in the VJP (so J·t agrees with the jacobian there).
+            Op::Cumprod { x, out: y, axis, exclusive, reverse } => {
+                let zero = self.constant_like(x, 0.0);
+                let nonzero = Tensor::new(kernels::compare(Compare::Ne, &x.data, &zero.data)?);
+                let ones = self.constant_like(x, 1.0);
+                let safe_x = self.where_(&nonzero, x, &ones)?;
+                let q = self.binary(Binary::Div, t, &safe_x)?;
+                let q = self.where_(&nonzero, &q, &zero)?;
+                let s = self.cumulative(Running::Sum, &q, *axis as i64, *exclusive, *reverse)?;
+                self.mul(y, &s)?
+            }
+            Op::BroadcastTo { .. } => self.broadcast_to(t, out.shape())?,
+            _ => bail!(Runtime, "internal error: {op:?} is not a reduce operation"),
+        };
+        Ok(smallvec![Some(r)])
     }
 
     /// The VJPs of this family: `upstream` has one gradient per output (zeros filled in),

@@ -1,6 +1,7 @@
 //! Shape and indexing operations: reshape, transpose, concat, stack, basic indexing, gather and
 //! tile (with the scatters that are their VJPs), forward and VJP.
 
+use crate::autodiff::forward::Tangents;
 use crate::autodiff::recorder::{InputGrads, Recorder};
 use crate::autodiff::tape::{Dims, Op};
 use crate::bail;
@@ -169,6 +170,47 @@ impl Recorder {
             self.record(&[x], &[&out], || Op::Tile { in_shape: x.shape().to_vec(), multiples: multiples.to_vec() });
         }
         Ok(out)
+    }
+
+    /// The JVP rules of this family (forward mode): every shape operation is linear, so the
+    /// tangent goes through the same operation; a missing tangent of concat or stack is zeros.
+    pub(super) fn shape_jvp(&mut self, op: &Op, ts: &[Option<Tensor>], outs: &[&Tensor]) -> R<Tangents> {
+        let out = outs[0];
+        if let Op::Concat { axis, sizes } = op {
+            let mut parts = Vec::with_capacity(ts.len());
+            for (t, &n) in ts.iter().zip(sizes) {
+                parts.push(match t {
+                    Some(t) => t.clone(),
+                    None => {
+                        let mut shape = out.shape().to_vec();
+                        shape[*axis] = n;
+                        Tensor::zeros(out.dtype(), &shape)
+                    }
+                });
+            }
+            return Ok(smallvec![Some(self.concat(&parts, *axis as i64)?)]);
+        }
+        if let Op::Stack { axis, .. } = op {
+            let mut shape = out.shape().to_vec();
+            shape.remove(*axis);
+            let parts: Vec<Tensor> =
+                ts.iter().map(|t| t.clone().unwrap_or_else(|| Tensor::zeros(out.dtype(), &shape))).collect();
+            return Ok(smallvec![Some(self.stack(&parts, *axis as i64)?)]);
+        }
+        let Some(t) = ts.first().and_then(Option::as_ref) else { return Ok(smallvec![None]) };
+        let r = match op {
+            Op::Reshape { .. } => self.reshape_to(t, out.shape())?,
+            Op::Transpose { perm } => self.transpose(t, Some(perm.iter().map(|&a| a as i64).collect()))?,
+            Op::Index { info, .. } => self.index(t, info.clone())?,
+            Op::IndexGrad { info } => self.index_grad(t, out.shape(), info.clone())?,
+            Op::Gather { axis, indices, idx_shape, .. } => self.gather(t, indices.clone(), idx_shape, *axis)?,
+            Op::GatherGrad { axis, indices, idx_shape } => {
+                self.gather_grad(t, out.shape(), *axis, indices.clone(), idx_shape)?
+            }
+            Op::Tile { multiples, .. } => self.tile(t, multiples)?,
+            _ => bail!(Runtime, "internal error: {op:?} is not a shape operation"),
+        };
+        Ok(smallvec![Some(r)])
     }
 
     /// The VJPs of this family: `upstream` has one gradient per output (zeros filled in),
