@@ -15,6 +15,7 @@ pub mod methods;
 pub mod shape_fns;
 mod tape_methods;
 pub mod tensor_fns;
+mod tracking;
 
 use crate::runtime::error::ErrorKind;
 use crate::runtime::error::R;
@@ -48,6 +49,7 @@ pub fn install(rt: &mut Interp) {
     shape_fns::register(&mut reg);
     // After core: its `round` of a tensor is TF's, of a number Python's (core::round).
     math_fns::register(&mut reg);
+    tracking::register(&mut reg);
     diff_tools::install(rt);
     for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64)] {
         rt.builtins.insert(intern(name), Value::DType(d));

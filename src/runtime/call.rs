@@ -8,7 +8,6 @@ use super::{Interp, MAX_DEPTH};
 use crate::source::Span;
 use crate::syntax::ast::ParamKind;
 use crate::{bail, err};
-use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -66,8 +65,7 @@ impl Interp {
                 self.call_value(func, all, kw)
             }
             Value::Class(c) => {
-                let inst =
-                    Value::Instance(Rc::new(Instance { class: c.clone(), attrs: RefCell::new(FxHashMap::default()) }));
+                let inst = Value::Instance(Rc::new(Instance { class: c.clone(), attrs: RefCell::default() }));
                 if c.error_kind.is_some() {
                     // An exception keeps its constructor's arguments as `args`, whatever
                     // __init__ does (Python's BaseException.__new__).

@@ -15,7 +15,15 @@ impl Interp {
     pub fn eval(&mut self, e: &Expr, env: &mut Frame) -> R<Value> {
         super::stack_guard("while evaluating an expression").map_err(|x| x.at(self.src, e.span))?;
         match &e.kind {
-            ExprKind::Name(n, slot) => load(*n, slot.get(), env).map_err(|x| x.at(self.src, e.span)),
+            ExprKind::Name(n, slot) => match load(*n, slot.get(), env) {
+                Ok(v) => Ok(v),
+                // Builtins written in DGL (`Module`) load on their first use.
+                Err(x) => match self.lazy_builtin(*n, slot.get(), env) {
+                    Ok(Some(v)) => Ok(v),
+                    Ok(None) => Err(x.at(self.src, e.span)),
+                    Err(x) => Err(x.at(self.src, e.span)),
+                },
+            },
             ExprKind::Int(i) => Ok(Value::Int(*i)),
             ExprKind::Float(f) => Ok(Value::Float(*f)),
             ExprKind::Str(s) => Ok(Value::Str(s.clone())),

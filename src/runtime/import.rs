@@ -3,7 +3,9 @@
 //! A module runs once; later imports share it.
 
 use super::error::{Exc, R};
-use super::value::{Globals, Module};
+use super::intern::Sym;
+use super::value::{Frame, Globals, Module, Value};
+use crate::syntax::resolve::Slot;
 use super::{Failure, Interp};
 use crate::{bail, err};
 use std::path::PathBuf;
@@ -15,10 +17,47 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("optim", include_str!("../../stdlib/optim.dgl")),
     ("losses", include_str!("../../stdlib/losses.dgl")),
     ("data", include_str!("../../stdlib/data.dgl")),
+    ("metrics", include_str!("../../stdlib/metrics.dgl")),
+    ("initializers", include_str!("../../stdlib/initializers.dgl")),
+    // Private modules (a leading underscore): the builtin `Module` and the Keras layer machinery.
+    ("_module", include_str!("../../stdlib/_module.dgl")),
+    ("_layers", include_str!("../../stdlib/_layers.dgl")),
+    ("_model", include_str!("../../stdlib/_model.dgl")),
 ];
 
+/// Builtins written in DGL: (name, stdlib module defining it). Each loads on the first
+/// read of its name ([`Interp::lazy_builtin`]), so start-up does not parse them.
+const LAZY_BUILTINS: &[(&str, &str)] = &[("Module", "_module")];
+
 impl Interp {
+    /// The value of a builtin written in DGL, loading its stdlib module on first use, for a
+    /// module-level name that is otherwise unbound (`None` when `name` is no such builtin).
+    /// The global entry of the running module then reads it directly.
+    pub fn lazy_builtin(&mut self, name: Sym, slot: Slot, env: &Frame) -> R<Option<Value>> {
+        let (Slot::Global(i) | Slot::ClassGlobal(i)) = slot else { return Ok(None) };
+        let Some((_, module)) = LAZY_BUILTINS.iter().find(|(n, _)| *n == &*name.name()) else { return Ok(None) };
+        let value = match self.builtins.get(&name) {
+            Some(v) => v.clone(),
+            None => {
+                let m = self.import_from(module, false)?;
+                let v = m.globals.get(name).ok_or_else(|| err!(Runtime, "internal error: {module} defines no {name}"))?;
+                self.builtins.insert(name, v.clone());
+                v
+            }
+        };
+        if let Some(g) = env.globals.slots.borrow_mut().get_mut(i as usize) {
+            g.builtin = Some(value.clone());
+        }
+        Ok(Some(value))
+    }
+
     pub fn import(&mut self, name: &str) -> R<Rc<Module>> {
+        self.import_from(name, true)
+    }
+
+    /// Imports `name`, looking in the script's and `DGL_PATH` folders first when `search`
+    /// is set, else in the standard library only.
+    fn import_from(&mut self, name: &str, search: bool) -> R<Rc<Module>> {
         if let Some(m) = self.modules.get(name) {
             return Ok(m.clone());
         }
@@ -28,8 +67,8 @@ impl Interp {
             bail!(Runtime, "import cycle: {}", cycle.join(" -> "));
         }
         let file = format!("{}.dgl", name.replace('.', "/"));
-        let mut folders = vec![self.script_dir.clone()];
-        if let Ok(path) = std::env::var("DGL_PATH") {
+        let mut folders = if search { vec![self.script_dir.clone()] } else { vec![] };
+        if let (true, Ok(path)) = (search, std::env::var("DGL_PATH")) {
             folders.extend(std::env::split_paths(&path));
         }
         let found = folders.into_iter().map(|d| d.join(&file)).find(|p| p.is_file());

@@ -182,7 +182,8 @@ impl Class {
 #[derive(Debug)]
 pub struct Instance {
     pub class: Rc<Class>,
-    pub attrs: RefCell<FxHashMap<Sym, Value>>,
+    /// In first-assignment order, as Python's `__dict__` (`vars(obj)` and Keras's layer tracking read it).
+    pub attrs: RefCell<IndexMap<Sym, Value, rustc_hash::FxBuildHasher>>,
 }
 
 #[derive(Debug)]
