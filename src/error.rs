@@ -26,6 +26,12 @@ pub enum ErrorKind {
     NotImplemented,
     Recursion,
     IO,
+    /// Int arithmetic whose result leaves the 64-bit range (DGL ints are 64-bit, LANGUAGE.md §3).
+    Overflow,
+    /// `input()` at the end of its input.
+    EOF,
+    /// `import` of a module that does not exist.
+    Import,
     /// Raised by Ctrl-C.
     KeyboardInterrupt,
     /// Raised by an iterator's `__next__` when it is exhausted.
@@ -36,7 +42,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// The kinds with a builtin name of their own (`Exception` is bound separately: it matches all).
-    pub const ALL: [ErrorKind; 16] = [
+    pub const ALL: [ErrorKind; 19] = [
         ErrorKind::Syntax,
         ErrorKind::Name,
         ErrorKind::Type,
@@ -51,6 +57,9 @@ impl ErrorKind {
         ErrorKind::NotImplemented,
         ErrorKind::Recursion,
         ErrorKind::IO,
+        ErrorKind::Overflow,
+        ErrorKind::EOF,
+        ErrorKind::Import,
         ErrorKind::KeyboardInterrupt,
         ErrorKind::StopIteration,
     ];
@@ -71,6 +80,9 @@ impl ErrorKind {
             ErrorKind::NotImplemented => "NotImplementedError",
             ErrorKind::Recursion => "RecursionError",
             ErrorKind::IO => "IOError",
+            ErrorKind::Overflow => "OverflowError",
+            ErrorKind::EOF => "EOFError",
+            ErrorKind::Import => "ImportError",
             ErrorKind::KeyboardInterrupt => "KeyboardInterrupt",
             ErrorKind::StopIteration => "StopIteration",
             ErrorKind::Exception => "Exception",

@@ -1,4 +1,5 @@
-//! Methods of lists, dicts and strings (LANGUAGE.md §2), with Python's behaviour.
+//! Methods of lists, dicts and strings (LANGUAGE.md §2), with Python's behaviour
+//! (the rest of the string methods are in strings.rs).
 
 use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
@@ -347,70 +348,4 @@ pub(super) fn str_join(rt: &mut Interp, args: &mut Args) -> R<Value> {
         }
     }
     Ok(Value::str(&parts.join(&sep)))
-}
-
-/// `s.split(sep=None)`: on runs of whitespace by default.
-pub(super) fn str_split(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["sep"], 0);
-    let s = this_str(args)?;
-    let sep = SIG.bind(rt, args)?.non_none("sep")?;
-    let parts: Vec<Value> = match sep {
-        None => s.split_whitespace().map(Value::str).collect(),
-        Some(Value::Str(p)) if p.is_empty() => bail!(Value, "empty separator"),
-        Some(Value::Str(p)) => s.split(p.as_ref()).map(Value::str).collect(),
-        Some(other) => bail!(Type, "split() separator must be a string, not {}", other.type_name()),
-    };
-    Ok(Value::list(parts))
-}
-
-/// `s.startswith(prefix)`
-pub(super) fn str_startswith(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["prefix"], 1);
-    let s = this_str(args)?;
-    match SIG.bind(rt, args)?.value("prefix")? {
-        Value::Str(p) => Ok(Value::Bool(s.starts_with(p.as_ref()))),
-        other => bail!(Type, "startswith() needs a string, not {}", other.type_name()),
-    }
-}
-
-/// `s.endswith(suffix)`
-pub(super) fn str_endswith(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["suffix"], 1);
-    let s = this_str(args)?;
-    match SIG.bind(rt, args)?.value("suffix")? {
-        Value::Str(p) => Ok(Value::Bool(s.ends_with(p.as_ref()))),
-        other => bail!(Type, "endswith() needs a string, not {}", other.type_name()),
-    }
-}
-
-/// `s.replace(old, new)`: every occurrence.
-pub(super) fn str_replace(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["old", "new"], 2);
-    let s = this_str(args)?;
-    let mut a = SIG.bind(rt, args)?;
-    match (a.value("old")?, a.value("new")?) {
-        (Value::Str(o), Value::Str(n)) => Ok(Value::str(&s.replace(o.as_ref(), &n))),
-        _ => bail!(Type, "replace() needs strings"),
-    }
-}
-
-/// `s.strip(chars=None)` and its one-sided forms: whitespace, or any of `chars`.
-pub(super) fn str_strip(rt: &mut Interp, args: &mut Args, left: bool, right: bool) -> R<Value> {
-    static SIG: Signature = Signature::new(&["chars"], 0);
-    let s = this_str(args)?;
-    let fname = args.fname.clone();
-    let set: Option<Vec<char>> = match SIG.bind(rt, args)?.non_none("chars")? {
-        None => None,
-        Some(Value::Str(c)) => Some(c.chars().collect()),
-        Some(other) => bail!(Type, "{fname}() arg must be None or str, not {}", other.type_name()),
-    };
-    let strip = |c: char| set.as_ref().map_or(c.is_whitespace(), |set| set.contains(&c));
-    let mut t: &str = &s;
-    if left {
-        t = t.trim_start_matches(strip);
-    }
-    if right {
-        t = t.trim_end_matches(strip);
-    }
-    Ok(Value::str(t))
 }

@@ -2,7 +2,7 @@
 //! `min`/`max`/`sum`, `sorted`, `isinstance`, …
 
 use crate::builtins::Signature;
-use crate::runtime::convert::{float_to_int, int_add};
+use crate::runtime::convert::{float_to_int, int_add, int_checked};
 use crate::runtime::error::R;
 use crate::runtime::index::range_len;
 use crate::runtime::intern::intern;
@@ -268,7 +268,7 @@ fn bool_(rt: &mut Interp, args: &mut Args) -> R<Value> {
 fn abs(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["x"], 1);
     match SIG.bind(rt, args)?.value("x")? {
-        Value::Int(i) => Ok(Value::Int(i.checked_abs().ok_or_else(|| err!(Value, "integer overflow"))?)),
+        Value::Int(i) => Ok(Value::Int(int_checked(i.checked_abs(), || format!("abs({i})"))?)),
         Value::Bool(b) => Ok(Value::Int(b as i64)),
         Value::Float(f) => Ok(Value::Float(f.abs())),
         v @ (Value::Tensor(_) | Value::Variable(_)) => {
@@ -387,7 +387,7 @@ fn round_int(i: i64, n: i64) -> R<i64> {
     let x = i as i128;
     let (q, r) = (x.div_euclid(p), x.rem_euclid(p));
     let q = if 2 * r > p || (2 * r == p && q % 2 != 0) { q + 1 } else { q };
-    i64::try_from(q * p).map_err(|_| err!(Value, "integer overflow: round({i}, {n}) is out of the int64 range"))
+    int_checked(i64::try_from(q * p).ok(), || format!("round({i}, {n})"))
 }
 
 /// `sorted(iterable, key=None, reverse=False)`: a new list, stable.

@@ -6,6 +6,7 @@
 //! `xs.append` is one hash lookup on the interned name, not a string match.
 
 use super::collections::*;
+use super::strings::*;
 use super::tape_methods::*;
 use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
@@ -112,14 +113,42 @@ const STR: &[(&str, Attr)] = &[
     ("format", Attr::Method(str_format)),
     ("join", Attr::Method(str_join)),
     ("split", Attr::Method(str_split)),
+    ("rsplit", Attr::Method(str_rsplit)),
+    ("splitlines", Attr::Method(str_splitlines)),
+    ("partition", Attr::Method(str_partition)),
+    ("rpartition", Attr::Method(str_rpartition)),
     ("upper", Attr::Method(str_upper)),
     ("lower", Attr::Method(str_lower)),
+    ("title", Attr::Method(str_title)),
+    ("capitalize", Attr::Method(str_capitalize)),
+    ("swapcase", Attr::Method(str_swapcase)),
+    ("casefold", Attr::Method(str_casefold)),
     ("strip", Attr::Method(|rt, a| str_strip(rt, a, true, true))),
     ("lstrip", Attr::Method(|rt, a| str_strip(rt, a, true, false))),
     ("rstrip", Attr::Method(|rt, a| str_strip(rt, a, false, true))),
     ("startswith", Attr::Method(str_startswith)),
     ("endswith", Attr::Method(str_endswith)),
+    ("removeprefix", Attr::Method(str_removeprefix)),
+    ("removesuffix", Attr::Method(str_removesuffix)),
     ("replace", Attr::Method(str_replace)),
+    ("find", Attr::Method(str_find)),
+    ("rfind", Attr::Method(str_rfind)),
+    ("index", Attr::Method(str_index)),
+    ("rindex", Attr::Method(str_rindex)),
+    ("count", Attr::Method(str_count)),
+    ("ljust", Attr::Method(str_ljust)),
+    ("rjust", Attr::Method(str_rjust)),
+    ("center", Attr::Method(str_center)),
+    ("zfill", Attr::Method(str_zfill)),
+    ("expandtabs", Attr::Method(str_expandtabs)),
+    ("isdigit", Attr::Method(str_isdigit)),
+    ("isdecimal", Attr::Method(str_isdecimal)),
+    ("isnumeric", Attr::Method(str_isnumeric)),
+    ("isalpha", Attr::Method(str_isalpha)),
+    ("isalnum", Attr::Method(str_isalnum)),
+    ("isspace", Attr::Method(str_isspace)),
+    ("isupper", Attr::Method(str_isupper)),
+    ("islower", Attr::Method(str_islower)),
 ];
 
 const BUILTIN: &[(&str, Attr)] = &[("__name__", Attr::Get(builtin_name)), ("__wrapped__", Attr::Get(builtin_wrapped))];

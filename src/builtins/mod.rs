@@ -12,6 +12,7 @@ mod diff_tools;
 mod math_fns;
 pub mod methods;
 pub mod shape_fns;
+mod strings;
 mod tape_methods;
 pub mod tensor_fns;
 

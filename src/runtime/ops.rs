@@ -1,5 +1,6 @@
 //! Operators on values (`+`, `==`, `<`, `in`, `is`) and truth values.
 
+use super::convert::{int_checked, int_pow};
 use super::error::R;
 use super::value::{HashKey, Value};
 use super::Interp;
@@ -7,7 +8,7 @@ use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
 use crate::tensor::budget::check_bytes;
 use crate::tensor::kernels::{self, Binary, Compare, Unary};
 use crate::tensor::Tensor;
-use crate::{bail, err};
+use crate::bail;
 
 /// The method names of a binary operator: `(a.__op__(b), b.__rop__(a))`.
 fn binary_dunders(op: BinOp) -> (&'static str, &'static str) {
@@ -128,7 +129,7 @@ impl Interp {
             (UnaryOp::Pos, Value::Int(_) | Value::Float(_)) => Ok(v),
             (UnaryOp::Pos, Value::Bool(b)) => Ok(Value::Int(*b as i64)),
             (UnaryOp::Neg, Value::Int(i)) => {
-                Ok(Value::Int(i.checked_neg().ok_or_else(|| err!(Value, "integer overflow"))?))
+                Ok(Value::Int(int_checked(i.checked_neg(), || format!("-({i})"))?))
             }
             (UnaryOp::Neg, Value::Bool(b)) => Ok(Value::Int(-(*b as i64))),
             (UnaryOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
@@ -484,11 +485,11 @@ fn as_float(v: &Value) -> f64 {
 }
 
 fn int_op(op: BinOp, x: i64, y: i64) -> R<Value> {
-    let overflow = || err!(Value, "integer overflow in {} {} {}", x, op.symbol(), y);
+    let text = || format!("{x} {} {y}", op.symbol());
     Ok(match op {
-        BinOp::Add => Value::Int(x.checked_add(y).ok_or_else(overflow)?),
-        BinOp::Sub => Value::Int(x.checked_sub(y).ok_or_else(overflow)?),
-        BinOp::Mul => Value::Int(x.checked_mul(y).ok_or_else(overflow)?),
+        BinOp::Add => Value::Int(int_checked(x.checked_add(y), text)?),
+        BinOp::Sub => Value::Int(int_checked(x.checked_sub(y), text)?),
+        BinOp::Mul => Value::Int(int_checked(x.checked_mul(y), text)?),
         BinOp::Div => {
             if y == 0 {
                 bail!(ZeroDivision, "division by zero");
@@ -499,7 +500,11 @@ fn int_op(op: BinOp, x: i64, y: i64) -> R<Value> {
             if y == 0 {
                 bail!(ZeroDivision, "integer division or modulo by zero");
             }
-            let q = x.checked_div(y).ok_or_else(overflow)?;
+            if op == BinOp::Mod && y == -1 {
+                // Exact even for x = -2^63, whose quotient by -1 does not fit.
+                return Ok(Value::Int(0));
+            }
+            let q = int_checked(x.checked_div(y), text)?;
             let r = x - q * y;
             let (q, r) = if r != 0 && ((r < 0) != (y < 0)) { (q - 1, r + y) } else { (q, r) };
             Value::Int(if op == BinOp::FloorDiv { q } else { r })
@@ -511,7 +516,7 @@ fn int_op(op: BinOp, x: i64, y: i64) -> R<Value> {
                 }
                 Value::Float((x as f64).powf(y as f64))
             } else {
-                Value::Int(x.checked_pow(u32::try_from(y).map_err(|_| overflow())?).ok_or_else(overflow)?)
+                Value::Int(int_pow(x, y)?)
             }
         }
         BinOp::MatMul => bail!(Type, "unsupported operand types for @: 'int' and 'int'"),
