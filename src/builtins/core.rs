@@ -215,20 +215,37 @@ fn repr(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Str(rt.repr_of(&x)?.into()))
 }
 
-/// `int(x=0)`: from a number, a string of digits or a one-element tensor; floats truncate.
+/// `int(x=0, base=10)`: from a number, a string of digits in `base` (2–36, or 0
+/// for a literal's prefix: `int('0x1f', 0)`) or a one-element tensor; floats truncate.
+///
+/// Errors: ValueError "invalid literal for int() with base 10: 'x'"; OverflowError
+/// when the value leaves 64 bits; TypeError "int() can't convert non-string with
+/// explicit base"; ValueError "int() base must be >= 2 and <= 36, or 0".
 fn int(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x"], 0);
-    let x = SIG.bind(rt, args)?.opt("x")?;
+    static SIG: Signature = Signature::new(&["x", "base"], 0);
+    let mut a = SIG.bind(rt, args)?;
+    let (x, base) = (a.opt("x")?, a.opt("base")?);
+    if let Some(b) = base {
+        let b = rt.int_arg(&b, "base")?;
+        if b != 0 && !(2..=36).contains(&b) {
+            bail!(Value, "int() base must be >= 2 and <= 36, or 0");
+        }
+        return match x {
+            Some(Value::Str(s)) => super::pyfuncs::parse_int(&s, b as u32)?.map(Value::Int).ok_or_else(|| {
+                err!(Value, "invalid literal for int() with base {b}: {}", crate::runtime::format::str_repr(&s))
+            }),
+            None => bail!(Type, "int() missing string argument"),
+            Some(_) => bail!(Type, "int() can't convert non-string with explicit base"),
+        };
+    }
     Ok(Value::Int(match x {
         None => 0,
         Some(Value::Int(i)) => i,
         Some(Value::Bool(b)) => b as i64,
         Some(Value::Float(f)) => float_to_int(f)?,
-        Some(Value::Str(s)) => s
-            .trim()
-            .replace('_', "")
-            .parse()
-            .map_err(|_| err!(Value, "invalid literal for int(): {}", crate::runtime::format::str_repr(&s)))?,
+        Some(Value::Str(s)) => super::pyfuncs::parse_int(&s, 10)?.ok_or_else(|| {
+            err!(Value, "invalid literal for int() with base 10: {}", crate::runtime::format::str_repr(&s))
+        })?,
         Some(v @ (Value::Tensor(_) | Value::Variable(_))) => {
             let t = rt.to_tensor(&v, None)?;
             if t.len() != 1 {
@@ -236,7 +253,9 @@ fn int(rt: &mut Interp, args: &mut Args) -> R<Value> {
             }
             t.data.first_i64()?
         }
-        Some(other) => bail!(Type, "int() argument must be a string or a number, not '{}'", other.type_name()),
+        Some(other) => {
+            bail!(Type, "int() argument must be a string, a bytes-like object or a real number, not '{}'", other.type_name())
+        }
     }))
 }
 
@@ -289,6 +308,9 @@ fn extreme(rt: &mut Interp, args: &mut Args, want: std::cmp::Ordering) -> R<Valu
         // CPython: "max expected at least 1 argument, got 0".
         bail!(Type, "{fname} expected at least 1 argument, got 0");
     }
+    if given.len() > 1 && default.is_some() {
+        bail!(Type, "Cannot specify a default for {fname}() with multiple positional arguments");
+    }
     let items = if given.len() == 1 { rt.iterate(&given[0])? } else { given };
     if items.is_empty() {
         return match default {
@@ -332,6 +354,9 @@ fn sum(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["iterable", "start"], 1);
     let mut a = SIG.bind(rt, args)?;
     let (items, mut acc) = (a.value("iterable")?, a.value_or("start", Value::Int(0))?);
+    if let Value::Str(_) = acc {
+        bail!(Type, "sum() can't sum strings [use ''.join(seq) instead]");
+    }
     for x in rt.iterate(&items)? {
         acc = rt.binary_op(crate::syntax::ast::BinOp::Add, acc, x)?;
     }

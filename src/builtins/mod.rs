@@ -12,6 +12,7 @@ mod diff_tools;
 mod math_fns;
 pub mod methods;
 pub mod shape_fns;
+mod pyfuncs;
 mod strings;
 mod tape_methods;
 pub mod tensor_fns;
@@ -47,6 +48,8 @@ pub fn install(rt: &mut Interp) {
     shape_fns::register(&mut reg);
     // After core: its `round` of a tensor is TF's, of a number Python's (core::round).
     math_fns::register(&mut reg);
+    // After tensor_fns: `pow` of Python numbers is Python's, of tensors TF's (pyfuncs::pow).
+    pyfuncs::register(&mut reg);
     diff_tools::install(rt);
     for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64)] {
         rt.builtins.insert(intern(name), Value::DType(d));

@@ -8,6 +8,7 @@ use super::Interp;
 use crate::bail;
 use crate::tensor::{Array, DType};
 
+mod percent;
 mod spec;
 
 /// Tensors with more elements than this print summarised (LANGUAGE.md §3).

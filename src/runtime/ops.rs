@@ -160,6 +160,8 @@ impl Interp {
         match (&a, &b) {
             (Int(_) | Bool(_), Int(_) | Bool(_)) => int_op(op, as_int(&a), as_int(&b)),
             (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => float_op(op, as_float(&a), as_float(&b)),
+            // `"%d items" % n`: printf-style formatting (format/percent.rs).
+            (Str(x), _) if op == BinOp::Mod => Ok(Value::str(&self.percent_format(x, &b)?)),
             (Str(x), Str(y)) if op == BinOp::Add => {
                 check_bytes("a string", x.len() as u128 + y.len() as u128, 1)?;
                 Ok(Str(format!("{x}{y}").into()))
@@ -523,6 +525,27 @@ fn int_op(op: BinOp, x: i64, y: i64) -> R<Value> {
     })
 }
 
+/// Python's `divmod` of two floats: `(q, r)` with `q` integral, `r` of `y`'s sign,
+/// `q * y + r == x` as closely as floating point allows (the quotient is computed
+/// from the exact remainder, so `divmod(1.0, 0.1)` is `(9.0, 0.09999999999999995)`).
+pub fn float_divmod(x: f64, y: f64) -> (f64, f64) {
+    let mut r = x % y;
+    let mut q = (x - r) / y;
+    if r != 0.0 {
+        if (y < 0.0) != (r < 0.0) {
+            r += y;
+            q -= 1.0;
+        }
+    } else {
+        r = 0.0f64.copysign(y);
+    }
+    if q == 0.0 {
+        return (0.0f64.copysign(x / y), r);
+    }
+    let f = q.floor();
+    (if q - f > 0.5 { f + 1.0 } else { f }, r)
+}
+
 fn float_op(op: BinOp, x: f64, y: f64) -> R<Value> {
     Ok(Value::Float(match op {
         BinOp::Add => x + y,
@@ -538,18 +561,13 @@ fn float_op(op: BinOp, x: f64, y: f64) -> R<Value> {
             if y == 0.0 {
                 bail!(ZeroDivision, "float floor division by zero");
             }
-            (x / y).floor()
+            float_divmod(x, y).0
         }
         BinOp::Mod => {
             if y == 0.0 {
                 bail!(ZeroDivision, "float modulo by zero");
             }
-            let r = x % y;
-            if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
-                r + y
-            } else {
-                r
-            }
+            float_divmod(x, y).1
         }
         BinOp::Pow => {
             if x == 0.0 && y < 0.0 {

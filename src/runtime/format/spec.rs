@@ -33,6 +33,23 @@ pub struct Spec {
     ty: Option<char>,
 }
 
+impl Spec {
+    /// The spec of a `%`-conversion of a float (`%-+08.3f`): `left` is the `-` flag,
+    /// `zero` the `0` flag (ignored when `left`), `sign` `'+'`, `' '` or none.
+    pub fn printf_float(left: bool, zero: bool, sign: Option<char>, alt: bool, width: usize, precision: usize, ty: char) -> Spec {
+        Spec {
+            align: left.then_some('<'),
+            sign,
+            alt,
+            zero: zero && !left,
+            width: width.min(MAX_WIDTH),
+            precision: Some(precision.min(MAX_WIDTH)),
+            ty: Some(ty),
+            ..Spec::default()
+        }
+    }
+}
+
 /// Parses `spec` for a value of type `type_name` (named in error messages).
 ///
 /// Errors: ValueError for a malformed spec, or a width or precision over [`MAX_WIDTH`].
