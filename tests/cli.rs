@@ -146,7 +146,7 @@ fn modules_are_found_through_dgl_path() {
         .env_remove("DGL_PATH")
         .output()
         .unwrap();
-    assert!(text(&without.stderr).starts_with("Error: NameError: no module named 'shared_util'"));
+    assert!(text(&without.stderr).starts_with("Error: ImportError: No module named 'shared_util'"));
 }
 
 #[test]

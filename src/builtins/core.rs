@@ -45,9 +45,14 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("Tensor", tensor_type);
 }
 
-/// `print(*args, sep=' ', end='\n')`
+/// `print(*args, sep=' ', end='\n', file=None, flush=False)`: writes `str` of each
+/// argument to `file` (an open file or `sys.stdout`/`sys.stderr`; the program's
+/// stdout when None), through the interpreter's writers.
+///
+/// Errors: TypeError for a non-string `sep`/`end` or a `file` that is not a file;
+/// the file's own errors (a closed file, a full disk).
 fn print(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&["sep", "end"]);
+    static SIG: Signature = Signature::varargs(&["sep", "end", "file", "flush"]);
     let mut a = SIG.bind(rt, args)?;
     // CPython's wording: "sep must be None or a string, not int".
     let text_or = |v: Option<Value>, name: &str, default: &str| match v {
@@ -57,13 +62,28 @@ fn print(rt: &mut Interp, args: &mut Args) -> R<Value> {
     };
     let sep = text_or(a.non_none("sep")?, "sep", " ")?;
     let end = text_or(a.non_none("end")?, "end", "\n")?;
+    let (file, flush) = (a.non_none("file")?, a.bool_or("flush", false)?);
     let items = std::mem::take(&mut a.rest);
     let mut parts = Vec::new();
     for v in items {
         parts.push(rt.str_of(&v)?);
     }
     let text = parts.join(&sep) + &end;
-    rt.write_out(&text)?;
+    match file {
+        None => {
+            rt.write_out(&text)?;
+            if flush {
+                let _ = rt.out.borrow_mut().flush();
+            }
+        }
+        Some(Value::File(f)) => {
+            rt.file_write(&f, &text)?;
+            if flush {
+                rt.file_flush(&f)?;
+            }
+        }
+        Some(other) => bail!(Type, "print() file must be an open file, not {}", other.type_name()),
+    }
     Ok(Value::None)
 }
 

@@ -44,10 +44,11 @@ enum Kind {
     Exception,
     DType,
     ErrorType,
+    File,
 }
 
 /// The attribute tables of every builtin type, indexed by [`Kind`].
-struct Tables([Table; 10]);
+struct Tables([Table; 11]);
 
 thread_local! {
     static TABLES: Tables = Tables::build();
@@ -151,6 +152,20 @@ const STR: &[(&str, Attr)] = &[
     ("islower", Attr::Method(str_islower)),
 ];
 
+const FILE: &[(&str, Attr)] = &[
+    ("read", Attr::Method(super::io::file_read)),
+    ("readline", Attr::Method(super::io::file_readline)),
+    ("readlines", Attr::Method(super::io::file_readlines)),
+    ("write", Attr::Method(super::io::file_write)),
+    ("writelines", Attr::Method(super::io::file_writelines)),
+    ("close", Attr::Method(super::io::file_close)),
+    ("flush", Attr::Method(super::io::file_flush)),
+    ("__enter__", Attr::Method(super::io::file_enter)),
+    ("closed", Attr::Get(|v| super::io::file_attr(v, "closed"))),
+    ("name", Attr::Get(|v| super::io::file_attr(v, "name"))),
+    ("mode", Attr::Get(|v| super::io::file_attr(v, "mode"))),
+];
+
 const BUILTIN: &[(&str, Attr)] = &[("__name__", Attr::Get(builtin_name)), ("__wrapped__", Attr::Get(builtin_wrapped))];
 
 const EXCEPTION: &[(&str, Attr)] = &[("args", Attr::Get(exception_args))];
@@ -230,6 +245,7 @@ impl Tables {
             table(&[EXCEPTION]),
             table(&[DTYPE]),
             table(&[ERROR_TYPE]),
+            table(&[FILE]),
         ])
     }
 }
@@ -247,6 +263,7 @@ fn kind_of(v: &Value) -> Option<Kind> {
         Value::Exception(_) => Kind::Exception,
         Value::DType(_) => Kind::DType,
         Value::ErrorType(_) => Kind::ErrorType,
+        Value::File(_) => Kind::File,
         _ => return None,
     })
 }

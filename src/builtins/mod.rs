@@ -9,7 +9,9 @@ mod collections;
 pub mod core;
 pub mod data;
 mod diff_tools;
+mod io;
 mod math_fns;
+pub mod modules;
 pub mod methods;
 pub mod shape_fns;
 mod pyfuncs;
@@ -38,6 +40,7 @@ impl Interp {
 /// Registers every builtin name (LANGUAGE.md §2, §4, §5) and the attribute tables of builtin values.
 pub fn install(rt: &mut Interp) {
     rt.builtin_attr = methods::attr;
+    rt.native_modules = modules::find;
     let mut reg = |name: &str, f: NativeFn| {
         rt.builtins.insert(intern(name), Value::native(name, f));
     };
@@ -50,6 +53,7 @@ pub fn install(rt: &mut Interp) {
     math_fns::register(&mut reg);
     // After tensor_fns: `pow` of Python numbers is Python's, of tensors TF's (pyfuncs::pow).
     pyfuncs::register(&mut reg);
+    io::register(&mut reg);
     diff_tools::install(rt);
     for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64)] {
         rt.builtins.insert(intern(name), Value::DType(d));

@@ -423,6 +423,8 @@ impl Interp {
                 let m = self.get_attr(ctx, sym::ENTER)?;
                 self.call_value(&m, vec![], vec![])
             }
+            Value::File(f) if f.closed() => bail!(Value, "I/O operation on closed file."),
+            Value::File(_) => Ok(ctx.clone()),
             other => bail!(Type, "'{}' object does not support the context manager protocol", other.type_name()),
         }
     }
@@ -438,6 +440,8 @@ impl Interp {
                 self.ad.resume();
                 Ok(false)
             }
+            // `with open(...) as f:` closes the file however the block ends.
+            Value::File(f) => f.close().map(|_| false),
             Value::Instance(_) => {
                 let m = self.get_attr(ctx, sym::EXIT)?;
                 let args = match exc {

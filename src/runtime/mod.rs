@@ -10,6 +10,7 @@ pub mod differentiation;
 pub use crate::error;
 pub mod eval;
 pub mod exec;
+pub mod file;
 pub mod format;
 pub mod import;
 pub mod index;
@@ -131,7 +132,23 @@ pub struct Interp {
     pub color: bool,
     /// Report every syntax error (`dgl check`), not only the first.
     pub all_syntax_errors: bool,
+    /// The modules built in Rust (`math`, `time`, `random`, `sys`), installed by the
+    /// builtins layer ([`NativeModules`]).
+    pub native_modules: NativeModules,
+    /// The `random` module's generator, apart from the tensor RNG (`rng`, `set_seed`);
+    /// seeded from the clock on first use unless `random.seed(n)` came first.
+    pub py_rng: Option<ChaCha8Rng>,
+    /// Where `sys.stderr` and `print(..., file=sys.stderr)` write (the process's stderr).
+    pub err_out: Output,
 }
+
+/// A native module's contents: its names and values, built when it is first imported
+/// (never at start-up, which a benchmark measures).
+pub type ModuleBuilder = fn(&mut Interp) -> R<Vec<(&'static str, Value)>>;
+
+/// Finds the builder of a native module by name: installed by the builtins layer, so
+/// `import` reaches Rust modules without the runtime importing builtins/.
+pub type NativeModules = fn(&str) -> Option<ModuleBuilder>;
 
 /// Attributes of builtin values (list/str/tensor/Variable methods and properties): installed
 /// by the builtins layer, so the runtime calls it without importing it (no import circle).
@@ -160,6 +177,9 @@ impl Interp {
             color: false,
             all_syntax_errors: false,
             builtin_attr: |_, _, _| Ok(None),
+            native_modules: |_| None,
+            py_rng: None,
+            err_out: Rc::new(RefCell::new(std::io::stderr())),
         }
     }
 
