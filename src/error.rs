@@ -108,6 +108,9 @@ pub struct ExcData {
     pub trace: Vec<(SourceId, Span, String)>,
     /// The raised instance, when a user exception class was raised (`except … as e` binds it).
     pub instance: Option<Raised>,
+    /// A "did you mean" hint (`. Did you mean: 'length'?`), shown after the message in
+    /// reports but not part of `str(e)`, as in CPython's tracebacks.
+    pub hint: Option<String>,
     /// Set only when the error is a module's failed parse (`import` of a file
     /// with a syntax error): that exits with status 2 like a script's own
     /// parse failure; a raised `SyntaxError(...)` is an ordinary runtime error.
@@ -141,6 +144,7 @@ impl Exc {
             at: None,
             trace: Vec::new(),
             instance: None,
+            hint: None,
             from_parse: false,
         }))
     }
@@ -172,7 +176,7 @@ impl Exc {
 
 impl fmt::Display for Exc {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}: {}", self.type_name(), self.0.message)
+        write!(f, "{}: {}{}", self.type_name(), self.0.message, self.0.hint.as_deref().unwrap_or(""))
     }
 }
 

@@ -41,6 +41,7 @@ impl Interp {
 pub fn install(rt: &mut Interp) {
     rt.builtin_attr = methods::attr;
     rt.native_modules = modules::find;
+    rt.builtin_attr_names = methods::attr_names;
     let mut reg = |name: &str, f: NativeFn| {
         rt.builtins.insert(intern(name), Value::native(name, f));
     };
@@ -135,7 +136,10 @@ impl Signature {
                     bail!(Type, "{}() got multiple values for argument '{}'", args.fname, k)
                 }
                 Some(i) => vals[i] = Some(v),
-                None => bail!(Type, "{}() got an unexpected keyword argument '{}'", args.fname, k),
+                None => {
+                    let e = err!(Type, "{}() got an unexpected keyword argument '{}'", args.fname, k);
+                    return Err(crate::runtime::suggest::with_hint(e, &k, self.params.iter().copied()));
+                }
             }
         }
         let missing: Vec<String> =

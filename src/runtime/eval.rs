@@ -15,7 +15,7 @@ impl Interp {
     pub fn eval(&mut self, e: &Expr, env: &mut Frame) -> R<Value> {
         super::stack_guard("while evaluating an expression").map_err(|x| x.at(self.src, e.span))?;
         match &e.kind {
-            ExprKind::Name(n, slot) => load(*n, slot.get(), env).map_err(|x| x.at(self.src, e.span)),
+            ExprKind::Name(n, slot) => load(*n, slot.get(), env).map_err(|x| self.name_hint(x, *n, env).at(self.src, e.span)),
             ExprKind::Int(i) => Ok(Value::Int(*i)),
             ExprKind::Float(f) => Ok(Value::Float(*f)),
             ExprKind::Str(s) => Ok(Value::Str(s.clone())),
@@ -62,7 +62,7 @@ impl Interp {
             }
             ExprKind::Attr(obj, name) => {
                 let o = self.eval(obj, env)?;
-                self.get_attr(&o, *name).map_err(|x| self.locate(x, e.span))
+                self.get_attr(&o, *name).map_err(|x| self.locate(self.attr_hint(x, &o, *name), e.span))
             }
             ExprKind::Index(obj, index) => {
                 let o = self.eval(obj, env)?;

@@ -190,7 +190,9 @@ impl Interp {
                 let m = self.import(&name).map_err(|e| self.locate(e, s.span))?;
                 for (n, alias, span, slot) in names {
                     let v = m.globals.get(*n).ok_or_else(|| {
-                        err!(Name, "cannot import name '{}' from module '{}'", n, name).at(self.src, *span)
+                        let e = err!(Import, "cannot import name '{}' from '{}'", n, name);
+                        let names: Vec<String> = m.globals.bound().iter().map(|(n, _)| n.to_string()).collect();
+                        super::suggest::with_hint(e, &n.to_string(), names.iter().map(String::as_str)).at(self.src, *span)
                     })?;
                     store(alias.unwrap_or(*n), slot.get(), v, env);
                 }

@@ -16,6 +16,7 @@ pub mod import;
 pub mod index;
 pub mod intern;
 pub mod ops;
+pub mod suggest;
 pub mod value;
 
 use crate::autodiff::Recorder;
@@ -132,6 +133,9 @@ pub struct Interp {
     pub color: bool,
     /// Report every syntax error (`dgl check`), not only the first.
     pub all_syntax_errors: bool,
+    /// The attribute names of a builtin value's type, for "did you mean" hints (installed
+    /// by the builtins layer, like `builtin_attr`).
+    pub builtin_attr_names: fn(&Value) -> Vec<Rc<str>>,
     /// The modules built in Rust (`math`, `time`, `random`, `sys`), installed by the
     /// builtins layer ([`NativeModules`]).
     pub native_modules: NativeModules,
@@ -178,6 +182,7 @@ impl Interp {
             all_syntax_errors: false,
             builtin_attr: |_, _, _| Ok(None),
             native_modules: |_| None,
+            builtin_attr_names: |_| Vec::new(),
             py_rng: None,
             err_out: Rc::new(RefCell::new(std::io::stderr())),
         }
@@ -235,7 +240,7 @@ impl Interp {
             Failure::Runtime(exc) => {
                 let d = Diagnostic {
                     kind: exc.type_name(),
-                    message: exc.message().into(),
+                    message: format!("{}{}", exc.message(), exc.0.hint.as_deref().unwrap_or("")),
                     at: exc.0.at,
                     label: None,
                     trace: collapse_repeats(exc.0.trace.iter().rev().cloned().collect()),
