@@ -280,59 +280,13 @@ pub(super) fn str_lower(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::str(&s.to_lowercase()))
 }
 
-/// `"{} {:.2f} {name}".format(*args, **kwargs)`
+/// `"{} {:.2f} {name} {0[1]} {x.shape}".format(*args, **kwargs)` (runtime/format/fields.rs).
 pub(super) fn str_format(rt: &mut Interp, args: &mut Args) -> R<Value> {
     // Every positional and keyword argument is a field value: there is nothing to bind.
     let s = this_str(args)?;
     let pos = std::mem::take(&mut args.pos);
     let kw = std::mem::take(&mut args.kw);
-    let mut out = String::new();
-    let mut auto = 0;
-    let chars: Vec<char> = s.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '{' if chars.get(i + 1) == Some(&'{') => {
-                out.push('{');
-                i += 2;
-            }
-            '}' if chars.get(i + 1) == Some(&'}') => {
-                out.push('}');
-                i += 2;
-            }
-            '{' => {
-                let close = chars[i..].iter().position(|&c| c == '}').map(|p| p + i);
-                let Some(close) = close else { bail!(Value, "single '{{' encountered in format string") };
-                let field: String = chars[i + 1..close].iter().collect();
-                let (name, spec) = field.split_once(':').unwrap_or((&field, ""));
-                let (name, repr) = match name.strip_suffix("!r") {
-                    Some(n) => (n, true),
-                    None => (name.strip_suffix("!s").unwrap_or(name), false),
-                };
-                let v = if name.is_empty() {
-                    auto += 1;
-                    pos.get(auto - 1)
-                        .cloned()
-                        .ok_or_else(|| err!(Index, "replacement index {} out of range", auto - 1))?
-                } else if let Ok(k) = name.parse::<usize>() {
-                    pos.get(k).cloned().ok_or_else(|| err!(Index, "replacement index {k} out of range"))?
-                } else {
-                    kw.iter()
-                        .find(|(k, _)| k.as_ref() == name)
-                        .map(|(_, v)| v.clone())
-                        .ok_or_else(|| err!(Key, "'{name}'"))?
-                };
-                out.push_str(&rt.format_field(&v, repr, spec)?);
-                i = close + 1;
-            }
-            '}' => bail!(Value, "single '}}' encountered in format string"),
-            c => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    Ok(Value::str(&out))
+    Ok(Value::str(&rt.str_format(&s, &pos, &kw)?))
 }
 
 /// `sep.join(iterable)`. Errors: TypeError for an item that is not a string (CPython's wording).

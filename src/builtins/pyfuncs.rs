@@ -26,6 +26,23 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("all", |rt, a| any_all(rt, a, false));
     reg("map", map);
     reg("filter", filter);
+    reg("format", format);
+}
+
+/// `format(value, format_spec='')`: the value formatted by the format-spec
+/// mini-language, as in an f-string field (numbers, strings, one-element tensors).
+///
+/// Errors: ValueError for a bad spec; TypeError for a spec on another type.
+fn format(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["value", "format_spec"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (v, spec) = (a.value("value")?, a.opt("format_spec")?);
+    let spec = match spec {
+        None => "".into(),
+        Some(Value::Str(s)) => s,
+        Some(other) => bail!(Type, "format() argument 2 must be str, not {}", other.type_name()),
+    };
+    Ok(Value::str(&rt.format_field(&v, false, &spec)?))
 }
 
 /// An int argument where a float is a TypeError in CPython's words

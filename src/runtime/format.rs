@@ -8,6 +8,7 @@ use super::Interp;
 use crate::bail;
 use crate::tensor::{Array, DType};
 
+mod fields;
 mod percent;
 mod spec;
 
