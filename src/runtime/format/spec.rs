@@ -199,7 +199,7 @@ pub fn format_int(i: i64, spec: &Spec, type_name: &str) -> R<String> {
             bail!(Value, "Alternate form (#) not allowed with integer format specifier 'c'");
         }
         let ch = u32::try_from(i).ok().and_then(char::from_u32);
-        let Some(ch) = ch else { bail!(Value, "%c arg not in range(0x110000)") };
+        let Some(ch) = ch else { bail!(Overflow, "%c arg not in range(0x110000)") };
         return Ok(pad(Parts { sign: "", prefix: "", digits: ch.to_string(), rest: String::new() }, spec, '>', None));
     }
     let a = i.unsigned_abs();
