@@ -67,7 +67,8 @@ fn expr(rng: &mut ChaCha8Rng, depth: u32) -> Expr {
         2 => {
             let k: u32 = rng.random_range(0..5);
             let value = a.value.and_then(|x| x.checked_pow(k).map_or(Err("OverflowError"), fits));
-            let text = if rng.random_bool(0.5) { format!("({} ** {k})", a.text) } else { format!("pow({}, {k})", a.text) };
+            let text =
+                if rng.random_bool(0.5) { format!("({} ** {k})", a.text) } else { format!("pow({}, {k})", a.text) };
             return Expr { text, value };
         }
         _ => {}
@@ -106,7 +107,9 @@ fn int_arithmetic_is_exact_or_overflow_error() {
             let got = match line {
                 "OverflowError True" => Outcome::Error("OverflowError"),
                 "ZeroDivisionError" => Outcome::Error("ZeroDivisionError"),
-                other => Outcome::Int(other.parse().unwrap_or_else(|_| panic!("seed {seed}: {} printed {other}", e.text))),
+                other => {
+                    Outcome::Int(other.parse().unwrap_or_else(|_| panic!("seed {seed}: {} printed {other}", e.text)))
+                }
             };
             let want = match e.value {
                 Ok(v) => Outcome::Int(v),

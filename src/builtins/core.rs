@@ -274,7 +274,11 @@ fn int(rt: &mut Interp, args: &mut Args) -> R<Value> {
             t.data.first_i64()?
         }
         Some(other) => {
-            bail!(Type, "int() argument must be a string, a bytes-like object or a real number, not '{}'", other.type_name())
+            bail!(
+                Type,
+                "int() argument must be a string, a bytes-like object or a real number, not '{}'",
+                other.type_name()
+            )
         }
     }))
 }

@@ -68,7 +68,11 @@ fn open(rt: &mut Interp, args: &mut Args) -> R<Value> {
             };
             Stream::Write(std::io::BufWriter::new(opts.open(&full).map_err(fail)?))
         }
-        _ => bail!(Value, "invalid mode: {} (DGL files are text, opened with 'r', 'w', 'a' or 'x')", crate::runtime::format::str_repr(&mode)),
+        _ => bail!(
+            Value,
+            "invalid mode: {} (DGL files are text, opened with 'r', 'w', 'a' or 'x')",
+            crate::runtime::format::str_repr(&mode)
+        ),
     };
     Ok(Value::File(Rc::new(FileObj::new(&path, kind, stream))))
 }
@@ -98,7 +102,6 @@ fn input(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
     Ok(Value::str(&line))
 }
-
 
 /// The file a method is bound to.
 fn this_file(a: &Args) -> R<Rc<FileObj>> {

@@ -5,8 +5,8 @@
 
 use super::Signature;
 use crate::runtime::convert::int_checked;
-use crate::runtime::ops::float_divmod;
 use crate::runtime::error::R;
+use crate::runtime::ops::float_divmod;
 use crate::runtime::value::{Args, HashKey, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::syntax::ast::BinOp;
@@ -65,7 +65,9 @@ fn chr(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let i = index_arg(&SIG.bind(rt, args)?.value("i")?)?;
     match u32::try_from(i).ok().and_then(char::from_u32) {
         Some(c) => Ok(Value::str(c.encode_utf8(&mut [0; 4]))),
-        None if (0xD800..0xE000).contains(&i) => bail!(Value, "chr() arg is a surrogate, which DGL strings cannot hold"),
+        None if (0xD800..0xE000).contains(&i) => {
+            bail!(Value, "chr() arg is a surrogate, which DGL strings cannot hold")
+        }
         None => bail!(Value, "chr() arg not in range(0x110000)"),
     }
 }
@@ -122,12 +124,7 @@ fn divmod(rt: &mut Interp, args: &mut Args) -> R<Value> {
             let m = rt.binary_op(BinOp::Mod, x, y)?;
             Ok(Value::tuple(vec![d, m]))
         }
-        _ => bail!(
-            Type,
-            "unsupported operand type(s) for divmod(): '{}' and '{}'",
-            x.type_name(),
-            y.type_name()
-        ),
+        _ => bail!(Type, "unsupported operand type(s) for divmod(): '{}' and '{}'", x.type_name(), y.type_name()),
     }
 }
 

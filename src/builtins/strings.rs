@@ -216,11 +216,7 @@ fn affix(rt: &mut Interp, args: &mut Args, end_side: bool) -> R<Value> {
     let hay = &s[bytes];
     for c in candidates {
         let Value::Str(c) = c else {
-            bail!(
-                Type,
-                "{fname} first arg must be str or a tuple of str, not {}",
-                c.type_name()
-            )
+            bail!(Type, "{fname} first arg must be str or a tuple of str, not {}", c.type_name())
         };
         if (end_side && hay.ends_with(c.as_ref())) || (!end_side && hay.starts_with(c.as_ref())) {
             return Ok(Value::Bool(true));
@@ -327,7 +323,8 @@ fn is_decimal(c: char) -> bool {
         return false;
     }
     let cp = c as u32;
-    (cp.saturating_sub(9)..=cp).any(|start| (start..start + 10).all(|k| char::from_u32(k).is_some_and(char::is_numeric)))
+    (cp.saturating_sub(9)..=cp)
+        .any(|start| (start..start + 10).all(|k| char::from_u32(k).is_some_and(char::is_numeric)))
 }
 
 /// Blocks of numerals in runs of ten or more that are not decimal digits (superscripts

@@ -276,10 +276,13 @@ pub fn int_checked(r: Option<i64>, expr: impl FnOnce() -> String) -> R<i64> {
 
 /// `x ** y` on ints with `y >= 0`, exact or an OverflowError.
 pub fn int_pow(x: i64, y: i64) -> R<i64> {
-    int_checked(u32::try_from(y).ok().and_then(|y| x.checked_pow(y)).or(match x {
-        // Exponents past u32 still give exact answers for these bases.
-        0 | 1 => Some(x),
-        -1 => Some(if y % 2 == 0 { 1 } else { -1 }),
-        _ => None,
-    }), || format!("{x} ** {y}"))
+    int_checked(
+        u32::try_from(y).ok().and_then(|y| x.checked_pow(y)).or(match x {
+            // Exponents past u32 still give exact answers for these bases.
+            0 | 1 => Some(x),
+            -1 => Some(if y % 2 == 0 { 1 } else { -1 }),
+            _ => None,
+        }),
+        || format!("{x} ** {y}"),
+    )
 }

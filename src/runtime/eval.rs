@@ -15,7 +15,9 @@ impl Interp {
     pub fn eval(&mut self, e: &Expr, env: &mut Frame) -> R<Value> {
         super::stack_guard("while evaluating an expression").map_err(|x| x.at(self.src, e.span))?;
         match &e.kind {
-            ExprKind::Name(n, slot) => load(*n, slot.get(), env).map_err(|x| self.name_hint(x, *n, env).at(self.src, e.span)),
+            ExprKind::Name(n, slot) => {
+                load(*n, slot.get(), env).map_err(|x| self.name_hint(x, *n, env).at(self.src, e.span))
+            }
             ExprKind::Int(i) => Ok(Value::Int(*i)),
             ExprKind::Float(f) => Ok(Value::Float(*f)),
             ExprKind::Str(s) => Ok(Value::Str(s.clone())),

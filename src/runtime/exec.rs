@@ -192,7 +192,8 @@ impl Interp {
                     let v = m.globals.get(*n).ok_or_else(|| {
                         let e = err!(Import, "cannot import name '{}' from '{}'", n, name);
                         let names: Vec<String> = m.globals.bound().iter().map(|(n, _)| n.to_string()).collect();
-                        super::suggest::with_hint(e, &n.to_string(), names.iter().map(String::as_str)).at(self.src, *span)
+                        super::suggest::with_hint(e, &n.to_string(), names.iter().map(String::as_str))
+                            .at(self.src, *span)
                     })?;
                     store(alias.unwrap_or(*n), slot.get(), v, env);
                 }

@@ -210,7 +210,9 @@ impl Interp {
             Value::Exception(e) => format!("{}({})", e.kind().name(), str_repr(e.message())),
             Value::Property(_) => "<property>".into(),
             Value::Super(s) => format!("<super: {}>", s.0.name),
-            Value::File(f) => format!("<_io.TextIOWrapper name={} mode={} encoding='UTF-8'>", str_repr(&f.name), str_repr(&f.mode)),
+            Value::File(f) => {
+                format!("<_io.TextIOWrapper name={} mode={} encoding='UTF-8'>", str_repr(&f.name), str_repr(&f.mode))
+            }
         })
     }
 

@@ -4,11 +4,11 @@ use super::convert::{int_checked, int_pow};
 use super::error::R;
 use super::value::{HashKey, Value};
 use super::Interp;
+use crate::bail;
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
 use crate::tensor::budget::check_bytes;
 use crate::tensor::kernels::{self, Binary, Compare, Unary};
 use crate::tensor::Tensor;
-use crate::bail;
 
 /// The method names of a binary operator: `(a.__op__(b), b.__rop__(a))`.
 fn binary_dunders(op: BinOp) -> (&'static str, &'static str) {
@@ -128,9 +128,7 @@ impl Interp {
         match (op, &v) {
             (UnaryOp::Pos, Value::Int(_) | Value::Float(_)) => Ok(v),
             (UnaryOp::Pos, Value::Bool(b)) => Ok(Value::Int(*b as i64)),
-            (UnaryOp::Neg, Value::Int(i)) => {
-                Ok(Value::Int(int_checked(i.checked_neg(), || format!("-({i})"))?))
-            }
+            (UnaryOp::Neg, Value::Int(i)) => Ok(Value::Int(int_checked(i.checked_neg(), || format!("-({i})"))?)),
             (UnaryOp::Neg, Value::Bool(b)) => Ok(Value::Int(-(*b as i64))),
             (UnaryOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
             (_, Value::Tensor(_) | Value::Variable(_)) => {

@@ -7,11 +7,11 @@
 //! from Python draws different values under the same seed. Unseeded, the
 //! generator starts from the clock.
 
+use crate::bail;
 use crate::builtins::{Signature, NO_ARGS};
 use crate::runtime::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
-use crate::bail;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -35,9 +35,8 @@ pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
 /// The module's generator, seeded from the clock on first use.
 fn rng(rt: &mut Interp) -> &mut ChaCha8Rng {
     rt.py_rng.get_or_insert_with(|| {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
         ChaCha8Rng::seed_from_u64(nanos ^ std::process::id() as u64)
     })
 }
@@ -62,7 +61,9 @@ fn seed(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Some(Value::Bool(b)) => b as u64,
         Some(Value::Float(f)) => f.to_bits(),
         // FNV-1a of the text: stable across runs and platforms.
-        Some(Value::Str(s)) => s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3)),
+        Some(Value::Str(s)) => {
+            s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+        }
         Some(other) => {
             bail!(Type, "The only supported seed types are: None, int, float, str, not {}", other.type_name())
         }

@@ -1,10 +1,10 @@
 //! `import time`: wall-clock and monotonic clocks (seconds, as floats) and `sleep`.
 
+use crate::bail;
 use crate::builtins::{Signature, NO_ARGS};
 use crate::runtime::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
-use crate::bail;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 

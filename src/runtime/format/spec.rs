@@ -36,7 +36,15 @@ pub struct Spec {
 impl Spec {
     /// The spec of a `%`-conversion of a float (`%-+08.3f`): `left` is the `-` flag,
     /// `zero` the `0` flag (ignored when `left`), `sign` `'+'`, `' '` or none.
-    pub fn printf_float(left: bool, zero: bool, sign: Option<char>, alt: bool, width: usize, precision: usize, ty: char) -> Spec {
+    pub fn printf_float(
+        left: bool,
+        zero: bool,
+        sign: Option<char>,
+        alt: bool,
+        width: usize,
+        precision: usize,
+        ty: char,
+    ) -> Spec {
         Spec {
             align: left.then_some('<'),
             sign,
