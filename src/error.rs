@@ -26,6 +26,12 @@ pub enum ErrorKind {
     NotImplemented,
     Recursion,
     IO,
+    /// Int arithmetic whose result leaves the 64-bit range (DGL ints are 64-bit, LANGUAGE.md §3).
+    Overflow,
+    /// `input()` at the end of its input.
+    EOF,
+    /// `import` of a module that does not exist.
+    Import,
     /// Raised by Ctrl-C.
     KeyboardInterrupt,
     /// Raised by an iterator's `__next__` when it is exhausted.
@@ -36,7 +42,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// The kinds with a builtin name of their own (`Exception` is bound separately: it matches all).
-    pub const ALL: [ErrorKind; 16] = [
+    pub const ALL: [ErrorKind; 19] = [
         ErrorKind::Syntax,
         ErrorKind::Name,
         ErrorKind::Type,
@@ -51,6 +57,9 @@ impl ErrorKind {
         ErrorKind::NotImplemented,
         ErrorKind::Recursion,
         ErrorKind::IO,
+        ErrorKind::Overflow,
+        ErrorKind::EOF,
+        ErrorKind::Import,
         ErrorKind::KeyboardInterrupt,
         ErrorKind::StopIteration,
     ];
@@ -71,6 +80,9 @@ impl ErrorKind {
             ErrorKind::NotImplemented => "NotImplementedError",
             ErrorKind::Recursion => "RecursionError",
             ErrorKind::IO => "IOError",
+            ErrorKind::Overflow => "OverflowError",
+            ErrorKind::EOF => "EOFError",
+            ErrorKind::Import => "ImportError",
             ErrorKind::KeyboardInterrupt => "KeyboardInterrupt",
             ErrorKind::StopIteration => "StopIteration",
             ErrorKind::Exception => "Exception",
@@ -96,6 +108,9 @@ pub struct ExcData {
     pub trace: Vec<(SourceId, Span, String)>,
     /// The raised instance, when a user exception class was raised (`except … as e` binds it).
     pub instance: Option<Raised>,
+    /// A "did you mean" hint (`. Did you mean: 'length'?`), shown after the message in
+    /// reports but not part of `str(e)`, as in CPython's tracebacks.
+    pub hint: Option<String>,
     /// Set only when the error is a module's failed parse (`import` of a file
     /// with a syntax error): that exits with status 2 like a script's own
     /// parse failure; a raised `SyntaxError(...)` is an ordinary runtime error.
@@ -129,6 +144,7 @@ impl Exc {
             at: None,
             trace: Vec::new(),
             instance: None,
+            hint: None,
             from_parse: false,
         }))
     }
@@ -160,7 +176,7 @@ impl Exc {
 
 impl fmt::Display for Exc {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}: {}", self.type_name(), self.0.message)
+        write!(f, "{}: {}{}", self.type_name(), self.0.message, self.0.hint.as_deref().unwrap_or(""))
     }
 }
 

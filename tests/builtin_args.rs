@@ -55,6 +55,7 @@ const ALLOWED: &[&str] = &[
     "IOError",
     "RuntimeError",
     "ZeroDivisionError",
+    "OverflowError",
 ];
 
 /// Receivers of the method tables, as DGL source, with a Rust value of the same type.
@@ -136,6 +137,8 @@ fn every_builtin_function_survives_random_arguments() {
     let rt = dgl::runtime::Interp::new(Rc::new(RefCell::new(Vec::<u8>::new())));
     let mut names: Vec<String> =
         rt.builtins.iter().filter(|(_, v)| matches!(v, Value::Builtin(_))).map(|(k, _)| k.name().to_string()).collect();
+    // `input` reads the test process's own stdin (which may be a terminal): not fuzzed.
+    names.retain(|n| n != "input");
     names.sort();
     assert!(names.len() > 80, "only {} builtins registered", names.len());
     check(names.into_iter().map(|n| ("pass".to_string(), n)).collect());

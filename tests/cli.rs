@@ -146,7 +146,7 @@ fn modules_are_found_through_dgl_path() {
         .env_remove("DGL_PATH")
         .output()
         .unwrap();
-    assert!(text(&without.stderr).starts_with("Error: NameError: no module named 'shared_util'"));
+    assert!(text(&without.stderr).starts_with("Error: ImportError: No module named 'shared_util'"));
 }
 
 #[test]
@@ -439,4 +439,32 @@ fn expected_files_that_never_end_fail_their_case() {
     let r = dgl(&["test", "."], &d);
     assert_eq!(r.status.code(), Some(1), "{}", text(&r.stdout));
     assert!(text(&r.stdout).contains("not a regular file"), "{}", text(&r.stdout));
+}
+
+/// `input(prompt)` reads a line of stdin without its newline, after writing the prompt;
+/// at the end of the input it is an EOFError (issue 9). `sys.argv` is `argv()`, and
+/// `print(..., file=sys.stderr)` reaches stderr.
+#[test]
+fn input_reads_stdin_lines_then_eof_error() {
+    use std::io::Write;
+    let d = temp_dir("input");
+    std::fs::write(
+        d.join("ask.dgl"),
+        "import sys\nname = input('name? ')\nprint('hi', name, sys.argv[1:])\nprint('note', file=sys.stderr)\n\
+         try:\n    input()\nexcept EOFError as e:\n    print('EOFError:', e)\n",
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dgl"))
+        .args(["ask.dgl", "x"])
+        .current_dir(&d)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("dgl runs");
+    child.stdin.take().unwrap().write_all(b"Ann\r\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "name? hi Ann ['x']\nEOFError: EOF when reading a line\n");
+    assert_eq!(text(&out.stderr), "note\n");
 }

@@ -1,4 +1,5 @@
-//! Methods of lists, dicts and strings (LANGUAGE.md §2), with Python's behaviour.
+//! Methods of lists, dicts and strings (LANGUAGE.md §2), with Python's behaviour
+//! (the rest of the string methods are in strings.rs).
 
 use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
@@ -279,59 +280,13 @@ pub(super) fn str_lower(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::str(&s.to_lowercase()))
 }
 
-/// `"{} {:.2f} {name}".format(*args, **kwargs)`
+/// `"{} {:.2f} {name} {0[1]} {x.shape}".format(*args, **kwargs)` (runtime/format/fields.rs).
 pub(super) fn str_format(rt: &mut Interp, args: &mut Args) -> R<Value> {
     // Every positional and keyword argument is a field value: there is nothing to bind.
     let s = this_str(args)?;
     let pos = std::mem::take(&mut args.pos);
     let kw = std::mem::take(&mut args.kw);
-    let mut out = String::new();
-    let mut auto = 0;
-    let chars: Vec<char> = s.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '{' if chars.get(i + 1) == Some(&'{') => {
-                out.push('{');
-                i += 2;
-            }
-            '}' if chars.get(i + 1) == Some(&'}') => {
-                out.push('}');
-                i += 2;
-            }
-            '{' => {
-                let close = chars[i..].iter().position(|&c| c == '}').map(|p| p + i);
-                let Some(close) = close else { bail!(Value, "single '{{' encountered in format string") };
-                let field: String = chars[i + 1..close].iter().collect();
-                let (name, spec) = field.split_once(':').unwrap_or((&field, ""));
-                let (name, repr) = match name.strip_suffix("!r") {
-                    Some(n) => (n, true),
-                    None => (name.strip_suffix("!s").unwrap_or(name), false),
-                };
-                let v = if name.is_empty() {
-                    auto += 1;
-                    pos.get(auto - 1)
-                        .cloned()
-                        .ok_or_else(|| err!(Index, "replacement index {} out of range", auto - 1))?
-                } else if let Ok(k) = name.parse::<usize>() {
-                    pos.get(k).cloned().ok_or_else(|| err!(Index, "replacement index {k} out of range"))?
-                } else {
-                    kw.iter()
-                        .find(|(k, _)| k.as_ref() == name)
-                        .map(|(_, v)| v.clone())
-                        .ok_or_else(|| err!(Key, "'{name}'"))?
-                };
-                out.push_str(&rt.format_field(&v, repr, spec)?);
-                i = close + 1;
-            }
-            '}' => bail!(Value, "single '}}' encountered in format string"),
-            c => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    Ok(Value::str(&out))
+    Ok(Value::str(&rt.str_format(&s, &pos, &kw)?))
 }
 
 /// `sep.join(iterable)`. Errors: TypeError for an item that is not a string (CPython's wording).
@@ -347,70 +302,4 @@ pub(super) fn str_join(rt: &mut Interp, args: &mut Args) -> R<Value> {
         }
     }
     Ok(Value::str(&parts.join(&sep)))
-}
-
-/// `s.split(sep=None)`: on runs of whitespace by default.
-pub(super) fn str_split(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["sep"], 0);
-    let s = this_str(args)?;
-    let sep = SIG.bind(rt, args)?.non_none("sep")?;
-    let parts: Vec<Value> = match sep {
-        None => s.split_whitespace().map(Value::str).collect(),
-        Some(Value::Str(p)) if p.is_empty() => bail!(Value, "empty separator"),
-        Some(Value::Str(p)) => s.split(p.as_ref()).map(Value::str).collect(),
-        Some(other) => bail!(Type, "split() separator must be a string, not {}", other.type_name()),
-    };
-    Ok(Value::list(parts))
-}
-
-/// `s.startswith(prefix)`
-pub(super) fn str_startswith(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["prefix"], 1);
-    let s = this_str(args)?;
-    match SIG.bind(rt, args)?.value("prefix")? {
-        Value::Str(p) => Ok(Value::Bool(s.starts_with(p.as_ref()))),
-        other => bail!(Type, "startswith() needs a string, not {}", other.type_name()),
-    }
-}
-
-/// `s.endswith(suffix)`
-pub(super) fn str_endswith(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["suffix"], 1);
-    let s = this_str(args)?;
-    match SIG.bind(rt, args)?.value("suffix")? {
-        Value::Str(p) => Ok(Value::Bool(s.ends_with(p.as_ref()))),
-        other => bail!(Type, "endswith() needs a string, not {}", other.type_name()),
-    }
-}
-
-/// `s.replace(old, new)`: every occurrence.
-pub(super) fn str_replace(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["old", "new"], 2);
-    let s = this_str(args)?;
-    let mut a = SIG.bind(rt, args)?;
-    match (a.value("old")?, a.value("new")?) {
-        (Value::Str(o), Value::Str(n)) => Ok(Value::str(&s.replace(o.as_ref(), &n))),
-        _ => bail!(Type, "replace() needs strings"),
-    }
-}
-
-/// `s.strip(chars=None)` and its one-sided forms: whitespace, or any of `chars`.
-pub(super) fn str_strip(rt: &mut Interp, args: &mut Args, left: bool, right: bool) -> R<Value> {
-    static SIG: Signature = Signature::new(&["chars"], 0);
-    let s = this_str(args)?;
-    let fname = args.fname.clone();
-    let set: Option<Vec<char>> = match SIG.bind(rt, args)?.non_none("chars")? {
-        None => None,
-        Some(Value::Str(c)) => Some(c.chars().collect()),
-        Some(other) => bail!(Type, "{fname}() arg must be None or str, not {}", other.type_name()),
-    };
-    let strip = |c: char| set.as_ref().map_or(c.is_whitespace(), |set| set.contains(&c));
-    let mut t: &str = &s;
-    if left {
-        t = t.trim_start_matches(strip);
-    }
-    if right {
-        t = t.trim_end_matches(strip);
-    }
-    Ok(Value::str(t))
 }

@@ -2,7 +2,7 @@
 //! `min`/`max`/`sum`, `sorted`, `isinstance`, …
 
 use crate::builtins::Signature;
-use crate::runtime::convert::{float_to_int, int_add};
+use crate::runtime::convert::{float_to_int, int_add, int_checked};
 use crate::runtime::error::R;
 use crate::runtime::index::range_len;
 use crate::runtime::intern::intern;
@@ -45,9 +45,14 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("Tensor", tensor_type);
 }
 
-/// `print(*args, sep=' ', end='\n')`
+/// `print(*args, sep=' ', end='\n', file=None, flush=False)`: writes `str` of each
+/// argument to `file` (an open file or `sys.stdout`/`sys.stderr`; the program's
+/// stdout when None), through the interpreter's writers.
+///
+/// Errors: TypeError for a non-string `sep`/`end` or a `file` that is not a file;
+/// the file's own errors (a closed file, a full disk).
 fn print(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&["sep", "end"]);
+    static SIG: Signature = Signature::varargs(&["sep", "end", "file", "flush"]);
     let mut a = SIG.bind(rt, args)?;
     // CPython's wording: "sep must be None or a string, not int".
     let text_or = |v: Option<Value>, name: &str, default: &str| match v {
@@ -57,13 +62,28 @@ fn print(rt: &mut Interp, args: &mut Args) -> R<Value> {
     };
     let sep = text_or(a.non_none("sep")?, "sep", " ")?;
     let end = text_or(a.non_none("end")?, "end", "\n")?;
+    let (file, flush) = (a.non_none("file")?, a.bool_or("flush", false)?);
     let items = std::mem::take(&mut a.rest);
     let mut parts = Vec::new();
     for v in items {
         parts.push(rt.str_of(&v)?);
     }
     let text = parts.join(&sep) + &end;
-    rt.write_out(&text)?;
+    match file {
+        None => {
+            rt.write_out(&text)?;
+            if flush {
+                let _ = rt.out.borrow_mut().flush();
+            }
+        }
+        Some(Value::File(f)) => {
+            rt.file_write(&f, &text)?;
+            if flush {
+                rt.file_flush(&f)?;
+            }
+        }
+        Some(other) => bail!(Type, "print() file must be an open file, not {}", other.type_name()),
+    }
     Ok(Value::None)
 }
 
@@ -215,20 +235,37 @@ fn repr(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Str(rt.repr_of(&x)?.into()))
 }
 
-/// `int(x=0)`: from a number, a string of digits or a one-element tensor; floats truncate.
+/// `int(x=0, base=10)`: from a number, a string of digits in `base` (2–36, or 0
+/// for a literal's prefix: `int('0x1f', 0)`) or a one-element tensor; floats truncate.
+///
+/// Errors: ValueError "invalid literal for int() with base 10: 'x'"; OverflowError
+/// when the value leaves 64 bits; TypeError "int() can't convert non-string with
+/// explicit base"; ValueError "int() base must be >= 2 and <= 36, or 0".
 fn int(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x"], 0);
-    let x = SIG.bind(rt, args)?.opt("x")?;
+    static SIG: Signature = Signature::new(&["x", "base"], 0);
+    let mut a = SIG.bind(rt, args)?;
+    let (x, base) = (a.opt("x")?, a.opt("base")?);
+    if let Some(b) = base {
+        let b = rt.int_arg(&b, "base")?;
+        if b != 0 && !(2..=36).contains(&b) {
+            bail!(Value, "int() base must be >= 2 and <= 36, or 0");
+        }
+        return match x {
+            Some(Value::Str(s)) => super::pyfuncs::parse_int(&s, b as u32)?.map(Value::Int).ok_or_else(|| {
+                err!(Value, "invalid literal for int() with base {b}: {}", crate::runtime::format::str_repr(&s))
+            }),
+            None => bail!(Type, "int() missing string argument"),
+            Some(_) => bail!(Type, "int() can't convert non-string with explicit base"),
+        };
+    }
     Ok(Value::Int(match x {
         None => 0,
         Some(Value::Int(i)) => i,
         Some(Value::Bool(b)) => b as i64,
         Some(Value::Float(f)) => float_to_int(f)?,
-        Some(Value::Str(s)) => s
-            .trim()
-            .replace('_', "")
-            .parse()
-            .map_err(|_| err!(Value, "invalid literal for int(): {}", crate::runtime::format::str_repr(&s)))?,
+        Some(Value::Str(s)) => super::pyfuncs::parse_int(&s, 10)?.ok_or_else(|| {
+            err!(Value, "invalid literal for int() with base 10: {}", crate::runtime::format::str_repr(&s))
+        })?,
         Some(v @ (Value::Tensor(_) | Value::Variable(_))) => {
             let t = rt.to_tensor(&v, None)?;
             if t.len() != 1 {
@@ -236,7 +273,13 @@ fn int(rt: &mut Interp, args: &mut Args) -> R<Value> {
             }
             t.data.first_i64()?
         }
-        Some(other) => bail!(Type, "int() argument must be a string or a number, not '{}'", other.type_name()),
+        Some(other) => {
+            bail!(
+                Type,
+                "int() argument must be a string, a bytes-like object or a real number, not '{}'",
+                other.type_name()
+            )
+        }
     }))
 }
 
@@ -268,7 +311,7 @@ fn bool_(rt: &mut Interp, args: &mut Args) -> R<Value> {
 fn abs(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["x"], 1);
     match SIG.bind(rt, args)?.value("x")? {
-        Value::Int(i) => Ok(Value::Int(i.checked_abs().ok_or_else(|| err!(Value, "integer overflow"))?)),
+        Value::Int(i) => Ok(Value::Int(int_checked(i.checked_abs(), || format!("abs({i})"))?)),
         Value::Bool(b) => Ok(Value::Int(b as i64)),
         Value::Float(f) => Ok(Value::Float(f.abs())),
         v @ (Value::Tensor(_) | Value::Variable(_)) => {
@@ -288,6 +331,9 @@ fn extreme(rt: &mut Interp, args: &mut Args, want: std::cmp::Ordering) -> R<Valu
     if given.is_empty() {
         // CPython: "max expected at least 1 argument, got 0".
         bail!(Type, "{fname} expected at least 1 argument, got 0");
+    }
+    if given.len() > 1 && default.is_some() {
+        bail!(Type, "Cannot specify a default for {fname}() with multiple positional arguments");
     }
     let items = if given.len() == 1 { rt.iterate(&given[0])? } else { given };
     if items.is_empty() {
@@ -332,6 +378,9 @@ fn sum(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["iterable", "start"], 1);
     let mut a = SIG.bind(rt, args)?;
     let (items, mut acc) = (a.value("iterable")?, a.value_or("start", Value::Int(0))?);
+    if let Value::Str(_) = acc {
+        bail!(Type, "sum() can't sum strings [use ''.join(seq) instead]");
+    }
     for x in rt.iterate(&items)? {
         acc = rt.binary_op(crate::syntax::ast::BinOp::Add, acc, x)?;
     }
@@ -387,7 +436,7 @@ fn round_int(i: i64, n: i64) -> R<i64> {
     let x = i as i128;
     let (q, r) = (x.div_euclid(p), x.rem_euclid(p));
     let q = if 2 * r > p || (2 * r == p && q % 2 != 0) { q + 1 } else { q };
-    i64::try_from(q * p).map_err(|_| err!(Value, "integer overflow: round({i}, {n}) is out of the int64 range"))
+    int_checked(i64::try_from(q * p).ok(), || format!("round({i}, {n})"))
 }
 
 /// `sorted(iterable, key=None, reverse=False)`: a new list, stable.

@@ -7,6 +7,7 @@
 
 use super::collections::*;
 use super::forward_fns::accumulator_jvp;
+use super::strings::*;
 use super::tape_methods::*;
 use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
@@ -45,10 +46,11 @@ enum Kind {
     Exception,
     DType,
     ErrorType,
+    File,
 }
 
-/// The attribute tables of every builtin type, indexed by [`Kind`].
-struct Tables([Table; 11]);
+/// The attribute tables of every builtin type, indexed by [`Kind`] (`File` is the last kind).
+struct Tables([Table; Kind::File as usize + 1]);
 
 thread_local! {
     static TABLES: Tables = Tables::build();
@@ -116,14 +118,56 @@ const STR: &[(&str, Attr)] = &[
     ("format", Attr::Method(str_format)),
     ("join", Attr::Method(str_join)),
     ("split", Attr::Method(str_split)),
+    ("rsplit", Attr::Method(str_rsplit)),
+    ("splitlines", Attr::Method(str_splitlines)),
+    ("partition", Attr::Method(str_partition)),
+    ("rpartition", Attr::Method(str_rpartition)),
     ("upper", Attr::Method(str_upper)),
     ("lower", Attr::Method(str_lower)),
+    ("title", Attr::Method(str_title)),
+    ("capitalize", Attr::Method(str_capitalize)),
+    ("swapcase", Attr::Method(str_swapcase)),
+    ("casefold", Attr::Method(str_casefold)),
     ("strip", Attr::Method(|rt, a| str_strip(rt, a, true, true))),
     ("lstrip", Attr::Method(|rt, a| str_strip(rt, a, true, false))),
     ("rstrip", Attr::Method(|rt, a| str_strip(rt, a, false, true))),
     ("startswith", Attr::Method(str_startswith)),
     ("endswith", Attr::Method(str_endswith)),
+    ("removeprefix", Attr::Method(str_removeprefix)),
+    ("removesuffix", Attr::Method(str_removesuffix)),
     ("replace", Attr::Method(str_replace)),
+    ("find", Attr::Method(str_find)),
+    ("rfind", Attr::Method(str_rfind)),
+    ("index", Attr::Method(str_index)),
+    ("rindex", Attr::Method(str_rindex)),
+    ("count", Attr::Method(str_count)),
+    ("ljust", Attr::Method(str_ljust)),
+    ("rjust", Attr::Method(str_rjust)),
+    ("center", Attr::Method(str_center)),
+    ("zfill", Attr::Method(str_zfill)),
+    ("expandtabs", Attr::Method(str_expandtabs)),
+    ("isdigit", Attr::Method(str_isdigit)),
+    ("isdecimal", Attr::Method(str_isdecimal)),
+    ("isnumeric", Attr::Method(str_isnumeric)),
+    ("isalpha", Attr::Method(str_isalpha)),
+    ("isalnum", Attr::Method(str_isalnum)),
+    ("isspace", Attr::Method(str_isspace)),
+    ("isupper", Attr::Method(str_isupper)),
+    ("islower", Attr::Method(str_islower)),
+];
+
+const FILE: &[(&str, Attr)] = &[
+    ("read", Attr::Method(super::io::file_read)),
+    ("readline", Attr::Method(super::io::file_readline)),
+    ("readlines", Attr::Method(super::io::file_readlines)),
+    ("write", Attr::Method(super::io::file_write)),
+    ("writelines", Attr::Method(super::io::file_writelines)),
+    ("close", Attr::Method(super::io::file_close)),
+    ("flush", Attr::Method(super::io::file_flush)),
+    ("__enter__", Attr::Method(super::io::file_enter)),
+    ("closed", Attr::Get(|v| super::io::file_attr(v, "closed"))),
+    ("name", Attr::Get(|v| super::io::file_attr(v, "name"))),
+    ("mode", Attr::Get(|v| super::io::file_attr(v, "mode"))),
 ];
 
 const BUILTIN: &[(&str, Attr)] = &[("__name__", Attr::Get(builtin_name)), ("__wrapped__", Attr::Get(builtin_wrapped))];
@@ -206,6 +250,7 @@ impl Tables {
             table(&[EXCEPTION]),
             table(&[DTYPE]),
             table(&[ERROR_TYPE]),
+            table(&[FILE]),
         ])
     }
 }
@@ -224,6 +269,7 @@ fn kind_of(v: &Value) -> Option<Kind> {
         Value::Exception(_) => Kind::Exception,
         Value::DType(_) => Kind::DType,
         Value::ErrorType(_) => Kind::ErrorType,
+        Value::File(_) => Kind::File,
         _ => return None,
     })
 }

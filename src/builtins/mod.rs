@@ -10,9 +10,13 @@ pub mod core;
 pub mod data;
 mod diff_tools;
 mod forward_fns;
+mod io;
 mod math_fns;
 pub mod methods;
+pub mod modules;
+mod pyfuncs;
 pub mod shape_fns;
+mod strings;
 mod tape_methods;
 pub mod tensor_fns;
 mod tracking;
@@ -38,6 +42,8 @@ impl Interp {
 /// Registers every builtin name (LANGUAGE.md §2, §4, §5) and the attribute tables of builtin values.
 pub fn install(rt: &mut Interp) {
     rt.builtin_attr = methods::attr;
+    rt.native_modules = modules::find;
+    rt.builtin_attr_names = methods::attr_names;
     let mut reg = |name: &str, f: NativeFn| {
         rt.builtins.insert(intern(name), Value::native(name, f));
     };
@@ -50,6 +56,9 @@ pub fn install(rt: &mut Interp) {
     // After core: its `round` of a tensor is TF's, of a number Python's (core::round).
     math_fns::register(&mut reg);
     tracking::register(&mut reg);
+    // After tensor_fns: `pow` of Python numbers is Python's, of tensors TF's (pyfuncs::pow).
+    pyfuncs::register(&mut reg);
+    io::register(&mut reg);
     diff_tools::install(rt);
     for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64)] {
         rt.builtins.insert(intern(name), Value::DType(d));
@@ -131,7 +140,10 @@ impl Signature {
                     bail!(Type, "{}() got multiple values for argument '{}'", args.fname, k)
                 }
                 Some(i) => vals[i] = Some(v),
-                None => bail!(Type, "{}() got an unexpected keyword argument '{}'", args.fname, k),
+                None => {
+                    let e = err!(Type, "{}() got an unexpected keyword argument '{}'", args.fname, k);
+                    return Err(crate::runtime::suggest::with_hint(e, &k, self.params.iter().copied()));
+                }
             }
         }
         let missing: Vec<String> =

@@ -211,7 +211,11 @@ impl Interp {
                 None if varkw.is_some() => {
                     kwdict.insert(super::value::HashKey::Str(k.clone()), (Value::Str(k), v));
                 }
-                None => bail!(Type, "{}() got an unexpected keyword argument '{}'", fname, k),
+                None => {
+                    let e = err!(Type, "{}() got an unexpected keyword argument '{}'", fname, k);
+                    let params: Vec<String> = def.params.iter().map(|p| p.name.to_string()).collect();
+                    return Err(super::suggest::with_hint(e, &k, params.iter().map(String::as_str)));
+                }
             }
         }
         if let Some(i) = varkw {

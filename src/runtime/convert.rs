@@ -261,7 +261,28 @@ pub fn number_to_int64(f: f64) -> R<i64> {
     float_to_int(f)
 }
 
-/// `a + b` on DGL ints, exact or a ValueError (DGL ints are 64-bit).
+/// `a + b` on DGL ints, exact or an OverflowError (DGL ints are 64-bit).
 pub fn int_add(a: i64, b: i64) -> R<i64> {
-    a.checked_add(b).ok_or_else(|| crate::err!(Value, "integer overflow in {a} + {b}"))
+    int_checked(a.checked_add(b), || format!("{a} + {b}"))
+}
+
+/// The one check of DGL's int arithmetic (LANGUAGE.md §3: ints are 64-bit): a
+/// checked result, or an OverflowError naming the operation (`expr()`, shown as
+/// source text such as `2 ** 64`): "integer overflow: 2 ** 64 does not fit in 64 bits".
+/// Every int operation whose exact result may leave the range goes through here.
+pub fn int_checked(r: Option<i64>, expr: impl FnOnce() -> String) -> R<i64> {
+    r.ok_or_else(|| crate::err!(Overflow, "integer overflow: {} does not fit in 64 bits", expr()))
+}
+
+/// `x ** y` on ints with `y >= 0`, exact or an OverflowError.
+pub fn int_pow(x: i64, y: i64) -> R<i64> {
+    int_checked(
+        u32::try_from(y).ok().and_then(|y| x.checked_pow(y)).or(match x {
+            // Exponents past u32 still give exact answers for these bases.
+            0 | 1 => Some(x),
+            -1 => Some(if y % 2 == 0 { 1 } else { -1 }),
+            _ => None,
+        }),
+        || format!("{x} ** {y}"),
+    )
 }

@@ -20,7 +20,7 @@ impl Interp {
                 // Builtins written in DGL (`Module`) load on their first use.
                 Err(x) => match self.lazy_builtin(*n, slot.get(), env) {
                     Ok(Some(v)) => Ok(v),
-                    Ok(None) => Err(x.at(self.src, e.span)),
+                    Ok(None) => Err(self.name_hint(x, *n, env).at(self.src, e.span)),
                     Err(x) => Err(x.at(self.src, e.span)),
                 },
             },
@@ -70,7 +70,7 @@ impl Interp {
             }
             ExprKind::Attr(obj, name) => {
                 let o = self.eval(obj, env)?;
-                self.get_attr(&o, *name).map_err(|x| self.locate(x, e.span))
+                self.get_attr(&o, *name).map_err(|x| self.locate(self.attr_hint(x, &o, *name), e.span))
             }
             ExprKind::Index(obj, index) => {
                 let o = self.eval(obj, env)?;

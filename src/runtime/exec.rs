@@ -190,7 +190,10 @@ impl Interp {
                 let m = self.import(&name).map_err(|e| self.locate(e, s.span))?;
                 for (n, alias, span, slot) in names {
                     let v = m.globals.get(*n).ok_or_else(|| {
-                        err!(Name, "cannot import name '{}' from module '{}'", n, name).at(self.src, *span)
+                        let e = err!(Import, "cannot import name '{}' from '{}'", n, name);
+                        let names: Vec<String> = m.globals.bound().iter().map(|(n, _)| n.to_string()).collect();
+                        super::suggest::with_hint(e, &n.to_string(), names.iter().map(String::as_str))
+                            .at(self.src, *span)
                     })?;
                     store(alias.unwrap_or(*n), slot.get(), v, env);
                 }
@@ -428,6 +431,8 @@ impl Interp {
                 let m = self.get_attr(ctx, sym::ENTER)?;
                 self.call_value(&m, vec![], vec![])
             }
+            Value::File(f) if f.closed() => bail!(Value, "I/O operation on closed file."),
+            Value::File(_) => Ok(ctx.clone()),
             other => bail!(Type, "'{}' object does not support the context manager protocol", other.type_name()),
         }
     }
@@ -447,6 +452,8 @@ impl Interp {
                 self.ad.exit_accumulator(a);
                 Ok(false)
             }
+            // `with open(...) as f:` closes the file however the block ends.
+            Value::File(f) => f.close().map(|_| false),
             Value::Instance(_) => {
                 let m = self.get_attr(ctx, sym::EXIT)?;
                 let args = match exc {

@@ -8,6 +8,8 @@ use super::Interp;
 use crate::bail;
 use crate::tensor::{Array, DType};
 
+mod fields;
+mod percent;
 mod spec;
 
 /// Tensors with more elements than this print summarised (LANGUAGE.md §3).
@@ -209,6 +211,9 @@ impl Interp {
             Value::Exception(e) => format!("{}({})", e.kind().name(), str_repr(e.message())),
             Value::Property(_) => "<property>".into(),
             Value::Super(s) => format!("<super: {}>", s.0.name),
+            Value::File(f) => {
+                format!("<_io.TextIOWrapper name={} mode={} encoding='UTF-8'>", str_repr(&f.name), str_repr(&f.mode))
+            }
         })
     }
 

@@ -51,6 +51,11 @@ impl Interp {
         Ok(Some(value))
     }
 
+    /// `import NAME`: the loaded module, or the module file found and run, or a
+    /// built-in module (DGL's stdlib, then the native ones).
+    ///
+    /// Errors: ImportError for a module that does not exist (with what to do
+    /// instead for TensorFlow, NumPy and PyTorch); the module's own errors.
     pub fn import(&mut self, name: &str) -> R<Rc<Module>> {
         self.import_from(name, true)
     }
@@ -80,7 +85,10 @@ impl Interp {
             }
             None => match STDLIB.iter().find(|(n, _)| *n == name) {
                 Some((n, src)) => (format!("<stdlib>/{n}.dgl"), None::<PathBuf>, src.to_string()),
-                None => bail!(Name, "no module named '{}'", name),
+                None => match (self.native_modules)(name) {
+                    Some(build) => return self.native_module(name, build),
+                    None => return Err(missing_module(name)),
+                },
             },
         };
         let id = self.sources.add(display, path, &text);
@@ -105,4 +113,49 @@ impl Interp {
             }
         }
     }
+}
+
+impl Interp {
+    /// A native module, built now (on first import) and kept like any other.
+    fn native_module(&mut self, name: &str, build: super::ModuleBuilder) -> R<Rc<Module>> {
+        let entries = build(self)?;
+        let globals = Rc::new(Globals::default());
+        {
+            let mut names = globals.names.borrow_mut();
+            let mut slots = globals.slots.borrow_mut();
+            for (n, v) in entries {
+                let i = names.slot(super::intern::intern(n)) as usize;
+                if slots.len() <= i {
+                    slots.resize_with(i + 1, Default::default);
+                }
+                slots[i].value = Some(v);
+            }
+        }
+        let module = Rc::new(Module { name: name.into(), globals });
+        self.modules.insert(name.to_string(), module.clone());
+        Ok(module)
+    }
+}
+
+/// The ImportError for a module that does not exist. DGL is TensorFlow without the
+/// prefix, so importing TensorFlow (or NumPy, PyTorch) says where their names went.
+fn missing_module(name: &str) -> Exc {
+    let top = name.split('.').next().unwrap_or(name);
+    let hint = match top {
+        "tensorflow" | "keras" => {
+            "; DGL's names are TensorFlow's without the `tf.` prefix: `tf.reduce_sum` is `reduce_sum`, \
+             `tf.GradientTape` is `GradientTape`, `tf.keras.layers.Dense` is `nn.Dense` (import nn), \
+             `tf.keras.optimizers.Adam` is `optim.Adam` (import optim)"
+        }
+        "numpy" => {
+            "; DGL has no NumPy: make arrays with `constant([...])`, `zeros`, `ones`, `range_tensor`, \
+             and use TensorFlow's names without the `tf.` prefix (`np.sum` is `reduce_sum`, `np.dot` is `matmul`)"
+        }
+        "torch" => {
+            "; DGL follows TensorFlow, not PyTorch: `torch.tensor` is `constant`, `torch.sum` is `reduce_sum`, \
+             `nn.Linear` is `nn.Dense` (import nn), gradients come from `GradientTape`"
+        }
+        _ => "",
+    };
+    crate::err!(Import, "No module named '{name}'{hint}")
 }

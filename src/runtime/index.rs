@@ -39,6 +39,8 @@ impl Interp {
                 out
             }
             Value::Instance(_) => return self.iterate_instance(v),
+            // `for line in f`: the remaining lines, each with its newline.
+            Value::File(f) => f.readlines()?.iter().map(|l| Value::str(l)).collect(),
             other => bail!(Type, "'{}' object is not iterable", other.type_name()),
         })
     }

@@ -10,11 +10,13 @@ pub mod differentiation;
 pub use crate::error;
 pub mod eval;
 pub mod exec;
+pub mod file;
 pub mod format;
 pub mod import;
 pub mod index;
 pub mod intern;
 pub mod ops;
+pub mod suggest;
 pub mod value;
 
 use crate::autodiff::Recorder;
@@ -131,7 +133,26 @@ pub struct Interp {
     pub color: bool,
     /// Report every syntax error (`dgl check`), not only the first.
     pub all_syntax_errors: bool,
+    /// The attribute names of a builtin value's type, for "did you mean" hints (installed
+    /// by the builtins layer, like `builtin_attr`).
+    pub builtin_attr_names: fn(&Value) -> Vec<Rc<str>>,
+    /// The modules built in Rust (`math`, `time`, `random`, `sys`), installed by the
+    /// builtins layer ([`NativeModules`]).
+    pub native_modules: NativeModules,
+    /// The `random` module's generator, apart from the tensor RNG (`rng`, `set_seed`);
+    /// seeded from the clock on first use unless `random.seed(n)` came first.
+    pub py_rng: Option<ChaCha8Rng>,
+    /// Where `sys.stderr` and `print(..., file=sys.stderr)` write (the process's stderr).
+    pub err_out: Output,
 }
+
+/// A native module's contents: its names and values, built when it is first imported
+/// (never at start-up, which a benchmark measures).
+pub type ModuleBuilder = fn(&mut Interp) -> R<Vec<(&'static str, Value)>>;
+
+/// Finds the builder of a native module by name: installed by the builtins layer, so
+/// `import` reaches Rust modules without the runtime importing builtins/.
+pub type NativeModules = fn(&str) -> Option<ModuleBuilder>;
 
 /// Attributes of builtin values (list/str/tensor/Variable methods and properties): installed
 /// by the builtins layer, so the runtime calls it without importing it (no import circle).
@@ -160,6 +181,10 @@ impl Interp {
             color: false,
             all_syntax_errors: false,
             builtin_attr: |_, _, _| Ok(None),
+            native_modules: |_| None,
+            builtin_attr_names: |_| Vec::new(),
+            py_rng: None,
+            err_out: Rc::new(RefCell::new(std::io::stderr())),
         }
     }
 
@@ -215,7 +240,7 @@ impl Interp {
             Failure::Runtime(exc) => {
                 let d = Diagnostic {
                     kind: exc.type_name(),
-                    message: exc.message().into(),
+                    message: format!("{}{}", exc.message(), exc.0.hint.as_deref().unwrap_or("")),
                     at: exc.0.at,
                     label: None,
                     trace: collapse_repeats(exc.0.trace.iter().rev().cloned().collect()),

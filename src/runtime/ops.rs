@@ -1,13 +1,14 @@
 //! Operators on values (`+`, `==`, `<`, `in`, `is`) and truth values.
 
+use super::convert::{int_checked, int_pow};
 use super::error::R;
 use super::value::{HashKey, Value};
 use super::Interp;
+use crate::bail;
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
 use crate::tensor::budget::check_bytes;
 use crate::tensor::kernels::{self, Binary, Compare, Unary};
 use crate::tensor::Tensor;
-use crate::{bail, err};
 
 /// The method names of a binary operator: `(a.__op__(b), b.__rop__(a))`.
 fn binary_dunders(op: BinOp) -> (&'static str, &'static str) {
@@ -127,9 +128,7 @@ impl Interp {
         match (op, &v) {
             (UnaryOp::Pos, Value::Int(_) | Value::Float(_)) => Ok(v),
             (UnaryOp::Pos, Value::Bool(b)) => Ok(Value::Int(*b as i64)),
-            (UnaryOp::Neg, Value::Int(i)) => {
-                Ok(Value::Int(i.checked_neg().ok_or_else(|| err!(Value, "integer overflow"))?))
-            }
+            (UnaryOp::Neg, Value::Int(i)) => Ok(Value::Int(int_checked(i.checked_neg(), || format!("-({i})"))?)),
             (UnaryOp::Neg, Value::Bool(b)) => Ok(Value::Int(-(*b as i64))),
             (UnaryOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
             (_, Value::Tensor(_) | Value::Variable(_)) => {
@@ -159,6 +158,8 @@ impl Interp {
         match (&a, &b) {
             (Int(_) | Bool(_), Int(_) | Bool(_)) => int_op(op, as_int(&a), as_int(&b)),
             (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => float_op(op, as_float(&a), as_float(&b)),
+            // `"%d items" % n`: printf-style formatting (format/percent.rs).
+            (Str(x), _) if op == BinOp::Mod => Ok(Value::str(&self.percent_format(x, &b)?)),
             (Str(x), Str(y)) if op == BinOp::Add => {
                 check_bytes("a string", x.len() as u128 + y.len() as u128, 1)?;
                 Ok(Str(format!("{x}{y}").into()))
@@ -484,11 +485,11 @@ fn as_float(v: &Value) -> f64 {
 }
 
 fn int_op(op: BinOp, x: i64, y: i64) -> R<Value> {
-    let overflow = || err!(Value, "integer overflow in {} {} {}", x, op.symbol(), y);
+    let text = || format!("{x} {} {y}", op.symbol());
     Ok(match op {
-        BinOp::Add => Value::Int(x.checked_add(y).ok_or_else(overflow)?),
-        BinOp::Sub => Value::Int(x.checked_sub(y).ok_or_else(overflow)?),
-        BinOp::Mul => Value::Int(x.checked_mul(y).ok_or_else(overflow)?),
+        BinOp::Add => Value::Int(int_checked(x.checked_add(y), text)?),
+        BinOp::Sub => Value::Int(int_checked(x.checked_sub(y), text)?),
+        BinOp::Mul => Value::Int(int_checked(x.checked_mul(y), text)?),
         BinOp::Div => {
             if y == 0 {
                 bail!(ZeroDivision, "division by zero");
@@ -499,7 +500,11 @@ fn int_op(op: BinOp, x: i64, y: i64) -> R<Value> {
             if y == 0 {
                 bail!(ZeroDivision, "integer division or modulo by zero");
             }
-            let q = x.checked_div(y).ok_or_else(overflow)?;
+            if op == BinOp::Mod && y == -1 {
+                // Exact even for x = -2^63, whose quotient by -1 does not fit.
+                return Ok(Value::Int(0));
+            }
+            let q = int_checked(x.checked_div(y), text)?;
             let r = x - q * y;
             let (q, r) = if r != 0 && ((r < 0) != (y < 0)) { (q - 1, r + y) } else { (q, r) };
             Value::Int(if op == BinOp::FloorDiv { q } else { r })
@@ -511,11 +516,32 @@ fn int_op(op: BinOp, x: i64, y: i64) -> R<Value> {
                 }
                 Value::Float((x as f64).powf(y as f64))
             } else {
-                Value::Int(x.checked_pow(u32::try_from(y).map_err(|_| overflow())?).ok_or_else(overflow)?)
+                Value::Int(int_pow(x, y)?)
             }
         }
         BinOp::MatMul => bail!(Type, "unsupported operand types for @: 'int' and 'int'"),
     })
+}
+
+/// Python's `divmod` of two floats: `(q, r)` with `q` integral, `r` of `y`'s sign,
+/// `q * y + r == x` as closely as floating point allows (the quotient is computed
+/// from the exact remainder, so `divmod(1.0, 0.1)` is `(9.0, 0.09999999999999995)`).
+pub fn float_divmod(x: f64, y: f64) -> (f64, f64) {
+    let mut r = x % y;
+    let mut q = (x - r) / y;
+    if r != 0.0 {
+        if (y < 0.0) != (r < 0.0) {
+            r += y;
+            q -= 1.0;
+        }
+    } else {
+        r = 0.0f64.copysign(y);
+    }
+    if q == 0.0 {
+        return (0.0f64.copysign(x / y), r);
+    }
+    let f = q.floor();
+    (if q - f > 0.5 { f + 1.0 } else { f }, r)
 }
 
 fn float_op(op: BinOp, x: f64, y: f64) -> R<Value> {
@@ -533,18 +559,13 @@ fn float_op(op: BinOp, x: f64, y: f64) -> R<Value> {
             if y == 0.0 {
                 bail!(ZeroDivision, "float floor division by zero");
             }
-            (x / y).floor()
+            float_divmod(x, y).0
         }
         BinOp::Mod => {
             if y == 0.0 {
                 bail!(ZeroDivision, "float modulo by zero");
             }
-            let r = x % y;
-            if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
-                r + y
-            } else {
-                r
-            }
+            float_divmod(x, y).1
         }
         BinOp::Pow => {
             if x == 0.0 && y < 0.0 {

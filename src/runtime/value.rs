@@ -55,6 +55,8 @@ pub enum Value {
     Property(Rc<Value>),
     /// `super()`: attribute lookups start after `.0` in the class chain of `.1`.
     Super(Rc<(Rc<Class>, Value)>),
+    /// An open text file or standard stream (`open(...)`, `sys.stdout`).
+    File(Rc<super::file::FileObj>),
 }
 
 // Values are copied on every variable read, argument and list access, so their size
@@ -324,6 +326,7 @@ impl Value {
             Value::Exception(e) => e.kind().name().into(),
             Value::Property(_) => "property".into(),
             Value::Super(_) => "super".into(),
+            Value::File(_) => "TextIOWrapper".into(),
         }
     }
 
@@ -348,6 +351,7 @@ impl Value {
             Value::Property(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Super(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Slice(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::File(x) => Rc::as_ptr(x) as *const u8 as usize,
             _ => 0,
         }
     }

@@ -33,6 +33,31 @@ pub struct Spec {
     ty: Option<char>,
 }
 
+impl Spec {
+    /// The spec of a `%`-conversion of a float (`%-+08.3f`): `left` is the `-` flag,
+    /// `zero` the `0` flag (ignored when `left`), `sign` `'+'`, `' '` or none.
+    pub fn printf_float(
+        left: bool,
+        zero: bool,
+        sign: Option<char>,
+        alt: bool,
+        width: usize,
+        precision: usize,
+        ty: char,
+    ) -> Spec {
+        Spec {
+            align: left.then_some('<'),
+            sign,
+            alt,
+            zero: zero && !left,
+            width: width.min(MAX_WIDTH),
+            precision: Some(precision.min(MAX_WIDTH)),
+            ty: Some(ty),
+            ..Spec::default()
+        }
+    }
+}
+
 /// Parses `spec` for a value of type `type_name` (named in error messages).
 ///
 /// Errors: ValueError for a malformed spec, or a width or precision over [`MAX_WIDTH`].
@@ -182,7 +207,7 @@ pub fn format_int(i: i64, spec: &Spec, type_name: &str) -> R<String> {
             bail!(Value, "Alternate form (#) not allowed with integer format specifier 'c'");
         }
         let ch = u32::try_from(i).ok().and_then(char::from_u32);
-        let Some(ch) = ch else { bail!(Value, "%c arg not in range(0x110000)") };
+        let Some(ch) = ch else { bail!(Overflow, "%c arg not in range(0x110000)") };
         return Ok(pad(Parts { sign: "", prefix: "", digits: ch.to_string(), rest: String::new() }, spec, '>', None));
     }
     let a = i.unsigned_abs();

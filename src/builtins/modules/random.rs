@@ -1,0 +1,202 @@
+//! `import random`: Python's `random` functions on a generator of their own,
+//! separate from the tensor RNG (`set_seed`, `random_normal`): drawing here never
+//! changes the tensors a seeded script makes, and the other way round.
+//!
+//! `random.seed(n)` makes every later draw the same on every run. The numbers are
+//! not CPython's (DGL uses ChaCha8, not the Mersenne Twister), so a script ported
+//! from Python draws different values under the same seed. Unseeded, the
+//! generator starts from the clock.
+
+use crate::bail;
+use crate::builtins::{Signature, NO_ARGS};
+use crate::runtime::error::R;
+use crate::runtime::value::{Args, Value};
+use crate::runtime::Interp;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The module's names and values.
+pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
+    let fns: &[(&'static str, crate::runtime::value::NativeFn)] = &[
+        ("seed", seed),
+        ("random", random),
+        ("uniform", uniform),
+        ("randint", randint),
+        ("randrange", randrange),
+        ("choice", choice),
+        ("shuffle", shuffle),
+        ("sample", sample),
+        ("gauss", gauss),
+        ("normalvariate", gauss),
+    ];
+    Ok(fns.iter().map(|&(n, f)| (n, Value::native(n, f))).collect())
+}
+
+/// The module's generator, seeded from the clock on first use.
+fn rng(rt: &mut Interp) -> &mut ChaCha8Rng {
+    rt.py_rng.get_or_insert_with(|| {
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        ChaCha8Rng::seed_from_u64(nanos ^ std::process::id() as u64)
+    })
+}
+
+/// A float in [0, 1) with 53 random bits.
+fn unit(rt: &mut Interp) -> f64 {
+    (rng(rt).random::<u64>() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// `random.seed(a=None)`: restarts the generator from `a` (an int, float, str or
+/// None for the clock); the same seed gives the same draws on every run.
+fn seed(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["a"], 0);
+    let a = SIG.bind(rt, args)?.non_none("a")?;
+    let s = match a {
+        None => {
+            rt.py_rng = None;
+            rng(rt);
+            return Ok(Value::None);
+        }
+        Some(Value::Int(i)) => i as u64,
+        Some(Value::Bool(b)) => b as u64,
+        Some(Value::Float(f)) => f.to_bits(),
+        // FNV-1a of the text: stable across runs and platforms.
+        Some(Value::Str(s)) => {
+            s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+        }
+        Some(other) => {
+            bail!(Type, "The only supported seed types are: None, int, float, str, not {}", other.type_name())
+        }
+    };
+    rt.py_rng = Some(ChaCha8Rng::seed_from_u64(s));
+    Ok(Value::None)
+}
+
+/// `random.random()`: a float in [0, 1).
+fn random(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    NO_ARGS.bind(rt, args)?;
+    Ok(Value::Float(unit(rt)))
+}
+
+/// `random.uniform(a, b)`: `a + (b - a) * random()`, a float between a and b.
+fn uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["a", "b"], 2);
+    let mut s = SIG.bind(rt, args)?;
+    let (a, b) = (s.float("a")?, s.float("b")?);
+    Ok(Value::Float(a + (b - a) * unit(rt)))
+}
+
+/// An int argument; a float is a TypeError as in CPython 3.11's randrange.
+fn int_of(v: &Value) -> R<i64> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        Value::Bool(b) => Ok(*b as i64),
+        other => bail!(Type, "'{}' object cannot be interpreted as an integer", other.type_name()),
+    }
+}
+
+/// A uniform element of range(start, stop, step). Errors: ValueError for an empty range.
+fn draw_range(rt: &mut Interp, start: i64, stop: i64, step: i64) -> R<i64> {
+    if step == 0 {
+        bail!(Value, "zero step for randrange()");
+    }
+    let n = crate::runtime::index::range_len(start, stop, step) as u64;
+    if n == 0 {
+        bail!(Value, "empty range for randrange() ({start}, {stop}, {step})");
+    }
+    let k = rng(rt).random_range(0..n);
+    Ok((start as i128 + k as i128 * step as i128) as i64)
+}
+
+/// `random.randint(a, b)`: an int in [a, b], both ends included.
+fn randint(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["a", "b"], 2);
+    let mut s = SIG.bind(rt, args)?;
+    let (a, b) = (int_of(&s.value("a")?)?, int_of(&s.value("b")?)?);
+    if b < a {
+        bail!(Value, "empty range for randrange() ({a}, {}, {})", b as i128 + 1, b as i128 + 1 - a as i128);
+    }
+    if a == i64::MIN && b == i64::MAX {
+        return Ok(Value::Int(rng(rt).random::<i64>()));
+    }
+    Ok(Value::Int(rng(rt).random_range(a..=b)))
+}
+
+/// `random.randrange(stop)` or `random.randrange(start, stop, step=1)`.
+fn randrange(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["start", "stop", "step"], 1);
+    let mut s = SIG.bind(rt, args)?;
+    let (a, b, c) = (s.value("start")?, s.non_none("stop")?, s.opt("step")?);
+    let a = int_of(&a)?;
+    let (start, stop) = match b {
+        Some(b) => (a, int_of(&b)?),
+        None if a <= 0 => bail!(Value, "empty range for randrange()"),
+        None => (0, a),
+    };
+    let step = match c {
+        Some(c) => int_of(&c)?,
+        None => 1,
+    };
+    if step == 1 && start >= stop {
+        bail!(Value, "empty range for randrange() ({start}, {stop}, {})", stop as i128 - start as i128);
+    }
+    Ok(Value::Int(draw_range(rt, start, stop, step)?))
+}
+
+/// `random.choice(seq)`: one element. Errors: IndexError "Cannot choose from an empty sequence".
+fn choice(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["seq"], 1);
+    let seq = SIG.bind(rt, args)?.value("seq")?;
+    let items = rt.iterate(&seq)?;
+    if items.is_empty() {
+        bail!(Index, "Cannot choose from an empty sequence");
+    }
+    let i = rng(rt).random_range(0..items.len());
+    Ok(items[i].clone())
+}
+
+/// `random.shuffle(x)`: shuffles the list in place (Fisher–Yates); returns None.
+fn shuffle(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["x"], 1);
+    let Value::List(l) = SIG.bind(rt, args)?.value("x")? else {
+        bail!(Type, "shuffle() needs a list (it shuffles in place)")
+    };
+    let n = l.borrow().len();
+    for i in (1..n).rev() {
+        let j = rng(rt).random_range(0..=i);
+        l.borrow_mut().swap(i, j);
+    }
+    Ok(Value::None)
+}
+
+/// `random.sample(population, k)`: k distinct elements, in selection order.
+///
+/// Errors: ValueError "Sample larger than population or is negative".
+fn sample(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["population", "k"], 2);
+    let mut s = SIG.bind(rt, args)?;
+    let (pop, k) = (s.value("population")?, int_of(&s.value("k")?)?);
+    let mut items = rt.iterate(&pop)?;
+    if k < 0 || k as usize > items.len() {
+        bail!(Value, "Sample larger than population or is negative");
+    }
+    // A partial Fisher–Yates: position i takes a uniform pick of the rest.
+    for i in 0..k as usize {
+        let j = rng(rt).random_range(i..items.len());
+        items.swap(i, j);
+    }
+    items.truncate(k as usize);
+    Ok(Value::list(items))
+}
+
+/// `random.gauss(mu=0.0, sigma=1.0)` (and `normalvariate`): a normal draw, by the
+/// Box–Muller transform of two uniform draws.
+fn gauss(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["mu", "sigma"], 0);
+    let mut s = SIG.bind(rt, args)?;
+    let (mu, sigma) = (s.float_or("mu", 0.0)?, s.float_or("sigma", 1.0)?);
+    let u1 = 1.0 - unit(rt); // in (0, 1], so the log is finite
+    let u2 = unit(rt);
+    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+    Ok(Value::Float(mu + sigma * z))
+}

@@ -1,0 +1,621 @@
+//! Methods of strings (LANGUAGE.md §2), with CPython 3.11's behaviour and messages.
+//!
+//! Indices (`find`, `index`, `count`, the `start`/`end` of `startswith`) count
+//! characters (code points), as CPython does, never bytes: a window is turned
+//! into byte offsets once, the search runs on the bytes, and a byte position
+//! found is turned back into a character index.
+
+use super::collections::this_str;
+use super::{Signature, NO_ARGS};
+use crate::runtime::error::R;
+use crate::runtime::value::{Args, Value};
+use crate::runtime::Interp;
+use crate::{bail, err};
+
+/// `(sub, start=None, end=None)`: `find`, `rfind`, `index`, `rindex`, `count`.
+static SUB_RANGE: Signature = Signature::new(&["sub", "start", "end"], 1);
+/// `(width, fillchar=' ')`: `ljust`, `rjust`, `center`.
+static JUSTIFY: Signature = Signature::new(&["width", "fillchar"], 1);
+/// `(sep=None, maxsplit=-1)`: `split`, `rsplit`.
+static SPLIT: Signature = Signature::new(&["sep", "maxsplit"], 0);
+
+/// Python's whitespace (`str.isspace`, `split()`, `strip()`): Unicode's White_Space
+/// plus the separators U+001C–U+001F, which CPython counts too.
+pub fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// The byte offset of character `i` of `s` (its length when `i` is past the end).
+fn byte_at(s: &str, i: usize) -> usize {
+    s.char_indices().nth(i).map_or(s.len(), |(b, _)| b)
+}
+
+/// The character window `s[start:end]` as (first char, byte range), after Python's
+/// slice rules (negative counts from the end, then clamped); `None` when start > len.
+fn window(s: &str, start: Option<i64>, end: Option<i64>) -> Option<(usize, std::ops::Range<usize>)> {
+    let n = s.chars().count() as i64;
+    let fix = |i: i64| if i < 0 { (i + n).max(0) } else { i.min(n) };
+    let (a, b) = (start.map_or(0, fix), end.map_or(n, fix));
+    let raw_start = start.map_or(0, |i| if i < 0 { (i + n).max(0) } else { i });
+    if raw_start > n {
+        return None;
+    }
+    let b = b.max(a);
+    Some((a as usize, byte_at(s, a as usize)..byte_at(s, b as usize)))
+}
+
+/// A `sub` argument. Errors: TypeError naming the method, CPython's wording.
+fn sub_arg(v: Value, fname: &str) -> R<std::rc::Rc<str>> {
+    match v {
+        Value::Str(t) => Ok(t),
+        other => bail!(Type, "{fname}() argument must be str, not {}", other.type_name()),
+    }
+}
+
+/// Binds `(sub, start, end)` and returns the receiver, `sub`, and the window.
+fn bind_sub_range(
+    rt: &mut Interp,
+    args: &mut Args,
+) -> R<(std::rc::Rc<str>, std::rc::Rc<str>, Option<(usize, std::ops::Range<usize>)>)> {
+    let s = this_str(args)?;
+    let fname = args.fname.clone();
+    let mut a = SUB_RANGE.bind(rt, args)?;
+    let sub = sub_arg(a.value("sub")?, &fname)?;
+    let (start, end) = (a.opt_int("start")?, a.opt_int("end")?);
+    let w = window(&s, start, end);
+    Ok((s, sub, w))
+}
+
+/// The character index of the first (or last) `sub` inside the window, if any.
+fn search(rt: &mut Interp, args: &mut Args, last: bool) -> R<Option<i64>> {
+    let (s, sub, w) = bind_sub_range(rt, args)?;
+    let Some((first, bytes)) = w else { return Ok(None) };
+    let hay = &s[bytes.clone()];
+    let found = if last { hay.rfind(sub.as_ref()) } else { hay.find(sub.as_ref()) };
+    Ok(found.map(|b| (first + hay[..b].chars().count()) as i64))
+}
+
+/// `s.find(sub[, start[, end]])`: the lowest character index of `sub`, or -1.
+pub(super) fn str_find(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    Ok(Value::Int(search(rt, args, false)?.unwrap_or(-1)))
+}
+
+/// `s.rfind(sub[, start[, end]])`: the highest character index of `sub`, or -1.
+pub(super) fn str_rfind(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    Ok(Value::Int(search(rt, args, true)?.unwrap_or(-1)))
+}
+
+/// `s.index(sub[, start[, end]])`: as `find`. Errors: ValueError "substring not found".
+pub(super) fn str_index(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    search(rt, args, false)?.map(Value::Int).ok_or_else(|| err!(Value, "substring not found"))
+}
+
+/// `s.rindex(sub[, start[, end]])`: as `rfind`. Errors: ValueError "substring not found".
+pub(super) fn str_rindex(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    search(rt, args, true)?.map(Value::Int).ok_or_else(|| err!(Value, "substring not found"))
+}
+
+/// `s.count(sub[, start[, end]])`: non-overlapping occurrences; an empty `sub`
+/// counts the gaps between characters (length + 1).
+pub(super) fn str_count(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let (s, sub, w) = bind_sub_range(rt, args)?;
+    let Some((_, bytes)) = w else { return Ok(Value::Int(0)) };
+    let hay = &s[bytes];
+    Ok(Value::Int(if sub.is_empty() { hay.chars().count() + 1 } else { hay.matches(sub.as_ref()).count() } as i64))
+}
+
+/// `s.replace(old, new, count=-1)`: the first `count` occurrences (all when negative);
+/// an empty `old` inserts `new` before every character and at the end.
+pub(super) fn str_replace(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["old", "new", "count"], 2);
+    let s = this_str(args)?;
+    let mut a = SIG.bind(rt, args)?;
+    let (old, new) = (sub_arg(a.value("old")?, "replace")?, sub_arg(a.value("new")?, "replace")?);
+    let count = a.int_or("count", -1)?;
+    let limit = if count < 0 { usize::MAX } else { count as usize };
+    let out = if old.is_empty() {
+        let mut out = String::new();
+        let mut done = 0;
+        for c in s.chars() {
+            if done < limit {
+                out.push_str(&new);
+                done += 1;
+            }
+            out.push(c);
+        }
+        if done < limit {
+            out.push_str(&new);
+        }
+        out
+    } else {
+        s.replacen(old.as_ref(), &new, limit)
+    };
+    crate::tensor::budget::check_bytes("a string", out.len() as u128, 1)?;
+    Ok(Value::str(&out))
+}
+
+/// A `fillchar` argument: exactly one character.
+fn fill_arg(v: Option<Value>) -> R<char> {
+    match v {
+        None => Ok(' '),
+        Some(Value::Str(f)) if f.chars().count() == 1 => Ok(f.chars().next().unwrap_or(' ')),
+        Some(Value::Str(_)) => bail!(Type, "The fill character must be exactly one character long"),
+        Some(other) => {
+            bail!(Type, "The fill character must be a unicode character, not {}", other.type_name())
+        }
+    }
+}
+
+/// `ljust`, `rjust`, `center`: `s` padded with `fillchar` to `width` characters.
+fn justify(rt: &mut Interp, args: &mut Args, how: char) -> R<Value> {
+    let s = this_str(args)?;
+    let mut a = JUSTIFY.bind(rt, args)?;
+    let (width, fill) = (a.int("width")?, fill_arg(a.opt("fillchar")?)?);
+    let n = s.chars().count() as i64;
+    if width <= n {
+        return Ok(Value::Str(s));
+    }
+    crate::tensor::budget::check_bytes("a string", width as u128 * fill.len_utf8() as u128, 1)?;
+    let pad = (width - n) as usize;
+    // CPython's center puts the odd character left when both the padding and the width are odd.
+    let left = match how {
+        '<' => 0,
+        '>' => pad,
+        _ => pad / 2 + (pad & width as usize & 1),
+    };
+    let fills = |k: usize| std::iter::repeat_n(fill, k).collect::<String>();
+    Ok(Value::str(&format!("{}{s}{}", fills(left), fills(pad - left))))
+}
+
+/// `s.ljust(width, fillchar=' ')`
+pub(super) fn str_ljust(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    justify(rt, args, '<')
+}
+
+/// `s.rjust(width, fillchar=' ')`
+pub(super) fn str_rjust(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    justify(rt, args, '>')
+}
+
+/// `s.center(width, fillchar=' ')`
+pub(super) fn str_center(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    justify(rt, args, '^')
+}
+
+/// `s.zfill(width)`: zeros on the left to `width` characters, after a leading sign.
+pub(super) fn str_zfill(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["width"], 1);
+    let s = this_str(args)?;
+    let width = SIG.bind(rt, args)?.int("width")?;
+    let n = s.chars().count() as i64;
+    if width <= n {
+        return Ok(Value::Str(s));
+    }
+    crate::tensor::budget::check_bytes("a string", width as u128, 1)?;
+    let zeros = "0".repeat((width - n) as usize);
+    Ok(Value::str(&match s.chars().next() {
+        Some(c @ ('+' | '-')) => format!("{c}{zeros}{}", &s[1..]),
+        _ => format!("{zeros}{s}"),
+    }))
+}
+
+/// `startswith`/`endswith(affix, start=None, end=None)`: `affix` a string or a tuple of them.
+fn affix(rt: &mut Interp, args: &mut Args, end_side: bool) -> R<Value> {
+    static PREFIX: Signature = Signature::new(&["prefix", "start", "end"], 1);
+    static SUFFIX: Signature = Signature::new(&["suffix", "start", "end"], 1);
+    let s = this_str(args)?;
+    let fname = args.fname.clone();
+    let (sig, what) = if end_side { (&SUFFIX, "suffix") } else { (&PREFIX, "prefix") };
+    let mut a = sig.bind(rt, args)?;
+    let (x, start, end) = (a.value(what)?, a.opt_int("start")?, a.opt_int("end")?);
+    let candidates: Vec<Value> = match x {
+        Value::Tuple(t) => t.to_vec(),
+        other => vec![other],
+    };
+    let Some((_, bytes)) = window(&s, start, end) else { return Ok(Value::Bool(false)) };
+    let hay = &s[bytes];
+    for c in candidates {
+        let Value::Str(c) = c else {
+            bail!(Type, "{fname} first arg must be str or a tuple of str, not {}", c.type_name())
+        };
+        if (end_side && hay.ends_with(c.as_ref())) || (!end_side && hay.starts_with(c.as_ref())) {
+            return Ok(Value::Bool(true));
+        }
+    }
+    Ok(Value::Bool(false))
+}
+
+/// `s.startswith(prefix, start=None, end=None)`: `prefix` a string or a tuple of strings.
+pub(super) fn str_startswith(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    affix(rt, args, false)
+}
+
+/// `s.endswith(suffix, start=None, end=None)`: `suffix` a string or a tuple of strings.
+pub(super) fn str_endswith(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    affix(rt, args, true)
+}
+
+/// A character mapped to a string (`to_uppercase` may give several characters).
+fn mapped(out: &mut String, it: impl Iterator<Item = char>) {
+    out.extend(it);
+}
+
+/// A cased character: one with an upper- and a lower-case form.
+fn is_cased(c: char) -> bool {
+    c.is_uppercase() || c.is_lowercase()
+}
+
+/// `s.title()`: the first cased character after an uncased one upper case, the rest lower.
+pub(super) fn str_title(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    let mut out = String::with_capacity(s.len());
+    let mut prev_cased = false;
+    for c in s.chars() {
+        if prev_cased {
+            mapped(&mut out, c.to_lowercase());
+        } else {
+            mapped(&mut out, c.to_uppercase());
+        }
+        prev_cased = is_cased(c);
+    }
+    Ok(Value::str(&out))
+}
+
+/// `s.capitalize()`: the first character upper case, the rest lower case.
+pub(super) fn str_capitalize(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    if let Some(c) = chars.next() {
+        mapped(&mut out, c.to_uppercase());
+    }
+    for c in chars {
+        mapped(&mut out, c.to_lowercase());
+    }
+    Ok(Value::str(&out))
+}
+
+/// `s.swapcase()`: upper case to lower and lower to upper.
+pub(super) fn str_swapcase(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_uppercase() {
+            mapped(&mut out, c.to_lowercase());
+        } else if c.is_lowercase() {
+            mapped(&mut out, c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(Value::str(&out))
+}
+
+/// `s.casefold()`: lower case, with `ß` as `ss` (Unicode's full case folding for the
+/// letters a training script meets; other special foldings are left as lower case).
+pub(super) fn str_casefold(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    Ok(Value::str(&s.to_lowercase().replace('ß', "ss")))
+}
+
+/// The character classes `isdigit`, `isalpha`, … test; each is true when the
+/// string is non-empty and every character is of the class.
+fn char_class(rt: &mut Interp, args: &mut Args, class: fn(char) -> bool) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    Ok(Value::Bool(!s.is_empty() && s.chars().all(class)))
+}
+
+/// Decimal digits (Unicode category Nd): ASCII `0-9`, and other scripts' digits
+/// that Rust reads as numeric and that sit in a run of ten ending in a 9.
+fn is_decimal(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    // Unicode lays out every Nd digit run as ten consecutive code points 0…9, so a
+    // numeric character whose run's first code point and the nine after it are all
+    // numeric is a decimal digit (superscripts, fractions, roman numerals are not).
+    if !c.is_numeric() || NOT_DECIMAL.iter().any(|r| r.contains(&(c as u32))) {
+        return false;
+    }
+    let cp = c as u32;
+    (cp.saturating_sub(9)..=cp)
+        .any(|start| (start..start + 10).all(|k| char::from_u32(k).is_some_and(char::is_numeric)))
+}
+
+/// Blocks of numerals in runs of ten or more that are not decimal digits (superscripts
+/// and subscripts, number forms, enclosed and circled numbers, CJK numerals).
+const NOT_DECIMAL: [std::ops::RangeInclusive<u32>; 10] = [
+    0xB2..=0xBE,
+    0x2070..=0x209F,
+    0x2150..=0x218F,
+    0x2460..=0x24FF,
+    0x2776..=0x2793,
+    0x3007..=0x303A,
+    0x3192..=0x3195,
+    0x3220..=0x325F,
+    0x3280..=0x32BF,
+    0x10107..=0x10133,
+];
+
+/// `isdigit`: decimal digits and the superscript/subscript digits.
+fn is_digit(c: char) -> bool {
+    is_decimal(c) || matches!(c, '²' | '³' | '¹' | '⁰' | '⁴'..='⁹' | '₀'..='₉' | '①'..='⑨')
+}
+
+pub(super) fn str_isdigit(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    char_class(rt, args, is_digit)
+}
+
+pub(super) fn str_isdecimal(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    char_class(rt, args, is_decimal)
+}
+
+pub(super) fn str_isnumeric(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    char_class(rt, args, char::is_numeric)
+}
+
+pub(super) fn str_isalpha(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    char_class(rt, args, char::is_alphabetic)
+}
+
+pub(super) fn str_isalnum(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    char_class(rt, args, |c| c.is_alphabetic() || c.is_numeric())
+}
+
+pub(super) fn str_isspace(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    char_class(rt, args, is_py_space)
+}
+
+/// `isupper`/`islower`: at least one cased character, and no cased character of the other case.
+fn case_test(rt: &mut Interp, args: &mut Args, upper: bool) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    let cased = s.chars().any(is_cased);
+    let wrong = s.chars().any(|c| if upper { c.is_lowercase() } else { c.is_uppercase() });
+    Ok(Value::Bool(cased && !wrong))
+}
+
+pub(super) fn str_isupper(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    case_test(rt, args, true)
+}
+
+pub(super) fn str_islower(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    case_test(rt, args, false)
+}
+
+/// `s.expandtabs(tabsize=8)`: each tab becomes spaces up to the next multiple of
+/// `tabsize` columns; a newline or carriage return restarts the count.
+pub(super) fn str_expandtabs(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["tabsize"], 0);
+    let s = this_str(args)?;
+    let tab = SIG.bind(rt, args)?.int_or("tabsize", 8)?;
+    let mut out = String::with_capacity(s.len());
+    let mut col: u128 = 0;
+    for c in s.chars() {
+        match c {
+            '\t' if tab > 0 => {
+                let k = tab as u128 - col % tab as u128;
+                crate::tensor::budget::check_bytes("a string", out.len() as u128 + k, 1)?;
+                out.extend(std::iter::repeat_n(' ', k as usize));
+                col += k;
+            }
+            '\t' => {}
+            '\n' | '\r' => {
+                out.push(c);
+                col = 0;
+            }
+            c => {
+                out.push(c);
+                col += 1;
+            }
+        }
+    }
+    Ok(Value::str(&out))
+}
+
+/// The line boundaries of `str.splitlines` (CPython's set).
+fn is_line_break(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+/// `s.splitlines(keepends=False)`: lines split at any line boundary (`\r\n` is one).
+pub(super) fn str_splitlines(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["keepends"], 0);
+    let s = this_str(args)?;
+    let keep = SIG.bind(rt, args)?.bool_or("keepends", false)?;
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut it = s.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        if !is_line_break(c) {
+            continue;
+        }
+        let mut end = i + c.len_utf8();
+        if c == '\r' && it.peek().map(|&(_, d)| d) == Some('\n') {
+            it.next();
+            end += 1;
+        }
+        lines.push(Value::str(if keep { &s[start..end] } else { &s[start..i] }));
+        start = end;
+    }
+    if start < s.len() {
+        lines.push(Value::str(&s[start..]));
+    }
+    Ok(Value::list(lines))
+}
+
+/// `split`/`rsplit(sep=None, maxsplit=-1)`; `from_right` splits from the end.
+fn split(rt: &mut Interp, args: &mut Args, from_right: bool) -> R<Value> {
+    let s = this_str(args)?;
+    let mut a = SPLIT.bind(rt, args)?;
+    let (sep, maxsplit) = (a.non_none("sep")?, a.int_or("maxsplit", -1)?);
+    let limit = if maxsplit < 0 { usize::MAX } else { maxsplit as usize };
+    let mut parts: Vec<&str> = match sep {
+        None => split_space(&s, limit, from_right),
+        Some(Value::Str(p)) if p.is_empty() => bail!(Value, "empty separator"),
+        Some(Value::Str(p)) => {
+            if from_right {
+                // `rsplitn` takes the number of pieces, one more than the splits.
+                s.rsplitn(limit.saturating_add(1), p.as_ref()).collect()
+            } else {
+                s.splitn(limit.saturating_add(1), p.as_ref()).collect()
+            }
+        }
+        Some(other) => bail!(Type, "must be str or None, not {}", other.type_name()),
+    };
+    if from_right {
+        parts.reverse();
+    }
+    Ok(Value::list(parts.into_iter().map(Value::str).collect()))
+}
+
+/// `split()` without a separator: runs of whitespace separate, none at either end
+/// gives an empty piece; after `limit` splits the rest is one piece (its inner and
+/// far-side whitespace kept). Pieces come in scanning order (reversed for `rsplit`).
+fn split_space(s: &str, limit: usize, from_right: bool) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = s;
+    loop {
+        rest = if from_right { rest.trim_end_matches(is_py_space) } else { rest.trim_start_matches(is_py_space) };
+        if rest.is_empty() {
+            break;
+        }
+        if parts.len() == limit {
+            parts.push(rest);
+            break;
+        }
+        if from_right {
+            match rest.rfind(is_py_space) {
+                Some(i) => {
+                    let w = rest[i..].chars().next().map_or(1, char::len_utf8);
+                    parts.push(&rest[i + w..]);
+                    rest = &rest[..i];
+                }
+                None => {
+                    parts.push(rest);
+                    break;
+                }
+            }
+        } else {
+            match rest.find(is_py_space) {
+                Some(i) => {
+                    parts.push(&rest[..i]);
+                    rest = &rest[i..];
+                }
+                None => {
+                    parts.push(rest);
+                    break;
+                }
+            }
+        }
+    }
+    parts
+}
+
+/// `s.split(sep=None, maxsplit=-1)`: on runs of whitespace by default.
+pub(super) fn str_split(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    split(rt, args, false)
+}
+
+/// `s.rsplit(sep=None, maxsplit=-1)`: as `split`, counting splits from the end.
+pub(super) fn str_rsplit(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    split(rt, args, true)
+}
+
+/// `partition`/`rpartition(sep)`: `(before, sep, after)` at the first (last) `sep`.
+fn partition(rt: &mut Interp, args: &mut Args, last: bool) -> R<Value> {
+    static SIG: Signature = Signature::new(&["sep"], 1);
+    let s = this_str(args)?;
+    let sep = match SIG.bind(rt, args)?.value("sep")? {
+        Value::Str(p) if p.is_empty() => bail!(Value, "empty separator"),
+        Value::Str(p) => p,
+        other => bail!(Type, "must be str, not {}", other.type_name()),
+    };
+    let found = if last { s.rfind(sep.as_ref()) } else { s.find(sep.as_ref()) };
+    let parts = match found {
+        Some(i) => [Value::str(&s[..i]), Value::Str(sep.clone()), Value::str(&s[i + sep.len()..])],
+        None if last => [Value::str(""), Value::str(""), Value::Str(s)],
+        None => [Value::Str(s), Value::str(""), Value::str("")],
+    };
+    Ok(Value::tuple(parts.to_vec()))
+}
+
+pub(super) fn str_partition(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    partition(rt, args, false)
+}
+
+pub(super) fn str_rpartition(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    partition(rt, args, true)
+}
+
+/// `removeprefix`/`removesuffix(affix)`: `s` without the affix when it has it.
+fn remove_affix(rt: &mut Interp, args: &mut Args, suffix: bool) -> R<Value> {
+    static SIG: Signature = Signature::new(&["affix"], 1);
+    let s = this_str(args)?;
+    let fname = args.fname.clone();
+    let x = sub_arg(SIG.bind(rt, args)?.value("affix")?, &fname)?;
+    let t = if suffix { s.strip_suffix(x.as_ref()) } else { s.strip_prefix(x.as_ref()) };
+    Ok(Value::str(t.unwrap_or(&s)))
+}
+
+pub(super) fn str_removeprefix(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    remove_affix(rt, args, false)
+}
+
+pub(super) fn str_removesuffix(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    remove_affix(rt, args, true)
+}
+
+/// `s.strip(chars=None)` and its one-sided forms: whitespace, or any of `chars`.
+pub(super) fn str_strip(rt: &mut Interp, args: &mut Args, left: bool, right: bool) -> R<Value> {
+    static SIG: Signature = Signature::new(&["chars"], 0);
+    let s = this_str(args)?;
+    let fname = args.fname.clone();
+    let set: Option<Vec<char>> = match SIG.bind(rt, args)?.non_none("chars")? {
+        None => None,
+        Some(Value::Str(c)) => Some(c.chars().collect()),
+        Some(other) => bail!(Type, "{fname} arg must be None or str, not {}", other.type_name()),
+    };
+    let strip = |c: char| set.as_ref().map_or(is_py_space(c), |set| set.contains(&c));
+    let mut t: &str = &s;
+    if left {
+        t = t.trim_start_matches(strip);
+    }
+    if right {
+        t = t.trim_end_matches(strip);
+    }
+    Ok(Value::str(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_follow_python_slices() {
+        assert_eq!(window("héllo", Some(1), Some(3)), Some((1, 1..4)));
+        assert_eq!(window("héllo", Some(-2), None), Some((3, 4..6)));
+        assert_eq!(window("abc", Some(3), None), Some((3, 3..3)));
+        assert_eq!(window("abc", Some(4), None), None);
+        assert_eq!(window("abc", Some(2), Some(1)), Some((2, 2..2)));
+    }
+
+    #[test]
+    fn whitespace_splits_like_python() {
+        assert_eq!(split_space("  a b  c  ", 1, false), vec!["a", "b  c  "]);
+        assert_eq!(split_space("  a b  c  ", 1, true), vec!["c", "  a b"]);
+        assert_eq!(split_space("   ", usize::MAX, false), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn decimal_digits_are_told_from_other_numerals() {
+        assert!(is_decimal('٣') && is_decimal('7'));
+        assert!(!is_decimal('²') && !is_decimal('½') && !is_decimal('Ⅻ'));
+        assert!(is_digit('²'));
+    }
+}
