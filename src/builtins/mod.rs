@@ -9,8 +9,10 @@ mod collections;
 pub mod core;
 pub mod data;
 mod diff_tools;
+mod linalg_fns;
 mod math_fns;
 pub mod methods;
+mod select_fns;
 pub mod shape_fns;
 mod tape_methods;
 pub mod tensor_fns;
@@ -47,6 +49,9 @@ pub fn install(rt: &mut Interp) {
     // After core: its `round` of a tensor is TF's, of a number Python's (core::round).
     math_fns::register(&mut reg);
     diff_tools::install(rt);
+    select_fns::install(rt);
+    // After every builtin it shares (matmul, eye, norm, einsum).
+    linalg_fns::install(rt);
     for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64)] {
         rt.builtins.insert(intern(name), Value::DType(d));
     }

@@ -495,7 +495,7 @@ fn concat(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 /// Index arguments: int64 tensors, Python ints and lists of ints (LANGUAGE.md §4).
-fn index_tensor(rt: &mut Interp, v: &Value, what: &str) -> R<Tensor> {
+pub(crate) fn index_tensor(rt: &mut Interp, v: &Value, what: &str) -> R<Tensor> {
     if let Value::Tensor(t) = v {
         if t.dtype() != DType::I64 {
             bail!(Type, "{what} must be int64, not {} (use cast)", t.dtype());

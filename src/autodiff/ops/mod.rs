@@ -8,10 +8,13 @@
 //! Adding an operation: its forward and VJP in its family's file, an [`Op`] variant
 //! (`tape.rs`), its arm below, and a finite-difference check (`fd_tests.rs`).
 
+pub mod einsum;
 pub mod elementwise;
+pub mod linalg;
 pub mod matmul;
 pub mod nn;
 pub mod reduce;
+pub mod select;
 pub mod shape;
 
 pub use shape::{axis_slice, slice_info};
@@ -53,6 +56,12 @@ impl Recorder {
             | Op::GatherGrad { .. }
             | Op::Tile { .. } => self.shape_vjp(op, &upstream, needed),
             Op::Softmax { .. } | Op::SparseXent { .. } => self.nn_vjp(op, &upstream, needed),
+            Op::Take { .. } | Op::TakeAdd { .. } => self.select_vjp(op, &upstream, needed),
+            Op::MatrixInverse { .. }
+            | Op::Det { .. }
+            | Op::LogAbsDet { .. }
+            | Op::Solve { .. }
+            | Op::SpectralNorm { .. } => self.linalg_vjp(op, &upstream, needed),
             // Identity gradient to each tensor input (upstream i to input i).
             Op::PassThrough => Ok((0..entry.inputs.len()).map(|i| upstream.get(i).cloned()).collect()),
             // User code runs through the host (backward.rs), never here.
