@@ -61,8 +61,8 @@ fn gather_nd(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// `scatter_nd(indices, updates, shape)`: zeros of `shape` with each update slice added
 /// at its index vector; duplicate indices add up (TF).
 ///
-/// Shapes: indices [I.., M], updates [I.., shape[M:]..] → shape. Dtypes: float32,
-/// float64, int64 updates; int64 indices. Gradient: to updates, upstream gathered at the indices.
+/// Shapes: indices [I.., M], updates [I.., shape[M:]..] → shape. Dtypes: any updates
+/// (bools combine with or, int64 sums are checked); int64 indices. Gradient: to updates, upstream gathered at the indices.
 /// Errors: IndexError naming the index vector and the bound; ShapeError for an updates
 /// shape that does not match; ValueError for a negative or over-budget shape.
 /// See: tf.scatter_nd.
@@ -81,7 +81,7 @@ fn scatter_nd(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// add sums them. Shapes: as scatter_nd with `shape = tensor.shape`; updates take tensor's
 /// dtype. Gradient: tensor gets upstream (zero where update overwrote); updates get
 /// upstream at their positions (zero for an update a later one overwrote).
-/// Errors: as scatter_nd; TypeError for bool.
+/// Errors: as scatter_nd; TypeError for bool with add.
 /// See: tf.tensor_scatter_nd_update, tf.tensor_scatter_nd_add.
 fn tensor_scatter(rt: &mut Interp, args: &mut Args, add: bool) -> R<Value> {
     static SIG: Signature = Signature::new(&["tensor", "indices", "updates"], 3);

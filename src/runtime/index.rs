@@ -217,16 +217,16 @@ pub fn range_len(a: i64, b: i64, s: i64) -> usize {
     n.min(usize::MAX as i128) as usize
 }
 
-/// A slice bound: `None`, an int, or a one-element int64 tensor (`x[:n]` with `n` a tensor, as TF).
+/// A slice bound: `None`, an int, or a scalar int64 tensor (`x[:n]` with `n` a tensor, as TF).
 fn slice_part(v: &Value) -> R<Option<i64>> {
     match v {
         Value::None => Ok(None),
         Value::Int(i) => Ok(Some(*i)),
         Value::Bool(b) => Ok(Some(*b as i64)),
-        Value::Tensor(t) if t.dtype() == DType::I64 && t.len() == 1 => Ok(Some(t.data.first_i64()?)),
+        Value::Tensor(t) if t.dtype() == DType::I64 && t.shape().is_empty() => Ok(Some(t.data.first_i64()?)),
         Value::Tensor(t) => bail!(
             Type,
-            "slice indices must be integers, None or one-element int64 tensors, not a {} tensor of shape {}",
+            "slice indices must be integers, None or scalar int64 tensors, not a tensor of dtype {} and shape {}",
             t.dtype(),
             shape_str(t.shape())
         ),
@@ -290,7 +290,7 @@ pub fn tensor_index(shape: &[usize], index: &Value) -> R<Vec<SliceInfoElem>> {
                     Value::Tensor(t) if t.dtype() == DType::I64 && t.shape().is_empty() => t.data.first_i64()?,
                     Value::Tensor(t) => bail!(
                         Type,
-                        "tensor indices must be integers, slices, '...', None or scalar int64 tensors, not a {} tensor of shape {} (use gather, gather_nd or boolean_mask)",
+                        "tensor indices must be integers, slices, '...', None or scalar int64 tensors, not a tensor of dtype {} and shape {} (use gather, gather_nd or boolean_mask)",
                         t.dtype(),
                         shape_str(t.shape())
                     ),

@@ -74,11 +74,11 @@ pub fn parse(equation: &str, shapes: &[&[usize]]) -> R<Plan> {
     if terms.len() != shapes.len() {
         tensor_bail!(
             Value,
-            "einsum: equation '{equation}' has {} input term{} but {} operand{} were given",
+            "einsum: equation '{equation}' has {} input term{} but {} operand{} given",
             terms.len(),
             if terms.len() == 1 { "" } else { "s" },
             shapes.len(),
-            if shapes.len() == 1 { "" } else { "s" }
+            if shapes.len() == 1 { " was" } else { "s were" }
         );
     }
     let parsed: Vec<Term> = terms.iter().map(|t| parse_term(t, equation)).collect::<R<_>>()?;

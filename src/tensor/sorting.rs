@@ -118,7 +118,7 @@ pub fn take(a: &Array, idx: &[usize], shape: &[usize]) -> Array {
 /// Zeros of `shape` with `g.flat[i]` added at `idx[i]` (duplicates add up): the VJP of
 /// [`take`] and the forward of `scatter_nd`.
 ///
-/// Errors: TypeError for bool; ValueError when an int64 sum overflows.
+/// Bools combine with a logical or. Errors: ValueError when an int64 sum overflows.
 pub fn take_add(g: &Array, idx: &[usize], shape: &[usize]) -> R<Array> {
     fn go<T: Copy + Default + std::ops::AddAssign>(g: &ArrayD<T>, idx: &[usize], shape: &[usize]) -> ArrayD<T> {
         let n: usize = shape.iter().product();
@@ -142,7 +142,15 @@ pub fn take_add(g: &Array, idx: &[usize], shape: &[usize]) -> R<Array> {
             }
             Array::I64(ArrayD::from_shape_vec(IxDyn(shape), z).expect("shape matches the count"))
         }
-        Array::Bool(_) => tensor_bail!(Type, "scatter_nd adds its updates: it takes float or int64, not bool"),
+        // Bools add as a logical or (TF's bool scatter_nd).
+        Array::Bool(x) => {
+            let n: usize = shape.iter().product();
+            let mut z = vec![false; n];
+            for (&i, &v) in idx.iter().zip(x.iter()) {
+                z[i] |= v;
+            }
+            Array::Bool(ArrayD::from_shape_vec(IxDyn(shape), z).expect("shape matches the count"))
+        }
     })
 }
 

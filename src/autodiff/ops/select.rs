@@ -108,7 +108,7 @@ impl Recorder {
         if tensor.dtype() != updates.dtype() {
             bail!(Type, "{what}: tensor is {} but updates are {}", tensor.dtype(), updates.dtype());
         }
-        if tensor.dtype() == DType::Bool {
+        if add && tensor.dtype() == DType::Bool {
             bail!(Type, "{what} takes float or int64 tensors, not bool");
         }
         let shape = tensor.shape().to_vec();
