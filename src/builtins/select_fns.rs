@@ -220,11 +220,6 @@ fn einsum(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let rest = std::mem::take(&mut a.rest);
     let Some((eq, ops)) = rest.split_first() else { bail!(Type, "einsum() missing 1 required argument: 'equation'") };
     let Value::Str(eq) = eq else { bail!(Type, "einsum: equation must be a string, not {}", eq.type_name()) };
-    // A single list of operands is accepted too (`einsum(eq, [a, b])`), as TF does.
-    let ops: Vec<Value> = match ops {
-        [list @ Value::List(_)] => rt.iterate(list)?,
-        _ => ops.to_vec(),
-    };
     if ops.is_empty() {
         bail!(Value, "einsum: equation '{eq}' needs at least one operand");
     }
