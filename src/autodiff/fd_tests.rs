@@ -474,6 +474,14 @@ fn linalg_rules() {
     check("det of a negative-determinant matrix", vec![input(&[3, 3], 74, -1.0, 1.0)], &|rt, x| rt.det(&x[0]));
     check("slogdet", vec![batch(75)], &|rt, x| Ok(rt.slogdet(&x[0])?.1));
     check("solve", vec![batch(77), input(&[2, 3, 2], 79, -1.0, 1.0)], &|rt, x| rt.solve(&x[0], &x[1]));
+    // Through A = B Bᵀ + 3I, symmetric as cholesky assumes.
+    check("cholesky", vec![input(&[2, 3, 3], 84, -1.0, 1.0)], &|rt, x| {
+        let bt = rt.transpose(&x[0], Some(vec![0, 2, 1]))?;
+        let a = rt.matmul(&x[0], &bt)?;
+        let eye = Tensor::new(Array::from_f64(DType::F64, &[3, 3], (0..9).map(|k| if k % 4 == 0 { 3.0 } else { 0.0 }).collect()));
+        let a = rt.add(&a, &eye)?;
+        rt.cholesky(&a)
+    });
     check("spectral norm", vec![input(&[2, 3, 4], 80, -1.0, 1.0)], &|rt, x| rt.spectral_norm(&x[0]));
     check("spectral norm over axes (0, 2)", vec![input(&[4, 2, 3], 81, -1.0, 1.0)], &|rt, x| {
         rt.matrix_spectral_norm(&x[0], (0, 2), true)

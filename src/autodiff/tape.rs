@@ -67,6 +67,8 @@ pub enum Op {
     LogAbsDet { a: Tensor },
     /// `linalg.solve(a, b)`: A and the solution X saved.
     Solve { a: Tensor, x: Tensor },
+    /// `linalg.cholesky(a)`: the output L saved.
+    Cholesky { l: Tensor },
     /// The spectral norm: the top singular vectors saved (gA = g·u vᵀ).
     SpectralNorm { u: Tensor, v: Tensor },
     /// `tile(x, multiples)`: the gradient sums the tiles back.
@@ -159,6 +161,7 @@ impl Op {
             Op::MatrixInverse { y } => out.push(y.clone()),
             Op::Det { a, d: o } | Op::Solve { a, x: o } => out.extend([a.clone(), o.clone()]),
             Op::LogAbsDet { a } => out.push(a.clone()),
+            Op::Cholesky { l } => out.push(l.clone()),
             Op::SpectralNorm { u, v } => out.extend([u.clone(), v.clone()]),
             Op::Recompute(r) => {
                 out.extend(r.saved.iter().cloned());

@@ -17,7 +17,8 @@ use std::rc::Rc;
 /// `tf.linalg` (`matmul`, `eye`, `norm`, `global_norm`, `einsum`), shared, not copied.
 pub fn install(rt: &mut Interp) {
     let globals = Rc::new(Globals::default());
-    let natives: [(&str, NativeFn); 9] = [
+    let natives: [(&str, NativeFn); 10] = [
+        ("cholesky", cholesky),
         ("solve", solve),
         ("inv", inv),
         ("det", det),
@@ -116,6 +117,21 @@ fn slogdet(rt: &mut Interp, args: &mut Args) -> R<Value> {
         "LogMatrixDeterminant",
         &[("sign", Value::Tensor(s)), ("log_abs_determinant", Value::Tensor(l))],
     ))
+}
+
+/// `linalg.cholesky(input)`: the lower-triangular L with `L @ transpose(L) = input`, for
+/// symmetric positive-definite matrices (only the lower triangle of input is read, as TF).
+///
+/// Shapes: [..., n, n] → same. Dtypes: float32, float64 (float64 accumulation).
+/// Gradient: TF's symmetric rule, ½ (X + Xᵀ) with X = L⁻ᵀ Φ(Lᵀ g) L⁻¹ (Φ: the lower
+/// triangle with the diagonal halved).
+/// Errors: ValueError when a matrix is not positive definite (TF's CPU kernel may instead
+/// return NaNs); ShapeError for non-square or rank < 2; TypeError for int64/bool.
+/// See: tf.linalg.cholesky.
+fn cholesky(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input"], 1);
+    let m = SIG.bind(rt, args)?.tensor("input")?;
+    Ok(Value::Tensor(rt.ad.cholesky(&m)?))
 }
 
 /// `linalg.diag(diagonal)`: square matrices with `diagonal` on the main diagonal, zeros elsewhere.

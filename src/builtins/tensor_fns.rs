@@ -223,6 +223,9 @@ fn eye(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 /// `range_tensor(start, limit=None, delta=1)`: TF's `tf.range`; int64 for int arguments.
+///
+/// Naming: DGL's `range` is Python's (a range of ints, LANGUAGE.md §2), so TF's
+/// `tf.range(…)` is written `range_tensor(…)`.
 fn range_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["start", "limit", "delta", "dtype"], 1);
     let mut a = SIG.bind(rt, args)?;

@@ -198,6 +198,34 @@ pub fn solve(a: &Array, b: &Array) -> R<Array> {
     Ok(Array::from_f64(a.dtype(), b.shape(), out))
 }
 
+/// `cholesky(a)`: the lower-triangular L with `L Lᵀ = A` for each `[..., n, n]` matrix,
+/// reading only A's lower triangle (as TF).
+///
+/// Errors: TypeError for int64/bool; ShapeError for a shape that is not `[..., n, n]`;
+/// ValueError when a matrix is not positive definite (TF's CPU kernel returns garbage or
+/// raises, depending on where the factorisation fails).
+pub fn cholesky(a: &Array) -> R<Array> {
+    let (batch, n) = square_batches(a.shape(), "cholesky")?;
+    let v = float_values(a, "cholesky")?;
+    let mut out = vec![0.0; v.len()];
+    for b in 0..batch {
+        let (x, l) = (&v[b * n * n..(b + 1) * n * n], &mut out[b * n * n..(b + 1) * n * n]);
+        for j in 0..n {
+            let d = x[j * n + j] - (0..j).map(|k| l[j * n + k] * l[j * n + k]).sum::<f64>();
+            if d.is_nan() || d <= 0.0 {
+                tensor_bail!(Value, "cholesky: input matrix is not positive definite");
+            }
+            let djj = d.sqrt();
+            l[j * n + j] = djj;
+            for i in j + 1..n {
+                let s = x[i * n + j] - (0..j).map(|k| l[i * n + k] * l[j * n + k]).sum::<f64>();
+                l[i * n + j] = s / djj;
+            }
+        }
+    }
+    Ok(Array::from_f64(a.dtype(), a.shape(), out))
+}
+
 /// The largest singular value σ of each `[..., m, n]` matrix with its unit singular
 /// vectors u (m) and v (n), `A v = σ u`: σ `[...]`, u `[..., m]`, v `[..., n]`, each of a's dtype.
 /// Computed from the eigen-decomposition (cyclic Jacobi) of the smaller Gram matrix.
@@ -324,6 +352,14 @@ mod tests {
         let s = m(&[2, 2], &[1.0, 2.0, 2.0, 4.0]);
         assert!(lu_map(&s, LuOp::Inv, "inv").is_err());
         assert_eq!(lu_map(&s, LuOp::LogAbsDet, "slogdet").unwrap().to_f64_vec(), vec![f64::NEG_INFINITY]);
+    }
+
+    #[test]
+    fn cholesky_of_a_known_matrix() {
+        // [[4, 2], [2, 5]] = L Lᵀ with L = [[2, 0], [1, 2]].
+        let l = cholesky(&m(&[2, 2], &[4.0, 2.0, 2.0, 5.0])).unwrap();
+        assert_eq!(l.to_f64_vec(), vec![2.0, 0.0, 1.0, 2.0]);
+        assert!(cholesky(&m(&[2, 2], &[1.0, 2.0, 2.0, 1.0])).is_err());
     }
 
     #[test]

@@ -44,6 +44,13 @@ impl Recorder {
         Ok(x)
     }
 
+    /// `linalg.cholesky(a)`: the lower-triangular factor of each symmetric positive-definite matrix.
+    pub fn cholesky(&mut self, a: &Tensor) -> R<Tensor> {
+        let l = Tensor::new(linalg::cholesky(&a.data)?);
+        self.record(&[a], &[&l], || Op::Cholesky { l: l.clone() });
+        Ok(l)
+    }
+
     /// The spectral norm (largest singular value) of each `[..., m, n]` matrix → `[...]`.
     pub fn spectral_norm(&mut self, a: &Tensor) -> R<Tensor> {
         let (s, u, v) = linalg::spectral(&a.data)?;
@@ -183,6 +190,29 @@ impl Recorder {
                     None
                 };
                 smallvec![ga, want(1).then_some(gb)]
+            }
+            // A = L Lᵀ (Murray 2016, TF's rule): gA = ½ (X + Xᵀ), X = L⁻ᵀ Φ(Lᵀ g) L⁻¹, with Φ
+            // the lower triangle with its diagonal halved.
+            Op::Cholesky { l } => {
+                let n = l.shape()[l.shape().len() - 1];
+                let phi: Vec<f64> = (0..n * n)
+                    .map(|k| match (k / n).cmp(&(k % n)) {
+                        std::cmp::Ordering::Greater => 1.0,
+                        std::cmp::Ordering::Equal => 0.5,
+                        std::cmp::Ordering::Less => 0.0,
+                    })
+                    .collect();
+                let phi = Tensor::new(crate::tensor::Array::from_f64(l.dtype(), &[n, n], phi));
+                let lt = self.mt(l)?;
+                let middle = self.matmul(&lt, g)?;
+                let middle = self.mul(&middle, &phi)?;
+                let li = self.matrix_inverse(l)?;
+                let lit = self.mt(&li)?;
+                let x = self.matmul(&lit, &middle)?;
+                let x = self.matmul(&x, &li)?;
+                let xt = self.mt(&x)?;
+                let s = self.add(&x, &xt)?;
+                smallvec![Some(self.mul_scalar(&s, 0.5)?)]
             }
             // σ = uᵀ A v with A v = σ u  ⇒  gA = g · u vᵀ (u, v held constant: first order only)
             Op::SpectralNorm { u, v } => {

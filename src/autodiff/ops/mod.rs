@@ -61,6 +61,7 @@ impl Recorder {
             | Op::Det { .. }
             | Op::LogAbsDet { .. }
             | Op::Solve { .. }
+            | Op::Cholesky { .. }
             | Op::SpectralNorm { .. } => self.linalg_vjp(op, &upstream, needed),
             // Identity gradient to each tensor input (upstream i to input i).
             Op::PassThrough => Ok((0..entry.inputs.len()).map(|i| upstream.get(i).cloned()).collect()),
