@@ -280,7 +280,8 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
             let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
             let xt = rt.transpose(&x, None)?;
             let three = rt.scalar(DType::F64, 3.0);
-            let eye = Tensor::new(Array::from_f64(DType::F64, &[3, 3], (0..9).map(|k| (k % 4 == 0) as u8 as f64).collect()));
+            let eye =
+                Tensor::new(Array::from_f64(DType::F64, &[3, 3], (0..9).map(|k| (k % 4 == 0) as u8 as f64).collect()));
             let a = rt.mul(&eye, &three)?;
             let a = rt.add(&a, &fixed_matrix())?;
             let s = rt.ad.solve(&a, &xt)?;
@@ -291,7 +292,11 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
             let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
             let xt = rt.transpose(&x, None)?;
             let g = rt.matmul(&xt, &x)?;
-            let eye = Tensor::new(Array::from_f64(DType::F64, &[3, 3], (0..9).map(|k| (k % 4 == 0) as u8 as f64 * 3.0).collect()));
+            let eye = Tensor::new(Array::from_f64(
+                DType::F64,
+                &[3, 3],
+                (0..9).map(|k| (k % 4 == 0) as u8 as f64 * 3.0).collect(),
+            ));
             let m = rt.add(&eye, &g)?;
             rt.ad.slogdet(&m)?.1
         }

@@ -419,9 +419,11 @@ fn selection_rules() {
     check("scatter_nd with duplicates", vec![input(&[3, 2], 42, -1.0, 1.0)], &|rt, x| {
         rt.scatter_nd(&ints(&[3, 1], vec![1, 3, 1]), &x[0], &[4, 2])
     });
-    check("tensor_scatter_nd_update, last wins", vec![input(&[4], 43, -1.0, 1.0), input(&[3], 44, -1.0, 1.0)], &|rt, x| {
-        rt.tensor_scatter_nd(&x[0], &ints(&[3, 1], vec![2, 0, 2]), &x[1], false)
-    });
+    check(
+        "tensor_scatter_nd_update, last wins",
+        vec![input(&[4], 43, -1.0, 1.0), input(&[3], 44, -1.0, 1.0)],
+        &|rt, x| rt.tensor_scatter_nd(&x[0], &ints(&[3, 1], vec![2, 0, 2]), &x[1], false),
+    );
     check("tensor_scatter_nd_add", vec![input(&[4], 45, -1.0, 1.0), input(&[3], 46, -1.0, 1.0)], &|rt, x| {
         rt.tensor_scatter_nd(&x[0], &ints(&[3, 1], vec![2, 0, 2]), &x[1], true)
     });
@@ -454,7 +456,8 @@ fn einsum_rules() {
         ("iij,jk->ki", &[&[2, 2, 3], &[3, 2]]),
     ];
     for (k, &(eq, shapes)) in cases.iter().enumerate() {
-        let inputs = shapes.iter().enumerate().map(|(i, s)| input(s, 60 + 7 * k as u64 + i as u64, -1.0, 1.0)).collect();
+        let inputs =
+            shapes.iter().enumerate().map(|(i, s)| input(s, 60 + 7 * k as u64 + i as u64, -1.0, 1.0)).collect();
         check(&format!("einsum {eq}"), inputs, &move |rt, x| rt.einsum(eq, x));
     }
 }
@@ -478,7 +481,11 @@ fn linalg_rules() {
     check("cholesky", vec![input(&[2, 3, 3], 84, -1.0, 1.0)], &|rt, x| {
         let bt = rt.transpose(&x[0], Some(vec![0, 2, 1]))?;
         let a = rt.matmul(&x[0], &bt)?;
-        let eye = Tensor::new(Array::from_f64(DType::F64, &[3, 3], (0..9).map(|k| if k % 4 == 0 { 3.0 } else { 0.0 }).collect()));
+        let eye = Tensor::new(Array::from_f64(
+            DType::F64,
+            &[3, 3],
+            (0..9).map(|k| if k % 4 == 0 { 3.0 } else { 0.0 }).collect(),
+        ));
         let a = rt.add(&a, &eye)?;
         rt.cholesky(&a)
     });

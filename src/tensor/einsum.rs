@@ -141,7 +141,11 @@ pub fn parse(equation: &str, shapes: &[&[usize]]) -> R<Plan> {
                     tensor_bail!(Value, "einsum: output subscripts of '{equation}' repeat {}", label_name(*l));
                 }
                 if !sizes.contains_key(l) {
-                    tensor_bail!(Value, "einsum: output subscript {} of '{equation}' is not in the inputs", label_name(*l));
+                    tensor_bail!(
+                        Value,
+                        "einsum: output subscript {} of '{equation}' is not in the inputs",
+                        label_name(*l)
+                    );
                 }
             }
             out

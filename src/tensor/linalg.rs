@@ -285,7 +285,10 @@ pub fn spectral(a: &Array) -> R<(Array, Array, Array)> {
 fn top_eigen(mut g: Vec<f64>, k: usize) -> (f64, Vec<f64>) {
     let mut vecs: Vec<f64> = (0..k * k).map(|i| if i / k == i % k { 1.0 } else { 0.0 }).collect();
     for _sweep in 0..60 {
-        let off: f64 = (0..k).flat_map(|i| (0..k).filter(move |&j| j != i).map(move |j| (i, j))).map(|(i, j)| g[i * k + j].powi(2)).sum();
+        let off: f64 = (0..k)
+            .flat_map(|i| (0..k).filter(move |&j| j != i).map(move |j| (i, j)))
+            .map(|(i, j)| g[i * k + j].powi(2))
+            .sum();
         let diag: f64 = (0..k).map(|i| g[i * k + i].powi(2)).sum();
         if off <= 1e-30 * diag.max(f64::MIN_POSITIVE) {
             break;

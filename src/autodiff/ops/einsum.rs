@@ -36,7 +36,9 @@ impl Recorder {
             let term =
                 if full != term.t.shape() { Term { t: self.broadcast_to(&term.t, &full)?, ..term } } else { term };
             // Labels nothing else needs are summed out now.
-            let others = |l: &Label| plan.output.contains(l) || plan.inputs.iter().enumerate().any(|(j, ls)| j != k && ls.contains(l));
+            let others = |l: &Label| {
+                plan.output.contains(l) || plan.inputs.iter().enumerate().any(|(j, ls)| j != k && ls.contains(l))
+            };
             terms.push(self.sum_labels(term, |l| !others(l))?);
         }
         let mut rest = terms.into_iter();
@@ -47,8 +49,11 @@ impl Recorder {
             acc = self.contract(&acc, b, keep)?;
         }
         let acc = self.sum_labels(acc, |l| !plan.output.contains(l))?;
-        let perm: Vec<i64> =
-            plan.output.iter().map(|l| acc.labels.iter().position(|m| m == l).expect("every output label kept") as i64).collect();
+        let perm: Vec<i64> = plan
+            .output
+            .iter()
+            .map(|l| acc.labels.iter().position(|m| m == l).expect("every output label kept") as i64)
+            .collect();
         if perm.iter().enumerate().all(|(i, &p)| i as i64 == p) {
             return Ok(acc.t);
         }
@@ -72,7 +77,8 @@ impl Recorder {
             strides[i] = strides[i + 1] * shape[i + 1];
         }
         // The stride of each distinct label: the sum of its axes' strides.
-        let dims: Vec<usize> = distinct.iter().map(|l| shape[labels.iter().position(|m| m == l).expect("from labels")]).collect();
+        let dims: Vec<usize> =
+            distinct.iter().map(|l| shape[labels.iter().position(|m| m == l).expect("from labels")]).collect();
         let dstr: Vec<usize> = distinct
             .iter()
             .map(|l| labels.iter().zip(&strides).filter(|(m, _)| *m == l).map(|(_, s)| s).sum())

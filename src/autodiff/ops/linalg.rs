@@ -74,12 +74,17 @@ impl Recorder {
         }
         let mut perm: Vec<i64> = (0..nd).filter(|&a| a != r && a != c).map(|a| a as i64).collect();
         perm.extend([r as i64, c as i64]);
-        let moved = if perm.iter().enumerate().all(|(i, &p)| i as i64 == p) { x.clone() } else { self.transpose(x, Some(perm))? };
+        let moved = if perm.iter().enumerate().all(|(i, &p)| i as i64 == p) {
+            x.clone()
+        } else {
+            self.transpose(x, Some(perm))?
+        };
         let s = self.spectral_norm(&moved)?;
         if !keepdims {
             return Ok(s);
         }
-        let shape: Vec<usize> = x.shape().iter().enumerate().map(|(a, &d)| if a == r || a == c { 1 } else { d }).collect();
+        let shape: Vec<usize> =
+            x.shape().iter().enumerate().map(|(a, &d)| if a == r || a == c { 1 } else { d }).collect();
         self.reshape_to(&s, &shape)
     }
 
@@ -220,8 +225,14 @@ impl Recorder {
                 us.push(1);
                 let mut vs = v.shape().to_vec();
                 vs.insert(vs.len() - 1, 1);
-                let uc = Tensor { id: crate::tensor::fresh_id(), data: Rc::new(crate::tensor::kernels::reshape(&u.data, &us)) };
-                let vr = Tensor { id: crate::tensor::fresh_id(), data: Rc::new(crate::tensor::kernels::reshape(&v.data, &vs)) };
+                let uc = Tensor {
+                    id: crate::tensor::fresh_id(),
+                    data: Rc::new(crate::tensor::kernels::reshape(&u.data, &us)),
+                };
+                let vr = Tensor {
+                    id: crate::tensor::fresh_id(),
+                    data: Rc::new(crate::tensor::kernels::reshape(&v.data, &vs)),
+                };
                 let uv = self.matmul(&uc, &vr)?;
                 let gm = self.per_matrix(g)?;
                 smallvec![Some(self.mul(&gm, &uv)?)]

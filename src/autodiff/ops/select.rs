@@ -66,7 +66,12 @@ impl Recorder {
         }
         let m = is[is.len() - 1];
         if b + m > ps.len() {
-            bail!(Value, "gather_nd: index vectors have {m} entries but params of shape {} has {} axes after the batch axes", shape_str(ps), ps.len() - b);
+            bail!(
+                Value,
+                "gather_nd: index vectors have {m} entries but params of shape {} has {} axes after the batch axes",
+                shape_str(ps),
+                ps.len() - b
+            );
         }
         let mut out_shape = is[..is.len() - 1].to_vec();
         out_shape.extend_from_slice(&ps[b + m..]);
@@ -130,11 +135,10 @@ impl Recorder {
                 dst.push(p);
             }
         }
-        let mask = Array::Bool(ndarray::ArrayD::from_shape_vec(
-            ndarray::IxDyn(&shape),
-            winner.iter().map(|&i| i != usize::MAX).collect(),
-        )
-        .expect("one flag per element"));
+        let mask = Array::Bool(
+            ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), winner.iter().map(|&i| i != usize::MAX).collect())
+                .expect("one flag per element"),
+        );
         let chosen = self.take(updates, Rc::new(src), &[dst.len()])?;
         let scattered = self.take_add(&chosen, Rc::new(dst), &shape)?;
         self.where_(&Tensor::new(mask), &scattered, tensor)
@@ -217,7 +221,8 @@ impl Recorder {
         *shape.last_mut().expect("rank >= 1") = k;
         let idx: Vec<i64> = perm.iter().map(|&p| (p % n.max(1)) as i64).collect();
         let indices = Tensor::new(Array::I64(
-            ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), idx).map_err(|e| err!(Runtime, "internal error: {e}"))?,
+            ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), idx)
+                .map_err(|e| err!(Runtime, "internal error: {e}"))?,
         ));
         Ok((self.take(x, Rc::new(perm), &shape)?, indices))
     }
@@ -276,7 +281,12 @@ fn scatter_positions(indices: &Tensor, updates: &Tensor, shape: &[usize], what: 
     }
     let m = is[is.len() - 1];
     if m > shape.len() {
-        bail!(Value, "{what}: index vectors have {m} entries but the output shape {} has rank {}", shape_str(shape), shape.len());
+        bail!(
+            Value,
+            "{what}: index vectors have {m} entries but the output shape {} has rank {}",
+            shape_str(shape),
+            shape.len()
+        );
     }
     let mut want = is[..is.len() - 1].to_vec();
     want.extend_from_slice(&shape[m..]);
