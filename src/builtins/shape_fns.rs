@@ -575,7 +575,8 @@ fn pad(rt: &mut Interp, args: &mut Args) -> R<Value> {
         };
         let (lo_b, lo_e) = match mode.as_str() {
             "REFLECT" => (1, d - 1 - e),
-            _ => (0, d - e),
+            // CONSTANT never reads x (its padding may exceed d): saturate instead of underflowing.
+            _ => (0, d.saturating_sub(e)),
         };
         let before = side(rt, b, lo_b, &x)?;
         let after = side(rt, e, lo_e, &x)?;
