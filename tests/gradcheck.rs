@@ -59,6 +59,15 @@ enum E {
     Activation(Activation, Box<E>),
     /// rsqrt(1 + x²)
     SafeRsqrt(Box<E>),
+    /// Selection and linear algebra (issue 9): sort along the last axis (descending or not),
+    /// top_k(2), gather_nd with repeats, einsum('ij,ij->ij', einsum('ij,jk->ik', x, W), x),
+    /// solve(A, xᵀ)ᵀ with a fixed A, slogdet(3I + xᵀx)'s log|det|.
+    Sort(Box<E>, bool),
+    TopK(Box<E>),
+    GatherNd(Box<E>),
+    Einsum(Box<E>),
+    Solve(Box<E>),
+    LogDet(Box<E>),
 }
 
 fn expr() -> impl Strategy<Value = E> {
@@ -107,6 +116,12 @@ fn expr() -> impl Strategy<Value = E> {
             inner.clone().prop_map(move |x| E::Norm(b(x))),
             inner.clone().prop_map(move |x| E::ClipByNorm(b(x))),
             inner.clone().prop_map(move |x| E::SafeRsqrt(b(x))),
+            (inner.clone(), any::<bool>()).prop_map(move |(x, d)| E::Sort(b(x), d)),
+            inner.clone().prop_map(move |x| E::TopK(b(x))),
+            inner.clone().prop_map(move |x| E::GatherNd(b(x))),
+            inner.clone().prop_map(move |x| E::Einsum(b(x))),
+            inner.clone().prop_map(move |x| E::Solve(b(x))),
+            inner.clone().prop_map(move |x| E::LogDet(b(x))),
             (
                 prop_oneof![
                     Just(Activation::LeakyRelu(0.2)),
@@ -240,6 +255,53 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
             let c = rt.concat(&[x, ones], -1)?;
             rt.ad.norm(&c, NormOrd::Euclidean, Some(&[-1]), true)?
         }
+        E::Sort(x, descending) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            rt.ad.sort(&x, -1, *descending)?
+        }
+        E::TopK(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            rt.ad.top_k(&x, 2)?.0
+        }
+        E::GatherNd(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &[2, 3])?;
+            let idx = ints(&[2, 3, 2], vec![1, 2, 0, 0, 1, 0, 0, 2, 1, 1, 1, 2]);
+            rt.ad.gather_nd(&x, &idx, 0)?
+        }
+        E::Einsum(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let y = rt.ad.einsum("ij,jk->ik", &[x.clone(), fixed_matrix()])?;
+            rt.ad.einsum("ij,ij->ij", &[y, x])?
+        }
+        E::Solve(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let xt = rt.transpose(&x, None)?;
+            let three = rt.scalar(DType::F64, 3.0);
+            let eye =
+                Tensor::new(Array::from_f64(DType::F64, &[3, 3], (0..9).map(|k| (k % 4 == 0) as u8 as f64).collect()));
+            let a = rt.mul(&eye, &three)?;
+            let a = rt.add(&a, &fixed_matrix())?;
+            let s = rt.ad.solve(&a, &xt)?;
+            rt.transpose(&s, None)?
+        }
+        E::LogDet(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let xt = rt.transpose(&x, None)?;
+            let g = rt.matmul(&xt, &x)?;
+            let eye = Tensor::new(Array::from_f64(
+                DType::F64,
+                &[3, 3],
+                (0..9).map(|k| (k % 4 == 0) as u8 as f64 * 3.0).collect(),
+            ));
+            let m = rt.add(&eye, &g)?;
+            rt.ad.slogdet(&m)?.1
+        }
         E::ClipByNorm(x) => {
             let x = eval(rt, x, xs)?;
             let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
@@ -247,6 +309,16 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
             rt.ad.clip_by_norm(&x, &c, Some(&[-1]))?
         }
     })
+}
+
+/// An int64 tensor of `shape` holding `v`.
+fn ints(shape: &[usize], v: Vec<i64>) -> Tensor {
+    Tensor::new(Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(shape), v).expect("shape matches")))
+}
+
+/// The fixed [3, 3] matrix of the matmul and einsum cases.
+fn fixed_matrix() -> Tensor {
+    Tensor::new(Array::from_f64(DType::F64, &[3, 3], vec![0.3, -0.2, 0.5, 0.1, 0.4, -0.6, -0.3, 0.2, 0.7]))
 }
 
 /// Brings a shape up to rank 2 with a last axis of 3 (for matmul and slicing).

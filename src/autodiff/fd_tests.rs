@@ -393,3 +393,161 @@ fn issue9_reductions_accumulate_in_float64() {
     let want: f64 = s.to_f64_vec().iter().sum();
     assert!(((c[n - 1] - want) / want).abs() < 2e-7, "cumsum {} vs {want}", c[n - 1]);
 }
+
+/// An int64 tensor of `shape` holding `v`.
+fn ints(shape: &[usize], v: Vec<i64>) -> Tensor {
+    Tensor::new(Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(shape), v).unwrap()))
+}
+
+/// A well-conditioned n×n matrix: random entries in [-1, 1) plus n on the diagonal.
+fn well_conditioned(n: usize, seed: u64) -> Array {
+    let mut v = values(n * n, seed, -1.0, 1.0);
+    for i in 0..n {
+        v[i * n + i] += n as f64;
+    }
+    Array::from_f64(DType::F64, &[n, n], v)
+}
+
+/// Selection (take / take_add): each gradient routes upstream to the selected positions.
+#[test]
+fn selection_rules() {
+    check("gather_nd with repeats", vec![input(&[3, 2, 2], 40, -1.0, 1.0)], &|rt, x| {
+        rt.gather_nd(&x[0], &ints(&[3, 2], vec![2, 1, 0, 0, 2, 1]), 0)
+    });
+    check("gather_nd batch_dims=1", vec![input(&[2, 3], 41, -1.0, 1.0)], &|rt, x| {
+        rt.gather_nd(&x[0], &ints(&[2, 2, 1], vec![2, 0, 1, 1]), 1)
+    });
+    // d scatter_nd / d updates: g gathered back (duplicates each get the shared position's g).
+    check("scatter_nd with duplicates", vec![input(&[3, 2], 42, -1.0, 1.0)], &|rt, x| {
+        rt.scatter_nd(&ints(&[3, 1], vec![1, 3, 1]), &x[0], &[4, 2])
+    });
+    check(
+        "tensor_scatter_nd_update, last wins",
+        vec![input(&[4], 43, -1.0, 1.0), input(&[3], 44, -1.0, 1.0)],
+        &|rt, x| rt.tensor_scatter_nd(&x[0], &ints(&[3, 1], vec![2, 0, 2]), &x[1], false),
+    );
+    check("tensor_scatter_nd_add", vec![input(&[4], 45, -1.0, 1.0), input(&[3], 46, -1.0, 1.0)], &|rt, x| {
+        rt.tensor_scatter_nd(&x[0], &ints(&[3, 1], vec![2, 0, 2]), &x[1], true)
+    });
+    check("boolean_mask axis 1", vec![input(&[2, 3, 2], 47, -1.0, 1.0)], &|rt, x| {
+        let m = Tensor::new(Array::Bool(
+            ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[3]), vec![true, false, true]).unwrap(),
+        ));
+        rt.boolean_mask(&x[0], &m, 1)
+    });
+    check("sort axis 0 descending", vec![input(&[4, 3], 48, -1.0, 1.0)], &|rt, x| rt.sort(&x[0], 0, true));
+    check("top_k", vec![input(&[2, 5], 49, -1.0, 1.0)], &|rt, x| Ok(rt.top_k(&x[0], 3)?.0));
+    check("diag", vec![input(&[2, 3], 50, -1.0, 1.0)], &|rt, x| rt.diag(&x[0]));
+    check("trace", vec![input(&[2, 3, 4], 51, -1.0, 1.0)], &|rt, x| rt.trace(&x[0]));
+}
+
+/// einsum: composed of recorded matmul/transpose/reshape/sum/take, checked per pattern.
+#[test]
+fn einsum_rules() {
+    let cases: [(&str, &[&[usize]]); 11] = [
+        ("ij,jk->ik", &[&[2, 3], &[3, 4]]),
+        ("bij,bjk->bik", &[&[2, 2, 3], &[2, 3, 2]]),
+        ("i,i->", &[&[4], &[4]]),
+        ("ij->ji", &[&[2, 3]]),
+        ("ii->i", &[&[3, 3]]),
+        ("...ij,...jk->...ik", &[&[2, 1, 2, 3], &[3, 3, 2]]),
+        ("bi,bi->b", &[&[3, 4], &[3, 4]]),
+        ("i,j->ij", &[&[2], &[3]]),
+        ("ij->", &[&[2, 3]]),
+        ("ij,jk,kl", &[&[2, 3], &[3, 2], &[2, 2]]),
+        ("iij,jk->ki", &[&[2, 2, 3], &[3, 2]]),
+    ];
+    for (k, &(eq, shapes)) in cases.iter().enumerate() {
+        let inputs =
+            shapes.iter().enumerate().map(|(i, s)| input(s, 60 + 7 * k as u64 + i as u64, -1.0, 1.0)).collect();
+        check(&format!("einsum {eq}"), inputs, &move |rt, x| rt.einsum(eq, x));
+    }
+}
+
+/// Linear algebra: inv (−Yᵀ g Yᵀ), det (g·det·A⁻ᵀ), log|det| (g·A⁻ᵀ), solve (both operands),
+/// the spectral norm (g·u vᵀ), batched.
+#[test]
+fn linalg_rules() {
+    let batch = |seed: u64| {
+        let (a, b) = (well_conditioned(3, seed), well_conditioned(3, seed + 1));
+        let mut v = a.to_f64_vec();
+        v.extend(b.to_f64_vec());
+        Array::from_f64(DType::F64, &[2, 3, 3], v)
+    };
+    check("inv", vec![batch(70)], &|rt, x| rt.matrix_inverse(&x[0]));
+    check("det", vec![batch(72)], &|rt, x| rt.det(&x[0]));
+    check("det of a negative-determinant matrix", vec![input(&[3, 3], 74, -1.0, 1.0)], &|rt, x| rt.det(&x[0]));
+    check("slogdet", vec![batch(75)], &|rt, x| Ok(rt.slogdet(&x[0])?.1));
+    check("solve", vec![batch(77), input(&[2, 3, 2], 79, -1.0, 1.0)], &|rt, x| rt.solve(&x[0], &x[1]));
+    // Through A = B Bᵀ + 3I, symmetric as cholesky assumes.
+    check("cholesky", vec![input(&[2, 3, 3], 84, -1.0, 1.0)], &|rt, x| {
+        let bt = rt.transpose(&x[0], Some(vec![0, 2, 1]))?;
+        let a = rt.matmul(&x[0], &bt)?;
+        let eye = Tensor::new(Array::from_f64(
+            DType::F64,
+            &[3, 3],
+            (0..9).map(|k| if k % 4 == 0 { 3.0 } else { 0.0 }).collect(),
+        ));
+        let a = rt.add(&a, &eye)?;
+        rt.cholesky(&a)
+    });
+    check("spectral norm", vec![input(&[2, 3, 4], 80, -1.0, 1.0)], &|rt, x| rt.spectral_norm(&x[0]));
+    check("spectral norm over axes (0, 2)", vec![input(&[4, 2, 3], 81, -1.0, 1.0)], &|rt, x| {
+        rt.matrix_spectral_norm(&x[0], (0, 2), true)
+    });
+    check("matvec", vec![input(&[2, 3, 4], 82, -1.0, 1.0), input(&[4], 83, -1.0, 1.0)], &|rt, x| {
+        rt.matvec(&x[0], &x[1])
+    });
+}
+
+/// Second derivatives through the VJPs of this family (they are recorded operations).
+#[test]
+fn selection_and_linalg_second_derivatives() {
+    let cases: Vec<(&str, Array, Box<Op>)> = vec![
+        ("inv", well_conditioned(3, 90), Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.matrix_inverse(&x[0]))),
+        ("det", well_conditioned(3, 91), Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.det(&x[0]))),
+        ("slogdet", well_conditioned(3, 92), Box::new(|rt: &mut Recorder, x: &[Tensor]| Ok(rt.slogdet(&x[0])?.1))),
+        (
+            "solve(x, x²)",
+            well_conditioned(3, 93),
+            Box::new(|rt: &mut Recorder, x: &[Tensor]| {
+                let b = rt.mul(&x[0], &x[0])?;
+                rt.solve(&x[0], &b)
+            }),
+        ),
+        (
+            "sort(x)²",
+            input(&[2, 3], 94, -1.0, 1.0),
+            Box::new(|rt: &mut Recorder, x: &[Tensor]| {
+                let s = rt.sort(&x[0], -1, false)?;
+                rt.mul(&s, &s)
+            }),
+        ),
+        (
+            "einsum ij,ij->i of x with x",
+            input(&[2, 3], 95, -1.0, 1.0),
+            Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.einsum("ij,ij->i", &[x[0].clone(), x[0].clone()])),
+        ),
+        (
+            "gather_nd(x)³",
+            input(&[2, 3], 96, -1.0, 1.0),
+            Box::new(|rt: &mut Recorder, x: &[Tensor]| {
+                let g = rt.gather_nd(&x[0], &ints(&[2, 2], vec![1, 2, 0, 1]), 0)?;
+                let g2 = rt.mul(&g, &g)?;
+                rt.mul(&g2, &g)
+            }),
+        ),
+    ];
+    for (name, at, f) in cases {
+        let first = move |rt: &mut Recorder, x: &[Tensor]| -> R<Tensor> {
+            let inner = Rc::new(RefCell::new(Tape::new(false, true)));
+            inner.borrow_mut().watch(x[0].id);
+            rt.tapes.push(inner.clone());
+            let y = weighted(rt, &*f, x);
+            rt.tapes.retain(|t| !Rc::ptr_eq(t, &inner));
+            let g = gradient(rt, &inner, &[y?], &[x[0].id], None)?;
+            Ok(g.into_iter().next().flatten().expect("connected"))
+        };
+        check(&format!("second derivative of {name}"), vec![at], &first);
+    }
+}

@@ -54,6 +54,23 @@ pub enum Op {
     Gather { in_shape: Vec<usize>, axis: usize, indices: Rc<Vec<usize>>, idx_shape: Vec<usize> },
     /// The VJP of gather: scatter-add into zeros of `in_shape` (linear; its VJP is the gather).
     GatherGrad { axis: usize, indices: Rc<Vec<usize>>, idx_shape: Vec<usize> },
+    /// `x.flat[idx]` (gather_nd, boolean_mask, sort, top_k, diagonals): linear, its VJP is
+    /// `TakeAdd` at the same positions (autodiff/ops/select.rs).
+    Take { in_shape: Dims, idx: Rc<Vec<usize>> },
+    /// Zeros with `g.flat[i]` added at `idx[i]` (scatter_nd, diag): linear, its VJP is `Take`.
+    TakeAdd { src_shape: Dims, idx: Rc<Vec<usize>> },
+    /// `linalg.inv(a)`: the output Y is saved (gA = −Yᵀ g Yᵀ).
+    MatrixInverse { y: Tensor },
+    /// `linalg.det(a)`: input and output saved (gA = g·det·A⁻ᵀ).
+    Det { a: Tensor, d: Tensor },
+    /// `linalg.slogdet(a)`'s log|det|: the input is saved (gA = g·A⁻ᵀ).
+    LogAbsDet { a: Tensor },
+    /// `linalg.solve(a, b)`: A and the solution X saved.
+    Solve { a: Tensor, x: Tensor },
+    /// `linalg.cholesky(a)`: the output L saved.
+    Cholesky { l: Tensor },
+    /// The spectral norm: the top singular vectors saved (gA = g·u vᵀ).
+    SpectralNorm { u: Tensor, v: Tensor },
     /// `tile(x, multiples)`: the gradient sums the tiles back.
     Tile { in_shape: Vec<usize>, multiples: Vec<usize> },
     /// `softmax` / `log_softmax`: the output is saved.
@@ -141,6 +158,11 @@ impl Op {
             Op::Softmax { y, .. } => out.push(y.clone()),
             Op::SparseXent { backprop, .. } => out.push(backprop.clone()),
             Op::Where { cond, .. } => out.push(cond.clone()),
+            Op::MatrixInverse { y } => out.push(y.clone()),
+            Op::Det { a, d: o } | Op::Solve { a, x: o } => out.extend([a.clone(), o.clone()]),
+            Op::LogAbsDet { a } => out.push(a.clone()),
+            Op::Cholesky { l } => out.push(l.clone()),
+            Op::SpectralNorm { u, v } => out.extend([u.clone(), v.clone()]),
             Op::Recompute(r) => {
                 out.extend(r.saved.iter().cloned());
             }

@@ -11,10 +11,12 @@ pub mod data;
 mod diff_tools;
 mod forward_fns;
 mod io;
+mod linalg_fns;
 mod math_fns;
 pub mod methods;
 pub mod modules;
 mod pyfuncs;
+mod select_fns;
 pub mod shape_fns;
 mod strings;
 mod tape_methods;
@@ -60,6 +62,9 @@ pub fn install(rt: &mut Interp) {
     pyfuncs::register(&mut reg);
     io::register(&mut reg);
     diff_tools::install(rt);
+    select_fns::install(rt);
+    // After every builtin it shares (matmul, eye, norm, einsum).
+    linalg_fns::install(rt);
     for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64)] {
         rt.builtins.insert(intern(name), Value::DType(d));
     }

@@ -144,11 +144,12 @@ fn moments(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// (an int, or None for every element), or a matrix norm over a pair of axes.
 ///
 /// `ord`: vectors take 'euclidean', 2, 1, inf or any p > 0; matrices 'fro', 'euclidean', 1
-/// (largest column sum of |x|) or inf (largest row sum).
+/// (largest column sum of |x|), inf (largest row sum) or 2 (the spectral norm: the largest
+/// singular value, from a Jacobi eigen-decomposition of the Gram matrix in float64).
 /// Shapes: the norm's axes dropped (kept as 1 with keepdims). Dtypes: float32, float64.
-/// Gradient: through the composite (Euclidean: NaN at an all-zero group, as TF).
-/// Errors: TypeError for int64 or bool; ValueError for an unsupported `ord` (ord=2 of a
-/// matrix, TF's spectral norm, is not implemented) or `axis`.
+/// Gradient: through the composite (Euclidean: NaN at an all-zero group, as TF); the
+/// spectral norm's is g·u vᵀ (u, v the top singular vectors), first order only.
+/// Errors: TypeError for int64 or bool; ValueError for an unsupported `ord` or `axis`.
 /// See: tf.norm, tf.linalg.norm.
 fn norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["tensor", "ord", "axis", "keepdims"], 1);
@@ -163,6 +164,11 @@ fn norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let matrix = matches!(&axes, Some(x) if x.len() == 2);
     let kind = if matrix { "matrix" } else { "vector" };
     let bad = |o: &dyn std::fmt::Display| crate::err!(Value, "norm: ord={o} is not a supported {kind} norm");
+    // ord=2 of a matrix: the spectral norm (autodiff/ops/linalg.rs).
+    if matrix && matches!(ord, Value::Int(2)) || matches!(ord, Value::Float(f) if f == 2.0 && matrix) {
+        let axes = axes.unwrap_or_default();
+        return Ok(Value::Tensor(rt.ad.matrix_spectral_norm(&t, (axes[0], axes[1]), keep)?));
+    }
     let ord = match &ord {
         Value::Str(s) if &**s == "euclidean" => NormOrd::Euclidean,
         Value::Str(s) if &**s == "fro" && matrix => NormOrd::Euclidean,
@@ -569,7 +575,8 @@ fn pad(rt: &mut Interp, args: &mut Args) -> R<Value> {
         };
         let (lo_b, lo_e) = match mode.as_str() {
             "REFLECT" => (1, d - 1 - e),
-            _ => (0, d - e),
+            // CONSTANT never reads x (its padding may exceed d): saturate instead of underflowing.
+            _ => (0, d.saturating_sub(e)),
         };
         let before = side(rt, b, lo_b, &x)?;
         let after = side(rt, e, lo_e, &x)?;

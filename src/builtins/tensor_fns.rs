@@ -223,6 +223,9 @@ fn eye(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 /// `range_tensor(start, limit=None, delta=1)`: TF's `tf.range`; int64 for int arguments.
+///
+/// Naming: DGL's `range` is Python's (a range of ints, LANGUAGE.md §2), so TF's
+/// `tf.range(…)` is written `range_tensor(…)`.
 fn range_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["start", "limit", "delta", "dtype"], 1);
     let mut a = SIG.bind(rt, args)?;
@@ -495,7 +498,7 @@ fn concat(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 /// Index arguments: int64 tensors, Python ints and lists of ints (LANGUAGE.md §4).
-fn index_tensor(rt: &mut Interp, v: &Value, what: &str) -> R<Tensor> {
+pub(crate) fn index_tensor(rt: &mut Interp, v: &Value, what: &str) -> R<Tensor> {
     if let Value::Tensor(t) = v {
         if t.dtype() != DType::I64 {
             bail!(Type, "{what} must be int64, not {} (use cast)", t.dtype());

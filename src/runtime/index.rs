@@ -152,6 +152,12 @@ impl Interp {
             }
             Value::Tensor(_) | Value::Variable(_) => {
                 let t = self.to_tensor(obj, None)?;
+                // `x[mask]` with a bool tensor is `boolean_mask(x, mask)` (TF).
+                if let Value::Tensor(m) = index {
+                    if m.dtype() == DType::Bool {
+                        return Ok(Value::Tensor(self.ad.boolean_mask(&t, m, 0)?));
+                    }
+                }
                 let info = tensor_index(t.shape(), index)?;
                 Ok(Value::Tensor(self.index(&t, Rc::new(info))?))
             }
@@ -213,11 +219,19 @@ pub fn range_len(a: i64, b: i64, s: i64) -> usize {
     n.min(usize::MAX as i128) as usize
 }
 
+/// A slice bound: `None`, an int, or a scalar int64 tensor (`x[:n]` with `n` a tensor, as TF).
 fn slice_part(v: &Value) -> R<Option<i64>> {
     match v {
         Value::None => Ok(None),
         Value::Int(i) => Ok(Some(*i)),
         Value::Bool(b) => Ok(Some(*b as i64)),
+        Value::Tensor(t) if t.dtype() == DType::I64 && t.shape().is_empty() => Ok(Some(t.data.first_i64()?)),
+        Value::Tensor(t) => bail!(
+            Type,
+            "slice indices must be integers, None or scalar int64 tensors, not a tensor of dtype {} and shape {}",
+            t.dtype(),
+            shape_str(t.shape())
+        ),
         other => bail!(Type, "slice indices must be integers or None, not {}", other.type_name()),
     }
 }
@@ -274,11 +288,15 @@ pub fn tensor_index(shape: &[usize], index: &Value) -> R<Vec<SliceInfoElem>> {
                 let i = match item {
                     Value::Int(i) => *i,
                     Value::Bool(b) => *b as i64,
-                    Value::Tensor(t) if t.dtype() == DType::I64 && t.shape().is_empty() => t.data.first_f64() as i64,
-                    _ => bail!(
+                    // A scalar int64 tensor indexes like an int (TF; a shape-(1,) one is an error there too).
+                    Value::Tensor(t) if t.dtype() == DType::I64 && t.shape().is_empty() => t.data.first_i64()?,
+                    Value::Tensor(t) => bail!(
                         Type,
-                        "tensor indices must be integers, slices, '...' or None (use gather for index tensors)"
+                        "tensor indices must be integers, slices, '...', None or scalar int64 tensors, not a tensor of dtype {} and shape {} (use gather, gather_nd or boolean_mask)",
+                        t.dtype(),
+                        shape_str(t.shape())
                     ),
+                    _ => unreachable!("matched above"),
                 };
                 let n = shape[axis] as i64;
                 let k = if i < 0 { i + n } else { i };

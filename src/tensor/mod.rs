@@ -6,13 +6,16 @@
 pub mod activations;
 pub mod array;
 pub mod budget;
+pub mod einsum;
 pub mod error;
 pub mod indexing;
 pub mod kernels;
+pub mod linalg;
 pub mod math;
 pub mod reductions;
 pub mod scalar;
 pub mod shape;
+pub mod sorting;
 
 pub use array::{Array, DType};
 use std::cell::Cell;

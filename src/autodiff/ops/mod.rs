@@ -12,10 +12,13 @@
 //! rule is optional: an operation without an arm in `jvp` is differentiated in forward mode by
 //! transposing its VJP (`forward::transpose_jvp`), which is exact but costs two passes.
 
+pub mod einsum;
 pub mod elementwise;
+pub mod linalg;
 pub mod matmul;
 pub mod nn;
 pub mod reduce;
+pub mod select;
 pub mod shape;
 
 pub use shape::{axis_slice, slice_info};
@@ -59,6 +62,13 @@ impl Recorder {
             | Op::GatherGrad { .. }
             | Op::Tile { .. } => self.shape_vjp(op, &upstream, needed),
             Op::Softmax { .. } | Op::SparseXent { .. } => self.nn_vjp(op, &upstream, needed),
+            Op::Take { .. } | Op::TakeAdd { .. } => self.select_vjp(op, &upstream, needed),
+            Op::MatrixInverse { .. }
+            | Op::Det { .. }
+            | Op::LogAbsDet { .. }
+            | Op::Solve { .. }
+            | Op::Cholesky { .. }
+            | Op::SpectralNorm { .. } => self.linalg_vjp(op, &upstream, needed),
             // Identity gradient to each tensor input (upstream i to input i).
             Op::PassThrough => Ok((0..entry.inputs.len()).map(|i| upstream.get(i).cloned()).collect()),
             // User code runs through the host (backward.rs), never here.

@@ -1,0 +1,192 @@
+//! The `linalg` namespace (TF's `tf.linalg`): a built-in module, read as `linalg.solve(…)`
+//! without an import (and `import linalg` gives the same module). Matrices are the last
+//! two axes of a tensor; leading axes are a batch. Kernels: `tensor/linalg.rs` (LU with
+//! partial pivoting and float64 accumulation, no BLAS); operations and VJPs:
+//! `autodiff/ops/linalg.rs`.
+
+use super::Signature;
+use crate::bail;
+use crate::runtime::error::R;
+use crate::runtime::intern::intern;
+use crate::runtime::value::{Args, Globals, Module, NativeFn, Value};
+use crate::runtime::Interp;
+use crate::tensor::Tensor;
+use std::rc::Rc;
+
+/// Builds the `linalg` module: its own functions, and the builtins TF also lists under
+/// `tf.linalg` (`matmul`, `eye`, `norm`, `global_norm`, `einsum`), shared, not copied.
+pub fn install(rt: &mut Interp) {
+    let globals = Rc::new(Globals::default());
+    let natives: [(&str, NativeFn); 10] = [
+        ("cholesky", cholesky),
+        ("solve", solve),
+        ("inv", inv),
+        ("det", det),
+        ("slogdet", slogdet),
+        ("diag", diag),
+        ("diag_part", diag_part),
+        ("trace", trace),
+        ("matvec", matvec),
+        ("adjoint", adjoint),
+    ];
+    for (name, f) in natives {
+        rt.set_global(&globals, intern(name), Value::native(&format!("linalg.{name}"), f));
+    }
+    for name in ["matmul", "eye", "norm", "global_norm", "einsum"] {
+        if let Some(v) = rt.builtins.get(&intern(name)).cloned() {
+            rt.set_global(&globals, intern(name), v);
+        }
+    }
+    let module = Rc::new(Module { name: "linalg".into(), globals });
+    rt.modules.insert("linalg".to_string(), module.clone());
+    rt.builtins.insert(intern("linalg"), Value::Module(module));
+}
+
+/// A matrix argument: with `adjoint`, its last two axes swapped (real matrices: the transpose).
+fn matrix(rt: &mut Interp, t: Tensor, adjoint: bool) -> R<Tensor> {
+    if !adjoint {
+        return Ok(t);
+    }
+    let n = t.shape().len();
+    if n < 2 {
+        bail!(Value, "adjoint needs a tensor of rank >= 2, got rank {n}");
+    }
+    let mut perm: Vec<i64> = (0..n as i64).collect();
+    perm.swap(n - 2, n - 1);
+    rt.ad.transpose(&t, Some(perm))
+}
+
+/// `linalg.solve(matrix, rhs, adjoint=False)`: X with `matrix @ X = rhs` (or
+/// `adjoint(matrix) @ X = rhs`).
+///
+/// Shapes: matrix [..., n, n], rhs [..., n, m] with the same batch axes → [..., n, m].
+/// Dtypes: float32, float64, one for both (float64 accumulation). Gradient: rhs gets
+/// `solve(adjoint(A), g)`, matrix gets `−solve(adjoint(A), g) @ adjoint(X)`.
+/// Errors: ValueError "input matrix is not invertible" (a zero pivot, as TF's test);
+/// ShapeError for non-square matrices or mismatched shapes; TypeError for int64/bool or
+/// mixed dtypes.
+/// See: tf.linalg.solve.
+fn solve(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["matrix", "rhs", "adjoint"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (m, b, adj) = (a.tensor("matrix")?, a.tensor("rhs")?, a.bool_or("adjoint", false)?);
+    let m = matrix(rt, m, adj)?;
+    Ok(Value::Tensor(rt.ad.solve(&m, &b)?))
+}
+
+/// `linalg.inv(input, adjoint=False)`: the inverse of each matrix (of its adjoint).
+///
+/// Shapes: [..., n, n] → same. Dtypes: float32, float64. Gradient: −Yᵀ g Yᵀ with Y the inverse.
+/// Errors: ValueError "input matrix is not invertible"; ShapeError for non-square or rank < 2;
+/// TypeError for int64/bool.
+/// See: tf.linalg.inv.
+fn inv(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input", "adjoint"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (m, adj) = (a.tensor("input")?, a.bool_or("adjoint", false)?);
+    let m = matrix(rt, m, adj)?;
+    Ok(Value::Tensor(rt.ad.matrix_inverse(&m)?))
+}
+
+/// `linalg.det(input)`: the determinant of each matrix (0 for a singular one).
+///
+/// Shapes: [..., n, n] → [...]; an empty 0×0 matrix has determinant 1. Dtypes: float32,
+/// float64. Gradient: g · det(A) · A⁻ᵀ (an error at a singular matrix, as TF's).
+/// Errors: ShapeError for non-square or rank < 2; TypeError for int64/bool.
+/// See: tf.linalg.det.
+fn det(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input"], 1);
+    let m = SIG.bind(rt, args)?.tensor("input")?;
+    Ok(Value::Tensor(rt.ad.det(&m)?))
+}
+
+/// `linalg.slogdet(input)`: `(sign, log_abs_determinant)` of each matrix, a pair that also
+/// has `.sign` and `.log_abs_determinant` (TF's namedtuple); a singular matrix gives
+/// `(0, -inf)`.
+///
+/// Shapes: [..., n, n] → [...] each. Dtypes: float32, float64. Gradient: to A through
+/// log|det|: g · A⁻ᵀ; the sign has none.
+/// Errors: as det.
+/// See: tf.linalg.slogdet.
+fn slogdet(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input"], 1);
+    let m = SIG.bind(rt, args)?.tensor("input")?;
+    let (s, l) = rt.ad.slogdet(&m)?;
+    Ok(super::select_fns::named_tuple(
+        rt,
+        "LogMatrixDeterminant",
+        &[("sign", Value::Tensor(s)), ("log_abs_determinant", Value::Tensor(l))],
+    ))
+}
+
+/// `linalg.cholesky(input)`: the lower-triangular L with `L @ transpose(L) = input`, for
+/// symmetric positive-definite matrices (only the lower triangle of input is read, as TF).
+///
+/// Shapes: [..., n, n] → same. Dtypes: float32, float64 (float64 accumulation).
+/// Gradient: TF's symmetric rule, ½ (X + Xᵀ) with X = L⁻ᵀ Φ(Lᵀ g) L⁻¹ (Φ: the lower
+/// triangle with the diagonal halved).
+/// Errors: ValueError when a matrix is not positive definite (TF's CPU kernel may instead
+/// return NaNs); ShapeError for non-square or rank < 2; TypeError for int64/bool.
+/// See: tf.linalg.cholesky.
+fn cholesky(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input"], 1);
+    let m = SIG.bind(rt, args)?.tensor("input")?;
+    Ok(Value::Tensor(rt.ad.cholesky(&m)?))
+}
+
+/// `linalg.diag(diagonal)`: square matrices with `diagonal` on the main diagonal, zeros elsewhere.
+///
+/// Shapes: [..., n] → [..., n, n]. Dtypes: any but bool. Gradient: the diagonal of upstream.
+/// Errors: ValueError for a scalar. (TF's `k`, `num_rows`, … are not supported.)
+/// See: tf.linalg.diag.
+fn diag(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["diagonal"], 1);
+    let v = SIG.bind(rt, args)?.tensor("diagonal")?;
+    Ok(Value::Tensor(rt.ad.diag(&v)?))
+}
+
+/// `linalg.diag_part(input)`: the main diagonal of each matrix.
+///
+/// Shapes: [..., m, n] → [..., min(m, n)]. Dtypes: any. Gradient: upstream on the diagonal, zeros elsewhere.
+/// Errors: ValueError for rank < 2.
+/// See: tf.linalg.diag_part.
+fn diag_part(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["input"], 1);
+    let x = SIG.bind(rt, args)?.tensor("input")?;
+    Ok(Value::Tensor(rt.ad.diag_part(&x)?))
+}
+
+/// `linalg.trace(x)`: the sum of each main diagonal.
+///
+/// Shapes: [..., m, n] → [...]. Dtypes: float32, float64, int64. Gradient: upstream on the diagonal.
+/// Errors: ValueError for rank < 2.
+/// See: tf.linalg.trace.
+fn trace(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["x"], 1);
+    let x = SIG.bind(rt, args)?.tensor("x")?;
+    Ok(Value::Tensor(rt.ad.trace(&x)?))
+}
+
+/// `linalg.matvec(a, b, transpose_a=False)`: matrix times vector, `a @ b[..., None]` squeezed.
+///
+/// Shapes: a [..., m, n], b [..., n] (batch axes broadcast) → [..., m]. Dtypes: as matmul.
+/// Gradient: as matmul. Errors: ValueError for a of rank < 2 or a scalar b; ShapeError for
+/// mismatched sizes.
+/// See: tf.linalg.matvec.
+fn matvec(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["a", "b", "transpose_a"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (m, v, t) = (a.tensor("a")?, a.tensor("b")?, a.bool_or("transpose_a", false)?);
+    let m = matrix(rt, m, t)?;
+    Ok(Value::Tensor(rt.ad.matvec(&m, &v)?))
+}
+
+/// `linalg.adjoint(matrix)`: the last two axes swapped (real matrices: the transpose).
+///
+/// Gradient: the adjoint of upstream. Errors: ValueError for rank < 2.
+/// See: tf.linalg.adjoint.
+fn adjoint(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["matrix"], 1);
+    let m = SIG.bind(rt, args)?.tensor("matrix")?;
+    Ok(Value::Tensor(matrix(rt, m, true)?))
+}
