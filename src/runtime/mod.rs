@@ -23,8 +23,7 @@ use crate::source::{SourceId, SourceMap};
 use crate::syntax::SyntaxError;
 use error::{ErrorKind, Exc, R};
 use intern::Sym;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use crate::tensor::random::RandomState;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -114,7 +113,7 @@ pub struct Interp {
     pub out: Output,
     /// Differentiation state: tapes recording and paused, Variable reads, capture probes.
     pub ad: Recorder,
-    pub rng: ChaCha8Rng,
+    pub rng: RandomState,
     pub depth: usize,
     /// The source of the code running now.
     pub src: SourceId,
@@ -149,7 +148,7 @@ impl Interp {
             loading: Vec::new(),
             out,
             ad: Recorder::default(),
-            rng: ChaCha8Rng::seed_from_u64(0),
+            rng: RandomState::default(),
             depth: 0,
             src: SourceId(0),
             frame: "<module>".into(),

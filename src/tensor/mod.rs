@@ -6,10 +6,12 @@
 pub mod activations;
 pub mod array;
 pub mod budget;
+pub mod conv;
 pub mod error;
 pub mod indexing;
 pub mod kernels;
 pub mod math;
+pub mod random;
 pub mod reductions;
 pub mod scalar;
 pub mod shape;

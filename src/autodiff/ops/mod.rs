@@ -8,8 +8,10 @@
 //! Adding an operation: its forward and VJP in its family's file, an [`Op`] variant
 //! (`tape.rs`), its arm below, and a finite-difference check (`fd_tests.rs`).
 
+pub mod conv;
 pub mod elementwise;
 pub mod matmul;
+pub mod nn_losses;
 pub mod nn;
 pub mod reduce;
 pub mod shape;
@@ -53,6 +55,7 @@ impl Recorder {
             | Op::GatherGrad { .. }
             | Op::Tile { .. } => self.shape_vjp(op, &upstream, needed),
             Op::Softmax { .. } | Op::SparseXent { .. } => self.nn_vjp(op, &upstream, needed),
+            Op::Conv { .. } | Op::Pool { .. } => self.conv_vjp(op, &upstream, needed),
             // Identity gradient to each tensor input (upstream i to input i).
             Op::PassThrough => Ok((0..entry.inputs.len()).map(|i| upstream.get(i).cloned()).collect()),
             // User code runs through the host (backward.rs), never here.

@@ -1,0 +1,531 @@
+//! 2-D convolution and pooling kernels over NHWC float tensors (TF's `tf.nn.conv2d`,
+//! `max_pool2d`, `avg_pool2d` and their gradients), without tapes.
+//!
+//! Convolution is im2col + GEMM: each output position's receptive field is copied into one
+//! row of a `[batch·out_h·out_w, kh·kw·in_c]` matrix, whose product with the filters viewed
+//! as `[kh·kw·in_c, out_c]` is the output (the one GEMM of `kernels`). The two gradients
+//! are products with the same matrices: the input's is `dy · Wᵀ` folded back (col2im), the
+//! filters' is `colsᵀ · dy`. Pooling walks the windows directly.
+
+use super::array::{Array, DType};
+use super::budget::check_shape;
+use super::error::{tensor_bail, TensorResult as R};
+use super::kernels::matmul_2d_transposed;
+use super::shape_str;
+use ndarray::{ArrayD, IxDyn};
+use num_traits::Float;
+
+/// How the input is padded (TF's `padding`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Padding {
+    /// Output size `ceil(in / stride)`; the padding is split with the extra row or column after.
+    Same,
+    /// No padding: only windows that fit.
+    Valid,
+    /// `[[top, bottom], [left, right]]`.
+    Explicit([[usize; 2]; 2]),
+}
+
+/// The geometry of one convolution or pooling: input `[n, h, w, c]`, a `kh × kw` window
+/// moved by `(sh, sw)` with dilation `(dh, dw)`, padding `pt` rows above and `pl` columns to
+/// the left, output `[n, oh, ow, oc]` (`oc = c` for pooling).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geom {
+    pub n: usize,
+    pub h: usize,
+    pub w: usize,
+    pub c: usize,
+    pub kh: usize,
+    pub kw: usize,
+    pub oc: usize,
+    pub oh: usize,
+    pub ow: usize,
+    pub sh: usize,
+    pub sw: usize,
+    pub dh: usize,
+    pub dw: usize,
+    pub pt: usize,
+    pub pl: usize,
+}
+
+/// Output size and padding before along one spatial axis, as TF computes them
+/// (`GetWindowedOutputSize`): SAME gives `ceil(in / stride)`, VALID and explicit padding
+/// `(in + pads − effective_k + stride) / stride`, truncated.
+fn out_size(input: usize, k: usize, stride: usize, dil: usize, pad: Padding, axis: usize) -> Option<(usize, usize)> {
+    let eff = (k - 1) * dil + 1;
+    match pad {
+        Padding::Same => {
+            let out = input.div_ceil(stride);
+            let need = ((out.max(1) - 1) * stride + eff).saturating_sub(input);
+            Some((out, need / 2))
+        }
+        Padding::Valid | Padding::Explicit(_) => {
+            let (before, after) = match pad {
+                Padding::Explicit(p) => (p[axis][0], p[axis][1]),
+                _ => (0, 0),
+            };
+            let num = (input + before + after + stride) as i64 - eff as i64;
+            // TF truncates toward zero and rejects only a negative result.
+            let out = num / stride as i64;
+            (out >= 0).then_some((out as usize, before))
+        }
+    }
+}
+
+/// The window parameters of a convolution or pooling: strides and dilations along
+/// (rows, columns), and the padding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub strides: (usize, usize),
+    pub dilations: (usize, usize),
+    pub padding: Padding,
+}
+
+impl Geom {
+    /// The geometry of `conv2d(x, w)` with x `[n, h, w, c]` and w `[kh, kw, c, oc]`.
+    ///
+    /// Errors: ShapeError naming both shapes when a rank is not 4, the channels differ, or
+    /// the window does not fit.
+    pub fn conv(x: &[usize], w: &[usize], win: Window) -> R<Geom> {
+        if x.len() != 4 || w.len() != 4 {
+            tensor_bail!(
+                Shape,
+                "conv2d needs an input of rank 4 [batch, height, width, channels] and filters of rank 4 \
+                 [height, width, in_channels, out_channels], got shapes {} and {}",
+                shape_str(x),
+                shape_str(w)
+            );
+        }
+        if x[3] != w[2] {
+            tensor_bail!(
+                Shape,
+                "conv2d: the input has {} channels but the filters expect {}, in shapes {} and {}",
+                x[3],
+                w[2],
+                shape_str(x),
+                shape_str(w)
+            );
+        }
+        if w[0] == 0 || w[1] == 0 {
+            tensor_bail!(Shape, "conv2d: empty filters of shape {} for the input {}", shape_str(w), shape_str(x));
+        }
+        Geom::new("conv2d", x, w, (w[0], w[1], w[3]), win.strides, win.dilations, win.padding)
+    }
+
+    /// The geometry of a `kh × kw` pooling of x `[n, h, w, c]`; `what` names it.
+    ///
+    /// Errors: ShapeError when x's rank is not 4 or the window does not fit.
+    pub fn pool(what: &str, x: &[usize], (kh, kw): (usize, usize), win: Window) -> R<Geom> {
+        if x.len() != 4 {
+            tensor_bail!(Shape, "{what} needs an input of rank 4 [batch, height, width, channels], got shape {}", shape_str(x));
+        }
+        Geom::new(what, x, &[kh, kw], (kh, kw, x[3]), win.strides, win.dilations, win.padding)
+    }
+
+    /// The geometry of `input` (shape `[n, h, w, c]`) under a `kh × kw` window with `oc`
+    /// output channels; `what` names the operation and `window` the other operand in messages.
+    ///
+    /// Errors: ShapeError when the output size would be negative (naming both shapes);
+    /// ValueError when an intermediate buffer is over budget.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        what: &str,
+        input: &[usize],
+        window: &[usize],
+        (kh, kw, oc): (usize, usize, usize),
+        (sh, sw): (usize, usize),
+        (dh, dw): (usize, usize),
+        padding: Padding,
+    ) -> R<Geom> {
+        let [n, h, w, c] = [input[0], input[1], input[2], input[3]];
+        let rows = out_size(h, kh, sh, dh, padding, 0);
+        let cols = out_size(w, kw, sw, dw, padding, 1);
+        let (Some((oh, pt)), Some((ow, pl))) = (rows, cols) else {
+            tensor_bail!(
+                Shape,
+                "{what}: the window {} does not fit the input {} (the output size would be negative)",
+                shape_str(window),
+                shape_str(input)
+            );
+        };
+        let g = Geom { n, h, w, c, kh, kw, oc, oh, ow, sh, sw, dh, dw, pt, pl };
+        check_shape(&g.out_shape())?;
+        Ok(g)
+    }
+
+    /// `[n, h, w, c]`
+    pub fn in_shape(&self) -> [usize; 4] {
+        [self.n, self.h, self.w, self.c]
+    }
+
+    /// `[n, oh, ow, oc]`
+    pub fn out_shape(&self) -> [usize; 4] {
+        [self.n, self.oh, self.ow, self.oc]
+    }
+
+    /// `[kh, kw, c, oc]`
+    pub fn filter_shape(&self) -> [usize; 4] {
+        [self.kh, self.kw, self.c, self.oc]
+    }
+
+    /// The input row of window row `ky` at output row `oy`, if inside the input.
+    #[inline]
+    fn in_row(&self, oy: usize, ky: usize) -> Option<usize> {
+        (oy * self.sh + ky * self.dh).checked_sub(self.pt).filter(|&r| r < self.h)
+    }
+
+    /// The input column of window column `kx` at output column `ox`, if inside the input.
+    #[inline]
+    fn in_col(&self, ox: usize, kx: usize) -> Option<usize> {
+        (ox * self.sw + kx * self.dw).checked_sub(self.pl).filter(|&c| c < self.w)
+    }
+
+    /// The length of one im2col row, `kh·kw·c`.
+    fn patch(&self) -> usize {
+        self.kh * self.kw * self.c
+    }
+}
+
+/// The im2col matrix `[n·oh·ow, kh·kw·c]` (zeros where the window overhangs the input).
+fn im2col<T: Float + Send + Sync>(x: &[T], g: &Geom) -> Vec<T> {
+    use rayon::prelude::*;
+    let k = g.patch();
+    let mut cols = vec![T::zero(); g.n * g.oh * g.ow * k];
+    let per_image = g.oh * g.ow * k;
+    if per_image == 0 {
+        return cols;
+    }
+    let fill = |(b, img): (usize, &mut [T])| {
+        for oy in 0..g.oh {
+            for ox in 0..g.ow {
+                let row = &mut img[(oy * g.ow + ox) * k..][..k];
+                for ky in 0..g.kh {
+                    let Some(iy) = g.in_row(oy, ky) else { continue };
+                    for kx in 0..g.kw {
+                        let Some(ix) = g.in_col(ox, kx) else { continue };
+                        let src = ((b * g.h + iy) * g.w + ix) * g.c;
+                        row[(ky * g.kw + kx) * g.c..][..g.c].copy_from_slice(&x[src..src + g.c]);
+                    }
+                }
+            }
+        }
+    };
+    if super::kernels::parallel_for(cols.len()) {
+        cols.par_chunks_mut(per_image).enumerate().for_each(fill);
+    } else {
+        cols.chunks_mut(per_image).enumerate().for_each(fill);
+    }
+    cols
+}
+
+/// Folds an im2col-shaped matrix back onto the input, summing overlapping windows (the
+/// adjoint of [`im2col`]).
+fn col2im<T: Float + Send + Sync>(cols: &[T], g: &Geom) -> Vec<T> {
+    use rayon::prelude::*;
+    let k = g.patch();
+    let per_image = g.h * g.w * g.c;
+    let mut x = vec![T::zero(); g.n * per_image];
+    if per_image == 0 {
+        return x;
+    }
+    let fold = |(b, img): (usize, &mut [T])| {
+        for oy in 0..g.oh {
+            for ox in 0..g.ow {
+                let row = &cols[((b * g.oh + oy) * g.ow + ox) * k..][..k];
+                for ky in 0..g.kh {
+                    let Some(iy) = g.in_row(oy, ky) else { continue };
+                    for kx in 0..g.kw {
+                        let Some(ix) = g.in_col(ox, kx) else { continue };
+                        let dst = &mut img[(iy * g.w + ix) * g.c..][..g.c];
+                        for (d, &s) in dst.iter_mut().zip(&row[(ky * g.kw + kx) * g.c..][..g.c]) {
+                            *d = *d + s;
+                        }
+                    }
+                }
+            }
+        }
+    };
+    // Each image folds into its own slice, so threads never share an output element.
+    if super::kernels::parallel_for(cols.len()) {
+        x.par_chunks_mut(per_image).enumerate().for_each(fold);
+    } else {
+        x.chunks_mut(per_image).enumerate().for_each(fold);
+    }
+    x
+}
+
+/// A contiguous row-major copy of a float array's elements.
+fn elems<T: Clone>(a: &ArrayD<T>) -> Vec<T> {
+    a.as_standard_layout().iter().cloned().collect()
+}
+
+fn matrix<T>(rows: usize, cols: usize, v: Vec<T>) -> ArrayD<T> {
+    ArrayD::from_shape_vec(IxDyn(&[rows, cols]), v).expect("rows·cols elements")
+}
+
+/// Checks that both operands are float tensors of one dtype.
+fn float_pair(what: &str, a: &Array, b: &Array) -> R<DType> {
+    if a.dtype() != b.dtype() {
+        tensor_bail!(Type, "{what}: cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype());
+    }
+    if !a.dtype().is_float() {
+        tensor_bail!(Type, "{what} needs float tensors, got {}", a.dtype());
+    }
+    Ok(a.dtype())
+}
+
+/// Runs `f` on the element vectors of two float arrays of one dtype and wraps its result.
+fn with_floats(
+    a: &Array,
+    b: &Array,
+    shape: &[usize],
+    f32f: impl FnOnce(Vec<f32>, Vec<f32>) -> R<Vec<f32>>,
+    f64f: impl FnOnce(Vec<f64>, Vec<f64>) -> R<Vec<f64>>,
+) -> R<Array> {
+    Ok(match (a, b) {
+        (Array::F32(x), Array::F32(y)) => {
+            Array::F32(ArrayD::from_shape_vec(IxDyn(shape), f32f(elems(x), elems(y))?).expect("shape"))
+        }
+        (Array::F64(x), Array::F64(y)) => {
+            Array::F64(ArrayD::from_shape_vec(IxDyn(shape), f64f(elems(x), elems(y))?).expect("shape"))
+        }
+        _ => tensor_bail!(Type, "convolution needs float tensors, got {} and {}", a.dtype(), b.dtype()),
+    })
+}
+
+/// `lhs [r, k] · rhs [k, m]` (or with either transposed) through the GEMM kernel.
+fn gemm<T: Clone>(lhs: ArrayD<T>, rhs: ArrayD<T>, ta: bool, tb: bool, wrap: fn(ArrayD<T>) -> Array) -> R<Vec<T>>
+where
+    Array: Extract<T>,
+{
+    let out = matmul_2d_transposed(&wrap(lhs), &wrap(rhs), ta, tb).expect("2-D float operands")?;
+    Ok(Array::extract(out))
+}
+
+/// Takes the element vector out of a float array of a known dtype.
+trait Extract<T> {
+    fn extract(a: Array) -> Vec<T>;
+}
+
+impl Extract<f32> for Array {
+    fn extract(a: Array) -> Vec<f32> {
+        match a {
+            Array::F32(x) => elems(&x),
+            _ => unreachable!("a float32 GEMM returns float32"),
+        }
+    }
+}
+
+impl Extract<f64> for Array {
+    fn extract(a: Array) -> Vec<f64> {
+        match a {
+            Array::F64(x) => elems(&x),
+            _ => unreachable!("a float64 GEMM returns float64"),
+        }
+    }
+}
+
+/// `conv2d(x, w)`: x `[n, h, w, c]`, w `[kh, kw, c, oc]` → `[n, oh, ow, oc]`.
+pub fn conv2d(x: &Array, w: &Array, g: &Geom) -> R<Array> {
+    float_pair("conv2d", x, w)?;
+    check_shape(&[g.n * g.oh * g.ow, g.patch()])?;
+    let (rows, k) = (g.n * g.oh * g.ow, g.patch());
+    with_floats(
+        x,
+        w,
+        &g.out_shape(),
+        |xv, wv| gemm(matrix(rows, k, im2col(&xv, g)), matrix(k, g.oc, wv), false, false, Array::F32),
+        |xv, wv| gemm(matrix(rows, k, im2col(&xv, g)), matrix(k, g.oc, wv), false, false, Array::F64),
+    )
+}
+
+/// The gradient of conv2d with respect to its input (TF's `Conv2DBackpropInput`, a transposed
+/// convolution): dy `[n, oh, ow, oc]`, w `[kh, kw, c, oc]` → `[n, h, w, c]`.
+pub fn conv2d_backprop_input(dy: &Array, w: &Array, g: &Geom) -> R<Array> {
+    float_pair("conv2d_backprop_input", dy, w)?;
+    check_shape(&[g.n * g.oh * g.ow, g.patch()])?;
+    let (rows, k) = (g.n * g.oh * g.ow, g.patch());
+    with_floats(
+        dy,
+        w,
+        &g.in_shape(),
+        |dv, wv| Ok(col2im(&gemm(matrix(rows, g.oc, dv), matrix(k, g.oc, wv), false, true, Array::F32)?, g)),
+        |dv, wv| Ok(col2im(&gemm(matrix(rows, g.oc, dv), matrix(k, g.oc, wv), false, true, Array::F64)?, g)),
+    )
+}
+
+/// The gradient of conv2d with respect to its filters (TF's `Conv2DBackpropFilter`):
+/// x `[n, h, w, c]`, dy `[n, oh, ow, oc]` → `[kh, kw, c, oc]`.
+pub fn conv2d_backprop_filter(x: &Array, dy: &Array, g: &Geom) -> R<Array> {
+    float_pair("conv2d_backprop_filter", x, dy)?;
+    check_shape(&[g.n * g.oh * g.ow, g.patch()])?;
+    let (rows, k) = (g.n * g.oh * g.ow, g.patch());
+    with_floats(
+        x,
+        dy,
+        &g.filter_shape(),
+        |xv, dv| gemm(matrix(rows, k, im2col(&xv, g)), matrix(rows, g.oc, dv), true, false, Array::F32),
+        |xv, dv| gemm(matrix(rows, k, im2col(&xv, g)), matrix(rows, g.oc, dv), true, false, Array::F64),
+    )
+}
+
+/// Visits each output element of a pooling as `(output index, the input indices of its window
+/// inside the input, in row-major window order)`.
+fn windows(g: &Geom, mut f: impl FnMut(usize, &mut dyn Iterator<Item = usize>)) {
+    for b in 0..g.n {
+        for oy in 0..g.oh {
+            for ox in 0..g.ow {
+                for ch in 0..g.c {
+                    let o = ((b * g.oh + oy) * g.ow + ox) * g.c + ch;
+                    let mut it = (0..g.kh).filter_map(|ky| g.in_row(oy, ky)).flat_map(|iy| {
+                        (0..g.kw).filter_map(move |kx| g.in_col(ox, kx)).map(move |ix| ((b * g.h + iy) * g.w + ix) * g.c + ch)
+                    });
+                    f(o, &mut it);
+                }
+            }
+        }
+    }
+}
+
+fn float_elems(what: &str, x: &Array) -> R<Vec<f64>> {
+    if !x.dtype().is_float() {
+        tensor_bail!(Type, "{what} needs a float tensor, got {}", x.dtype());
+    }
+    Ok(x.to_f64_vec())
+}
+
+/// `max_pool2d(x)`: the maximum of each window (padding never wins) and, for the gradient, the
+/// input index it came from: the first maximum in row-major window order (TF's CPU tie rule). A
+/// NaN in a window is its maximum. A window with no input element (possible only with explicit
+/// padding) gives -inf and routes no gradient (index `usize::MAX`).
+pub fn max_pool(x: &Array, g: &Geom) -> R<(Array, Vec<usize>)> {
+    let xv = float_elems("max_pool2d", x)?;
+    let len = g.n * g.oh * g.ow * g.c;
+    let (mut out, mut arg) = (vec![f64::NEG_INFINITY; len], vec![usize::MAX; len]);
+    windows(g, |o, it| {
+        for i in it {
+            let v = xv[i];
+            if arg[o] == usize::MAX || v > out[o] || (v.is_nan() && !out[o].is_nan()) {
+                out[o] = v;
+                arg[o] = i;
+            }
+        }
+    });
+    Ok((Array::from_f64(x.dtype(), &g.out_shape(), out), arg))
+}
+
+/// Adds each element of `dy` (pool-output shaped) into zeros of the input shape at its `argmax`
+/// index: max_pool2d's VJP.
+pub fn max_pool_scatter(dy: &Array, argmax: &[usize], in_shape: &[usize]) -> Array {
+    let dv = dy.to_f64_vec();
+    let mut out = vec![0.0; in_shape.iter().product()];
+    for (&i, &d) in argmax.iter().zip(&dv) {
+        if i != usize::MAX {
+            out[i] += d;
+        }
+    }
+    Array::from_f64(dy.dtype(), in_shape, out)
+}
+
+/// Reads `u` (input shaped) at each `argmax` index: the adjoint of [`max_pool_scatter`].
+pub fn max_pool_gather(u: &Array, argmax: &[usize], out_shape: &[usize]) -> Array {
+    let uv = u.to_f64_vec();
+    let out = argmax.iter().map(|&i| if i == usize::MAX { 0.0 } else { uv[i] }).collect();
+    Array::from_f64(u.dtype(), out_shape, out)
+}
+
+/// `avg_pool2d(x)`: the mean of each window over the input elements inside it (padding is
+/// not counted, as TF's SAME).
+pub fn avg_pool(x: &Array, g: &Geom) -> R<Array> {
+    let xv = float_elems("avg_pool2d", x)?;
+    let mut out = vec![0.0; g.n * g.oh * g.ow * g.c];
+    windows(g, |o, it| {
+        let (mut s, mut k) = (0.0, 0usize);
+        for i in it {
+            s += xv[i];
+            k += 1;
+        }
+        out[o] = if k == 0 { 0.0 } else { s / k as f64 };
+    });
+    Ok(Array::from_f64(x.dtype(), &g.out_shape(), out))
+}
+
+/// avg_pool2d's VJP: each output gradient spread evenly over the input elements of its window.
+pub fn avg_pool_grad(dy: &Array, g: &Geom) -> Array {
+    let dv = dy.to_f64_vec();
+    let mut out = vec![0.0; g.n * g.h * g.w * g.c];
+    windows(g, |o, it| {
+        let idx: smallvec::SmallVec<[usize; 16]> = it.collect();
+        let share = dv[o] / idx.len().max(1) as f64;
+        for i in idx {
+            out[i] += share;
+        }
+    });
+    Array::from_f64(dy.dtype(), &g.in_shape(), out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arr(shape: &[usize], seed: u64) -> Array {
+        let n: usize = shape.iter().product();
+        let v = (0..n).map(|i| (((i as u64 * 2654435761 + seed) % 1000) as f64) / 500.0 - 1.0).collect();
+        Array::from_f64(DType::F64, shape, v)
+    }
+
+    /// conv2d by the definition, for comparison.
+    fn naive(x: &[f64], w: &[f64], g: &Geom) -> Vec<f64> {
+        let mut out = vec![0.0; g.n * g.oh * g.ow * g.oc];
+        for b in 0..g.n {
+            for oy in 0..g.oh {
+                for ox in 0..g.ow {
+                    for o in 0..g.oc {
+                        let mut s = 0.0;
+                        for ky in 0..g.kh {
+                            for kx in 0..g.kw {
+                                let iy = (oy * g.sh + ky * g.dh) as i64 - g.pt as i64;
+                                let ix = (ox * g.sw + kx * g.dw) as i64 - g.pl as i64;
+                                if iy < 0 || ix < 0 || iy >= g.h as i64 || ix >= g.w as i64 {
+                                    continue;
+                                }
+                                for ci in 0..g.c {
+                                    s += x[((b * g.h + iy as usize) * g.w + ix as usize) * g.c + ci]
+                                        * w[((ky * g.kw + kx) * g.c + ci) * g.oc + o];
+                                }
+                            }
+                        }
+                        out[((b * g.oh + oy) * g.ow + ox) * g.oc + o] = s;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn conv2d_matches_the_definition_with_strides_dilations_and_padding() {
+        for (pad, s, d) in [(Padding::Same, 2, 1), (Padding::Valid, 1, 2), (Padding::Explicit([[1, 2], [0, 1]]), 2, 1)] {
+            let x = arr(&[2, 7, 6, 3], 1);
+            let w = arr(&[3, 2, 3, 4], 2);
+            let g = Geom::new("conv2d", &[2, 7, 6, 3], &[3, 2, 3, 4], (3, 2, 4), (s, s), (d, d), pad).unwrap();
+            let got = conv2d(&x, &w, &g).unwrap().to_f64_vec();
+            let want = naive(&x.to_f64_vec(), &w.to_f64_vec(), &g);
+            for (a, b) in got.iter().zip(&want) {
+                assert!((a - b).abs() < 1e-12, "{pad:?}: {a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn tf_output_sizes() {
+        let g = |h, k, s, p| Geom::new("t", &[1, h, h, 1], &[k, k, 1, 1], (k, k, 1), (s, s), (1, 1), p).map(|g| (g.oh, g.pt));
+        assert_eq!(g(8, 3, 1, Padding::Same).unwrap(), (8, 1));
+        assert_eq!(g(8, 3, 2, Padding::Same).unwrap(), (4, 0));
+        assert_eq!(g(7, 4, 2, Padding::Same).unwrap(), (4, 1));
+        assert_eq!(g(8, 3, 2, Padding::Valid).unwrap(), (3, 0));
+        // TF: a window one larger than the input gives an empty output, two larger an error.
+        assert_eq!(g(9, 10, 1, Padding::Valid).unwrap(), (0, 0));
+        assert!(g(9, 11, 1, Padding::Valid).is_err());
+    }
+}
