@@ -57,6 +57,10 @@ enum E {
     Activation(Activation, Box<E>),
     /// rsqrt(1 + x²)
     SafeRsqrt(Box<E>),
+    /// x as a [1, 2, 3, 1] image: conv2d with a fixed 2×2 filter (SAME), then avg_pool2d 2×2
+    /// (stride 1, SAME), back to [2, 3]; and sigmoid cross-entropy against labels 0.3.
+    ConvPool(Box<E>),
+    SigmoidXent(Box<E>),
 }
 
 fn expr() -> impl Strategy<Value = E> {
@@ -105,6 +109,8 @@ fn expr() -> impl Strategy<Value = E> {
             inner.clone().prop_map(move |x| E::Norm(b(x))),
             inner.clone().prop_map(move |x| E::ClipByNorm(b(x))),
             inner.clone().prop_map(move |x| E::SafeRsqrt(b(x))),
+            inner.clone().prop_map(move |x| E::ConvPool(b(x))),
+            inner.clone().prop_map(move |x| E::SigmoidXent(b(x))),
             (
                 prop_oneof![
                     Just(Activation::LeakyRelu(0.2)),
@@ -237,6 +243,22 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
             let ones = Tensor::new(Array::full(DType::F64, &one_shape, 1.0));
             let c = rt.concat(&[x, ones], -1)?;
             rt.ad.norm(&c, NormOrd::Euclidean, Some(&[-1]), true)?
+        }
+        E::ConvPool(x) => {
+            use dgl::tensor::conv::{Padding, Window};
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &[2, 3])?;
+            let img = rt.reshape_to(&x, &[1, 2, 3, 1])?;
+            let w = Tensor::new(Array::from_f64(DType::F64, &[2, 2, 1, 1], vec![0.5, -0.3, 0.8, 0.2]));
+            let same = Window { strides: (1, 1), dilations: (1, 1), padding: Padding::Same };
+            let y = rt.ad.conv2d(&img, &w, same)?;
+            let p = rt.ad.avg_pool2d(&y, (2, 2), same)?;
+            rt.reshape_to(&p, &[2, 3])?
+        }
+        E::SigmoidXent(x) => {
+            let x = eval(rt, x, xs)?;
+            let z = Tensor::new(Array::full(DType::F64, x.shape(), 0.3));
+            rt.ad.sigmoid_xent(&z, &x)?
         }
         E::ClipByNorm(x) => {
             let x = eval(rt, x, xs)?;

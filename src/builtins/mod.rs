@@ -302,6 +302,17 @@ impl Bound<'_> {
         self.rt.dtype_arg(&v)
     }
 
+    /// An index dtype argument (argmax's `output_type`): int64, its alias int32, or `None`;
+    /// the result is int64 either way.
+    ///
+    /// Errors: ValueError for another dtype (TF's InvalidArgumentError), as `dtype_arg` otherwise.
+    pub fn index_dtype(&mut self, name: &str) -> R<()> {
+        match self.opt_dtype(name)? {
+            None | Some(DType::I64) => Ok(()),
+            Some(d) => bail!(Value, "{}: {name} must be int64 (or int32, its alias), got {d}", self.fname),
+        }
+    }
+
     /// A dtype argument whose default is `None`.
     pub fn opt_dtype(&mut self, name: &str) -> R<Option<DType>> {
         match self.non_none(name)? {

@@ -92,6 +92,11 @@ fn window_pair(rt: &mut Interp, v: &Value, param: &str, what: &str, fmt: Format)
     if r < 1 || c < 1 {
         bail!(Value, "{what}: {param} must be positive, got {list:?}");
     }
+    // Bounded like any size (tensor/budget.rs), so the window arithmetic cannot overflow.
+    let limit = crate::tensor::budget::MAX_ELEMENTS as i64;
+    if r > limit || c > limit {
+        bail!(Value, "{what}: {param} of {list:?} is too large (the limit is {limit})");
+    }
     Ok((r as usize, c as usize))
 }
 
@@ -116,14 +121,14 @@ fn padding(rt: &mut Interp, v: &Value, what: &str, fmt: Format, explicit: bool) 
                 }
                 for (s, x) in slot.iter_mut().zip(&items) {
                     *s = rt.int_arg(x, "padding")?;
-                    if *s < 0 {
-                        bail!(Value, "{what}: padding must be non-negative, got {}", *s);
+                    if *s < 0 || *s > crate::tensor::budget::MAX_ELEMENTS as i64 {
+                        bail!(Value, "{what}: padding must be non-negative and at most {}, got {}", crate::tensor::budget::MAX_ELEMENTS, *s);
                     }
                 }
             }
             let ((b, ch), (h, w)) = (fmt.other(), fmt.spatial());
             if p[b] != [0, 0] || p[ch] != [0, 0] {
-                bail!(NotImplemented, "{what}: padding in the batch and channel dimensions must be 0, got {p:?}");
+                bail!(Value, "{what}: padding in the batch and channel dimensions must be 0, got {p:?}");
             }
             let u = |x: i64| x as usize;
             return Ok(Padding::Explicit([[u(p[h][0]), u(p[h][1])], [u(p[w][0]), u(p[w][1])]]));

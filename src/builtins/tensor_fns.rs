@@ -312,11 +312,13 @@ fn reduce_logsumexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.reshape_to(&out, &shape)?))
 }
 
-/// `argmax(input, axis=None)`: int64 indices of the largest values along `axis` (0 by default, as TF).
+/// `argmax(input, axis=None, output_type=int64)`: int64 indices of the largest values along `axis` (0 by
+/// default, as TF); `output_type` may be int64 or its alias int32 (see `dtype_arg`).
 fn argmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "axis"], 1);
+    static SIG: Signature = Signature::new(&["input", "axis", "output_type", "name"], 1);
     let mut a = SIG.bind(rt, args)?;
     let (t, axis) = (a.tensor("input")?, a.opt_int("axis")?.unwrap_or(0));
+    a.index_dtype("output_type")?;
     let axis = norm_axis(axis, t.shape().len())?;
     Ok(Value::Tensor(Tensor::new(kernels::argmax(&t.data, axis)?)))
 }

@@ -109,7 +109,8 @@ impl Geom {
         if w[0] == 0 || w[1] == 0 {
             tensor_bail!(Shape, "conv2d: empty filters of shape {} for the input {}", shape_str(w), shape_str(x));
         }
-        Geom::new("conv2d", x, w, (w[0], w[1], w[3]), win.strides, win.dilations, win.padding)
+        let what = format!("filters of shape {}", shape_str(w));
+        Geom::new("conv2d", x, &what, (w[0], w[1], w[3]), win.strides, win.dilations, win.padding)
     }
 
     /// The geometry of a `kh × kw` pooling of x `[n, h, w, c]`; `what` names it.
@@ -119,11 +120,11 @@ impl Geom {
         if x.len() != 4 {
             tensor_bail!(Shape, "{what} needs an input of rank 4 [batch, height, width, channels], got shape {}", shape_str(x));
         }
-        Geom::new(what, x, &[kh, kw], (kh, kw, x[3]), win.strides, win.dilations, win.padding)
+        Geom::new(what, x, &format!("a {kh}×{kw} window"), (kh, kw, x[3]), win.strides, win.dilations, win.padding)
     }
 
     /// The geometry of `input` (shape `[n, h, w, c]`) under a `kh × kw` window with `oc`
-    /// output channels; `what` names the operation and `window` the other operand in messages.
+    /// output channels; `what` names the operation and `window` describes the window in messages.
     ///
     /// Errors: ShapeError when the output size would be negative (naming both shapes);
     /// ValueError when an intermediate buffer is over budget.
@@ -131,7 +132,7 @@ impl Geom {
     pub fn new(
         what: &str,
         input: &[usize],
-        window: &[usize],
+        window: &str,
         (kh, kw, oc): (usize, usize, usize),
         (sh, sw): (usize, usize),
         (dh, dw): (usize, usize),
@@ -143,8 +144,7 @@ impl Geom {
         let (Some((oh, pt)), Some((ow, pl))) = (rows, cols) else {
             tensor_bail!(
                 Shape,
-                "{what}: the window {} does not fit the input {} (the output size would be negative)",
-                shape_str(window),
+                "{what}: {window} does not fit the input of shape {} (the output size would be negative)",
                 shape_str(input)
             );
         };
@@ -178,6 +178,17 @@ impl Geom {
     #[inline]
     fn in_col(&self, ox: usize, kx: usize) -> Option<usize> {
         (ox * self.sw + kx * self.dw).checked_sub(self.pl).filter(|&c| c < self.w)
+    }
+
+    /// The window taps `k` (of `0..k_len`) at output position `o` that land inside an axis of
+    /// `size` (o·stride + k·dil − pad in [0, size)): computed, not scanned, so a huge window
+    /// over a small input costs only its taps inside.
+    fn taps(&self, o: usize, stride: usize, dil: usize, pad: usize, size: usize, k_len: usize) -> std::ops::Range<usize> {
+        let start = o * stride;
+        // k·dil ≥ pad − start and k·dil < size + pad − start
+        let lo = pad.saturating_sub(start).div_ceil(dil);
+        let hi = (size + pad).saturating_sub(start).div_ceil(dil);
+        lo.min(k_len)..hi.min(k_len)
     }
 
     /// The length of one im2col row, `kh·kw·c`.
@@ -254,13 +265,77 @@ fn col2im<T: Float + Send + Sync>(cols: &[T], g: &Geom) -> Vec<T> {
     x
 }
 
-/// A contiguous row-major copy of a float array's elements.
-fn elems<T: Clone>(a: &ArrayD<T>) -> Vec<T> {
-    a.as_standard_layout().iter().cloned().collect()
+/// The float element types the kernels run on, with their [`Array`] variant.
+trait Elem: Float + Send + Sync + 'static {
+    fn wrap(a: ArrayD<Self>) -> Array;
+    fn unwrap(a: Array) -> ArrayD<Self>;
 }
 
-fn matrix<T>(rows: usize, cols: usize, v: Vec<T>) -> ArrayD<T> {
-    ArrayD::from_shape_vec(IxDyn(&[rows, cols]), v).expect("rows·cols elements")
+impl Elem for f32 {
+    fn wrap(a: ArrayD<f32>) -> Array {
+        Array::F32(a)
+    }
+    fn unwrap(a: Array) -> ArrayD<f32> {
+        match a {
+            Array::F32(x) => x,
+            _ => unreachable!("a float32 GEMM returns float32"),
+        }
+    }
+}
+
+impl Elem for f64 {
+    fn wrap(a: ArrayD<f64>) -> Array {
+        Array::F64(a)
+    }
+    fn unwrap(a: Array) -> ArrayD<f64> {
+        match a {
+            Array::F64(x) => x,
+            _ => unreachable!("a float64 GEMM returns float64"),
+        }
+    }
+}
+
+/// The elements in row-major order: borrowed when the array is contiguous, else copied.
+fn slice_of<T: Clone>(a: &ArrayD<T>) -> std::borrow::Cow<'_, [T]> {
+    match a.as_slice() {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(a.as_standard_layout().iter().cloned().collect()),
+    }
+}
+
+/// A row-major `[rows, cols]` matrix holding `a`'s elements.
+fn matrix<T: Clone>(a: &ArrayD<T>, rows: usize, cols: usize) -> ArrayD<T> {
+    ArrayD::from_shape_vec(IxDyn(&[rows, cols]), slice_of(a).into_owned()).expect("rows·cols elements")
+}
+
+/// `op(lhs) · op(rhs)` through the GEMM kernel (`op` transposes where asked).
+fn gemm<T: Elem>(lhs: ArrayD<T>, rhs: ArrayD<T>, ta: bool, tb: bool) -> R<ArrayD<T>> {
+    let out = matmul_2d_transposed(&T::wrap(lhs), &T::wrap(rhs), ta, tb).expect("2-D float operands")?;
+    Ok(T::unwrap(out))
+}
+
+/// Reshapes a fresh (row-major) GEMM result.
+fn shaped<T>(a: ArrayD<T>, shape: &[usize]) -> ArrayD<T> {
+    a.into_shape_with_order(IxDyn(shape)).expect("same element count")
+}
+
+fn conv_t<T: Elem>(x: &ArrayD<T>, w: &ArrayD<T>, g: &Geom) -> R<ArrayD<T>> {
+    let (rows, k) = (g.n * g.oh * g.ow, g.patch());
+    let cols = ArrayD::from_shape_vec(IxDyn(&[rows, k]), im2col(&slice_of(x), g)).expect("im2col size");
+    Ok(shaped(gemm(cols, matrix(w, k, g.oc), false, false)?, &g.out_shape()))
+}
+
+fn backprop_input_t<T: Elem>(dy: &ArrayD<T>, w: &ArrayD<T>, g: &Geom) -> R<ArrayD<T>> {
+    let (rows, k) = (g.n * g.oh * g.ow, g.patch());
+    let dcols = gemm(matrix(dy, rows, g.oc), matrix(w, k, g.oc), false, true)?;
+    let x = col2im(dcols.as_slice().expect("a fresh GEMM result is contiguous"), g);
+    Ok(ArrayD::from_shape_vec(IxDyn(&g.in_shape()), x).expect("input size"))
+}
+
+fn backprop_filter_t<T: Elem>(x: &ArrayD<T>, dy: &ArrayD<T>, g: &Geom) -> R<ArrayD<T>> {
+    let (rows, k) = (g.n * g.oh * g.ow, g.patch());
+    let cols = ArrayD::from_shape_vec(IxDyn(&[rows, k]), im2col(&slice_of(x), g)).expect("im2col size");
+    Ok(shaped(gemm(cols, matrix(dy, rows, g.oc), true, false)?, &g.filter_shape()))
 }
 
 /// Checks that both operands are float tensors of one dtype.
@@ -274,99 +349,34 @@ fn float_pair(what: &str, a: &Array, b: &Array) -> R<DType> {
     Ok(a.dtype())
 }
 
-/// Runs `f` on the element vectors of two float arrays of one dtype and wraps its result.
-fn with_floats(
-    a: &Array,
-    b: &Array,
-    shape: &[usize],
-    f32f: impl FnOnce(Vec<f32>, Vec<f32>) -> R<Vec<f32>>,
-    f64f: impl FnOnce(Vec<f64>, Vec<f64>) -> R<Vec<f64>>,
-) -> R<Array> {
-    Ok(match (a, b) {
-        (Array::F32(x), Array::F32(y)) => {
-            Array::F32(ArrayD::from_shape_vec(IxDyn(shape), f32f(elems(x), elems(y))?).expect("shape"))
+/// Runs one of the three bilinear kernels on two float arrays of one dtype.
+macro_rules! dispatch {
+    ($what:expr, $f:ident, $a:expr, $b:expr, $g:expr) => {{
+        float_pair($what, $a, $b)?;
+        check_shape(&[$g.n * $g.oh * $g.ow, $g.patch()])?;
+        match ($a, $b) {
+            (Array::F32(x), Array::F32(y)) => Ok(Array::F32($f(x, y, $g)?)),
+            (Array::F64(x), Array::F64(y)) => Ok(Array::F64($f(x, y, $g)?)),
+            _ => unreachable!("float operands of one dtype (checked)"),
         }
-        (Array::F64(x), Array::F64(y)) => {
-            Array::F64(ArrayD::from_shape_vec(IxDyn(shape), f64f(elems(x), elems(y))?).expect("shape"))
-        }
-        _ => tensor_bail!(Type, "convolution needs float tensors, got {} and {}", a.dtype(), b.dtype()),
-    })
-}
-
-/// `lhs [r, k] · rhs [k, m]` (or with either transposed) through the GEMM kernel.
-fn gemm<T: Clone>(lhs: ArrayD<T>, rhs: ArrayD<T>, ta: bool, tb: bool, wrap: fn(ArrayD<T>) -> Array) -> R<Vec<T>>
-where
-    Array: Extract<T>,
-{
-    let out = matmul_2d_transposed(&wrap(lhs), &wrap(rhs), ta, tb).expect("2-D float operands")?;
-    Ok(Array::extract(out))
-}
-
-/// Takes the element vector out of a float array of a known dtype.
-trait Extract<T> {
-    fn extract(a: Array) -> Vec<T>;
-}
-
-impl Extract<f32> for Array {
-    fn extract(a: Array) -> Vec<f32> {
-        match a {
-            Array::F32(x) => elems(&x),
-            _ => unreachable!("a float32 GEMM returns float32"),
-        }
-    }
-}
-
-impl Extract<f64> for Array {
-    fn extract(a: Array) -> Vec<f64> {
-        match a {
-            Array::F64(x) => elems(&x),
-            _ => unreachable!("a float64 GEMM returns float64"),
-        }
-    }
+    }};
 }
 
 /// `conv2d(x, w)`: x `[n, h, w, c]`, w `[kh, kw, c, oc]` → `[n, oh, ow, oc]`.
 pub fn conv2d(x: &Array, w: &Array, g: &Geom) -> R<Array> {
-    float_pair("conv2d", x, w)?;
-    check_shape(&[g.n * g.oh * g.ow, g.patch()])?;
-    let (rows, k) = (g.n * g.oh * g.ow, g.patch());
-    with_floats(
-        x,
-        w,
-        &g.out_shape(),
-        |xv, wv| gemm(matrix(rows, k, im2col(&xv, g)), matrix(k, g.oc, wv), false, false, Array::F32),
-        |xv, wv| gemm(matrix(rows, k, im2col(&xv, g)), matrix(k, g.oc, wv), false, false, Array::F64),
-    )
+    dispatch!("conv2d", conv_t, x, w, g)
 }
 
 /// The gradient of conv2d with respect to its input (TF's `Conv2DBackpropInput`, a transposed
 /// convolution): dy `[n, oh, ow, oc]`, w `[kh, kw, c, oc]` → `[n, h, w, c]`.
 pub fn conv2d_backprop_input(dy: &Array, w: &Array, g: &Geom) -> R<Array> {
-    float_pair("conv2d_backprop_input", dy, w)?;
-    check_shape(&[g.n * g.oh * g.ow, g.patch()])?;
-    let (rows, k) = (g.n * g.oh * g.ow, g.patch());
-    with_floats(
-        dy,
-        w,
-        &g.in_shape(),
-        |dv, wv| Ok(col2im(&gemm(matrix(rows, g.oc, dv), matrix(k, g.oc, wv), false, true, Array::F32)?, g)),
-        |dv, wv| Ok(col2im(&gemm(matrix(rows, g.oc, dv), matrix(k, g.oc, wv), false, true, Array::F64)?, g)),
-    )
+    dispatch!("conv2d_backprop_input", backprop_input_t, dy, w, g)
 }
 
 /// The gradient of conv2d with respect to its filters (TF's `Conv2DBackpropFilter`):
 /// x `[n, h, w, c]`, dy `[n, oh, ow, oc]` → `[kh, kw, c, oc]`.
 pub fn conv2d_backprop_filter(x: &Array, dy: &Array, g: &Geom) -> R<Array> {
-    float_pair("conv2d_backprop_filter", x, dy)?;
-    check_shape(&[g.n * g.oh * g.ow, g.patch()])?;
-    let (rows, k) = (g.n * g.oh * g.ow, g.patch());
-    with_floats(
-        x,
-        dy,
-        &g.filter_shape(),
-        |xv, dv| gemm(matrix(rows, k, im2col(&xv, g)), matrix(rows, g.oc, dv), true, false, Array::F32),
-        |xv, dv| gemm(matrix(rows, k, im2col(&xv, g)), matrix(rows, g.oc, dv), true, false, Array::F64),
-    )
+    dispatch!("conv2d_backprop_filter", backprop_filter_t, x, dy, g)
 }
 
 /// Visits each output element of a pooling as `(output index, the input indices of its window
@@ -377,8 +387,9 @@ fn windows(g: &Geom, mut f: impl FnMut(usize, &mut dyn Iterator<Item = usize>)) 
             for ox in 0..g.ow {
                 for ch in 0..g.c {
                     let o = ((b * g.oh + oy) * g.ow + ox) * g.c + ch;
-                    let mut it = (0..g.kh).filter_map(|ky| g.in_row(oy, ky)).flat_map(|iy| {
-                        (0..g.kw).filter_map(move |kx| g.in_col(ox, kx)).map(move |ix| ((b * g.h + iy) * g.w + ix) * g.c + ch)
+                    let (rows, cols) = (g.taps(oy, g.sh, g.dh, g.pt, g.h, g.kh), g.taps(ox, g.sw, g.dw, g.pl, g.w, g.kw));
+                    let mut it = rows.filter_map(|ky| g.in_row(oy, ky)).flat_map(|iy| {
+                        cols.clone().filter_map(move |kx| g.in_col(ox, kx)).map(move |ix| ((b * g.h + iy) * g.w + ix) * g.c + ch)
                     });
                     f(o, &mut it);
                 }
@@ -508,7 +519,7 @@ mod tests {
         for (pad, s, d) in [(Padding::Same, 2, 1), (Padding::Valid, 1, 2), (Padding::Explicit([[1, 2], [0, 1]]), 2, 1)] {
             let x = arr(&[2, 7, 6, 3], 1);
             let w = arr(&[3, 2, 3, 4], 2);
-            let g = Geom::new("conv2d", &[2, 7, 6, 3], &[3, 2, 3, 4], (3, 2, 4), (s, s), (d, d), pad).unwrap();
+            let g = Geom::new("conv2d", &[2, 7, 6, 3], "filters", (3, 2, 4), (s, s), (d, d), pad).unwrap();
             let got = conv2d(&x, &w, &g).unwrap().to_f64_vec();
             let want = naive(&x.to_f64_vec(), &w.to_f64_vec(), &g);
             for (a, b) in got.iter().zip(&want) {
@@ -519,7 +530,7 @@ mod tests {
 
     #[test]
     fn tf_output_sizes() {
-        let g = |h, k, s, p| Geom::new("t", &[1, h, h, 1], &[k, k, 1, 1], (k, k, 1), (s, s), (1, 1), p).map(|g| (g.oh, g.pt));
+        let g = |h, k, s, p| Geom::new("t", &[1, h, h, 1], "a window", (k, k, 1), (s, s), (1, 1), p).map(|g| (g.oh, g.pt));
         assert_eq!(g(8, 3, 1, Padding::Same).unwrap(), (8, 1));
         assert_eq!(g(8, 3, 2, Padding::Same).unwrap(), (4, 0));
         assert_eq!(g(7, 4, 2, Padding::Same).unwrap(), (4, 1));

@@ -54,7 +54,7 @@ impl Recorder {
     }
 
     /// Runs and records one of the three bilinear operations on `a`, `b`.
-    fn conv_op(&mut self, kind: ConvKind, geom: Geom, a: &Tensor, b: &Tensor) -> R<Tensor> {
+    pub(crate) fn conv_op(&mut self, kind: ConvKind, geom: Geom, a: &Tensor, b: &Tensor) -> R<Tensor> {
         let out = Tensor::new(match kind {
             ConvKind::Forward => conv::conv2d(&a.data, &b.data, &geom)?,
             ConvKind::BackpropInput => conv::conv2d_backprop_input(&a.data, &b.data, &geom)?,
@@ -91,7 +91,7 @@ impl Recorder {
     }
 
     /// Runs and records one of the linear pooling operations on `x`.
-    fn pool_op(&mut self, kind: PoolKind, geom: Geom, x: &Tensor) -> R<Tensor> {
+    pub(crate) fn pool_op(&mut self, kind: PoolKind, geom: Geom, x: &Tensor) -> R<Tensor> {
         let out = Tensor::new(match &kind {
             PoolKind::MaxGather { argmax } => conv::max_pool_gather(&x.data, argmax, &geom.out_shape()),
             PoolKind::MaxScatter { argmax } => conv::max_pool_scatter(&x.data, argmax, &geom.in_shape()),
