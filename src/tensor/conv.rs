@@ -144,7 +144,7 @@ impl Geom {
         let (Some((oh, pt)), Some((ow, pl))) = (rows, cols) else {
             tensor_bail!(
                 Shape,
-                "{what}: {window} does not fit the input of shape {} (the output size would be negative)",
+                "{what}: the input of shape {} is too small for {window} (the output size would be negative)",
                 shape_str(input)
             );
         };
