@@ -379,30 +379,56 @@ pub fn conv2d_backprop_filter(x: &Array, dy: &Array, g: &Geom) -> R<Array> {
     dispatch!("conv2d_backprop_filter", backprop_filter_t, x, dy, g)
 }
 
-/// Visits each output element of a pooling as `(output index, the input indices of its window
-/// inside the input, in row-major window order)`.
-fn windows(g: &Geom, mut f: impl FnMut(usize, &mut dyn Iterator<Item = usize>)) {
+/// Visits each output pixel of a pooling as `(output pixel, the input pixels of its window inside
+/// the input, in row-major window order)`; pixels index `[n, h, w]` (times `c` for elements).
+fn windows(g: &Geom, mut f: impl FnMut(usize, &[usize])) {
+    let mut taps = Vec::with_capacity(g.kh.min(g.h) * g.kw.min(g.w));
     for b in 0..g.n {
         for oy in 0..g.oh {
             for ox in 0..g.ow {
-                for ch in 0..g.c {
-                    let o = ((b * g.oh + oy) * g.ow + ox) * g.c + ch;
-                    let (rows, cols) = (g.taps(oy, g.sh, g.dh, g.pt, g.h, g.kh), g.taps(ox, g.sw, g.dw, g.pl, g.w, g.kw));
-                    let mut it = rows.filter_map(|ky| g.in_row(oy, ky)).flat_map(|iy| {
-                        cols.clone().filter_map(move |kx| g.in_col(ox, kx)).map(move |ix| ((b * g.h + iy) * g.w + ix) * g.c + ch)
-                    });
-                    f(o, &mut it);
+                taps.clear();
+                for ky in g.taps(oy, g.sh, g.dh, g.pt, g.h, g.kh) {
+                    let Some(iy) = g.in_row(oy, ky) else { continue };
+                    for kx in g.taps(ox, g.sw, g.dw, g.pl, g.w, g.kw) {
+                        let Some(ix) = g.in_col(ox, kx) else { continue };
+                        taps.push((b * g.h + iy) * g.w + ix);
+                    }
                 }
+                f((b * g.oh + oy) * g.ow + ox, &taps);
             }
         }
     }
 }
 
-fn float_elems(what: &str, x: &Array) -> R<Vec<f64>> {
-    if !x.dtype().is_float() {
-        tensor_bail!(Type, "{what} needs a float tensor, got {}", x.dtype());
-    }
-    Ok(x.to_f64_vec())
+/// Runs a pooling kernel on x's elements (float32 or float64) and wraps its result.
+macro_rules! pool_dispatch {
+    ($what:expr, $x:expr, $f:ident $(, $arg:expr)*) => {
+        match $x {
+            Array::F32(x) => Array::F32($f(&slice_of(x), $($arg),*)),
+            Array::F64(x) => Array::F64($f(&slice_of(x), $($arg),*)),
+            other => tensor_bail!(Type, "{} needs a float tensor, got {}", $what, other.dtype()),
+        }
+    };
+}
+
+fn max_pool_t<T: Elem>(x: &[T], g: &Geom, arg: &mut Vec<usize>) -> ArrayD<T> {
+    let c = g.c;
+    let mut out = vec![T::neg_infinity(); g.n * g.oh * g.ow * c];
+    arg.clear();
+    arg.resize(out.len(), usize::MAX);
+    windows(g, |o, taps| {
+        let (out, arg) = (&mut out[o * c..][..c], &mut arg[o * c..][..c]);
+        for &p in taps {
+            for (ch, (m, a)) in out.iter_mut().zip(arg.iter_mut()).enumerate() {
+                let v = x[p * c + ch];
+                if *a == usize::MAX || v > *m || (v.is_nan() && !m.is_nan()) {
+                    *m = v;
+                    *a = p * c + ch;
+                }
+            }
+        }
+    });
+    ArrayD::from_shape_vec(IxDyn(&g.out_shape()), out).expect("output size")
 }
 
 /// `max_pool2d(x)`: the maximum of each window (padding never wins) and, for the gradient, the
@@ -410,19 +436,9 @@ fn float_elems(what: &str, x: &Array) -> R<Vec<f64>> {
 /// NaN in a window is its maximum. A window with no input element (possible only with explicit
 /// padding) gives -inf and routes no gradient (index `usize::MAX`).
 pub fn max_pool(x: &Array, g: &Geom) -> R<(Array, Vec<usize>)> {
-    let xv = float_elems("max_pool2d", x)?;
-    let len = g.n * g.oh * g.ow * g.c;
-    let (mut out, mut arg) = (vec![f64::NEG_INFINITY; len], vec![usize::MAX; len]);
-    windows(g, |o, it| {
-        for i in it {
-            let v = xv[i];
-            if arg[o] == usize::MAX || v > out[o] || (v.is_nan() && !out[o].is_nan()) {
-                out[o] = v;
-                arg[o] = i;
-            }
-        }
-    });
-    Ok((Array::from_f64(x.dtype(), &g.out_shape(), out), arg))
+    let mut arg = Vec::new();
+    let out = pool_dispatch!("max_pool2d", x, max_pool_t, g, &mut arg);
+    Ok((out, arg))
 }
 
 /// Adds each element of `dy` (pool-output shaped) into zeros of the input shape at its `argmax`
@@ -445,34 +461,49 @@ pub fn max_pool_gather(u: &Array, argmax: &[usize], out_shape: &[usize]) -> Arra
     Array::from_f64(u.dtype(), out_shape, out)
 }
 
-/// `avg_pool2d(x)`: the mean of each window over the input elements inside it (padding is
-/// not counted, as TF's SAME).
-pub fn avg_pool(x: &Array, g: &Geom) -> R<Array> {
-    let xv = float_elems("avg_pool2d", x)?;
-    let mut out = vec![0.0; g.n * g.oh * g.ow * g.c];
-    windows(g, |o, it| {
-        let (mut s, mut k) = (0.0, 0usize);
-        for i in it {
-            s += xv[i];
-            k += 1;
+fn avg_pool_t<T: Elem>(x: &[T], g: &Geom) -> ArrayD<T> {
+    let c = g.c;
+    let mut out = vec![T::zero(); g.n * g.oh * g.ow * c];
+    let mut acc = vec![0.0f64; c];
+    windows(g, |o, taps| {
+        acc.iter_mut().for_each(|a| *a = 0.0);
+        for &p in taps {
+            for (a, v) in acc.iter_mut().zip(&x[p * c..][..c]) {
+                *a += v.to_f64().unwrap_or(f64::NAN);
+            }
         }
-        out[o] = if k == 0 { 0.0 } else { s / k as f64 };
+        let k = taps.len().max(1) as f64;
+        for (o, a) in out[o * c..][..c].iter_mut().zip(&acc) {
+            *o = T::from(a / k).unwrap_or_else(T::nan);
+        }
     });
-    Ok(Array::from_f64(x.dtype(), &g.out_shape(), out))
+    ArrayD::from_shape_vec(IxDyn(&g.out_shape()), out).expect("output size")
+}
+
+/// `avg_pool2d(x)`: the mean of each window over the input elements inside it (padding is
+/// not counted, as TF's SAME), accumulated in float64.
+pub fn avg_pool(x: &Array, g: &Geom) -> R<Array> {
+    Ok(pool_dispatch!("avg_pool2d", x, avg_pool_t, g))
+}
+
+fn avg_spread_t<T: Elem>(dy: &[T], g: &Geom) -> ArrayD<T> {
+    let c = g.c;
+    let mut out = vec![0.0f64; g.n * g.h * g.w * c];
+    windows(g, |o, taps| {
+        let k = taps.len().max(1) as f64;
+        for &p in taps {
+            for (d, v) in out[p * c..][..c].iter_mut().zip(&dy[o * c..][..c]) {
+                *d += v.to_f64().unwrap_or(f64::NAN) / k;
+            }
+        }
+    });
+    let out = out.into_iter().map(|v| T::from(v).unwrap_or_else(T::nan)).collect();
+    ArrayD::from_shape_vec(IxDyn(&g.in_shape()), out).expect("input size")
 }
 
 /// avg_pool2d's VJP: each output gradient spread evenly over the input elements of its window.
-pub fn avg_pool_grad(dy: &Array, g: &Geom) -> Array {
-    let dv = dy.to_f64_vec();
-    let mut out = vec![0.0; g.n * g.h * g.w * g.c];
-    windows(g, |o, it| {
-        let idx: smallvec::SmallVec<[usize; 16]> = it.collect();
-        let share = dv[o] / idx.len().max(1) as f64;
-        for i in idx {
-            out[i] += share;
-        }
-    });
-    Array::from_f64(dy.dtype(), &g.in_shape(), out)
+pub fn avg_pool_grad(dy: &Array, g: &Geom) -> R<Array> {
+    Ok(pool_dispatch!("avg_pool2d", dy, avg_spread_t, g))
 }
 
 #[cfg(test)]

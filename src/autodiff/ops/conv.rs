@@ -96,7 +96,7 @@ impl Recorder {
             PoolKind::MaxGather { argmax } => conv::max_pool_gather(&x.data, argmax, &geom.out_shape()),
             PoolKind::MaxScatter { argmax } => conv::max_pool_scatter(&x.data, argmax, &geom.in_shape()),
             PoolKind::Avg => conv::avg_pool(&x.data, &geom)?,
-            PoolKind::AvgSpread => conv::avg_pool_grad(&x.data, &geom),
+            PoolKind::AvgSpread => conv::avg_pool_grad(&x.data, &geom)?,
         });
         self.record(&[x], &[&out], || Op::Pool { kind, geom });
         Ok(out)
