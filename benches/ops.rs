@@ -157,7 +157,10 @@ fn conv2d_step(reps: usize) {
     let dir = std::env::temp_dir();
     let once = time_script(&script(1), &dir);
     let many = time_script(&script(reps + 1), &dir);
-    println!("conv2d [64, 8, 8, 16] x [3, 3, 16, 32] SAME forward + backward: {:.3} ms per step", (many - once) / reps as f64 * 1e3);
+    println!(
+        "conv2d [64, 8, 8, 16] x [3, 3, 16, 32] SAME forward + backward: {:.3} ms per step",
+        (many - once) / reps as f64 * 1e3
+    );
 }
 
 fn main() {

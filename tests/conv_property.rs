@@ -74,7 +74,11 @@ fn case() -> impl Strategy<Value = Case> {
         (1usize..3, 1usize..7, 1usize..7, 1usize..4),
         (1usize..4, 1usize..4, 1usize..4),
         (1usize..4, 1usize..4, 1usize..3, 1usize..3),
-        prop_oneof![Just(None), Just(Some([[0, 0], [0, 0]])), (0usize..3, 0usize..3, 0usize..3, 0usize..3).prop_map(|(a, b, c, d)| Some([[a, b], [c, d]]))],
+        prop_oneof![
+            Just(None),
+            Just(Some([[0, 0], [0, 0]])),
+            (0usize..3, 0usize..3, 0usize..3, 0usize..3).prop_map(|(a, b, c, d)| Some([[a, b], [c, d]]))
+        ],
         any::<u64>(),
     )
         .prop_map(|((n, h, w, c), (kh, kw, oc), (sh, sw, dh, dw), pad, seed)| Case {

@@ -10,9 +10,9 @@ pub mod core;
 pub mod data;
 mod diff_tools;
 mod math_fns;
+pub mod methods;
 mod nn_fns;
 mod random_fns;
-pub mod methods;
 pub mod shape_fns;
 mod tape_methods;
 pub mod tensor_fns;
@@ -68,8 +68,20 @@ pub fn install(rt: &mut Interp) {
 
 /// TF dtype names DGL does not have (`dtype_arg`).
 const UNSUPPORTED_DTYPES: &[&str] = &[
-    "float16", "bfloat16", "half", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "complex64", "complex128",
-    "qint8", "quint8", "qint32",
+    "float16",
+    "bfloat16",
+    "half",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "int8",
+    "int16",
+    "complex64",
+    "complex128",
+    "qint8",
+    "quint8",
+    "qint32",
 ];
 
 /// The TypeError for a TF dtype DGL does not have.

@@ -80,10 +80,7 @@ fn window_pair(rt: &mut Interp, v: &Value, param: &str, what: &str, fmt: Format)
         4 => {
             let ((b, ch), (h, w)) = (fmt.other(), fmt.spatial());
             if list[b] != 1 || list[ch] != 1 {
-                bail!(
-                    NotImplemented,
-                    "{what}: {param} in the batch and channel dimensions must be 1, got {list:?}"
-                );
+                bail!(NotImplemented, "{what}: {param} in the batch and channel dimensions must be 1, got {list:?}");
             }
             (list[h], list[w])
         }
@@ -111,18 +108,31 @@ fn padding(rt: &mut Interp, v: &Value, what: &str, fmt: Format, explicit: bool) 
         Value::List(_) | Value::Tuple(_) if explicit => {
             let pairs = rt.iterate(v)?;
             if pairs.len() != 4 {
-                bail!(Value, "{what}: an explicit padding is a list of 4 [before, after] pairs, got {} entries", pairs.len());
+                bail!(
+                    Value,
+                    "{what}: an explicit padding is a list of 4 [before, after] pairs, got {} entries",
+                    pairs.len()
+                );
             }
             let mut p = [[0i64; 2]; 4];
             for (slot, pair) in p.iter_mut().zip(&pairs) {
                 let items = rt.iterate(pair)?;
                 if items.len() != 2 {
-                    bail!(Value, "{what}: each explicit padding entry is a [before, after] pair, got {} values", items.len());
+                    bail!(
+                        Value,
+                        "{what}: each explicit padding entry is a [before, after] pair, got {} values",
+                        items.len()
+                    );
                 }
                 for (s, x) in slot.iter_mut().zip(&items) {
                     *s = rt.int_arg(x, "padding")?;
                     if *s < 0 || *s > crate::tensor::budget::MAX_ELEMENTS as i64 {
-                        bail!(Value, "{what}: padding must be non-negative and at most {}, got {}", crate::tensor::budget::MAX_ELEMENTS, *s);
+                        bail!(
+                            Value,
+                            "{what}: padding must be non-negative and at most {}, got {}",
+                            crate::tensor::budget::MAX_ELEMENTS,
+                            *s
+                        );
                     }
                 }
             }
@@ -146,7 +156,11 @@ fn to_nhwc(rt: &mut Interp, x: &Tensor, fmt: Format, what: &str) -> R<Tensor> {
         return Ok(x.clone());
     }
     if x.shape().len() != 4 {
-        bail!(Shape, "{what} needs an input of rank 4 [batch, channels, height, width], got shape {}", shape_str(x.shape()));
+        bail!(
+            Shape,
+            "{what} needs an input of rank 4 [batch, channels, height, width], got shape {}",
+            shape_str(x.shape())
+        );
     }
     rt.transpose(x, Some(vec![0, 2, 3, 1]))
 }

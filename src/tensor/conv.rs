@@ -118,7 +118,11 @@ impl Geom {
     /// Errors: ShapeError when x's rank is not 4 or the window does not fit.
     pub fn pool(what: &str, x: &[usize], (kh, kw): (usize, usize), win: Window) -> R<Geom> {
         if x.len() != 4 {
-            tensor_bail!(Shape, "{what} needs an input of rank 4 [batch, height, width, channels], got shape {}", shape_str(x));
+            tensor_bail!(
+                Shape,
+                "{what} needs an input of rank 4 [batch, height, width, channels], got shape {}",
+                shape_str(x)
+            );
         }
         Geom::new(what, x, &format!("a {kh}×{kw} window"), (kh, kw, x[3]), win.strides, win.dilations, win.padding)
     }
@@ -183,7 +187,15 @@ impl Geom {
     /// The window taps `k` (of `0..k_len`) at output position `o` that land inside an axis of
     /// `size` (o·stride + k·dil − pad in [0, size)): computed, not scanned, so a huge window
     /// over a small input costs only its taps inside.
-    fn taps(&self, o: usize, stride: usize, dil: usize, pad: usize, size: usize, k_len: usize) -> std::ops::Range<usize> {
+    fn taps(
+        &self,
+        o: usize,
+        stride: usize,
+        dil: usize,
+        pad: usize,
+        size: usize,
+        k_len: usize,
+    ) -> std::ops::Range<usize> {
         let start = o * stride;
         // k·dil ≥ pad − start and k·dil < size + pad − start
         let lo = pad.saturating_sub(start).div_ceil(dil);
@@ -547,7 +559,8 @@ mod tests {
 
     #[test]
     fn conv2d_matches_the_definition_with_strides_dilations_and_padding() {
-        for (pad, s, d) in [(Padding::Same, 2, 1), (Padding::Valid, 1, 2), (Padding::Explicit([[1, 2], [0, 1]]), 2, 1)] {
+        for (pad, s, d) in [(Padding::Same, 2, 1), (Padding::Valid, 1, 2), (Padding::Explicit([[1, 2], [0, 1]]), 2, 1)]
+        {
             let x = arr(&[2, 7, 6, 3], 1);
             let w = arr(&[3, 2, 3, 4], 2);
             let g = Geom::new("conv2d", &[2, 7, 6, 3], "filters", (3, 2, 4), (s, s), (d, d), pad).unwrap();
@@ -561,7 +574,8 @@ mod tests {
 
     #[test]
     fn tf_output_sizes() {
-        let g = |h, k, s, p| Geom::new("t", &[1, h, h, 1], "a window", (k, k, 1), (s, s), (1, 1), p).map(|g| (g.oh, g.pt));
+        let g =
+            |h, k, s, p| Geom::new("t", &[1, h, h, 1], "a window", (k, k, 1), (s, s), (1, 1), p).map(|g| (g.oh, g.pt));
         assert_eq!(g(8, 3, 1, Padding::Same).unwrap(), (8, 1));
         assert_eq!(g(8, 3, 2, Padding::Same).unwrap(), (4, 0));
         assert_eq!(g(7, 4, 2, Padding::Same).unwrap(), (4, 1));

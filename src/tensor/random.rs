@@ -52,7 +52,8 @@ impl RandomState {
                 let count = self.calls.entry((op, s)).or_insert(0);
                 let call = *count;
                 *count += 1;
-                let name = op.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+                let name =
+                    op.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
                 let key = mix(mix(mix(self.global as u64) ^ s as u64) ^ name);
                 let mut rng = ChaCha8Rng::seed_from_u64(key);
                 rng.set_stream(call);

@@ -11,8 +11,8 @@
 pub mod conv;
 pub mod elementwise;
 pub mod matmul;
-pub mod nn_losses;
 pub mod nn;
+pub mod nn_losses;
 pub mod reduce;
 pub mod shape;
 

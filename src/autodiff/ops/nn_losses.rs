@@ -28,7 +28,12 @@ impl Recorder {
         }
         float_only("sigmoid_cross_entropy_with_logits", logits)?;
         if labels.dtype() != logits.dtype() {
-            bail!(Type, "sigmoid_cross_entropy_with_logits: cannot mix {} labels and {} logits (use cast)", labels.dtype(), logits.dtype());
+            bail!(
+                Type,
+                "sigmoid_cross_entropy_with_logits: cannot mix {} labels and {} logits (use cast)",
+                labels.dtype(),
+                logits.dtype()
+            );
         }
         let zero = self.scalar(logits.dtype(), 0.0);
         let cond = Tensor::new(kernels::compare(Compare::Ge, &logits.data, &zero.data)?);
