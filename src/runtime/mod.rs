@@ -113,6 +113,7 @@ pub struct Interp {
     pub out: Output,
     /// Differentiation state: tapes recording and paused, Variable reads, capture probes.
     pub ad: Recorder,
+    /// The random state: the global stream and op seeds (tensor/random.rs), replayed by recompute_grad.
     pub rng: RandomState,
     pub depth: usize,
     /// The source of the code running now.

@@ -584,4 +584,26 @@ mod tests {
         assert_eq!(g(9, 10, 1, Padding::Valid).unwrap(), (0, 0));
         assert!(g(9, 11, 1, Padding::Valid).is_err());
     }
+
+    /// At scale, float32 conv2d and its gradients stay within float32 accuracy of float64.
+    #[test]
+    fn float32_at_scale_agrees_with_float64() {
+        let (xs, ws) = ([4, 24, 24, 64], [3, 3, 64, 48]);
+        let win = Window { strides: (1, 1), dilations: (1, 1), padding: Padding::Same };
+        let g = Geom::conv(&xs, &ws, win).unwrap();
+        let (x, w) = (arr(&xs, 3), arr(&ws, 4));
+        let dy = arr(&g.out_shape(), 5);
+        let f32s = |a: &Array| a.cast(DType::F32);
+        let pairs = [
+            (conv2d(&x, &w, &g).unwrap(), conv2d(&f32s(&x), &f32s(&w), &g).unwrap()),
+            (conv2d_backprop_input(&dy, &w, &g).unwrap(), conv2d_backprop_input(&f32s(&dy), &f32s(&w), &g).unwrap()),
+            (conv2d_backprop_filter(&x, &dy, &g).unwrap(), conv2d_backprop_filter(&f32s(&x), &f32s(&dy), &g).unwrap()),
+        ];
+        for (i, (a, b)) in pairs.iter().enumerate() {
+            let (a, b) = (a.to_f64_vec(), b.to_f64_vec());
+            let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let err = a.iter().zip(&b).fold(0.0f64, |m, (p, q)| m.max((p - q).abs()));
+            assert!(err <= 1e-5 * scale, "kernel {i}: max error {err} at scale {scale}");
+        }
+    }
 }
