@@ -144,6 +144,25 @@ fn kernel_figures(reps: usize) {
     }
 }
 
+/// One forward + backward step of conv2d at issue 9's size: [64, 8, 8, 16] * [3, 3, 16, 32], SAME,
+/// gradients w.r.t. input and filters (im2col + GEMM, three GEMMs per step).
+fn conv2d_step(reps: usize) {
+    let script = |n: usize| {
+        format!(
+            "set_seed(1)\nx = random_normal([64, 8, 8, 16])\nw = Variable(random_normal([3, 3, 16, 32]) * 0.1)\n\
+             for i in range({n}):\n    with GradientTape() as t:\n        t.watch(x)\n        y = conv2d(x, w, 1, 'SAME')\n\
+             \x20       l = reduce_sum(y * y)\n    g = t.gradient(l, [x, w])\n"
+        )
+    };
+    let dir = std::env::temp_dir();
+    let once = time_script(&script(1), &dir);
+    let many = time_script(&script(reps + 1), &dir);
+    println!(
+        "conv2d [64, 8, 8, 16] x [3, 3, 16, 32] SAME forward + backward: {:.3} ms per step",
+        (many - once) / reps as f64 * 1e3
+    );
+}
+
 fn main() {
     // `cargo test` runs benches in test mode with `--bench`-less args: keep that quick.
     let quick = !std::env::args().any(|a| a == "--bench");
@@ -151,6 +170,7 @@ fn main() {
     scalar_loop_in_dgl(n);
     scalar_ops_direct(n);
     kernel_figures(if quick { 3 } else { 51 });
+    conv2d_step(if quick { 2 } else { 200 });
     if !quick {
         digits_epoch();
     }

@@ -68,6 +68,10 @@ enum E {
     Einsum(Box<E>),
     Solve(Box<E>),
     LogDet(Box<E>),
+    /// x as a [1, 2, 3, 1] image: conv2d with a fixed 2×2 filter (SAME), then avg_pool2d 2×2
+    /// (stride 1, SAME), back to [2, 3]; and sigmoid cross-entropy against labels 0.3.
+    ConvPool(Box<E>),
+    SigmoidXent(Box<E>),
 }
 
 fn expr() -> impl Strategy<Value = E> {
@@ -122,6 +126,8 @@ fn expr() -> impl Strategy<Value = E> {
             inner.clone().prop_map(move |x| E::Einsum(b(x))),
             inner.clone().prop_map(move |x| E::Solve(b(x))),
             inner.clone().prop_map(move |x| E::LogDet(b(x))),
+            inner.clone().prop_map(move |x| E::ConvPool(b(x))),
+            inner.clone().prop_map(move |x| E::SigmoidXent(b(x))),
             (
                 prop_oneof![
                     Just(Activation::LeakyRelu(0.2)),
@@ -301,6 +307,22 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
             ));
             let m = rt.add(&eye, &g)?;
             rt.ad.slogdet(&m)?.1
+        }
+        E::ConvPool(x) => {
+            use dgl::tensor::conv::{Padding, Window};
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &[2, 3])?;
+            let img = rt.reshape_to(&x, &[1, 2, 3, 1])?;
+            let w = Tensor::new(Array::from_f64(DType::F64, &[2, 2, 1, 1], vec![0.5, -0.3, 0.8, 0.2]));
+            let same = Window { strides: (1, 1), dilations: (1, 1), padding: Padding::Same };
+            let y = rt.ad.conv2d(&img, &w, same)?;
+            let p = rt.ad.avg_pool2d(&y, (2, 2), same)?;
+            rt.reshape_to(&p, &[2, 3])?
+        }
+        E::SigmoidXent(x) => {
+            let x = eval(rt, x, xs)?;
+            let z = Tensor::new(Array::full(DType::F64, x.shape(), 0.3));
+            rt.ad.sigmoid_xent(&z, &x)?
         }
         E::ClipByNorm(x) => {
             let x = eval(rt, x, xs)?;

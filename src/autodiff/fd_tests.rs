@@ -551,3 +551,80 @@ fn selection_and_linalg_second_derivatives() {
         check(&format!("second derivative of {name}"), vec![at], &first);
     }
 }
+/// conv2d and its two gradient operations (each bilinear: ⟨C(x, w), dy⟩ = ⟨x, BI(dy, w)⟩ =
+/// ⟨w, BF(x, dy)⟩, so checking all three checks every order of the VJPs), and the pools.
+#[test]
+fn issue9_convolution_and_pooling_rules() {
+    use super::ops::conv::{ConvKind, PoolKind};
+    use crate::tensor::conv::{Geom, Padding, Window};
+    let windows = [
+        Window { strides: (1, 1), dilations: (1, 1), padding: Padding::Same },
+        Window { strides: (2, 1), dilations: (1, 1), padding: Padding::Valid },
+        Window { strides: (1, 2), dilations: (2, 1), padding: Padding::Explicit([[1, 0], [2, 1]]) },
+    ];
+    for (i, win) in windows.into_iter().enumerate() {
+        let (xs, ws) = ([2, 5, 4, 2], [2, 3, 2, 3]);
+        let g = Geom::conv(&xs, &ws, win).unwrap();
+        let seed = 60 + 4 * i as u64;
+        check(
+            &format!("conv2d {win:?}"),
+            vec![input(&xs, seed, -1.0, 1.0), input(&ws, seed + 1, -1.0, 1.0)],
+            &move |rt, x| rt.conv2d(&x[0], &x[1], win),
+        );
+        let dy = g.out_shape();
+        check(
+            &format!("conv2d_backprop_input {win:?}"),
+            vec![input(&dy, seed + 2, -1.0, 1.0), input(&ws, seed + 3, -1.0, 1.0)],
+            &move |rt, x| rt.conv_op(ConvKind::BackpropInput, g, &x[0], &x[1]),
+        );
+        check(
+            &format!("conv2d_backprop_filter {win:?}"),
+            vec![input(&xs, seed, -1.0, 1.0), input(&dy, seed + 2, -1.0, 1.0)],
+            &move |rt, x| rt.conv_op(ConvKind::BackpropFilter, g, &x[0], &x[1]),
+        );
+        // Pools: windows (3, 2) with the same strides, no dilation, and padding smaller than the
+        // window (no empty window); max: distinct values, so no ties.
+        let win = Window {
+            dilations: (1, 1),
+            padding: if i == 2 { Padding::Explicit([[1, 0], [1, 1]]) } else { win.padding },
+            ..win
+        };
+        let pg = Geom::pool("max_pool2d", &xs, (3, 2), win);
+        let Ok(pg) = pg else { continue };
+        check(&format!("max_pool2d {win:?}"), vec![input(&xs, seed + 5, -1.0, 1.0)], &move |rt, x| {
+            rt.max_pool2d(&x[0], (3, 2), win)
+        });
+        check(&format!("avg_pool2d {win:?}"), vec![input(&xs, seed + 6, -1.0, 1.0)], &move |rt, x| {
+            rt.avg_pool2d(&x[0], (3, 2), win)
+        });
+        check(
+            &format!("avg_pool2d spread {win:?}"),
+            vec![input(&pg.out_shape(), seed + 7, -1.0, 1.0)],
+            &move |rt, x| rt.pool_op(PoolKind::AvgSpread, pg, &x[0]),
+        );
+        let argmax: std::rc::Rc<Vec<usize>> =
+            std::rc::Rc::new((0..pg.out_shape().iter().product::<usize>()).map(|k| (k * 7) % 40).collect());
+        check(
+            &format!("max_pool2d scatter {win:?}"),
+            vec![input(&pg.out_shape(), seed + 8, -1.0, 1.0)],
+            &move |rt, x| rt.pool_op(PoolKind::MaxScatter { argmax: argmax.clone() }, pg, &x[0]),
+        );
+    }
+}
+
+/// sigmoid cross-entropy (both arguments, logits of both signs), l2_loss, l2_normalize.
+#[test]
+fn issue9_nn_loss_rules() {
+    // d/dx = σ(x) − z, d/dz = −x
+    check(
+        "sigmoid_cross_entropy_with_logits",
+        vec![input(&[2, 3], 70, 0.0, 1.0), input(&[2, 3], 71, -3.0, 3.0)],
+        &|rt, x| rt.sigmoid_xent(&x[0], &x[1]),
+    );
+    // d/dt = t
+    check("l2_loss", vec![input(&[2, 3], 72, -2.0, 2.0)], &|rt, x| rt.l2_loss(&x[0]));
+    check("l2_normalize axis 1", vec![input(&[2, 3], 73, -2.0, 2.0)], &|rt, x| {
+        rt.l2_normalize(&x[0], Some(&[1]), 1e-12)
+    });
+    check("l2_normalize all", vec![input(&[2, 3], 74, -2.0, 2.0)], &|rt, x| rt.l2_normalize(&x[0], None, 1e-12));
+}

@@ -2,9 +2,11 @@
 //! to the output slots that produced them and the tensors its backward step needs
 //! (its saved tensors).
 
+use super::ops::conv::{ConvKind, PoolKind};
 use super::variable::Variable;
 use crate::bail;
 use crate::error::R;
+use crate::tensor::conv::Geom;
 use crate::tensor::kernels::{Binary, Reduce, Unary};
 use crate::tensor::{DType, Tensor, TensorId};
 use ndarray::SliceInfoElem;
@@ -92,6 +94,10 @@ pub enum Op {
     Recompute(Rc<RecomputeCall>),
     /// `grad_pass_through(f)`: identity gradient to each tensor input.
     PassThrough,
+    /// `conv2d` and its two gradients, each bilinear in its two inputs (both saved; `ops/conv.rs`).
+    Conv { kind: ConvKind, geom: Geom, a: Tensor, b: Tensor },
+    /// `max_pool2d` / `avg_pool2d` and their gradients, all linear (nothing saved; `ops/conv.rs`).
+    Pool { kind: PoolKind, geom: Geom },
 }
 
 /// The user-side part of a custom_gradient or recompute_grad entry (its functions and
@@ -142,14 +148,14 @@ pub struct RecomputeCall {
     /// Watched tensors `f` read from enclosing scopes (LANGUAGE.md §5 improvement).
     pub captured: Vec<TensorId>,
     /// The random generator state at the forward call, replayed on recompute.
-    pub rng_state: rand_chacha::ChaCha8Rng,
+    pub rng_state: crate::tensor::random::RandomState,
 }
 
 impl Op {
     /// The tensors this operation keeps alive for its backward step.
     pub fn saved(&self, out: &mut Vec<Tensor>) {
         match self {
-            Op::Binary { a, b, .. } | Op::MatMul { a, b } => out.extend([a.clone(), b.clone()]),
+            Op::Binary { a, b, .. } | Op::MatMul { a, b } | Op::Conv { a, b, .. } => out.extend([a.clone(), b.clone()]),
             Op::Pow { a, b, out: o } => out.extend([a.clone(), b.clone(), o.clone()]),
             Op::Unary { saved: Some(t), .. } => out.push(t.clone()),
             Op::ReduceExtreme { x, out_kept, .. } => out.extend([x.clone(), out_kept.clone()]),

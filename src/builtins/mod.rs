@@ -15,7 +15,9 @@ mod linalg_fns;
 mod math_fns;
 pub mod methods;
 pub mod modules;
+mod nn_fns;
 mod pyfuncs;
+mod random_fns;
 mod select_fns;
 pub mod shape_fns;
 mod strings;
@@ -61,12 +63,20 @@ pub fn install(rt: &mut Interp) {
     // After tensor_fns: `pow` of Python numbers is Python's, of tensors TF's (pyfuncs::pow).
     pyfuncs::register(&mut reg);
     io::register(&mut reg);
+    random_fns::register(&mut reg);
+    nn_fns::register(&mut reg);
     diff_tools::install(rt);
     select_fns::install(rt);
     // After every builtin it shares (matmul, eye, norm, einsum).
     linalg_fns::install(rt);
-    for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64)] {
+    // `int32` is an alias of int64 (see `dtype_arg`).
+    for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64), ("int32", DType::I64)] {
         rt.builtins.insert(intern(name), Value::DType(d));
+    }
+    // TF's other dtype names exist, so that a ported `tf.float16` reads as the TypeError of
+    // `dtype_arg` rather than a NameError; calling one raises it too.
+    for &name in UNSUPPORTED_DTYPES {
+        rt.builtins.insert(intern(name), Value::native(name, |_, args| Err(no_such_dtype(&args.fname))));
     }
     for k in ErrorKind::ALL {
         rt.builtins.insert(intern(k.name()), Value::ErrorType(Some(k)));
@@ -74,8 +84,31 @@ pub fn install(rt: &mut Interp) {
     rt.builtins.insert(intern("Exception"), Value::ErrorType(None));
 }
 
+/// TF dtype names DGL does not have (`dtype_arg`).
+const UNSUPPORTED_DTYPES: &[&str] = &[
+    "float16",
+    "bfloat16",
+    "half",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "int8",
+    "int16",
+    "complex64",
+    "complex128",
+    "qint8",
+    "quint8",
+    "qint32",
+];
+
+/// The TypeError for a TF dtype DGL does not have.
+fn no_such_dtype(name: &str) -> crate::runtime::error::Exc {
+    err!(Type, "DGL has no {name} dtype: its dtypes are float32, float64, int64 (int32 is an alias of it) and bool")
+}
+
 /// The most parameters a [`Signature`] declares (the bound values live in a fixed array).
-pub const MAX_PARAMS: usize = 6;
+pub const MAX_PARAMS: usize = 7;
 
 /// The signature of a builtin that takes no arguments (`f()`).
 pub static NO_ARGS: Signature = Signature::new(&[], 0);
@@ -302,6 +335,17 @@ impl Bound<'_> {
         self.rt.dtype_arg(&v)
     }
 
+    /// An index dtype argument (argmax's `output_type`): int64, its alias int32, or `None`;
+    /// the result is int64 either way.
+    ///
+    /// Errors: ValueError for another dtype (TF's InvalidArgumentError), as `dtype_arg` otherwise.
+    pub fn index_dtype(&mut self, name: &str) -> R<()> {
+        match self.opt_dtype(name)? {
+            None | Some(DType::I64) => Ok(()),
+            Some(d) => bail!(Value, "{}: {name} must be int64 (or int32, its alias), got {d}", self.fname),
+        }
+    }
+
     /// A dtype argument whose default is `None`.
     pub fn opt_dtype(&mut self, name: &str) -> R<Option<DType>> {
         match self.non_none(name)? {
@@ -389,18 +433,33 @@ impl Interp {
         Ok(out)
     }
 
-    /// A dtype: `float32`, `float64`, `int64`, `bool`, or their names as strings.
+    /// A dtype: `float32`, `float64`, `int64`, `bool`, or their names as strings. The one
+    /// dtype parser: every builtin that takes a dtype reads it here.
+    ///
+    /// `int32` (the name or the string) is accepted as an alias that yields int64: ported TF
+    /// code says `tf.int32` for indices, labels, casts and argmax outputs, and every one of
+    /// those uses means "an integer tensor", which DGL's int64 is. Refusing it would make
+    /// every such port fail on a spelling, while accepting it changes no value a program
+    /// can observe except the printed dtype (`int64`) and the wider range (no int32
+    /// wrap-around). So the alias is honest about what it yields and costs nothing.
+    /// TF's other dtypes (float16, bfloat16, uint8, …) have no DGL counterpart with the same
+    /// values, so they are a TypeError listing DGL's dtypes.
+    ///
+    /// Errors: TypeError for an unsupported dtype or a value that is not a dtype; ValueError
+    /// for an unknown dtype name.
     pub fn dtype_arg(&mut self, v: &Value) -> R<DType> {
         match v {
             Value::DType(d) => Ok(*d),
             Value::Builtin(b) if b.name.as_ref() == "bool" => Ok(DType::Bool),
             Value::Builtin(b) if b.name.as_ref() == "float" => Ok(DType::F32),
             Value::Builtin(b) if b.name.as_ref() == "int" => Ok(DType::I64),
+            Value::Builtin(b) if UNSUPPORTED_DTYPES.contains(&b.name.as_ref()) => Err(no_such_dtype(&b.name)),
             Value::Str(s) => match s.as_ref() {
                 "float32" => Ok(DType::F32),
                 "float64" => Ok(DType::F64),
-                "int64" => Ok(DType::I64),
+                "int64" | "int32" => Ok(DType::I64),
                 "bool" => Ok(DType::Bool),
+                other if UNSUPPORTED_DTYPES.contains(&other) => Err(no_such_dtype(other)),
                 other => bail!(Value, "unknown dtype '{other}'"),
             },
             other => bail!(Type, "dtype must be float32, float64, int64 or bool, not {}", other.type_name()),

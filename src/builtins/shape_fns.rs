@@ -98,9 +98,10 @@ fn reduce_logical(rt: &mut Interp, args: &mut Args, any: bool) -> R<Value> {
 /// Errors: ShapeError for an axis out of range; ValueError for an empty axis.
 /// See: tf.math.argmin.
 fn argmin(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "axis"], 1);
+    static SIG: Signature = Signature::new(&["input", "axis", "output_type", "name"], 1);
     let mut a = SIG.bind(rt, args)?;
     let (t, axis) = (a.tensor("input")?, a.opt_int("axis")?.unwrap_or(0));
+    a.index_dtype("output_type")?;
     let axis = norm_axis(axis, t.shape().len())?;
     Ok(Value::Tensor(Tensor::new(reductions::argmin(&t.data, axis)?)))
 }

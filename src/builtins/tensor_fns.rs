@@ -10,9 +10,6 @@ use crate::tensor::kernels::{self, Binary, Compare, Reduce, Unary};
 use crate::tensor::shape::norm_axis;
 use crate::tensor::{Array, DType, Tensor};
 use ndarray::{ArrayD, IxDyn};
-use rand::Rng;
-use rand::SeedableRng;
-use rand_distr::{Distribution, StandardNormal};
 
 /// `f(x)`: the elementwise unary functions.
 static UNARY: Signature = Signature::new(&["x"], 1);
@@ -33,9 +30,6 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("eye", eye);
     reg("range_tensor", range_tensor);
     reg("linspace", linspace);
-    reg("random_normal", random_normal);
-    reg("random_uniform", random_uniform);
-    reg("set_seed", set_seed);
     reg("one_hot", one_hot);
     macro_rules! unary {
         ($($name:literal => $op:expr),*) => {$(
@@ -282,43 +276,6 @@ fn linspace(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(DType::F32, &[n], vals))))
 }
 
-/// `random_normal(shape, mean=0.0, stddev=1.0)`: from the seeded generator.
-fn random_normal(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["shape", "mean", "stddev", "dtype"], 1);
-    let mut a = SIG.bind(rt, args)?;
-    let dims = a.dims("shape")?;
-    let (mean, std) = (a.float_or("mean", 0.0)?, a.float_or("stddev", 1.0)?);
-    let dtype = a.opt_dtype("dtype")?.unwrap_or(DType::F32);
-    let n: usize = dims.iter().product();
-    let vals = (0..n)
-        .map(|_| {
-            let z: f64 = StandardNormal.sample(&mut rt.rng);
-            mean + std * z
-        })
-        .collect();
-    Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &dims, vals))))
-}
-
-/// `random_uniform(shape, minval=0.0, maxval=1.0)`: uniform on [minval, maxval).
-fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["shape", "minval", "maxval", "dtype"], 1);
-    let mut a = SIG.bind(rt, args)?;
-    let dims = a.dims("shape")?;
-    let (lo, hi) = (a.float_or("minval", 0.0)?, a.float_or("maxval", 1.0)?);
-    let dtype = a.opt_dtype("dtype")?.unwrap_or(DType::F32);
-    let n: usize = dims.iter().product();
-    let vals = (0..n).map(|_| lo + (hi - lo) * rt.rng.random::<f64>()).collect();
-    Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &dims, vals))))
-}
-
-/// `set_seed(n)`: same seed, same numbers on every run.
-fn set_seed(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["seed"], 1);
-    let s = SIG.bind(rt, args)?.int("seed")?;
-    rt.rng = rand_chacha::ChaCha8Rng::seed_from_u64(s as u64);
-    Ok(Value::None)
-}
-
 /// `one_hot(indices, depth)`: float32 rows, zero rows for out-of-range indices.
 fn one_hot(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["indices", "depth", "dtype"], 2);
@@ -358,11 +315,13 @@ fn reduce_logsumexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.reshape_to(&out, &shape)?))
 }
 
-/// `argmax(input, axis=None)`: int64 indices of the largest values along `axis` (0 by default, as TF).
+/// `argmax(input, axis=None, output_type=int64)`: int64 indices of the largest values along `axis` (0 by
+/// default, as TF); `output_type` may be int64 or its alias int32 (see `dtype_arg`).
 fn argmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "axis"], 1);
+    static SIG: Signature = Signature::new(&["input", "axis", "output_type", "name"], 1);
     let mut a = SIG.bind(rt, args)?;
     let (t, axis) = (a.tensor("input")?, a.opt_int("axis")?.unwrap_or(0));
+    a.index_dtype("output_type")?;
     let axis = norm_axis(axis, t.shape().len())?;
     Ok(Value::Tensor(Tensor::new(kernels::argmax(&t.data, axis)?)))
 }

@@ -23,10 +23,9 @@ use crate::autodiff::Recorder;
 use crate::diagnostic::{render, render_all, Diagnostic};
 use crate::source::{SourceId, SourceMap};
 use crate::syntax::SyntaxError;
+use crate::tensor::random::RandomState;
 use error::{ErrorKind, Exc, R};
 use intern::Sym;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -116,7 +115,8 @@ pub struct Interp {
     pub out: Output,
     /// Differentiation state: tapes recording and paused, Variable reads, capture probes.
     pub ad: Recorder,
-    pub rng: ChaCha8Rng,
+    /// The random state: the global stream and op seeds (tensor/random.rs), replayed by recompute_grad.
+    pub rng: RandomState,
     pub depth: usize,
     /// The source of the code running now.
     pub src: SourceId,
@@ -141,7 +141,7 @@ pub struct Interp {
     pub native_modules: NativeModules,
     /// The `random` module's generator, apart from the tensor RNG (`rng`, `set_seed`);
     /// seeded from the clock on first use unless `random.seed(n)` came first.
-    pub py_rng: Option<ChaCha8Rng>,
+    pub py_rng: Option<rand_chacha::ChaCha8Rng>,
     /// Where `sys.stderr` and `print(..., file=sys.stderr)` write (the process's stderr).
     pub err_out: Output,
 }
@@ -170,7 +170,7 @@ impl Interp {
             loading: Vec::new(),
             out,
             ad: Recorder::default(),
-            rng: ChaCha8Rng::seed_from_u64(0),
+            rng: RandomState::default(),
             depth: 0,
             src: SourceId(0),
             frame: "<module>".into(),

@@ -13,10 +13,12 @@
 //! transposing its VJP (`forward::transpose_jvp`), which is exact but costs two passes.
 
 pub mod einsum;
+pub mod conv;
 pub mod elementwise;
 pub mod linalg;
 pub mod matmul;
 pub mod nn;
+pub mod nn_losses;
 pub mod reduce;
 pub mod select;
 pub mod shape;
@@ -69,6 +71,7 @@ impl Recorder {
             | Op::Solve { .. }
             | Op::Cholesky { .. }
             | Op::SpectralNorm { .. } => self.linalg_vjp(op, &upstream, needed),
+            Op::Conv { .. } | Op::Pool { .. } => self.conv_vjp(op, &upstream, needed),
             // Identity gradient to each tensor input (upstream i to input i).
             Op::PassThrough => Ok((0..entry.inputs.len()).map(|i| upstream.get(i).cloned()).collect()),
             // User code runs through the host (backward.rs), never here.
