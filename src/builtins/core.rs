@@ -83,6 +83,7 @@ fn len(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Value::List(l) => l.borrow().len(),
         Value::Tuple(t) => t.len(),
         Value::Dict(d) => d.borrow().len(),
+        Value::Set(s) => s.borrow().len(),
         Value::Range(r) => {
             let n = range_len(r[0], r[1], r[2]);
             if n > i64::MAX as usize {
@@ -460,6 +461,8 @@ fn reversed(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Whether `v` is an instance of the type value `t`.
 fn instance_of(v: &Value, t: &Value) -> R<bool> {
     Ok(match t {
+        // Everything is an object.
+        Value::Class(c) if super::lang::is_object_class(c) => true,
         Value::Class(c) => matches!(v, Value::Instance(i) if i.class.is_subclass_of(c)),
         Value::Builtin(b) if TYPE_NAMES.contains(&b.name.as_ref()) => match b.name.as_ref() {
             "int" => matches!(v, Value::Int(_) | Value::Bool(_)),

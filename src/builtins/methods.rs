@@ -6,6 +6,7 @@
 //! `xs.append` is one hash lookup on the interned name, not a string match.
 
 use super::collections::*;
+use super::lang;
 use super::tape_methods::*;
 use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
@@ -43,10 +44,12 @@ enum Kind {
     Exception,
     DType,
     ErrorType,
+    Set,
+    Generator,
 }
 
 /// The attribute tables of every builtin type, indexed by [`Kind`].
-struct Tables([Table; 10]);
+struct Tables([Table; 12]);
 
 thread_local! {
     static TABLES: Tables = Tables::build();
@@ -120,6 +123,29 @@ const STR: &[(&str, Attr)] = &[
     ("startswith", Attr::Method(str_startswith)),
     ("endswith", Attr::Method(str_endswith)),
     ("replace", Attr::Method(str_replace)),
+];
+
+const SET: &[(&str, Attr)] = &[
+    ("add", Attr::Method(lang::set_add)),
+    ("remove", Attr::Method(lang::set_remove)),
+    ("discard", Attr::Method(lang::set_discard)),
+    ("pop", Attr::Method(lang::set_pop)),
+    ("clear", Attr::Method(lang::set_clear)),
+    ("copy", Attr::Method(lang::set_copy)),
+    ("update", Attr::Method(lang::set_update)),
+    ("union", Attr::Method(lang::set_union)),
+    ("intersection", Attr::Method(lang::set_intersection)),
+    ("difference", Attr::Method(lang::set_difference)),
+    ("symmetric_difference", Attr::Method(lang::set_symmetric_difference)),
+    ("issubset", Attr::Method(lang::set_issubset)),
+    ("issuperset", Attr::Method(lang::set_issuperset)),
+    ("isdisjoint", Attr::Method(lang::set_isdisjoint)),
+];
+
+const GENERATOR: &[(&str, Attr)] = &[
+    ("send", Attr::Method(lang::generator_send)),
+    ("close", Attr::Method(lang::generator_close)),
+    ("__next__", Attr::Method(lang::generator_next)),
 ];
 
 const BUILTIN: &[(&str, Attr)] = &[("__name__", Attr::Get(builtin_name)), ("__wrapped__", Attr::Get(builtin_wrapped))];
@@ -201,6 +227,8 @@ impl Tables {
             table(&[EXCEPTION]),
             table(&[DTYPE]),
             table(&[ERROR_TYPE]),
+            table(&[SET]),
+            table(&[GENERATOR]),
         ])
     }
 }
@@ -218,6 +246,8 @@ fn kind_of(v: &Value) -> Option<Kind> {
         Value::Exception(_) => Kind::Exception,
         Value::DType(_) => Kind::DType,
         Value::ErrorType(_) => Kind::ErrorType,
+        Value::Set(_) => Kind::Set,
+        Value::Generator(_) => Kind::Generator,
         _ => return None,
     })
 }

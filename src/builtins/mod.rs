@@ -9,6 +9,7 @@ mod collections;
 pub mod core;
 pub mod data;
 mod diff_tools;
+mod lang;
 mod math_fns;
 pub mod methods;
 pub mod shape_fns;
@@ -40,6 +41,7 @@ pub fn install(rt: &mut Interp) {
         rt.builtins.insert(intern(name), Value::native(name, f));
     };
     core::register(&mut reg);
+    lang::register(&mut reg);
     tensor_fns::register(&mut reg);
     autodiff_fns::register(&mut reg);
     data::register(&mut reg);
@@ -47,6 +49,7 @@ pub fn install(rt: &mut Interp) {
     // After core: its `round` of a tensor is TF's, of a number Python's (core::round).
     math_fns::register(&mut reg);
     diff_tools::install(rt);
+    lang::install(rt);
     for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64)] {
         rt.builtins.insert(intern(name), Value::DType(d));
     }

@@ -168,6 +168,17 @@ pub(super) fn is_continuation(name: &str) -> bool {
         "';'",
         "something else",
         "'else'",
+        "'for'",
+        "'&'",
+        "'|'",
+        "'^'",
+        "'<<'",
+        "'>>'",
+        "'&='",
+        "'|='",
+        "'^='",
+        "'<<='",
+        "'>>='",
     ];
     OPS.contains(&name)
 }
