@@ -215,6 +215,12 @@ impl Interp {
             *g.state.borrow_mut() = State::Suspended(s);
             bail!(Runtime, "a generator cannot be resumed by another interpreter");
         }
+        // A resume is a call: generators resuming generators (`yield from` recursion)
+        // count toward the depth like any other calls.
+        if self.depth >= super::MAX_DEPTH {
+            *g.state.borrow_mut() = State::Suspended(s);
+            bail!(Recursion, "maximum recursion depth exceeded ({} nested calls)", super::MAX_DEPTH);
+        }
         if !s.body.started() && !matches!(sent, Value::None) {
             *g.state.borrow_mut() = State::Suspended(s);
             bail!(Type, "can't send non-None value to a just-started generator");
@@ -224,13 +230,13 @@ impl Interp {
         let handling = self.handling.len();
         let src = std::mem::replace(&mut self.src, s.src);
         let frame = std::mem::replace(&mut self.frame, s.frame.clone());
-        self.depth += s.depth;
+        self.depth += s.depth + 1;
         self.handling.append(&mut s.handling);
         let floor = super::enter_stack(s.stack_limit + STACK_RESERVE);
         let step = s.body.resume((self as *mut Interp as usize, sent));
         super::leave_stack(floor);
         // Take it back.
-        s.depth = self.depth - depth;
+        s.depth = self.depth.saturating_sub(depth + 1);
         s.src = std::mem::replace(&mut self.src, src);
         s.frame = std::mem::replace(&mut self.frame, frame);
         s.handling = self.handling.split_off(handling.min(self.handling.len()));
