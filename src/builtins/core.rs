@@ -147,9 +147,27 @@ fn enumerate(rt: &mut Interp, args: &mut Args) -> R<Value> {
 fn zip(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::varargs(&[]);
     let iterables = std::mem::take(&mut SIG.bind(rt, args)?.rest);
-    let lists: Vec<Vec<Value>> = iterables.iter().map(|v| rt.iterate(v)).collect::<R<_>>()?;
-    let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
-    Ok(Value::list((0..n).map(|i| Value::tuple(lists.iter().map(|l| l[i].clone()).collect())).collect()))
+    // Item by item, through the iterator protocol: an endless generator zipped with a
+    // list stops with the list (issue 9).
+    let mut iters = iterables.iter().map(|v| rt.iter_of(v)).collect::<R<Vec<_>>>()?;
+    let mut out = Vec::new();
+    if iters.is_empty() {
+        return Ok(Value::list(out));
+    }
+    'rows: loop {
+        let mut row = Vec::with_capacity(iters.len());
+        for it in iters.iter_mut() {
+            match rt.iter_next(it)? {
+                Some(v) => row.push(v),
+                None => break 'rows,
+            }
+        }
+        out.push(Value::tuple(row));
+        if out.len() % 4096 == 0 {
+            rt.check_interrupt()?;
+        }
+    }
+    Ok(Value::list(out))
 }
 
 /// `list(iterable=())`

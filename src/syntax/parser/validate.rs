@@ -403,6 +403,72 @@ pub(super) fn contains_yield(body: &Block) -> bool {
     stmts.iter().any(|s| stmt_exprs(s).into_iter().any(|e| find_yield(e, None).is_some()))
 }
 
+/// `global`/`nonlocal` declarations that come after a use of the name in the same
+/// scope, or name a parameter (CPython's messages), in source order; nested function
+/// and class bodies are checked as scopes of their own.
+pub(super) fn check_declarations(block: &Block) -> Vec<SyntaxError> {
+    let mut errors = Vec::new();
+    declaration_scope(block, &[], &mut errors);
+    errors
+}
+
+fn declaration_scope(body: &Block, params: &[Sym], errors: &mut Vec<SyntaxError>) {
+    let mut stmts = Vec::new();
+    own_statements(body, &mut stmts);
+    let mut assigned: HashSet<Sym> = HashSet::new();
+    let mut used: HashSet<Sym> = HashSet::new();
+    for s in &stmts {
+        let (names, what) = match &s.kind {
+            StmtKind::Global(ns) => (ns, "global"),
+            StmtKind::Nonlocal(ns) => (ns, "nonlocal"),
+            _ => {
+                let mut bound = HashSet::new();
+                bindings(s, &mut bound);
+                for e in stmt_exprs(s) {
+                    names_read(e, &mut used);
+                }
+                assigned.extend(bound);
+                continue;
+            }
+        };
+        for n in names {
+            let problem = if params.contains(n) {
+                Some(format!("name '{n}' is parameter and {what}"))
+            } else if assigned.contains(n) {
+                Some(format!("name '{n}' is assigned to before {what} declaration"))
+            } else if used.contains(n) {
+                Some(format!("name '{n}' is used prior to {what} declaration"))
+            } else {
+                None
+            };
+            if let Some(message) = problem {
+                errors.push(SyntaxError { message, span: s.span });
+            }
+        }
+    }
+    for s in &stmts {
+        match &s.kind {
+            StmtKind::Def(def) => {
+                let ps: Vec<Sym> = def.params.iter().map(|p| p.name).collect();
+                declaration_scope(&def.body, &ps, errors);
+            }
+            StmtKind::Class(c) => declaration_scope(&c.body, &[], errors),
+            _ => {}
+        }
+    }
+}
+
+/// The names an expression reads (or binds, as a target) in its own scope.
+fn names_read(e: &Expr, out: &mut HashSet<Sym>) {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        if let ExprKind::Name(n, _) = &e.kind {
+            out.insert(*n);
+        }
+        stack.extend(children(e));
+    }
+}
+
 /// `break`/`continue` outside a loop and `return` outside a function, in
 /// source order. A `def` or `class` body starts afresh: a `break` in a
 /// function defined inside a loop is still outside a loop, and a `return`
@@ -556,6 +622,64 @@ mod tests {
             "def g():\n    try:\n        pass\n    except E as q:\n        pass\n    def f():\n        nonlocal q\n",
             "def g():\n    with a as q:\n        pass\n    def f():\n        nonlocal q\n",
             "def g():\n    def q():\n        pass\n    def f():\n        nonlocal q\n",
+        ];
+        for ok in fine {
+            assert_eq!(first_error(ok), "ok", "{ok}");
+        }
+    }
+
+    #[test]
+    fn declarations_come_before_uses() {
+        // Messages as CPython 3.11's compile().
+        let cases = [
+            ("def f():\n    x = 1\n    global x\n", "name 'x' is assigned to before global declaration"),
+            ("def f():\n    print(x)\n    global x\n", "name 'x' is used prior to global declaration"),
+            ("def f(x):\n    global x\n", "name 'x' is parameter and global"),
+            ("x = 1\nglobal x\n", "name 'x' is assigned to before global declaration"),
+            ("def f():\n    for x in y:\n        pass\n    global x\n", "name 'x' is assigned to before global declaration"),
+            (
+                "def g():\n    x = 1\n    def f():\n        x = 2\n        nonlocal x\n",
+                "name 'x' is assigned to before nonlocal declaration",
+            ),
+            ("def g():\n    x = 1\n    def f(x):\n        nonlocal x\n", "name 'x' is parameter and nonlocal"),
+        ];
+        for (src, message) in cases {
+            assert_eq!(first_error(src), message, "{src}");
+        }
+        for ok in ["def f():\n    global x\n    x = 1\n", "def f():\n    def g():\n        x = 1\n    global x\n"] {
+            assert_eq!(first_error(ok), "ok", "{ok}");
+        }
+    }
+
+    #[test]
+    fn starred_and_yield_rules() {
+        let cases = [
+            ("a, *b, *c = x\n", "multiple starred expressions in assignment"),
+            ("*a = x\n", "starred assignment target must be in a list or tuple"),
+            ("*a\n", "can't use starred expression here"),
+            ("x = *a\n", "can't use starred expression here"),
+            ("yield 1\n", "'yield' outside function"),
+            ("class C:\n    yield 1\n", "'yield' outside function"),
+            ("def f():\n    return [(yield x) for x in y]\n", "'yield' inside list comprehension"),
+            ("def f():\n    return {(yield x) for x in y}\n", "'yield' inside set comprehension"),
+            ("f(x for x in y, 1)\n", "Generator expression must be parenthesized"),
+            ("[*x for x in y]\n", "iterable unpacking cannot be used in comprehension"),
+            ("x = f'{1:{2:{3}}}'\n", "f-string: expressions nested too deeply"),
+        ];
+        for (src, message) in cases {
+            assert_eq!(first_error(src), message, "{src}");
+        }
+        let fine = [
+            "a, *b = x\n",
+            "[a, *b] = x\n",
+            "for a, *b in x:\n    pass\n",
+            "x = *a, *b\n",
+            "def f():\n    x = yield\n    yield from g()\n    y = (yield 1) + 1\n",
+            "f = lambda: (yield)\n",
+            "f(x for x in y)\n",
+            "x = {1, 2}, {}, {1: 2}, {k: v for k, v in y}, {a for a in b}\n",
+            "x = 1 << 2 | 3 & ~4 ^ 5 >> 1\n",
+            "x = f'{a=} {b!r:>{w}}'\n",
         ];
         for ok in fine {
             assert_eq!(first_error(ok), "ok", "{ok}");
