@@ -266,7 +266,9 @@ impl Interp {
                 }
             }
             Value::Class(c) => match c.lookup(name) {
-                Some(Value::Builtin(b)) if matches!(b.kind, BuiltinKind::StaticMethod(_) | BuiltinKind::ClassMethod(_)) => {
+                Some(Value::Builtin(b))
+                    if matches!(b.kind, BuiltinKind::StaticMethod(_) | BuiltinKind::ClassMethod(_)) =>
+                {
                     self.bind_class_attr(Value::Builtin(b), obj)
                 }
                 Some(v) => Ok(v),

@@ -1,9 +1,9 @@
 //! Expressions.
 
 use super::error::{Exc, R};
-use super::intern::Sym;
 use super::generator::Generator;
 use super::index::Iter;
+use super::intern::Sym;
 use super::value::{Dict, Frame, Global, Set, Value};
 use super::Interp;
 use crate::err;
@@ -208,14 +208,7 @@ impl Interp {
         Ok(out)
     }
 
-    fn comprehend(
-        &mut self,
-        kind: &CompKind,
-        elt: &Expr,
-        fors: &[CompFor],
-        env: &mut Frame,
-        out: &mut Built,
-    ) -> R<()> {
+    fn comprehend(&mut self, kind: &CompKind, elt: &Expr, fors: &[CompFor], env: &mut Frame, out: &mut Built) -> R<()> {
         let Some((first, rest)) = fors.split_first() else {
             let x = self.eval(elt, env)?;
             return match (kind, out) {

@@ -244,8 +244,9 @@ impl Interp {
                 let Some(star) = star else {
                     // CPython's messages.
                     if items.len() > ts.len() {
-                        return Err(err!(Value, "too many values to unpack (expected {})", ts.len())
-                            .at(self.src, target.span));
+                        return Err(
+                            err!(Value, "too many values to unpack (expected {})", ts.len()).at(self.src, target.span)
+                        );
                     }
                     if items.len() < ts.len() {
                         return Err(err!(

@@ -293,9 +293,7 @@ impl Interp {
     /// `yield v` inside a running generator body: suspends it; the value `send`
     /// delivers when it is resumed (`None` for `next`).
     pub fn yield_value(&mut self, v: Value) -> R<Value> {
-        let Some(y) = YIELDERS.with(|y| y.borrow_mut().pop()) else {
-            bail!(Syntax, "'yield' outside a generator")
-        };
+        let Some(y) = YIELDERS.with(|y| y.borrow_mut().pop()) else { bail!(Syntax, "'yield' outside a generator") };
         let me = self as *mut Interp as usize;
         // SAFETY: the yielder belongs to the coroutine running this code (the innermost
         // generator body: a `yield` makes its own function a generator), alive while it runs.

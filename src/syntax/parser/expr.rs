@@ -140,10 +140,9 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
         let brace = star_or_expr
             .clone()
             .then(choice((
-                tok(Tok::Colon).ignore_then(expr.clone()).then(choice((
-                    comp_fors.clone().map(BraceTail::DictComp),
-                    kv_items.map(BraceTail::Dict),
-                ))),
+                tok(Tok::Colon)
+                    .ignore_then(expr.clone())
+                    .then(choice((comp_fors.clone().map(BraceTail::DictComp), kv_items.map(BraceTail::Dict)))),
                 comp_fors.clone().map(|f| (mk(ExprKind::None, SimpleSpan::from(0..0)), BraceTail::SetComp(f))),
                 tok(Tok::Comma)
                     .ignore_then(items.clone())
@@ -211,7 +210,10 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
                 }
                 _ => {
                     if let ExprKind::Starred(_) = first.kind {
-                        emitter.emit(Rich::custom(SimpleSpan::from(first.span.range()), "cannot use starred expression here"));
+                        emitter.emit(Rich::custom(
+                            SimpleSpan::from(first.span.range()),
+                            "cannot use starred expression here",
+                        ));
                     }
                     *first
                 }
@@ -443,13 +445,17 @@ fn no_star_in_comprehension<'t>(first: &Expr, emitter: &mut chumsky::input::Emit
 fn genexp(elt: Expr, fors: Vec<CompFor>, span: Span) -> Expr {
     let zero = intern(".0");
     let first_iter = fors[0].iter.clone();
-    let mut body = vec![Stmt { span: elt.span, kind: StmtKind::Expr(Expr { span: elt.span, kind: ExprKind::Yield(Some(Box::new(elt))) }) }];
+    let mut body = vec![Stmt {
+        span: elt.span,
+        kind: StmtKind::Expr(Expr { span: elt.span, kind: ExprKind::Yield(Some(Box::new(elt))) }),
+    }];
     for (k, f) in fors.into_iter().enumerate().rev() {
         for c in f.conds.into_iter().rev() {
             let s = c.span;
             body = vec![Stmt { span: s, kind: StmtKind::If(vec![(c, body)], None) }];
         }
-        let iter = if k == 0 { Expr { span: f.iter.span, kind: ExprKind::Name(zero, Cell::default()) } } else { f.iter };
+        let iter =
+            if k == 0 { Expr { span: f.iter.span, kind: ExprKind::Name(zero, Cell::default()) } } else { f.iter };
         body = vec![Stmt { span, kind: StmtKind::For(f.target, iter, body, None) }];
     }
     let def = FuncDef {

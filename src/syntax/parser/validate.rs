@@ -358,7 +358,9 @@ fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
         StmtKind::While(c, ..) => vec![c],
         StmtKind::For(t, it, ..) => vec![t, it],
         StmtKind::Return(v) | StmtKind::Raise(v) => v.iter().collect(),
-        StmtKind::Def(def) => def.decorators.iter().chain(def.params.iter().filter_map(|p| p.default.as_ref())).collect(),
+        StmtKind::Def(def) => {
+            def.decorators.iter().chain(def.params.iter().filter_map(|p| p.default.as_ref())).collect()
+        }
         StmtKind::Class(c) => c.decorators.iter().chain(c.base.iter()).collect(),
         StmtKind::With(items, _) => items.iter().flat_map(|(c, t)| std::iter::once(c).chain(t.iter())).collect(),
         StmtKind::Assert(c, m) => std::iter::once(c).chain(m.iter()).collect(),
@@ -636,7 +638,10 @@ mod tests {
             ("def f():\n    print(x)\n    global x\n", "name 'x' is used prior to global declaration"),
             ("def f(x):\n    global x\n", "name 'x' is parameter and global"),
             ("x = 1\nglobal x\n", "name 'x' is assigned to before global declaration"),
-            ("def f():\n    for x in y:\n        pass\n    global x\n", "name 'x' is assigned to before global declaration"),
+            (
+                "def f():\n    for x in y:\n        pass\n    global x\n",
+                "name 'x' is assigned to before global declaration",
+            ),
             (
                 "def g():\n    x = 1\n    def f():\n        x = 2\n        nonlocal x\n",
                 "name 'x' is assigned to before nonlocal declaration",
