@@ -245,3 +245,31 @@ fn entries_share_one_module_and_redefinitions_are_seen() {
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
+
+#[test]
+fn generators_live_across_entries() {
+    // A generator made in one entry is resumed by later ones (its stack waits in between);
+    // generator functions, decorated methods and set displays are ordinary blocks and values.
+    let state = fresh_state("generators");
+    let mut p = start(&state);
+    for (line, expected) in [
+        ("def count():\n    i = 0\n    while True:\n        yield i\n        i += 1\n", ">>> "),
+        ("g = count()", ">>> "),
+        ("next(g)", ">>> "),
+        ("print('next', next(g) * 10)", "next 10"),
+        ("class C:\n    @staticmethod\n    def s(x):\n        return x + 1\n", ">>> "),
+        ("print('static', C.s(next(g)))", "static 3"),
+        ("{1, 2} | {3}", "{1, 2, 3}"),
+        ("print('squares', sum(x * x for x in range(4)))", "squares 14"),
+        ("g = None", ">>> "),
+        ("print('alive', 3 & 6)", "alive 2"),
+    ] {
+        p.send_line(line).unwrap();
+        p.exp_string(expected).unwrap();
+        if !line.ends_with('\n') && expected != ">>> " {
+            p.exp_string(">>> ").unwrap();
+        }
+    }
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}

@@ -103,6 +103,7 @@ fn len(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Value::List(l) => l.borrow().len(),
         Value::Tuple(t) => t.len(),
         Value::Dict(d) => d.borrow().len(),
+        Value::Set(s) => s.borrow().len(),
         Value::Range(r) => {
             let n = range_len(r[0], r[1], r[2]);
             if n > i64::MAX as usize {
@@ -166,9 +167,27 @@ fn enumerate(rt: &mut Interp, args: &mut Args) -> R<Value> {
 fn zip(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::varargs(&[]);
     let iterables = std::mem::take(&mut SIG.bind(rt, args)?.rest);
-    let lists: Vec<Vec<Value>> = iterables.iter().map(|v| rt.iterate(v)).collect::<R<_>>()?;
-    let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
-    Ok(Value::list((0..n).map(|i| Value::tuple(lists.iter().map(|l| l[i].clone()).collect())).collect()))
+    // Item by item, through the iterator protocol: an endless generator zipped with a
+    // list stops with the list (issue 9).
+    let mut iters = iterables.iter().map(|v| rt.iter_of(v)).collect::<R<Vec<_>>>()?;
+    let mut out = Vec::new();
+    if iters.is_empty() {
+        return Ok(Value::list(out));
+    }
+    'rows: loop {
+        let mut row = Vec::with_capacity(iters.len());
+        for it in iters.iter_mut() {
+            match rt.iter_next(it)? {
+                Some(v) => row.push(v),
+                None => break 'rows,
+            }
+        }
+        out.push(Value::tuple(row));
+        if out.len() % 4096 == 0 {
+            rt.check_interrupt()?;
+        }
+    }
+    Ok(Value::list(out))
 }
 
 /// `list(iterable=())`
@@ -509,6 +528,8 @@ fn reversed(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Whether `v` is an instance of the type value `t`.
 fn instance_of(v: &Value, t: &Value) -> R<bool> {
     Ok(match t {
+        // Everything is an object.
+        Value::Class(c) if super::lang::is_object_class(c) => true,
         Value::Class(c) => matches!(v, Value::Instance(i) if i.class.is_subclass_of(c)),
         Value::Builtin(b) if TYPE_NAMES.contains(&b.name.as_ref()) => match b.name.as_ref() {
             "int" => matches!(v, Value::Int(_) | Value::Bool(_)),

@@ -8,6 +8,7 @@
 use super::collections::*;
 use super::forward_fns::accumulator_jvp;
 use super::strings::*;
+use super::lang;
 use super::tape_methods::*;
 use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
@@ -47,10 +48,12 @@ enum Kind {
     DType,
     ErrorType,
     File,
+    Set,
+    Generator,
 }
 
-/// The attribute tables of every builtin type, indexed by [`Kind`] (`File` is the last kind).
-struct Tables([Table; Kind::File as usize + 1]);
+/// The attribute tables of every builtin type, indexed by [`Kind`] (`Generator` is the last kind).
+struct Tables([Table; Kind::Generator as usize + 1]);
 
 thread_local! {
     static TABLES: Tables = Tables::build();
@@ -170,6 +173,29 @@ const FILE: &[(&str, Attr)] = &[
     ("mode", Attr::Get(|v| super::io::file_attr(v, "mode"))),
 ];
 
+const SET: &[(&str, Attr)] = &[
+    ("add", Attr::Method(lang::set_add)),
+    ("remove", Attr::Method(lang::set_remove)),
+    ("discard", Attr::Method(lang::set_discard)),
+    ("pop", Attr::Method(lang::set_pop)),
+    ("clear", Attr::Method(lang::set_clear)),
+    ("copy", Attr::Method(lang::set_copy)),
+    ("update", Attr::Method(lang::set_update)),
+    ("union", Attr::Method(lang::set_union)),
+    ("intersection", Attr::Method(lang::set_intersection)),
+    ("difference", Attr::Method(lang::set_difference)),
+    ("symmetric_difference", Attr::Method(lang::set_symmetric_difference)),
+    ("issubset", Attr::Method(lang::set_issubset)),
+    ("issuperset", Attr::Method(lang::set_issuperset)),
+    ("isdisjoint", Attr::Method(lang::set_isdisjoint)),
+];
+
+const GENERATOR: &[(&str, Attr)] = &[
+    ("send", Attr::Method(lang::generator_send)),
+    ("close", Attr::Method(lang::generator_close)),
+    ("__next__", Attr::Method(lang::generator_next)),
+];
+
 const BUILTIN: &[(&str, Attr)] = &[("__name__", Attr::Get(builtin_name)), ("__wrapped__", Attr::Get(builtin_wrapped))];
 
 const EXCEPTION: &[(&str, Attr)] = &[("args", Attr::Get(exception_args))];
@@ -251,6 +277,8 @@ impl Tables {
             table(&[DTYPE]),
             table(&[ERROR_TYPE]),
             table(&[FILE]),
+            table(&[SET]),
+            table(&[GENERATOR]),
         ])
     }
 }
@@ -270,6 +298,8 @@ fn kind_of(v: &Value) -> Option<Kind> {
         Value::DType(_) => Kind::DType,
         Value::ErrorType(_) => Kind::ErrorType,
         Value::File(_) => Kind::File,
+        Value::Set(_) => Kind::Set,
+        Value::Generator(_) => Kind::Generator,
         _ => return None,
     })
 }

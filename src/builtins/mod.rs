@@ -12,6 +12,7 @@ mod diff_tools;
 mod forward_fns;
 mod io;
 mod linalg_fns;
+mod lang;
 mod math_fns;
 pub mod methods;
 pub mod modules;
@@ -52,6 +53,7 @@ pub fn install(rt: &mut Interp) {
         rt.builtins.insert(intern(name), Value::native(name, f));
     };
     core::register(&mut reg);
+    lang::register(&mut reg);
     tensor_fns::register(&mut reg);
     autodiff_fns::register(&mut reg);
     forward_fns::register(&mut reg);
@@ -67,6 +69,7 @@ pub fn install(rt: &mut Interp) {
     nn_fns::register(&mut reg);
     diff_tools::install(rt);
     select_fns::install(rt);
+    lang::install(rt);
     // After every builtin it shares (matmul, eye, norm, einsum).
     linalg_fns::install(rt);
     // `int32` is an alias of int64 (see `dtype_arg`).

@@ -56,6 +56,9 @@ impl Interp {
                 BuiltinKind::CustomGradient(inner) => self.call_custom_gradient(inner, pos, kw),
                 BuiltinKind::Recompute(inner) => self.call_recompute(inner, pos, kw),
                 BuiltinKind::PassThrough(inner) => self.call_pass_through(inner, pos, kw),
+                // Python 3.10+: a staticmethod object is callable as its function.
+                BuiltinKind::StaticMethod(inner) => self.call_value(inner, pos, kw),
+                BuiltinKind::ClassMethod(_) => bail!(Type, "'classmethod' object is not callable"),
             },
             Value::Method(m) => {
                 let (this, func) = (&m.0, &m.1);
@@ -78,6 +81,12 @@ impl Interp {
                     }
                 }
                 match c.lookup(sym::INIT) {
+                    // `object.__init__` takes no arguments beyond the instance.
+                    Some(init) if is_object_init(&init) => {
+                        if !pos.is_empty() || !kw.is_empty() {
+                            bail!(Type, "{}() takes no arguments", c.name)
+                        }
+                    }
                     Some(init) => {
                         let mut all = Vec::with_capacity(pos.len() + 1);
                         all.push(inst.clone());
@@ -137,6 +146,9 @@ impl Interp {
             }
         }
         frame.func = Some(func.clone());
+        if func.def.generator {
+            return self.make_generator(func, frame);
+        }
         let saved_src = std::mem::replace(&mut self.src, func.source);
         let saved_frame = std::mem::replace(&mut self.frame, func.name.clone());
         self.depth += 1;
@@ -256,6 +268,11 @@ impl Interp {
                 }
             }
             Value::Class(c) => match c.lookup(name) {
+                Some(Value::Builtin(b))
+                    if matches!(b.kind, BuiltinKind::StaticMethod(_) | BuiltinKind::ClassMethod(_)) =>
+                {
+                    self.bind_class_attr(Value::Builtin(b), obj)
+                }
                 Some(v) => Ok(v),
                 None if name == sym::NAME => Ok(Value::Str(c.name.clone())),
                 None => bail!(Attribute, "type object '{}' has no attribute '{}'", c.name, name),
@@ -291,6 +308,15 @@ impl Interp {
             Value::Builtin(b) => {
                 let bind = |f: &Value| Value::Method(Rc::new((this.clone(), f.clone())));
                 let kind = match &b.kind {
+                    BuiltinKind::StaticMethod(f) => return Ok(f.clone()),
+                    // Bound to the class, whether read through the class or an instance.
+                    BuiltinKind::ClassMethod(f) => {
+                        let class = match this {
+                            Value::Instance(i) => Value::Class(i.class.clone()),
+                            other => other.clone(),
+                        };
+                        return Ok(Value::Method(Rc::new((class, f.clone()))));
+                    }
                     BuiltinKind::CustomGradient(f) => BuiltinKind::CustomGradient(bind(f)),
                     BuiltinKind::Recompute(f) => BuiltinKind::Recompute(bind(f)),
                     BuiltinKind::PassThrough(f) => BuiltinKind::PassThrough(bind(f)),
@@ -331,11 +357,21 @@ impl Interp {
         let first = f.def.params.first().zip(f.def.layout.get().and_then(|l| l.params.first().copied()));
         let this = first.and_then(|(p, slot)| super::eval::load(p.name, slot, env).ok());
         let Some(this) = this else { bail!(Runtime, "super(): no arguments") };
-        let Some(base) = class.base.clone() else {
+        // A class without a base derives from `object` (its `__init__` does nothing).
+        let object = match self.builtins.get(&intern("object")) {
+            Some(Value::Class(o)) => Some(o.clone()),
+            _ => None,
+        };
+        let Some(base) = class.base.clone().or(object) else {
             bail!(Attribute, "'super' object: class '{}' has no base class", class.name)
         };
         Ok(Value::Super(Rc::new((base, this))))
     }
+}
+
+/// Whether `v` is `object.__init__` (the builtins layer names it so).
+pub fn is_object_init(v: &Value) -> bool {
+    matches!(v, Value::Builtin(b) if &*b.name == "object.__init__")
 }
 
 /// `BaseException.__init__(self, *args)`: keeps the arguments as `self.args`.

@@ -1,8 +1,10 @@
 //! Expressions.
 
 use super::error::{Exc, R};
+use super::generator::Generator;
+use super::index::Iter;
 use super::intern::Sym;
-use super::value::{Dict, Frame, Global, Value};
+use super::value::{Dict, Frame, Global, Set, Value};
 use super::Interp;
 use crate::err;
 use crate::intern::sym;
@@ -30,33 +32,47 @@ impl Interp {
             ExprKind::Bool(b) => Ok(Value::Bool(*b)),
             ExprKind::None => Ok(Value::None),
             ExprKind::Ellipsis => Ok(Value::Ellipsis),
-            ExprKind::FString(parts) => {
-                let mut out = String::new();
-                for p in parts {
-                    match p {
-                        FPart::Text(t) => out.push_str(t),
-                        FPart::Field { expr, repr, spec } => {
-                            let v = self.eval(expr, env)?;
-                            let s = self.format_field(&v, *repr, spec).map_err(|x| x.at(self.src, expr.span))?;
-                            out.push_str(&s);
+            ExprKind::FString(parts) => Ok(Value::Str(self.fstring(parts, env)?.into())),
+            ExprKind::List(xs) => Ok(Value::list(self.display(xs, env)?)),
+            ExprKind::Tuple(xs) => Ok(Value::tuple(self.display(xs, env)?)),
+            ExprKind::Set(xs) => {
+                let items = self.display(xs, env)?;
+                let mut set = Set::default();
+                for (x, item) in xs.iter().cycle().zip(items) {
+                    let h = self.hash_key(&item).map_err(|err| err.at(self.src, x.span))?;
+                    set.entry(h).or_insert(item);
+                }
+                Ok(Value::Set(Rc::new(RefCell::new(set))))
+            }
+            ExprKind::Starred(_) => Err(err!(Syntax, "can't use starred expression here").at(self.src, e.span)),
+            ExprKind::Yield(v) => {
+                let v = match v {
+                    Some(x) => self.eval(x, env)?,
+                    None => Value::None,
+                };
+                self.yield_value(v).map_err(|x| x.at(self.src, e.span))
+            }
+            ExprKind::YieldFrom(x) => {
+                let it = self.eval(x, env)?;
+                self.yield_from(&it).map_err(|err| self.locate(err, e.span))
+            }
+            // CPython evaluates the first iterable, and calls iter() on it, where the
+            // expression stands; the rest runs lazily.
+            ExprKind::GenExp(def, first) => {
+                let it = self.eval(first, env)?;
+                let it = match it {
+                    Value::Generator(_) => it,
+                    other => {
+                        let iter = self.iter_of(&other).map_err(|x| x.at(self.src, first.span))?;
+                        match iter {
+                            Iter::Next(obj) => obj,
+                            iter => Value::Generator(Rc::new(Generator::native("iterator", iter))),
                         }
                     }
-                }
-                Ok(Value::Str(out.into()))
-            }
-            ExprKind::List(xs) => {
-                let mut v = Vec::with_capacity(xs.len());
-                for x in xs {
-                    v.push(self.eval(x, env)?);
-                }
-                Ok(Value::list(v))
-            }
-            ExprKind::Tuple(xs) => {
-                let mut v = Vec::with_capacity(xs.len());
-                for x in xs {
-                    v.push(self.eval(x, env)?);
-                }
-                Ok(Value::tuple(v))
+                };
+                let f = self.make_function(def, env)?;
+                let Value::Func(f) = f else { unreachable!("make_function makes a function") };
+                self.call_function(&f, vec![it], vec![]).map_err(|x| self.locate(x, e.span))
             }
             ExprKind::Dict(kvs) => {
                 let mut d = Dict::default();
@@ -145,7 +161,7 @@ impl Interp {
                 }
             }
             ExprKind::Lambda(def) => self.make_function(def, env),
-            ExprKind::ListComp(elt, fors, fresh) => {
+            ExprKind::Comp(kind, elt, fors, fresh) => {
                 // The comprehension's variables have slots of their own in this frame; the
                 // cells among them (captured by lambdas inside) are new for each run.
                 for &c in fresh.get().map(|v| v.as_slice()).unwrap_or_default() {
@@ -153,21 +169,79 @@ impl Interp {
                         *cell = Default::default();
                     }
                 }
-                let mut out = Vec::new();
-                self.comprehend(elt, fors, env, &mut out)?;
-                Ok(Value::list(out))
+                let mut out = Built::new(kind);
+                self.comprehend(kind, elt, fors, env, &mut out)?;
+                Ok(out.finish())
             }
         }
     }
 
-    fn comprehend(&mut self, elt: &Expr, fors: &[CompFor], env: &mut Frame, out: &mut Vec<Value>) -> R<()> {
+    /// The items of a list, tuple or set display, `*xs` spliced in.
+    fn display(&mut self, xs: &[Expr], env: &mut Frame) -> R<Vec<Value>> {
+        let mut v = Vec::with_capacity(xs.len());
+        for x in xs {
+            match &x.kind {
+                ExprKind::Starred(inner) => {
+                    let it = self.eval(inner, env)?;
+                    let items = self.iterate(&it).map_err(|err| match err.kind() {
+                        crate::error::ErrorKind::Type if !matches!(it, Value::Instance(_)) => {
+                            err!(Type, "Value after * must be an iterable, not {}", it.type_name())
+                                .at(self.src, inner.span)
+                        }
+                        _ => err.at(self.src, inner.span),
+                    })?;
+                    crate::tensor::budget::check_bytes("a list", v.len() as u128 + items.len() as u128, 24)?;
+                    v.extend(items);
+                }
+                _ => v.push(self.eval(x, env)?),
+            }
+        }
+        Ok(v)
+    }
+
+    /// The text of an f-string; a field's spec may hold fields of its own.
+    fn fstring(&mut self, parts: &[FPart], env: &mut Frame) -> R<String> {
+        let mut out = String::new();
+        for p in parts {
+            match p {
+                FPart::Text(t) => out.push_str(t),
+                FPart::Field { expr, repr, spec } => {
+                    let v = self.eval(expr, env)?;
+                    let spec = if spec.is_empty() { String::new() } else { self.fstring(spec, env)? };
+                    let s = self.format_field(&v, *repr, &spec).map_err(|x| x.at(self.src, expr.span))?;
+                    out.push_str(&s);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn comprehend(&mut self, kind: &CompKind, elt: &Expr, fors: &[CompFor], env: &mut Frame, out: &mut Built) -> R<()> {
         let Some((first, rest)) = fors.split_first() else {
-            out.push(self.eval(elt, env)?);
-            return Ok(());
+            let x = self.eval(elt, env)?;
+            return match (kind, out) {
+                (CompKind::List, Built::List(v)) => {
+                    v.push(x);
+                    Ok(())
+                }
+                (CompKind::Set, Built::Set(set)) => {
+                    let h = self.hash_key(&x).map_err(|err| err.at(self.src, elt.span))?;
+                    set.entry(h).or_insert(x);
+                    Ok(())
+                }
+                (CompKind::Dict(value), Built::Dict(d)) => {
+                    let h = self.hash_key(&x).map_err(|err| err.at(self.src, elt.span))?;
+                    let v = self.eval(value, env)?;
+                    super::value::dict_store(d, h, x, v);
+                    Ok(())
+                }
+                _ => Err(err!(Runtime, "internal error: comprehension kind mismatch")),
+            };
         };
         let it = self.eval(&first.iter, env)?;
-        let items = self.iterate(&it).map_err(|x| x.at(self.src, first.iter.span))?;
-        'items: for item in items {
+        let mut items = self.iter_of(&it).map_err(|x| x.at(self.src, first.iter.span))?;
+        'items: while let Some(item) = self.iter_next(&mut items).map_err(|x| self.locate(x, first.iter.span))? {
+            self.check_interrupt().map_err(|x| x.at(self.src, first.iter.span))?;
             self.assign(&first.target, item, env)?;
             for c in &first.conds {
                 let v = self.eval(c, env)?;
@@ -175,7 +249,7 @@ impl Interp {
                     continue 'items;
                 }
             }
-            self.comprehend(elt, rest, env, out)?;
+            self.comprehend(kind, elt, rest, env, out)?;
         }
         Ok(())
     }
@@ -208,6 +282,31 @@ impl Interp {
             }
         }
         Ok((pos, kw))
+    }
+}
+
+/// What a comprehension is building.
+enum Built {
+    List(Vec<Value>),
+    Set(Set),
+    Dict(Dict),
+}
+
+impl Built {
+    fn new(kind: &CompKind) -> Built {
+        match kind {
+            CompKind::List => Built::List(Vec::new()),
+            CompKind::Set => Built::Set(Set::default()),
+            CompKind::Dict(_) => Built::Dict(Dict::default()),
+        }
+    }
+
+    fn finish(self) -> Value {
+        match self {
+            Built::List(v) => Value::list(v),
+            Built::Set(s) => Value::Set(Rc::new(RefCell::new(s))),
+            Built::Dict(d) => Value::Dict(Rc::new(RefCell::new(d))),
+        }
     }
 }
 

@@ -15,31 +15,6 @@ use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// The items a `for` loop walks.
-enum Items {
-    Range(i64, i64, i64),
-    Values(std::vec::IntoIter<Value>),
-}
-
-impl Iterator for Items {
-    type Item = Value;
-
-    fn next(&mut self) -> Option<Value> {
-        match self {
-            Items::Range(i, stop, step) => {
-                let more = (*step > 0 && *i < *stop) || (*step < 0 && *i > *stop);
-                more.then(|| {
-                    let v = *i;
-                    // Past i64's end the range is over.
-                    *i = i.checked_add(*step).unwrap_or(*stop);
-                    Value::Int(v)
-                })
-            }
-            Items::Values(it) => it.next(),
-        }
-    }
-}
-
 /// How a statement finished.
 pub enum Flow {
     Normal,
@@ -142,12 +117,10 @@ impl Interp {
             }
             StmtKind::For(target, iter, body, orelse) => {
                 let it = self.eval(iter, env)?;
-                // Ranges are walked lazily; everything else is materialised first.
-                let items = match it {
-                    Value::Range(r) => Items::Range(r[0], r[1], r[2]),
-                    other => Items::Values(self.iterate(&other).map_err(|e| e.at(self.src, iter.span))?.into_iter()),
-                };
-                for item in items {
+                // Ranges, generators and iterator objects are walked lazily; everything
+                // else is materialised first.
+                let mut items = self.iter_of(&it).map_err(|e| self.locate(e, iter.span))?;
+                while let Some(item) = self.iter_next(&mut items).map_err(|e| self.locate(e, iter.span))? {
                     self.assign(target, item, env)?;
                     if let Some(flow) = self.loop_body(body, env, s)? {
                         return Ok(flow);
@@ -264,12 +237,56 @@ impl Interp {
                 self.set_item(&o, i, v).map_err(|e| e.at(self.src, target.span))
             }
             ExprKind::Tuple(ts) | ExprKind::List(ts) => {
-                let items = self.iterate(&v).map_err(|e| e.at(self.src, target.span))?;
-                if items.len() != ts.len() {
-                    return Err(err!(Value, "cannot unpack {} values into {} targets", items.len(), ts.len())
+                let items = self.iterate(&v).map_err(|e| match e.kind() {
+                    ErrorKind::Type if !matches!(v, Value::Instance(_)) => {
+                        err!(Type, "cannot unpack non-iterable {} object", v.type_name()).at(self.src, target.span)
+                    }
+                    _ => e.at(self.src, target.span),
+                })?;
+                let star = ts.iter().position(|t| matches!(t.kind, ExprKind::Starred(_)));
+                let Some(star) = star else {
+                    // CPython's messages.
+                    if items.len() > ts.len() {
+                        return Err(
+                            err!(Value, "too many values to unpack (expected {})", ts.len()).at(self.src, target.span)
+                        );
+                    }
+                    if items.len() < ts.len() {
+                        return Err(err!(
+                            Value,
+                            "not enough values to unpack (expected {}, got {})",
+                            ts.len(),
+                            items.len()
+                        )
                         .at(self.src, target.span));
+                    }
+                    for (t, item) in ts.iter().zip(items) {
+                        self.assign(t, item, env)?;
+                    }
+                    return Ok(());
+                };
+                // `a, *rest, z = xs`: the starred target takes what the others leave, as a list.
+                let fixed = ts.len() - 1;
+                if items.len() < fixed {
+                    return Err(err!(
+                        Value,
+                        "not enough values to unpack (expected at least {}, got {})",
+                        fixed,
+                        items.len()
+                    )
+                    .at(self.src, target.span));
                 }
-                for (t, item) in ts.iter().zip(items) {
+                let after = fixed - star;
+                let mut items = items;
+                let tail = items.split_off(items.len() - after);
+                let middle = items.split_off(star);
+                for (t, item) in ts[..star].iter().zip(items) {
+                    self.assign(t, item, env)?;
+                }
+                if let ExprKind::Starred(inner) = &ts[star].kind {
+                    self.assign(inner, Value::list(middle), env)?;
+                }
+                for (t, item) in ts[star + 1..].iter().zip(tail) {
                     self.assign(t, item, env)?;
                 }
                 Ok(())
@@ -492,6 +509,10 @@ impl Interp {
                     self.handling.push(exc.clone());
                     result = self.exec_block(&h.body, env);
                     self.handling.pop();
+                    // CPython: `except E as e` unbinds `e` when the handler ends, however it ends.
+                    if let Some(n) = h.name {
+                        let _ = delete(n, h.slot.get(), env);
+                    }
                     break;
                 }
             }

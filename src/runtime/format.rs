@@ -107,7 +107,7 @@ impl Interp {
 
     /// `repr(v)`
     pub fn repr_of(&mut self, v: &Value) -> R<String> {
-        if matches!(v, Value::List(_) | Value::Tuple(_) | Value::Dict(_)) {
+        if matches!(v, Value::List(_) | Value::Tuple(_) | Value::Dict(_) | Value::Set(_)) {
             // A container already being printed is shown as `[...]` / `{...}` (as Python);
             // an absurdly deep one is a RecursionError, not a native stack overflow.
             let id = v.identity();
@@ -143,6 +143,17 @@ impl Interp {
                 1 => format!("({},)", self.repr_of(&t[0])?),
                 _ => format!("({})", self.join_reprs(t)?),
             },
+            // `{1, 2}`; the empty set has no display of its own.
+            Value::Set(x) => {
+                let items: Vec<Value> = x.borrow().values().cloned().collect();
+                if items.is_empty() {
+                    "set()".into()
+                } else {
+                    format!("{{{}}}", self.join_reprs(&items)?)
+                }
+            }
+            Value::Generator(g) if g.is_generator() => format!("<generator object {}>", g.name),
+            Value::Generator(g) => format!("<{} object>", g.type_name()),
             Value::Dict(d) => {
                 let items: Vec<(Value, Value)> = d.borrow().values().cloned().collect();
                 let mut parts = Vec::with_capacity(items.len());

@@ -1,6 +1,7 @@
 //! Iteration, indexing and slicing of sequences, dicts and tensors.
 
 use super::error::{ErrorKind, R};
+use super::generator::Generator;
 use super::value::Value;
 use super::Interp;
 use crate::autodiff::ops::axis_slice;
@@ -9,10 +10,90 @@ use crate::tensor::{shape_str, Array, DType, Tensor};
 use ndarray::SliceInfoElem;
 use std::rc::Rc;
 
+/// A running iteration (a `for` loop, a comprehension, `iter(x)`): lazy over
+/// ranges, generators and iterator objects, over a copy of the items otherwise.
+pub enum Iter {
+    Items(std::vec::IntoIter<Value>),
+    Range(i64, i64, i64),
+    Gen(Rc<Generator>),
+    /// An object with `__next__` (the iterator protocol).
+    Next(Value),
+}
+
 impl Interp {
+    /// Starts iterating `v`: `iter(v)`.
+    /// Errors: TypeError if `v` is not iterable, or its `__iter__` returns no iterator.
+    pub fn iter_of(&mut self, v: &Value) -> R<Iter> {
+        Ok(match v {
+            Value::Range(r) => Iter::Range(r[0], r[1], r[2]),
+            Value::Generator(g) => Iter::Gen(g.clone()),
+            Value::Instance(i) => {
+                let has_next = i.class.lookup(super::intern::intern("__next__")).is_some();
+                match self.call_dunder(v, "__iter__", vec![])? {
+                    Some(it @ Value::Generator(_)) => self.iter_of(&it)?,
+                    Some(Value::Instance(j)) if j.class.lookup(super::intern::intern("__next__")).is_some() => {
+                        Iter::Next(Value::Instance(j))
+                    }
+                    Some(Value::Instance(j)) => {
+                        bail!(Type, "iter() returned non-iterator of type '{}'", j.class.name)
+                    }
+                    Some(other) => self.iter_of(&other)?,
+                    // An iterator without __iter__ is still walked by its __next__.
+                    None if has_next => Iter::Next(v.clone()),
+                    None => Iter::Items(self.iterate_instance(v)?.into_iter()),
+                }
+            }
+            other => Iter::Items(self.iterate(other)?.into_iter()),
+        })
+    }
+
+    /// The next item of an iteration, `None` at its end (StopIteration from `__next__`).
+    pub fn iter_next(&mut self, it: &mut Iter) -> R<Option<Value>> {
+        match it {
+            Iter::Items(xs) => Ok(xs.next()),
+            Iter::Range(i, stop, step) => {
+                let more = (*step > 0 && *i < *stop) || (*step < 0 && *i > *stop);
+                Ok(more.then(|| {
+                    let v = *i;
+                    // Past i64's end the range is over.
+                    *i = i.checked_add(*step).unwrap_or(*stop);
+                    Value::Int(v)
+                }))
+            }
+            Iter::Gen(g) => {
+                let g = g.clone();
+                self.generator_next(&g)
+            }
+            Iter::Next(obj) => {
+                let obj = obj.clone();
+                match self.call_dunder(&obj, "__next__", vec![]) {
+                    Ok(v) => Ok(v),
+                    Err(e) if e.kind() == ErrorKind::StopIteration => Ok(None),
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    }
+
     /// The items of an iterable, materialised.
     pub fn iterate(&mut self, v: &Value) -> R<Vec<Value>> {
         Ok(match v {
+            Value::Set(s) => s.borrow().values().cloned().collect(),
+            Value::Generator(_) => {
+                const LIMIT: usize = 100_000_000;
+                let mut it = self.iter_of(v)?;
+                let mut out = Vec::new();
+                while let Some(x) = self.iter_next(&mut it)? {
+                    if out.len() >= LIMIT {
+                        bail!(Value, "iteration produced more than {LIMIT} items");
+                    }
+                    out.push(x);
+                    if out.len() % 4096 == 0 {
+                        self.check_interrupt()?;
+                    }
+                }
+                out
+            }
             Value::List(l) => l.borrow().clone(),
             Value::Tuple(t) => t.to_vec(),
             Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string().into())).collect(),
@@ -47,7 +128,7 @@ impl Interp {
 
     /// Iterates a user object: `__iter__` (returning an iterable, or an iterator whose
     /// `__next__` ends with StopIteration), else `__getitem__` with 0, 1, … until IndexError.
-    fn iterate_instance(&mut self, v: &Value) -> R<Vec<Value>> {
+    pub(crate) fn iterate_instance(&mut self, v: &Value) -> R<Vec<Value>> {
         const LIMIT: usize = 100_000_000;
         let (it, by_index) = match self.call_dunder(v, "__iter__", vec![])? {
             Some(it) => (it, false),

@@ -12,6 +12,7 @@ pub mod eval;
 pub mod exec;
 pub mod file;
 pub mod format;
+pub mod generator;
 pub mod import;
 pub mod index;
 pub mod intern;
@@ -79,12 +80,31 @@ pub fn stack_guard(what: &str) -> R<()> {
 
 thread_local! {
     /// The lowest stack address at which [`stack_guard`] still lets a walk go deeper
-    /// (0 until first asked; interpreter threads never switch stacks).
+    /// (0 until first asked). A generator body runs on a stack of its own: while it runs,
+    /// the floor is that stack's ([`enter_stack`]).
     static STACK_FLOOR: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Whether the floor is a generator stack's, which the system knows nothing about.
+    static STACK_PINNED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Switches the depth guard to a generator body's stack, whose lowest usable address
+/// is `floor`; returns what [`leave_stack`] restores.
+pub(crate) fn enter_stack(floor: usize) -> (usize, bool) {
+    let old = (STACK_FLOOR.with(|f| f.replace(floor)), STACK_PINNED.with(|p| p.replace(true)));
+    old
+}
+
+/// Back to the stack the guard watched before [`enter_stack`].
+pub(crate) fn leave_stack((floor, pinned): (usize, bool)) {
+    STACK_FLOOR.with(|f| f.set(floor));
+    STACK_PINNED.with(|p| p.set(pinned));
 }
 
 #[cold]
 fn stack_guard_slow(what: &str, here: usize) -> R<()> {
+    if STACK_PINNED.with(|p| p.get()) {
+        return Err(crate::err!(Recursion, "maximum recursion depth exceeded {what}"));
+    }
     match stacker::remaining_stack() {
         Some(left) => {
             let floor = here.saturating_sub(left).saturating_add(STACK_RESERVE).max(1);

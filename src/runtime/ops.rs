@@ -6,6 +6,7 @@ use super::value::{HashKey, Value};
 use super::Interp;
 use crate::bail;
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
+use crate::tensor::activations::{self, Logical};
 use crate::tensor::budget::check_bytes;
 use crate::tensor::kernels::{self, Binary, Compare, Unary};
 use crate::tensor::Tensor;
@@ -21,6 +22,11 @@ fn binary_dunders(op: BinOp) -> (&'static str, &'static str) {
         BinOp::Mod => ("__mod__", "__rmod__"),
         BinOp::Pow => ("__pow__", "__rpow__"),
         BinOp::MatMul => ("__matmul__", "__rmatmul__"),
+        BinOp::BitAnd => ("__and__", "__rand__"),
+        BinOp::BitOr => ("__or__", "__ror__"),
+        BinOp::BitXor => ("__xor__", "__rxor__"),
+        BinOp::LShift => ("__lshift__", "__rlshift__"),
+        BinOp::RShift => ("__rshift__", "__rrshift__"),
     }
 }
 
@@ -102,6 +108,7 @@ impl Interp {
             Value::List(l) => !l.borrow().is_empty(),
             Value::Tuple(t) => !t.is_empty(),
             Value::Dict(d) => !d.borrow().is_empty(),
+            Value::Set(x) => !x.borrow().is_empty(),
             Value::Range(r) => (r[2] > 0 && r[0] < r[1]) || (r[2] < 0 && r[0] > r[1]),
             Value::Tensor(_) | Value::Variable(_) => {
                 let t = self.to_tensor(v, None)?;
@@ -120,7 +127,11 @@ impl Interp {
 
     pub fn unary_op(&mut self, op: UnaryOp, v: Value) -> R<Value> {
         if let Value::Instance(_) = v {
-            let name = if op == UnaryOp::Neg { "__neg__" } else { "__pos__" };
+            let name = match op {
+                UnaryOp::Neg => "__neg__",
+                UnaryOp::Pos => "__pos__",
+                UnaryOp::Invert => "__invert__",
+            };
             if let Some(r) = self.call_dunder(&v, name, vec![])? {
                 return Ok(r);
             }
@@ -131,17 +142,25 @@ impl Interp {
             (UnaryOp::Neg, Value::Int(i)) => Ok(Value::Int(int_checked(i.checked_neg(), || format!("-({i})"))?)),
             (UnaryOp::Neg, Value::Bool(b)) => Ok(Value::Int(-(*b as i64))),
             (UnaryOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
+            // Python: `~x` is `-(x + 1)` for ints and bools alike (`~True` is -2).
+            (UnaryOp::Invert, Value::Int(i)) => Ok(Value::Int(!i)),
+            (UnaryOp::Invert, Value::Bool(b)) => Ok(Value::Int(!(*b as i64))),
             (_, Value::Tensor(_) | Value::Variable(_)) => {
                 let t = self.to_tensor(&v, None)?;
                 match op {
                     UnaryOp::Neg => Ok(Value::Tensor(self.unary(Unary::Neg, &t)?)),
                     UnaryOp::Pos => Ok(Value::Tensor(t)),
+                    UnaryOp::Invert => Ok(Value::Tensor(Tensor::new(activations::invert(&t.data)?))),
                 }
             }
             _ => bail!(
                 Type,
                 "bad operand type for unary {}: '{}'",
-                if op == UnaryOp::Neg { "-" } else { "+" },
+                match op {
+                    UnaryOp::Neg => "-",
+                    UnaryOp::Pos => "+",
+                    UnaryOp::Invert => "~",
+                },
                 v.type_name()
             ),
         }
@@ -156,7 +175,24 @@ impl Interp {
             }
         }
         match (&a, &b) {
+            // `True & False` is a bool, as in Python; with an int it is an int.
+            (Bool(x), Bool(y)) if matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor) => Ok(Bool(match op {
+                BinOp::BitAnd => x & y,
+                BinOp::BitOr => x | y,
+                _ => x ^ y,
+            })),
             (Int(_) | Bool(_), Int(_) | Bool(_)) => int_op(op, as_int(&a), as_int(&b)),
+            (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) if is_bitwise(op) => bail!(
+                Type,
+                "unsupported operand types for {}: '{}' and '{}'",
+                op.symbol(),
+                a.type_name(),
+                b.type_name()
+            ),
+            (Set(x), Set(y)) if matches!(op, BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor) => {
+                let (x, y) = (x.borrow(), y.borrow());
+                Ok(Value::Set(std::rc::Rc::new(std::cell::RefCell::new(set_op(op, &x, &y)))))
+            }
             (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => float_op(op, as_float(&a), as_float(&b)),
             // `"%d items" % n`: printf-style formatting (format/percent.rs).
             (Str(x), _) if op == BinOp::Mod => Ok(Value::str(&self.percent_format(x, &b)?)),
@@ -201,6 +237,27 @@ impl Interp {
                     BinOp::FloorDiv => self.binary(Binary::FloorDiv, &x, &y)?,
                     BinOp::Mod => self.binary(Binary::Mod, &x, &y)?,
                     BinOp::MatMul => self.matmul(&x, &y)?,
+                    // TF: `&`, `|`, `^` are logical on bool tensors, bitwise on int64 ones
+                    // (no gradient either way); its tensors have no shifts.
+                    BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+                        let l = match op {
+                            BinOp::BitAnd => Logical::And,
+                            BinOp::BitOr => Logical::Or,
+                            _ => Logical::Xor,
+                        };
+                        let r = match &*x.data {
+                            crate::tensor::Array::Bool(_) => activations::logical(l, &x.data, &y.data)?,
+                            _ => activations::bitwise(l, &x.data, &y.data)?,
+                        };
+                        crate::tensor::Tensor::new(r)
+                    }
+                    BinOp::LShift | BinOp::RShift => bail!(
+                        Type,
+                        "unsupported operand types for {}: '{}' and '{}'",
+                        op.symbol(),
+                        a.type_name(),
+                        b.type_name()
+                    ),
                 };
                 Ok(Tensor(t))
             }
@@ -214,8 +271,16 @@ impl Interp {
         }
     }
 
-    /// `a op= b`: lists extend in place; everything else rebinds.
+    /// `a op= b`: lists extend in place, sets update in place (`|= &= -= ^=`);
+    /// everything else rebinds.
     pub fn inplace_op(&mut self, op: BinOp, a: Value, b: Value) -> R<Value> {
+        if let (Value::Set(x), Value::Set(y)) = (&a, &b) {
+            if matches!(op, BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor) {
+                let new = set_op(op, &x.borrow(), &y.borrow());
+                *x.borrow_mut() = new;
+                return Ok(a);
+            }
+        }
         if let (Value::List(x), BinOp::Add) = (&a, op) {
             let items = self.iterate(&b)?;
             check_bytes("a list", x.borrow().len() as u128 + items.len() as u128, VALUE_BYTES)?;
@@ -263,6 +328,18 @@ impl Interp {
             }
             CmpOp::Eq => Value::Bool(self.values_equal(a, b)?),
             CmpOp::Ne => Value::Bool(!self.values_equal(a, b)?),
+            // Sets order by inclusion: `a <= b` is "a is a subset of b".
+            _ if matches!((a, b), (Value::Set(_), Value::Set(_))) => {
+                let (Value::Set(x), Value::Set(y)) = (a, b) else { unreachable!() };
+                let (x, y) = (x.borrow(), y.borrow());
+                let sub = |p: &super::value::Set, q: &super::value::Set| p.keys().all(|k| q.contains_key(k));
+                Value::Bool(match op {
+                    CmpOp::Le => sub(&x, &y),
+                    CmpOp::Lt => x.len() < y.len() && sub(&x, &y),
+                    CmpOp::Ge => sub(&y, &x),
+                    _ => y.len() < x.len() && sub(&y, &x),
+                })
+            }
             _ if is_number(a) && is_number(b) => {
                 let ord = num_cmp(a, b);
                 // Every ordering comparison with NaN is False.
@@ -320,6 +397,11 @@ impl Interp {
                     }
                 }
                 true
+            }
+            // Elements are equal when their keys are (ints, floats and bools hash alike).
+            (Set(x), Set(y)) => {
+                let (x, y) = (x.borrow(), y.borrow());
+                x.len() == y.len() && x.keys().all(|k| y.contains_key(k))
             }
             (Range(..), Range(..)) | (DType(_), DType(_)) | (ErrorType(_), ErrorType(_)) => a.is(b),
             (DType(d), Builtin(f)) | (Builtin(f), DType(d)) => {
@@ -384,7 +466,9 @@ impl Interp {
             if let Some(r) = self.call_dunder(haystack, "__contains__", vec![needle.clone()])? {
                 return self.truthy(&r);
             }
-            for x in self.iterate(haystack)? {
+            // Lazily through the iterator protocol: an endless iterator stops at a match.
+            let mut it = self.iter_of(haystack)?;
+            while let Some(x) = self.iter_next(&mut it)? {
                 if x.is(needle) || self.values_equal(&x, needle)? {
                     return Ok(true);
                 }
@@ -399,6 +483,20 @@ impl Interp {
             Value::Dict(d) => {
                 let k = self.hash_key(needle)?;
                 Ok(d.borrow().contains_key(&k))
+            }
+            Value::Set(s) => {
+                let k = self.hash_key(needle)?;
+                Ok(s.borrow().contains_key(&k))
+            }
+            // Consumes the iterator up to the first equal item, as Python does.
+            Value::Generator(_) => {
+                let mut it = self.iter_of(haystack)?;
+                while let Some(x) = self.iter_next(&mut it)? {
+                    if x.is(needle) || self.values_equal(&x, needle)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
             }
             Value::Range(r) => match needle {
                 Value::Int(i) => {
@@ -427,6 +525,35 @@ const VALUE_BYTES: usize = std::mem::size_of::<Value>();
 /// `seq * n` within the allocation budget (crate::tensor::budget).
 fn check_repeat(len: usize, n: i64, item_bytes: usize) -> R<()> {
     Ok(check_bytes("a repeated sequence", (len as u128) * (n.max(0) as u128), item_bytes)?)
+}
+
+fn is_bitwise(op: BinOp) -> bool {
+    matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::LShift | BinOp::RShift)
+}
+
+/// `x | y`, `x & y`, `x - y`, `x ^ y` of sets; elements keep the order of `x`, then `y`.
+fn set_op(op: BinOp, x: &super::value::Set, y: &super::value::Set) -> super::value::Set {
+    match op {
+        BinOp::BitOr => {
+            let mut out = x.clone();
+            for (k, v) in y {
+                out.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            out
+        }
+        BinOp::BitAnd => x.iter().filter(|(k, _)| y.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect(),
+        BinOp::Sub => x.iter().filter(|(k, _)| !y.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect(),
+        _ => {
+            let mut out: super::value::Set =
+                x.iter().filter(|(k, _)| !y.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            for (k, v) in y {
+                if !x.contains_key(k) {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+            out
+        }
+    }
 }
 
 fn is_number(v: &Value) -> bool {
@@ -520,6 +647,17 @@ fn int_op(op: BinOp, x: i64, y: i64) -> R<Value> {
             }
         }
         BinOp::MatMul => bail!(Type, "unsupported operand types for @: 'int' and 'int'"),
+        BinOp::BitAnd => Value::Int(x & y),
+        BinOp::BitOr => Value::Int(x | y),
+        BinOp::BitXor => Value::Int(x ^ y),
+        BinOp::LShift | BinOp::RShift if y < 0 => bail!(Value, "negative shift count"),
+        // A shift that loses bits does not fit in int64: an error, never a wrap.
+        BinOp::LShift => match x {
+            0 => Value::Int(0),
+            _ => Value::Int(int_checked((y < 64).then(|| x << y).filter(|r| r >> y == x), text)?),
+        },
+        // Python's `>>` floors (an arithmetic shift); past 63 bits only the sign is left.
+        BinOp::RShift => Value::Int(x >> y.min(63)),
     })
 }
 
@@ -574,5 +712,8 @@ fn float_op(op: BinOp, x: f64, y: f64) -> R<Value> {
             x.powf(y)
         }
         BinOp::MatMul => bail!(Type, "unsupported operand types for @: 'float' and 'float'"),
+        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::LShift | BinOp::RShift => {
+            bail!(Type, "unsupported operand types for {}: 'float' and 'float'", op.symbol())
+        }
     }))
 }

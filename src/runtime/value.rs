@@ -57,6 +57,10 @@ pub enum Value {
     Super(Rc<(Rc<Class>, Value)>),
     /// An open text file or standard stream (`open(...)`, `sys.stdout`).
     File(Rc<super::file::FileObj>),
+    /// `{1, 2}`, `set(xs)`: insertion-ordered (see [`Set`]).
+    Set(Rc<RefCell<Set>>),
+    /// What calling a generator function (or a generator expression) makes.
+    Generator(Rc<super::generator::Generator>),
 }
 
 // Values are copied on every variable read, argument and list access, so their size
@@ -68,6 +72,15 @@ const _: () = assert!(std::mem::size_of::<Value>() == 24);
 
 /// A dict: insertion-ordered, keyed by hashable values.
 pub type Dict = IndexMap<HashKey, (Value, Value)>;
+
+/// A set: keyed as dict keys are ([`HashKey`], so unhashable elements are a TypeError),
+/// each with the first element object added for it.
+///
+/// Order: DGL iterates (and prints) a set in insertion order, where CPython's order
+/// follows the elements' hashes (for small ints: ascending, modulo the table size).
+/// So the two agree when elements were added in that order; a program that needs a
+/// fixed order whatever the elements uses `sorted(s)`.
+pub type Set = IndexMap<HashKey, Value>;
 
 /// The one way a dict entry is written: `d[key] = value`. An existing equal key
 /// keeps its original key object (Python: `{1: 'a', 1.0: 'b'}` is `{1: 'b'}`).
@@ -107,7 +120,9 @@ impl HashKey {
             Value::Float(f) => HashKey::Float(f.to_bits()),
             Value::Str(s) => HashKey::Str(s.clone()),
             Value::Tuple(xs) => HashKey::Tuple(xs.iter().map(HashKey::of).collect::<R<_>>()?),
-            Value::List(_) | Value::Dict(_) => return Err(crate::err!(Type, "unhashable type: '{}'", v.type_name())),
+            Value::List(_) | Value::Dict(_) | Value::Set(_) => {
+                return Err(crate::err!(Type, "unhashable type: '{}'", v.type_name()))
+            }
             Value::DType(d) => HashKey::Str(d.name().into()),
             other => HashKey::Id(other.identity()),
         })
@@ -135,6 +150,10 @@ pub enum BuiltinKind {
     Recompute(Value),
     /// The function returned by `grad_pass_through(f)`.
     PassThrough(Value),
+    /// `staticmethod(f)`: read through a class or an instance, it is `f` itself.
+    StaticMethod(Value),
+    /// `classmethod(f)`: read through a class or an instance, `f` bound to the class.
+    ClassMethod(Value),
 }
 
 /// A user function or lambda: its definition, evaluated defaults and the
@@ -327,6 +346,8 @@ impl Value {
             Value::Property(_) => "property".into(),
             Value::Super(_) => "super".into(),
             Value::File(_) => "TextIOWrapper".into(),
+            Value::Set(_) => "set".into(),
+            Value::Generator(g) => g.type_name().into(),
         }
     }
 
@@ -352,6 +373,8 @@ impl Value {
             Value::Super(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Slice(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::File(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Set(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Generator(x) => Rc::as_ptr(x) as *const u8 as usize,
             _ => 0,
         }
     }
@@ -379,7 +402,7 @@ impl Value {
 
 /// Builtins whose value also names a type (for `isinstance`, `type`, `repr`).
 pub const TYPE_NAMES: &[&str] =
-    &["int", "float", "str", "bool", "list", "tuple", "dict", "Variable", "Tensor", "range"];
+    &["int", "float", "str", "bool", "list", "tuple", "dict", "Variable", "Tensor", "range", "set"];
 
 /// The user exception instance an error carries, if one was raised (`raise MyError(…)`).
 pub fn raised_instance(e: &Exc) -> Option<&Value> {

@@ -40,6 +40,17 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `{k: v}`
     Dict(Vec<(Expr, Expr)>),
+    /// `{a, b}` (never empty: `{}` is a dict)
+    Set(Vec<Expr>),
+    /// `*xs` inside a list, tuple or set display, or as an assignment target
+    Starred(Box<Expr>),
+    /// `yield [value]` (only inside a function, which it makes a generator)
+    Yield(Option<Box<Expr>>),
+    /// `yield from iterable`
+    YieldFrom(Box<Expr>),
+    /// `(elt for x in xs if cond)`: a generator function of one parameter (`.0`, the
+    /// first iterable, evaluated where the expression stands), called at once.
+    GenExp(Rc<FuncDef>, Box<Expr>),
     /// `obj.name`
     Attr(Box<Expr>, Sym),
     /// `x[index]`; a multi-part index is a `Tuple`.
@@ -64,19 +75,31 @@ pub enum ExprKind {
     IfElse(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `lambda x, y: body`
     Lambda(Rc<FuncDef>),
-    /// `[elt for x in xs if cond]`; the resolver lists the cells that each run of the
-    /// comprehension makes afresh (its variables captured by lambdas inside it).
-    ListComp(Box<Expr>, Vec<CompFor>, Box<OnceCell<Vec<u32>>>),
+    /// `[elt for x in xs if cond]`, `{elt for …}`, `{key: value for …}`; the resolver lists
+    /// the cells that each run of the comprehension makes afresh (its variables captured
+    /// by lambdas inside it).
+    Comp(CompKind, Box<Expr>, Vec<CompFor>, Box<OnceCell<Vec<u32>>>),
+}
+
+/// What a comprehension builds.
+#[derive(Debug, Clone)]
+pub enum CompKind {
+    /// `[elt for …]`
+    List,
+    /// `{elt for …}`
+    Set,
+    /// `{elt: value for …}`: the element is the key.
+    Dict(Box<Expr>),
 }
 
 #[derive(Debug, Clone)]
 pub enum FPart {
     Text(Rc<str>),
-    /// `{expr!r:spec}`
+    /// `{expr!r:spec}`; the spec may hold fields of its own (`{x:{width}.{prec}f}`).
     Field {
         expr: Expr,
         repr: bool,
-        spec: Rc<str>,
+        spec: Vec<FPart>,
     },
 }
 
@@ -103,6 +126,8 @@ pub enum Arg {
 pub enum UnaryOp {
     Neg,
     Pos,
+    /// `~x`
+    Invert,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -115,6 +140,11 @@ pub enum BinOp {
     Mod,
     Pow,
     MatMul,
+    BitAnd,
+    BitOr,
+    BitXor,
+    LShift,
+    RShift,
 }
 
 impl BinOp {
@@ -128,6 +158,11 @@ impl BinOp {
             BinOp::Mod => "%",
             BinOp::Pow => "**",
             BinOp::MatMul => "@",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::LShift => "<<",
+            BinOp::RShift => ">>",
         }
     }
 }
@@ -235,6 +270,8 @@ pub struct FuncDef {
     pub params: Vec<Param>,
     pub body: Block,
     pub decorators: Vec<Expr>,
+    /// The body holds a `yield`: a call makes a generator instead of running it.
+    pub generator: bool,
     /// Names declared `global` in the body.
     pub globals: Vec<Sym>,
     /// Names declared `nonlocal` in the body.

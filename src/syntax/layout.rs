@@ -202,6 +202,14 @@ fn is_operator(t: &Tok) -> bool {
             | Dot
             | LParen
             | LBracket
+            | LBrace
+            | Amp
+            | Pipe
+            | Caret
+            | Tilde
+            | LShift
+            | RShift
+            | Yield
     )
 }
 

@@ -424,14 +424,19 @@ impl<'a, 'g> Resolver<'a, 'g> {
             | ExprKind::Bool(_)
             | ExprKind::None
             | ExprKind::Ellipsis => {}
-            ExprKind::FString(parts) => {
-                for p in parts {
-                    if let FPart::Field { expr, .. } = p {
-                        self.expr(expr);
-                    }
+            ExprKind::FString(parts) => self.fstring(parts),
+            ExprKind::List(xs) | ExprKind::Tuple(xs) | ExprKind::Set(xs) => xs.iter().for_each(|x| self.expr(x)),
+            ExprKind::Starred(x) | ExprKind::YieldFrom(x) => self.expr(x),
+            ExprKind::Yield(x) => {
+                if let Some(x) = x {
+                    self.expr(x);
                 }
             }
-            ExprKind::List(xs) | ExprKind::Tuple(xs) => xs.iter().for_each(|x| self.expr(x)),
+            // The first iterable is evaluated here; the rest is the generator function's.
+            ExprKind::GenExp(def, first) => {
+                self.expr(first);
+                self.function(def);
+            }
             ExprKind::Dict(kvs) => {
                 for (k, v) in kvs {
                     self.expr(k);
@@ -471,7 +476,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
                 self.expr(b);
             }
             ExprKind::Lambda(def) => self.function(def),
-            ExprKind::ListComp(elt, fors, fresh) => {
+            ExprKind::Comp(kind, elt, fors, fresh) => {
                 let Some(first) = fors.first() else { return };
                 self.expr(&first.iter);
                 let unit = self.scopes.last().expect("a scope").unit;
@@ -488,8 +493,20 @@ impl<'a, 'g> Resolver<'a, 'g> {
                     f.conds.iter().for_each(|c| self.expr(c));
                 }
                 self.expr(elt);
+                if let CompKind::Dict(v) = kind {
+                    self.expr(v);
+                }
                 self.scopes.pop();
                 self.comps.push((&**fresh, vars));
+            }
+        }
+    }
+
+    fn fstring(&mut self, parts: &'a [FPart]) {
+        for p in parts {
+            if let FPart::Field { expr, spec, .. } = p {
+                self.expr(expr);
+                self.fstring(spec);
             }
         }
     }
@@ -637,6 +654,7 @@ fn declarations(body: &Block, bound: &mut Vec<Sym>, globals: &mut FxHashSet<Sym>
 fn targets(e: &Expr, bound: &mut Vec<Sym>) {
     match &e.kind {
         ExprKind::Name(n, _) => bound.push(*n),
+        ExprKind::Starred(x) => targets(x, bound),
         ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| targets(x, bound)),
         _ => {}
     }

@@ -95,6 +95,8 @@ pub enum Tok {
     Lambda,
     #[token("del")]
     Del,
+    #[token("yield")]
+    Yield,
     #[token("True")]
     True,
     #[token("False")]
@@ -137,6 +139,28 @@ pub enum Tok {
     DoubleStarEq,
     #[token("@=")]
     AtEq,
+    #[token("&")]
+    Amp,
+    #[token("|")]
+    Pipe,
+    #[token("^")]
+    Caret,
+    #[token("~")]
+    Tilde,
+    #[token("<<")]
+    LShift,
+    #[token(">>")]
+    RShift,
+    #[token("&=")]
+    AmpEq,
+    #[token("|=")]
+    PipeEq,
+    #[token("^=")]
+    CaretEq,
+    #[token("<<=")]
+    LShiftEq,
+    #[token(">>=")]
+    RShiftEq,
     #[token("==")]
     Eq,
     #[token("!=")]
@@ -276,6 +300,7 @@ impl Tok {
             Nonlocal => "nonlocal",
             Lambda => "lambda",
             Del => "del",
+            Yield => "yield",
             True => "True",
             False => "False",
             None => "None",
@@ -296,6 +321,17 @@ impl Tok {
             PercentEq => "%=",
             DoubleStarEq => "**=",
             AtEq => "@=",
+            Amp => "&",
+            Pipe => "|",
+            Caret => "^",
+            Tilde => "~",
+            LShift => "<<",
+            RShift => ">>",
+            AmpEq => "&=",
+            PipeEq => "|=",
+            CaretEq => "^=",
+            LShiftEq => "<<=",
+            RShiftEq => ">>=",
             Eq => "==",
             Ne => "!=",
             Lt => "<",

@@ -78,6 +78,44 @@ pub fn logical(op: Logical, a: &Array, b: &Array) -> R<Array> {
     }))
 }
 
+/// `a & b`, `a | b`, `a ^ b` on int64 tensors: bitwise, with broadcasting (TF's
+/// `bitwise_and`/`bitwise_or`/`bitwise_xor`, what its tensors' `&`, `|`, `^` run for ints).
+///
+/// Errors: TypeError unless both are int64; ShapeError when the shapes do not broadcast.
+pub fn bitwise(op: Logical, a: &Array, b: &Array) -> R<Array> {
+    let (Array::I64(x), Array::I64(y)) = (a, b) else {
+        let name = match op {
+            Logical::And => "&",
+            Logical::Or => "|",
+            Logical::Xor => "^",
+        };
+        tensor_bail!(
+            Type,
+            "unsupported operand dtypes for {}: {} and {} (bool or int64 tensors)",
+            name,
+            a.dtype(),
+            b.dtype()
+        );
+    };
+    Ok(Array::I64(match op {
+        Logical::And => zip_bcast(x, y, |p, q| p & q)?,
+        Logical::Or => zip_bcast(x, y, |p, q| p | q)?,
+        Logical::Xor => zip_bcast(x, y, |p, q| p ^ q)?,
+    }))
+}
+
+/// `~x` on a tensor: `logical_not` of a bool tensor, bitwise inversion of an int64 one
+/// (TF's `invert`).
+///
+/// Errors: TypeError for float tensors (TF accepts integer and bool dtypes only).
+pub fn invert(a: &Array) -> R<Array> {
+    match a {
+        Array::Bool(x) => Ok(Array::Bool(x.mapv(|v| !v))),
+        Array::I64(x) => Ok(Array::I64(x.mapv(|v| !v))),
+        _ => tensor_bail!(Type, "bad operand dtype for unary ~: {} (bool or int64 tensors)", a.dtype()),
+    }
+}
+
 /// `logical_not(x)`: elementwise negation of a bool tensor.
 ///
 /// Errors: TypeError unless x is bool.

@@ -3,7 +3,7 @@
 //! and assignment/loop targets.
 
 use super::fstring::parse_fstring;
-use super::validate::{check_params, check_target, TargetUse};
+use super::validate::{check_params, check_target, contains_yield, TargetUse};
 use super::*;
 use chumsky::prelude::*;
 use chumsky::recursive::{Indirect, Recursive};
@@ -21,6 +21,8 @@ pub(super) struct Grammar<'t> {
     /// `a`, `a, b`, `obj.x, y[i]`: the targets of a `for` loop, checked as
     /// assignment targets.
     pub for_targets: P<'t, Expr>,
+    /// `yield …` / `yield from …`.
+    pub yield_expr: P<'t, Expr>,
 }
 
 /// Builds the expression grammar.
@@ -34,6 +36,7 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
     let mut or_test_decl: Recursive<Indirect<'t, 't, In<'t>, Expr, Ex<'t>>> = Recursive::declare();
     let mut primary_decl: Recursive<Indirect<'t, 't, In<'t>, Expr, Ex<'t>>> = Recursive::declare();
     let for_targets = target_list(primary_decl.clone().boxed());
+    let yield_expr_out;
     {
         let literal = select! {
             Tok::Float(s) => ExprKind::Float(s.parse().unwrap_or(f64::NAN)),
@@ -69,7 +72,17 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
         });
         let var = name().map_with(|n, e| mk(ExprKind::Name(n, Cell::default()), e.span()));
 
-        let items = expr.clone().separated_by(tok(Tok::Comma)).allow_trailing().collect::<Vec<_>>();
+        // `*xs` inside a display (and, through `expr_list`, in assignment targets).
+        let star_or_expr = tok(Tok::Star)
+            .map_with(|_, e| Span::from(e.span()))
+            .then(expr.clone())
+            .map(|(s, x): (Span, Expr)| {
+                let span = s.to(x.span);
+                Expr { kind: ExprKind::Starred(Box::new(x)), span }
+            })
+            .or(expr.clone())
+            .boxed();
+        let items = star_or_expr.clone().separated_by(tok(Tok::Comma)).allow_trailing().collect::<Vec<_>>();
 
         // `for TARGETS in OR_TEST [if OR_TEST]…`: the iterable and conditions
         // are `or_test`s, so `xs if c` is a condition, while a parenthesized
@@ -80,20 +93,31 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
             .then(or_test_decl.clone())
             .then(tok(Tok::If).ignore_then(or_test_decl.clone()).repeated().collect::<Vec<_>>())
             .map(|((target, iter), conds)| CompFor { target, iter, conds });
+        let comp_fors = comp_for.repeated().at_least(1).collect::<Vec<_>>().boxed();
+        // `yield`, `yield a, b`, `yield from xs`: a statement, an assignment's value, or parenthesized.
+        let yield_expr = tok(Tok::Yield)
+            .ignore_then(choice((
+                tok(Tok::From).ignore_then(expr.clone()).map(|x| ExprKind::YieldFrom(Box::new(x))),
+                items_tuple(star_or_expr.clone()).or_not().map(|x| ExprKind::Yield(x.map(Box::new))),
+            )))
+            .map_with(|k, e| mk(k, e.span()))
+            .boxed();
+        yield_expr_out = Some(yield_expr.clone());
         // `[]`, `[a, b]`, `[x for x in xs]`: the first element once, then a
         // `for` makes it a comprehension.
-        let list = expr
+        let list = star_or_expr
             .clone()
             .then(choice((
-                comp_for.repeated().at_least(1).collect::<Vec<_>>().map(ListTail::Comp),
+                comp_fors.clone().map(ListTail::Comp),
                 tok(Tok::Comma).ignore_then(items.clone()).or_not().map(|r| ListTail::Items(r.unwrap_or_default())),
             )))
             .or_not()
             .delimited_by(tok(Tok::LBracket), tok(Tok::RBracket))
-            .map_with(|inner, e| match inner {
+            .validate(|inner, e, emitter| match inner {
                 None => mk(ExprKind::List(vec![]), e.span()),
                 Some((first, ListTail::Comp(fors))) => {
-                    mk(ExprKind::ListComp(Box::new(first), fors, Box::default()), e.span())
+                    no_star_in_comprehension(&first, emitter);
+                    mk(ExprKind::Comp(CompKind::List, Box::new(first), fors, Box::default()), e.span())
                 }
                 Some((first, ListTail::Items(rest))) => {
                     let mut xs = vec![first];
@@ -101,45 +125,132 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
                     mk(ExprKind::List(xs), e.span())
                 }
             });
-        let dict = expr
-            .clone()
-            .then_ignore(tok(Tok::Colon))
-            .then(expr.clone())
-            .separated_by(tok(Tok::Comma))
-            .allow_trailing()
-            .collect::<Vec<_>>()
-            .delimited_by(tok(Tok::LBrace), tok(Tok::RBrace))
-            .map_with(|kvs, e| mk(ExprKind::Dict(kvs), e.span()));
-        // `()`, `(x)`, `(x,)`, `(x, y)`.
-        let paren = expr
-            .clone()
-            .then(tok(Tok::Comma).ignore_then(items.clone()).or_not())
+        // `{}`, `{k: v, …}`, `{k: v for …}`, `{a, b}`, `{a for …}`: the first element once.
+        let kv_items = tok(Tok::Comma)
+            .ignore_then(
+                expr.clone()
+                    .then_ignore(tok(Tok::Colon))
+                    .then(expr.clone())
+                    .separated_by(tok(Tok::Comma))
+                    .allow_trailing()
+                    .collect::<Vec<_>>(),
+            )
             .or_not()
-            .delimited_by(tok(Tok::LParen), tok(Tok::RParen))
-            .map_with(|inner, e| match inner {
-                None => mk(ExprKind::Tuple(vec![]), e.span()),
-                Some((first, None)) => first,
-                Some((first, Some(rest))) => {
-                    let mut xs = vec![first];
+            .map(Option::unwrap_or_default);
+        let brace = star_or_expr
+            .clone()
+            .then(choice((
+                tok(Tok::Colon)
+                    .ignore_then(expr.clone())
+                    .then(choice((comp_fors.clone().map(BraceTail::DictComp), kv_items.map(BraceTail::Dict)))),
+                comp_fors.clone().map(|f| (mk(ExprKind::None, SimpleSpan::from(0..0)), BraceTail::SetComp(f))),
+                tok(Tok::Comma)
+                    .ignore_then(items.clone())
+                    .or_not()
+                    .map(|r| (mk(ExprKind::None, SimpleSpan::from(0..0)), BraceTail::Set(r.unwrap_or_default()))),
+            )))
+            .or_not()
+            .delimited_by(tok(Tok::LBrace), tok(Tok::RBrace))
+            .validate(|inner, e, emitter| {
+                let Some((first, (value, tail))) = inner else { return mk(ExprKind::Dict(vec![]), e.span()) };
+                let kind = match tail {
+                    BraceTail::Dict(_) | BraceTail::DictComp(_) if matches!(first.kind, ExprKind::Starred(_)) => {
+                        emitter.emit(Rich::custom(
+                            SimpleSpan::from(first.span.range()),
+                            "cannot use a starred expression in a dictionary key",
+                        ));
+                        ExprKind::Dict(vec![])
+                    }
+                    BraceTail::Dict(rest) => {
+                        let mut kvs = vec![(first, value)];
+                        kvs.extend(rest);
+                        ExprKind::Dict(kvs)
+                    }
+                    BraceTail::DictComp(fors) => {
+                        ExprKind::Comp(CompKind::Dict(Box::new(value)), Box::new(first), fors, Box::default())
+                    }
+                    BraceTail::SetComp(fors) => {
+                        no_star_in_comprehension(&first, emitter);
+                        ExprKind::Comp(CompKind::Set, Box::new(first), fors, Box::default())
+                    }
+                    BraceTail::Set(rest) => {
+                        let mut xs = vec![first];
+                        xs.extend(rest);
+                        ExprKind::Set(xs)
+                    }
+                };
+                mk(kind, e.span())
+            });
+        // `()`, `(x)`, `(x,)`, `(x, y)`, `(x for x in xs)`, `(yield x)`.
+        let paren = choice((
+            yield_expr.clone().map(ParenTail::Yield),
+            star_or_expr
+                .clone()
+                .then(choice((
+                    comp_fors.clone().map(ParenTail::Gen),
+                    tok(Tok::Comma).ignore_then(items.clone()).map(ParenTail::Items),
+                    empty().to(ParenTail::One),
+                )))
+                .map(|(first, tail)| ParenTail::First(Box::new(first), Box::new(tail))),
+        ))
+        .or_not()
+        .delimited_by(tok(Tok::LParen), tok(Tok::RParen))
+        .validate(|inner, e, emitter| match inner {
+            None => mk(ExprKind::Tuple(vec![]), e.span()),
+            Some(ParenTail::Yield(y)) => y,
+            Some(ParenTail::First(first, tail)) => match *tail {
+                ParenTail::Gen(fors) => {
+                    no_star_in_comprehension(&first, emitter);
+                    genexp(*first, fors, e.span().into())
+                }
+                ParenTail::Items(rest) => {
+                    let mut xs = vec![*first];
                     xs.extend(rest);
                     mk(ExprKind::Tuple(xs), e.span())
                 }
-            });
-        let atom = choice((int, strings, literal, fstring, var, list, dict, paren)).labelled("an expression").boxed();
+                _ => {
+                    if let ExprKind::Starred(_) = first.kind {
+                        emitter.emit(Rich::custom(
+                            SimpleSpan::from(first.span.range()),
+                            "cannot use starred expression here",
+                        ));
+                    }
+                    *first
+                }
+            },
+            Some(_) => mk(ExprKind::None, e.span()),
+        });
+        let atom = choice((int, strings, literal, fstring, var, list, brace, paren)).labelled("an expression").boxed();
 
         // Calls, indexing and attributes bind tightest.
+        // `f(x for x in xs)`: a generator expression needs no parentheses of its own
+        // when it is the only argument.
         let arg = choice((
-            tok(Tok::DoubleStar).ignore_then(expr.clone()).map(Arg::StarStar),
-            tok(Tok::Star).ignore_then(expr.clone()).map(Arg::Star),
-            name().then_ignore(tok(Tok::Assign)).then(expr.clone()).map(|(k, v)| Arg::Kw(k, v)),
-            expr.clone().map(Arg::Pos),
+            tok(Tok::DoubleStar).ignore_then(expr.clone()).map(|x| (Arg::StarStar(x), false)),
+            tok(Tok::Star).ignore_then(expr.clone()).map(|x| (Arg::Star(x), false)),
+            name().then_ignore(tok(Tok::Assign)).then(expr.clone()).map(|(k, v)| (Arg::Kw(k, v), false)),
+            expr.clone().then(comp_fors.clone().or_not()).map_with(|(x, fors), e| match fors {
+                None => (Arg::Pos(x), false),
+                Some(fors) => (Arg::Pos(genexp(x, fors, e.span().into())), true),
+            }),
         ));
         let call = arg
             .separated_by(tok(Tok::Comma))
             .allow_trailing()
             .collect::<Vec<_>>()
             .delimited_by(tok(Tok::LParen), tok(Tok::RParen))
-            .map_with(|args, e| (Postfix::Call(args), e.span()));
+            .validate(|args: Vec<(Arg, bool)>, e, emitter| {
+                if args.len() > 1 {
+                    if let Some((Arg::Pos(g), _)) = args.iter().find(|(_, bare)| *bare) {
+                        emitter.emit(Rich::custom(
+                            SimpleSpan::from(g.span.range()),
+                            "Generator expression must be parenthesized",
+                        ));
+                    }
+                }
+                let args: Vec<Arg> = args.into_iter().map(|(a, _)| a).collect();
+                (Postfix::Call(args), e.span())
+            });
         // `i`, `a:b`, `a:b:c`, `:b`, `::c`: a leading expression is parsed
         // once, then a ':' makes it a slice.
         let bound = expr.clone().or_not().map(|x| x.map(Box::new));
@@ -184,7 +295,7 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
                     }
                 },
             );
-            let sign = select! { Tok::Minus => UnaryOp::Neg, Tok::Plus => UnaryOp::Pos }
+            let sign = select! { Tok::Minus => UnaryOp::Neg, Tok::Plus => UnaryOp::Pos, Tok::Tilde => UnaryOp::Invert }
                 .map_with(|op, e| (op, Span::from(e.span())))
                 .then(unary)
                 .map(|((op, span), x)| {
@@ -213,6 +324,11 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
             .boxed(),
         );
         let arith = binary(term, select! { Tok::Plus => BinOp::Add, Tok::Minus => BinOp::Sub }.boxed());
+        // Python's precedence, tightest first: shifts, `&`, `^`, `|`, then comparisons.
+        let shift = binary(arith, select! { Tok::LShift => BinOp::LShift, Tok::RShift => BinOp::RShift }.boxed());
+        let bit_and = binary(shift, select! { Tok::Amp => BinOp::BitAnd }.boxed());
+        let bit_xor = binary(bit_and, select! { Tok::Caret => BinOp::BitXor }.boxed());
+        let bit_or = binary(bit_xor, select! { Tok::Pipe => BinOp::BitOr }.boxed());
 
         let cmp_op = choice((
             tok(Tok::Not).then(tok(Tok::In)).to(CmpOp::NotIn),
@@ -222,9 +338,9 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
                 Tok::Eq => CmpOp::Eq, Tok::Ne => CmpOp::Ne, Tok::In => CmpOp::In, Tok::Is => CmpOp::Is,
             },
         ));
-        let comparison = arith
+        let comparison = bit_or
             .clone()
-            .then(cmp_op.then(arith).repeated().collect::<Vec<_>>())
+            .then(cmp_op.then(bit_or).repeated().collect::<Vec<_>>())
             .map(|(first, rest)| {
                 if rest.is_empty() {
                     first
@@ -275,10 +391,12 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
             .map_with(|(params, body), e| {
                 let span: Span = e.span().into();
                 let ret = Stmt { span: body.span, kind: StmtKind::Return(Some(body)) };
+                let body = vec![ret];
                 let def = FuncDef {
                     name: intern("<lambda>"),
                     params,
-                    body: vec![ret],
+                    generator: contains_yield(&body),
+                    body,
                     decorators: vec![],
                     globals: vec![],
                     nonlocals: vec![],
@@ -291,7 +409,85 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
         or_test_decl.define(or_test_for_comp);
         expr.define(lambda.or(conditional).labelled("an expression"));
     }
-    Grammar { expr: expr.boxed(), for_targets }
+    Grammar { expr: expr.boxed(), for_targets, yield_expr: yield_expr_out.unwrap() }
+}
+
+/// `a, b` as one expression (a tuple when there is a comma).
+fn items_tuple<'t>(item: P<'t, Expr>) -> P<'t, Expr> {
+    item.clone()
+        .then(tok(Tok::Comma).ignore_then(item).repeated().collect::<Vec<_>>())
+        .then(tok(Tok::Comma).or_not())
+        .map_with(|((first, rest), trailing), e| {
+            if rest.is_empty() && trailing.is_none() {
+                first
+            } else {
+                let mut xs = vec![first];
+                xs.extend(rest);
+                mk(ExprKind::Tuple(xs), e.span())
+            }
+        })
+        .boxed()
+}
+
+/// CPython: "iterable unpacking cannot be used in comprehension".
+fn no_star_in_comprehension<'t>(first: &Expr, emitter: &mut chumsky::input::Emitter<Rich<'t, Tok, SimpleSpan>>) {
+    if let ExprKind::Starred(_) = first.kind {
+        emitter.emit(Rich::custom(
+            SimpleSpan::from(first.span.range()),
+            "iterable unpacking cannot be used in comprehension",
+        ));
+    }
+}
+
+/// `(elt for t in it …)` as a generator function of one parameter, `.0` (the first
+/// iterable, evaluated where the expression stands, as CPython does), whose body is
+/// the loops with their conditions around `yield elt`.
+fn genexp(elt: Expr, fors: Vec<CompFor>, span: Span) -> Expr {
+    let zero = intern(".0");
+    let first_iter = fors[0].iter.clone();
+    let mut body = vec![Stmt {
+        span: elt.span,
+        kind: StmtKind::Expr(Expr { span: elt.span, kind: ExprKind::Yield(Some(Box::new(elt))) }),
+    }];
+    for (k, f) in fors.into_iter().enumerate().rev() {
+        for c in f.conds.into_iter().rev() {
+            let s = c.span;
+            body = vec![Stmt { span: s, kind: StmtKind::If(vec![(c, body)], None) }];
+        }
+        let iter =
+            if k == 0 { Expr { span: f.iter.span, kind: ExprKind::Name(zero, Cell::default()) } } else { f.iter };
+        body = vec![Stmt { span, kind: StmtKind::For(f.target, iter, body, None) }];
+    }
+    let def = FuncDef {
+        name: intern("<genexpr>"),
+        params: vec![Param { name: zero, default: None, kind: ParamKind::Normal, span }],
+        body,
+        decorators: vec![],
+        generator: true,
+        globals: vec![],
+        nonlocals: vec![],
+        span,
+        slot: Cell::default(),
+        layout: OnceCell::new(),
+    };
+    Expr { kind: ExprKind::GenExp(Rc::new(def), Box::new(first_iter)), span }
+}
+
+#[derive(Clone)]
+enum BraceTail {
+    Dict(Vec<(Expr, Expr)>),
+    DictComp(Vec<CompFor>),
+    SetComp(Vec<CompFor>),
+    Set(Vec<Expr>),
+}
+
+#[derive(Clone)]
+enum ParenTail {
+    Yield(Expr),
+    First(Box<Expr>, Box<ParenTail>),
+    Gen(Vec<CompFor>),
+    Items(Vec<Expr>),
+    One,
 }
 
 #[derive(Clone)]
@@ -321,9 +517,13 @@ pub(super) fn single_target<'t>(expr: P<'t, Expr>) -> P<'t, Expr> {
 /// full expressions, so that `in` is not read as an operator), checked by the
 /// one target validator.
 fn target_list<'t>(primary: P<'t, Expr>) -> P<'t, Expr> {
-    primary
-        .clone()
-        .then(tok(Tok::Comma).ignore_then(primary).repeated().collect::<Vec<_>>())
+    let item = tok(Tok::Star)
+        .ignore_then(primary.clone())
+        .map_with(|x, e| mk(ExprKind::Starred(Box::new(x)), e.span()))
+        .or(primary)
+        .boxed();
+    item.clone()
+        .then(tok(Tok::Comma).ignore_then(item).repeated().collect::<Vec<_>>())
         .then(tok(Tok::Comma).or_not())
         .validate(|((first, rest), trailing), e, emitter| {
             let target = if rest.is_empty() && trailing.is_none() {
@@ -385,10 +585,15 @@ pub(super) fn params<'t>(expr: impl Parser<'t, In<'t>, Expr, Ex<'t>> + Clone + '
         .boxed()
 }
 
-/// `expr, expr` (a tuple when there is a comma, trailing or not).
+/// `expr, *expr` (a tuple when there is a comma, trailing or not).
 pub(super) fn expr_list<'t>() -> P<'t, Expr> {
-    expr()
-        .then(tok(Tok::Comma).ignore_then(expr()).repeated().collect::<Vec<_>>())
+    let item = tok(Tok::Star)
+        .ignore_then(expr())
+        .map_with(|x, e| mk(ExprKind::Starred(Box::new(x)), e.span()))
+        .or(expr())
+        .boxed();
+    item.clone()
+        .then(tok(Tok::Comma).ignore_then(item).repeated().collect::<Vec<_>>())
         .then(tok(Tok::Comma).or_not())
         .map_with(|((first, rest), trailing), e| {
             if rest.is_empty() && trailing.is_none() {

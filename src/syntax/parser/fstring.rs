@@ -6,6 +6,17 @@ use super::*;
 /// Splits an f-string body into text and `{expr!r:spec}` fields; `offset` is
 /// the body's byte offset in the file, so field errors point into the string.
 pub(super) fn parse_fstring(raw: &str, offset: usize) -> Result<Vec<FPart>, SyntaxError> {
+    parse_body(raw, offset, 0)
+}
+
+/// `nesting`: how many format specs this body sits in (CPython allows two levels).
+fn parse_body(raw: &str, offset: usize, nesting: usize) -> Result<Vec<FPart>, SyntaxError> {
+    if nesting > 1 {
+        return Err(SyntaxError {
+            message: "f-string: expressions nested too deeply".into(),
+            span: Span::new(offset, offset + raw.len()),
+        });
+    }
     let mut parts = Vec::new();
     let mut text = String::new();
     let bytes = raw.as_bytes();
@@ -67,8 +78,31 @@ pub(super) fn parse_fstring(raw: &str, offset: usize) -> Result<Vec<FPart>, Synt
                 }
                 None => false,
             };
-            let spec = colon.map_or("", |c| &raw[c + 1..j]);
-            let src = &raw[start..expr_end];
+            // `{x:{width}.{prec}f}`: the spec is an f-string body of its own.
+            let spec = match colon {
+                Some(c) => parse_body(&raw[c + 1..j], offset + c + 1, nesting + 1)?,
+                None => vec![],
+            };
+            let mut src = &raw[start..expr_end];
+            // `{x=}`, `{x = :.3f}`: the expression's text (with its spaces and the `=`)
+            // comes first; without a conversion or spec the value is shown by repr.
+            let mut repr = repr;
+            let trimmed = src.trim_end();
+            let debug = trimmed.ends_with('=')
+                && !trimmed.ends_with("==")
+                && !trimmed.ends_with("!=")
+                && !trimmed.ends_with("<=")
+                && !trimmed.ends_with(">=");
+            if debug {
+                if !text.is_empty() {
+                    parts.push(FPart::Text(crate::syntax::token::unescape_body(&std::mem::take(&mut text)).into()));
+                }
+                parts.push(FPart::Text(src.into()));
+                if bang.is_none() && colon.is_none() {
+                    repr = true;
+                }
+                src = &trimmed[..trimmed.len() - 1];
+            }
             if src.trim().is_empty() {
                 return Err(SyntaxError {
                     message: "f-string: empty expression".into(),
@@ -76,7 +110,7 @@ pub(super) fn parse_fstring(raw: &str, offset: usize) -> Result<Vec<FPart>, Synt
                 });
             }
             let expr = parse_expr_at(src, offset + start)?;
-            parts.push(FPart::Field { expr, repr, spec: spec.into() });
+            parts.push(FPart::Field { expr, repr, spec });
             i = j + 1;
         } else if c == b'}' {
             return Err(SyntaxError {

@@ -49,6 +49,7 @@ pub fn parse_module(src: &str) -> Result<Block, Vec<SyntaxError>> {
     let mut errors: Vec<SyntaxError> = errs.into_iter().map(|e| convert(e, src)).collect();
     if let Some(block) = &out {
         // CPython's symbol table (nonlocal) runs before its compiler (contexts).
+        errors.extend(validate::check_declarations(block));
         errors.extend(validate::check_nonlocals(block));
         errors.extend(validate::check_context(block));
     }
@@ -168,6 +169,17 @@ pub(super) fn is_continuation(name: &str) -> bool {
         "';'",
         "something else",
         "'else'",
+        "'for'",
+        "'&'",
+        "'|'",
+        "'^'",
+        "'<<'",
+        "'>>'",
+        "'&='",
+        "'|='",
+        "'^='",
+        "'<<='",
+        "'>>='",
     ];
     OPS.contains(&name)
 }

@@ -118,11 +118,16 @@ pub(super) fn simple_stmt<'t>() -> P<'t, Stmt> {
         Tok::PlusEq => BinOp::Add, Tok::MinusEq => BinOp::Sub, Tok::StarEq => BinOp::Mul,
         Tok::SlashEq => BinOp::Div, Tok::DoubleSlashEq => BinOp::FloorDiv, Tok::PercentEq => BinOp::Mod,
         Tok::DoubleStarEq => BinOp::Pow, Tok::AtEq => BinOp::MatMul,
+        Tok::AmpEq => BinOp::BitAnd, Tok::PipeEq => BinOp::BitOr, Tok::CaretEq => BinOp::BitXor,
+        Tok::LShiftEq => BinOp::LShift, Tok::RShiftEq => BinOp::RShift,
     };
-    let expr_stmt = expr_list()
+    // A value: `a, b`, or `yield …` (`x = yield v`).
+    let value = grammar().yield_expr.or(expr_list()).boxed();
+    let expr_stmt = value
+        .clone()
         .then(choice((
-            aug.then(expr_list()).map(Tail::Aug),
-            tok(Tok::Assign).ignore_then(expr_list()).repeated().at_least(1).collect::<Vec<_>>().map(Tail::Assign),
+            aug.then(value.clone()).map(Tail::Aug),
+            tok(Tok::Assign).ignore_then(value).repeated().at_least(1).collect::<Vec<_>>().map(Tail::Assign),
             empty().to(Tail::None),
         )))
         // Bad targets are reported without failing the statement, so the
@@ -130,13 +135,17 @@ pub(super) fn simple_stmt<'t>() -> P<'t, Stmt> {
         .validate(|(first, tail), e, emitter| {
             let span = e.span();
             match tail {
-                Tail::None => st(StmtKind::Expr(first), span),
+                Tail::None => {
+                    report_starred_value(&first, emitter);
+                    st(StmtKind::Expr(first), span)
+                }
                 Tail::Aug((op, value)) => {
                     report_target(&first, TargetUse::AugAssign, emitter);
                     st(StmtKind::AugAssign(first, op, value), span)
                 }
                 Tail::Assign(mut rest) => {
                     let value = rest.pop().unwrap();
+                    report_starred_value(&value, emitter);
                     let mut targets = vec![first];
                     targets.extend(rest);
                     for t in &targets {
@@ -169,6 +178,13 @@ pub(super) enum Tail {
     None,
     Aug((BinOp, Expr)),
     Assign(Vec<Expr>),
+}
+
+/// A bare `*x` as a value (only displays and targets may hold one).
+fn report_starred_value<'t>(value: &Expr, emitter: &mut chumsky::input::Emitter<Rich<'t, Tok, SimpleSpan>>) {
+    if let ExprKind::Starred(_) = value.kind {
+        emitter.emit(Rich::custom(SimpleSpan::from(value.span.range()), "can't use starred expression here"));
+    }
 }
 
 /// Emits the target validator's error for `target`, if any.
@@ -257,6 +273,7 @@ pub(super) fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
             let def = FuncDef {
                 name,
                 params,
+                generator: super::validate::contains_yield(&body),
                 body,
                 decorators,
                 globals,

@@ -27,7 +27,19 @@ pub(super) fn check_target(e: &Expr, how: TargetUse) -> Result<(), (Span, String
     match &e.kind {
         ExprKind::Name(..) | ExprKind::Index(..) | ExprKind::Attr(..) => Ok(()),
         ExprKind::Tuple(xs) | ExprKind::List(xs) if how != TargetUse::AugAssign => {
-            xs.iter().try_for_each(|x| check_target(x, how))
+            let mut starred = xs.iter().filter(|x| matches!(x.kind, ExprKind::Starred(_)));
+            if let (Some(_), Some(second)) = (starred.next(), starred.next()) {
+                if how != TargetUse::Delete {
+                    return Err((second.span, "multiple starred expressions in assignment".into()));
+                }
+            }
+            xs.iter().try_for_each(|x| match &x.kind {
+                ExprKind::Starred(inner) if how != TargetUse::Delete => check_target(inner, how),
+                _ => check_target(x, how),
+            })
+        }
+        ExprKind::Starred(_) if how == TargetUse::Assign || how == TargetUse::Bind => {
+            Err((e.span, "starred assignment target must be in a list or tuple".into()))
         }
         _ => {
             let what = describe(e);
@@ -62,7 +74,13 @@ fn describe(e: &Expr) -> &'static str {
         ExprKind::List(_) => "list",
         ExprKind::Tuple(_) => "tuple",
         ExprKind::Dict(_) => "dict literal",
-        ExprKind::ListComp(..) => "list comprehension",
+        ExprKind::Set(_) => "set display",
+        ExprKind::Starred(_) => "starred",
+        ExprKind::Yield(_) | ExprKind::YieldFrom(_) => "yield expression",
+        ExprKind::GenExp(..) => "generator expression",
+        ExprKind::Comp(CompKind::List, ..) => "list comprehension",
+        ExprKind::Comp(CompKind::Set, ..) => "set comprehension",
+        ExprKind::Comp(CompKind::Dict(_), ..) => "dict comprehension",
         ExprKind::Compare(..) => "comparison",
         ExprKind::IfElse(..) => "conditional expression",
         ExprKind::Lambda(_) => "lambda",
@@ -232,6 +250,7 @@ fn bindings(s: &Stmt, bound: &mut HashSet<Sym>) {
                 bound.insert(*n);
             }
             ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().for_each(|x| target(x, bound)),
+            ExprKind::Starred(x) => target(x, bound),
             _ => {}
         }
     }
@@ -266,6 +285,192 @@ fn bindings(s: &Stmt, bound: &mut HashSet<Sym>) {
     }
 }
 
+/// The sub-expressions of `e` that run in its own scope (a lambda's or a generator
+/// expression's body runs in a scope of its own; the first iterable of a generator
+/// expression does not).
+fn children(e: &Expr) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    match &e.kind {
+        ExprKind::Name(..)
+        | ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Bool(_)
+        | ExprKind::None
+        | ExprKind::Ellipsis => {}
+        ExprKind::FString(parts) => fstring_children(parts, &mut out),
+        ExprKind::List(xs) | ExprKind::Tuple(xs) | ExprKind::Set(xs) => out.extend(xs),
+        ExprKind::Dict(kvs) => kvs.iter().for_each(|(k, v)| out.extend([k, v])),
+        ExprKind::Attr(x, _) | ExprKind::Unary(_, x) | ExprKind::Not(x) | ExprKind::Starred(x) => out.push(x),
+        ExprKind::YieldFrom(x) => out.push(x),
+        ExprKind::Yield(x) => out.extend(x.as_deref()),
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+            out.extend([&**a, &**b])
+        }
+        ExprKind::Slice(a, b, c) => out.extend([a, b, c].into_iter().flatten().map(|x| &**x)),
+        ExprKind::Call(f, args) => {
+            out.push(f);
+            for a in args {
+                match a {
+                    Arg::Pos(x) | Arg::Star(x) | Arg::Kw(_, x) | Arg::StarStar(x) => out.push(x),
+                }
+            }
+        }
+        ExprKind::Compare(first, rest) => {
+            out.push(first);
+            out.extend(rest.iter().map(|(_, x)| x));
+        }
+        ExprKind::IfElse(c, a, b) => out.extend([&**c, &**a, &**b]),
+        ExprKind::Lambda(def) => out.extend(def.params.iter().filter_map(|p| p.default.as_ref())),
+        ExprKind::GenExp(_, first) => out.push(first),
+        ExprKind::Comp(kind, elt, fors, _) => {
+            out.push(elt);
+            if let CompKind::Dict(v) = kind {
+                out.push(v);
+            }
+            for f in fors {
+                out.push(&f.target);
+                out.push(&f.iter);
+                out.extend(&f.conds);
+            }
+        }
+    }
+    out
+}
+
+fn fstring_children<'a>(parts: &'a [FPart], out: &mut Vec<&'a Expr>) {
+    for p in parts {
+        if let FPart::Field { expr, spec, .. } = p {
+            out.push(expr);
+            fstring_children(spec, out);
+        }
+    }
+}
+
+/// The expressions a statement evaluates in its own scope (a nested `def` or
+/// `class` contributes its decorators, defaults and base, not its body).
+fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
+    match &s.kind {
+        StmtKind::Expr(e) => vec![e],
+        StmtKind::Assign(ts, v) => ts.iter().chain([v]).collect(),
+        StmtKind::AugAssign(t, _, v) => vec![t, v],
+        StmtKind::If(arms, _) => arms.iter().map(|(c, _)| c).collect(),
+        StmtKind::While(c, ..) => vec![c],
+        StmtKind::For(t, it, ..) => vec![t, it],
+        StmtKind::Return(v) | StmtKind::Raise(v) => v.iter().collect(),
+        StmtKind::Def(def) => {
+            def.decorators.iter().chain(def.params.iter().filter_map(|p| p.default.as_ref())).collect()
+        }
+        StmtKind::Class(c) => c.decorators.iter().chain(c.base.iter()).collect(),
+        StmtKind::With(items, _) => items.iter().flat_map(|(c, t)| std::iter::once(c).chain(t.iter())).collect(),
+        StmtKind::Assert(c, m) => std::iter::once(c).chain(m.iter()).collect(),
+        StmtKind::Try { handlers, .. } => handlers.iter().filter_map(|h| h.kind.as_ref()).collect(),
+        StmtKind::Del(ts) => ts.iter().collect(),
+        StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Pass
+        | StmtKind::Import(_)
+        | StmtKind::FromImport(..)
+        | StmtKind::Global(_)
+        | StmtKind::Nonlocal(_) => vec![],
+    }
+}
+
+/// The first `yield` among the expressions of `e`, and whether it sits inside a
+/// comprehension (and which kind).
+fn find_yield<'a>(e: &'a Expr, comp: Option<&'static str>) -> Option<(&'a Expr, Option<&'static str>)> {
+    // An explicit stack: expressions may nest thousands deep.
+    let mut stack = vec![(e, comp)];
+    while let Some((e, comp)) = stack.pop() {
+        if matches!(e.kind, ExprKind::Yield(_) | ExprKind::YieldFrom(_)) {
+            return Some((e, comp));
+        }
+        let inner = match &e.kind {
+            ExprKind::Comp(CompKind::List, ..) => Some("list comprehension"),
+            ExprKind::Comp(CompKind::Set, ..) => Some("set comprehension"),
+            ExprKind::Comp(CompKind::Dict(_), ..) => Some("dict comprehension"),
+            _ => comp,
+        };
+        for c in children(e).into_iter().rev() {
+            stack.push((c, inner));
+        }
+    }
+    None
+}
+
+/// Whether a function body holds a `yield` of its own (which makes it a generator).
+pub(super) fn contains_yield(body: &Block) -> bool {
+    let mut stmts = Vec::new();
+    own_statements(body, &mut stmts);
+    stmts.iter().any(|s| stmt_exprs(s).into_iter().any(|e| find_yield(e, None).is_some()))
+}
+
+/// `global`/`nonlocal` declarations that come after a use of the name in the same
+/// scope, or name a parameter (CPython's messages), in source order; nested function
+/// and class bodies are checked as scopes of their own.
+pub(super) fn check_declarations(block: &Block) -> Vec<SyntaxError> {
+    let mut errors = Vec::new();
+    declaration_scope(block, &[], &mut errors);
+    errors
+}
+
+fn declaration_scope(body: &Block, params: &[Sym], errors: &mut Vec<SyntaxError>) {
+    let mut stmts = Vec::new();
+    own_statements(body, &mut stmts);
+    let mut assigned: HashSet<Sym> = HashSet::new();
+    let mut used: HashSet<Sym> = HashSet::new();
+    for s in &stmts {
+        let (names, what) = match &s.kind {
+            StmtKind::Global(ns) => (ns, "global"),
+            StmtKind::Nonlocal(ns) => (ns, "nonlocal"),
+            _ => {
+                let mut bound = HashSet::new();
+                bindings(s, &mut bound);
+                for e in stmt_exprs(s) {
+                    names_read(e, &mut used);
+                }
+                assigned.extend(bound);
+                continue;
+            }
+        };
+        for n in names {
+            let problem = if params.contains(n) {
+                Some(format!("name '{n}' is parameter and {what}"))
+            } else if assigned.contains(n) {
+                Some(format!("name '{n}' is assigned to before {what} declaration"))
+            } else if used.contains(n) {
+                Some(format!("name '{n}' is used prior to {what} declaration"))
+            } else {
+                None
+            };
+            if let Some(message) = problem {
+                errors.push(SyntaxError { message, span: s.span });
+            }
+        }
+    }
+    for s in &stmts {
+        match &s.kind {
+            StmtKind::Def(def) => {
+                let ps: Vec<Sym> = def.params.iter().map(|p| p.name).collect();
+                declaration_scope(&def.body, &ps, errors);
+            }
+            StmtKind::Class(c) => declaration_scope(&c.body, &[], errors),
+            _ => {}
+        }
+    }
+}
+
+/// The names an expression reads (or binds, as a target) in its own scope.
+fn names_read(e: &Expr, out: &mut HashSet<Sym>) {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        if let ExprKind::Name(n, _) = &e.kind {
+            out.insert(*n);
+        }
+        stack.extend(children(e));
+    }
+}
+
 /// `break`/`continue` outside a loop and `return` outside a function, in
 /// source order. A `def` or `class` body starts afresh: a `break` in a
 /// function defined inside a loop is still outside a loop, and a `return`
@@ -286,6 +491,17 @@ fn walk(block: &Block, in_loop: bool, in_func: bool, errors: &mut Vec<SyntaxErro
         };
         if let Some(message) = misplaced {
             errors.push(SyntaxError { message: message.into(), span: s.span });
+        }
+        // CPython's messages for a `yield` where no generator can hold it.
+        for e in stmt_exprs(s) {
+            if let Some((y, comp)) = find_yield(e, None) {
+                let message = match comp {
+                    Some(kind) => format!("'yield' inside {kind}"),
+                    None if !in_func => "'yield' outside function".into(),
+                    None => continue,
+                };
+                errors.push(SyntaxError { message, span: y.span });
+            }
         }
         match &s.kind {
             StmtKind::If(arms, orelse) => {
@@ -408,6 +624,67 @@ mod tests {
             "def g():\n    try:\n        pass\n    except E as q:\n        pass\n    def f():\n        nonlocal q\n",
             "def g():\n    with a as q:\n        pass\n    def f():\n        nonlocal q\n",
             "def g():\n    def q():\n        pass\n    def f():\n        nonlocal q\n",
+        ];
+        for ok in fine {
+            assert_eq!(first_error(ok), "ok", "{ok}");
+        }
+    }
+
+    #[test]
+    fn declarations_come_before_uses() {
+        // Messages as CPython 3.11's compile().
+        let cases = [
+            ("def f():\n    x = 1\n    global x\n", "name 'x' is assigned to before global declaration"),
+            ("def f():\n    print(x)\n    global x\n", "name 'x' is used prior to global declaration"),
+            ("def f(x):\n    global x\n", "name 'x' is parameter and global"),
+            ("x = 1\nglobal x\n", "name 'x' is assigned to before global declaration"),
+            (
+                "def f():\n    for x in y:\n        pass\n    global x\n",
+                "name 'x' is assigned to before global declaration",
+            ),
+            (
+                "def g():\n    x = 1\n    def f():\n        x = 2\n        nonlocal x\n",
+                "name 'x' is assigned to before nonlocal declaration",
+            ),
+            ("def g():\n    x = 1\n    def f(x):\n        nonlocal x\n", "name 'x' is parameter and nonlocal"),
+        ];
+        for (src, message) in cases {
+            assert_eq!(first_error(src), message, "{src}");
+        }
+        for ok in ["def f():\n    global x\n    x = 1\n", "def f():\n    def g():\n        x = 1\n    global x\n"] {
+            assert_eq!(first_error(ok), "ok", "{ok}");
+        }
+    }
+
+    #[test]
+    fn starred_and_yield_rules() {
+        let cases = [
+            ("a, *b, *c = x\n", "multiple starred expressions in assignment"),
+            ("*a = x\n", "starred assignment target must be in a list or tuple"),
+            ("*a\n", "can't use starred expression here"),
+            ("x = *a\n", "can't use starred expression here"),
+            ("yield 1\n", "'yield' outside function"),
+            ("class C:\n    yield 1\n", "'yield' outside function"),
+            ("def f():\n    return [(yield x) for x in y]\n", "'yield' inside list comprehension"),
+            ("def f():\n    return {(yield x) for x in y}\n", "'yield' inside set comprehension"),
+            ("f(x for x in y, 1)\n", "Generator expression must be parenthesized"),
+            ("[*x for x in y]\n", "iterable unpacking cannot be used in comprehension"),
+            ("x = f'{1:{2:{3}}}'\n", "f-string: expressions nested too deeply"),
+        ];
+        for (src, message) in cases {
+            assert_eq!(first_error(src), message, "{src}");
+        }
+        let fine = [
+            "a, *b = x\n",
+            "[a, *b] = x\n",
+            "for a, *b in x:\n    pass\n",
+            "x = *a, *b\n",
+            "def f():\n    x = yield\n    yield from g()\n    y = (yield 1) + 1\n",
+            "f = lambda: (yield)\n",
+            "f(x for x in y)\n",
+            "x = {1, 2}, {}, {1: 2}, {k: v for k, v in y}, {a for a in b}\n",
+            "x = 1 << 2 | 3 & ~4 ^ 5 >> 1\n",
+            "x = f'{a=} {b!r:>{w}}'\n",
         ];
         for ok in fine {
             assert_eq!(first_error(ok), "ok", "{ok}");

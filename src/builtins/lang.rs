@@ -1,0 +1,365 @@
+//! Builtins of the language's own protocols: iteration (`iter`, `next`, generator
+//! methods), sets (`set` and its methods), `staticmethod`, `classmethod` and `object`.
+
+use super::Signature;
+use crate::runtime::error::{ErrorKind, Exc, R};
+use crate::runtime::generator::{Generator, Step};
+use crate::runtime::index::Iter;
+use crate::runtime::intern::intern;
+use crate::runtime::value::{Args, Builtin, BuiltinKind, Class, NativeFn, Set, Value};
+use crate::runtime::Interp;
+use crate::{bail, err};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
+    reg("iter", iter);
+    reg("next", next);
+    reg("set", set);
+    reg("staticmethod", staticmethod);
+    reg("classmethod", classmethod);
+}
+
+/// Installs `object`, the base every class may name (`class A(object):`).
+pub fn install(rt: &mut Interp) {
+    let init = Value::native("object.__init__", object_init);
+    let mut attrs = rustc_hash::FxHashMap::default();
+    attrs.insert(intern("__init__"), init);
+    let object = Class { name: "object".into(), base: None, attrs: RefCell::new(attrs), error_kind: None };
+    rt.builtins.insert(intern("object"), Value::Class(Rc::new(object)));
+}
+
+/// Whether `c` is the builtin `object` class (every value is an instance of it).
+pub fn is_object_class(c: &Class) -> bool {
+    c.base.is_none()
+        && &*c.name == "object"
+        && c.attrs.borrow().get(&intern("__init__")).is_some_and(crate::runtime::call::is_object_init)
+}
+
+/// `object.__init__(self)`: does nothing; reached by `super().__init__()` (unbound: no
+/// arguments) or `object.__init__(self)`.
+/// Errors: TypeError for any further argument (CPython's message).
+fn object_init(_rt: &mut Interp, args: &mut Args) -> R<Value> {
+    if args.pos.len() > 1 || !args.kw.is_empty() {
+        bail!(Type, "object.__init__() takes exactly one argument (the instance to initialize)");
+    }
+    Ok(Value::None)
+}
+
+/// `iter(object)`: an iterator over `object`. A generator or an iterator object (one
+/// whose class has `__next__`) is its own iterator; `__iter__` is called when defined;
+/// lists, tuples, strings, dicts (their keys), sets, ranges and tensors get an iterator
+/// over their items (taken when `iter` is called).
+/// Errors: TypeError if `object` is not iterable.
+/// See: Python's `iter`.
+fn iter(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["object"], 1);
+    let x = SIG.bind(rt, args)?.value("object")?;
+    if let Value::Generator(_) = x {
+        return Ok(x);
+    }
+    let name = match &x {
+        Value::Dict(_) => "dict_keyiterator".to_string(),
+        Value::Str(_) => "str_ascii_iterator".to_string(),
+        other => format!("{}_iterator", other.type_name()),
+    };
+    Ok(match rt.iter_of(&x)? {
+        Iter::Next(obj) => obj,
+        Iter::Gen(g) => Value::Generator(g),
+        it => Value::Generator(Rc::new(Generator::native(&name, it))),
+    })
+}
+
+/// `next(iterator[, default])`: the iterator's next item; at its end, `default` if given.
+/// Errors: StopIteration at the end without a default (with a generator's return value
+/// as its message, as `str(e)` shows in CPython); TypeError if `iterator` is not one.
+/// See: Python's `next`.
+fn next(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["iterator", "default"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (it, default) = (a.value("iterator")?, a.opt("default")?);
+    let end = |value: Value, default: Option<Value>, rt: &mut Interp| -> R<Value> {
+        match default {
+            Some(d) => Ok(d),
+            None => Err(stop_iteration(rt, &value)?),
+        }
+    };
+    match &it {
+        Value::Generator(g) => match rt.resume(g, Value::None)? {
+            Step::Yielded(v) => Ok(v),
+            Step::Returned(v) => end(v, default, rt),
+        },
+        Value::Instance(i) if i.class.lookup(intern("__next__")).is_some() => {
+            match rt.call_dunder(&it, "__next__", vec![]) {
+                Ok(Some(v)) => Ok(v),
+                Ok(None) => unreachable!("the class has __next__"),
+                Err(e) if e.kind() == ErrorKind::StopIteration && default.is_some() => Ok(default.unwrap()),
+                Err(e) => Err(e),
+            }
+        }
+        other => bail!(Type, "'{}' object is not an iterator", other.type_name()),
+    }
+}
+
+/// The StopIteration that ends a generator which returned `value` (its message is
+/// `str(value)`, empty for `None`).
+fn stop_iteration(rt: &mut Interp, value: &Value) -> R<Exc> {
+    let msg = match value {
+        Value::None => String::new(),
+        v => rt.str_of(v)?,
+    };
+    Ok(Exc::new(ErrorKind::StopIteration, msg))
+}
+
+/// `g.send(value)`: resumes the generator with `value` as the result of the `yield`
+/// it stopped at; returns the next value it yields.
+/// Errors: StopIteration when it returns; TypeError for a non-None value sent to a
+/// generator that has not started.
+pub(super) fn generator_send(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["value"], 1);
+    let g = this_generator(args)?;
+    let v = SIG.bind(rt, args)?.value("value")?;
+    match rt.resume(&g, v)? {
+        Step::Yielded(v) => Ok(v),
+        Step::Returned(v) => Err(stop_iteration(rt, &v)?),
+    }
+}
+
+/// `g.close()`: finishes a suspended generator (what its frames hold is released).
+pub(super) fn generator_close(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let g = this_generator(args)?;
+    super::NO_ARGS.bind(rt, args)?;
+    rt.generator_close(&g)?;
+    Ok(Value::None)
+}
+
+/// `g.__next__()`: as `next(g)`.
+pub(super) fn generator_next(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let g = this_generator(args)?;
+    super::NO_ARGS.bind(rt, args)?;
+    match rt.resume(&g, Value::None)? {
+        Step::Yielded(v) => Ok(v),
+        Step::Returned(v) => Err(stop_iteration(rt, &v)?),
+    }
+}
+
+fn this_generator(a: &Args) -> R<Rc<Generator>> {
+    match &a.this {
+        Some(Value::Generator(g)) => Ok(g.clone()),
+        _ => Err(err!(Runtime, "internal error: a generator method bound to something else")),
+    }
+}
+
+/// `staticmethod(function)`: read through its class or an instance, the function itself
+/// (no receiver is bound).
+fn staticmethod(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["function"], 1);
+    let f = SIG.bind(rt, args)?.value("function")?;
+    Ok(Value::Builtin(Rc::new(Builtin { name: "staticmethod".into(), kind: BuiltinKind::StaticMethod(f) })))
+}
+
+/// `classmethod(function)`: read through its class or an instance (of a subclass too),
+/// the function with that class bound as its first argument.
+fn classmethod(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["function"], 1);
+    let f = SIG.bind(rt, args)?.value("function")?;
+    Ok(Value::Builtin(Rc::new(Builtin { name: "classmethod".into(), kind: BuiltinKind::ClassMethod(f) })))
+}
+
+/// `set(iterable=())`: a new set of the iterable's items.
+/// Errors: TypeError for an unhashable item (a list, dict or set).
+/// See: Python's `set`; the iteration order is [`Set`]'s.
+fn set(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["iterable"], 0);
+    let x = SIG.bind(rt, args)?.opt("iterable")?;
+    let mut s = Set::default();
+    if let Some(x) = x {
+        add_all(rt, &mut s, &x)?;
+    }
+    Ok(Value::Set(Rc::new(RefCell::new(s))))
+}
+
+fn add_all(rt: &mut Interp, s: &mut Set, items: &Value) -> R<()> {
+    for item in rt.iterate(items)? {
+        let h = rt.hash_key(&item)?;
+        s.entry(h).or_insert(item);
+    }
+    Ok(())
+}
+
+fn this_set(a: &Args) -> R<Rc<RefCell<Set>>> {
+    match &a.this {
+        Some(Value::Set(s)) => Ok(s.clone()),
+        _ => Err(err!(Runtime, "internal error: a set method bound to something else")),
+    }
+}
+
+static ELEM: Signature = Signature::new(&["elem"], 1);
+static OTHER: Signature = Signature::new(&["other"], 1);
+
+/// `s.add(elem)`. Errors: TypeError for an unhashable element.
+pub(super) fn set_add(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_set(args)?;
+    let x = ELEM.bind(rt, args)?.value("elem")?;
+    let h = rt.hash_key(&x)?;
+    s.borrow_mut().entry(h).or_insert(x);
+    Ok(Value::None)
+}
+
+/// `s.remove(elem)`. Errors: KeyError (the element's repr) when it is not there.
+pub(super) fn set_remove(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_set(args)?;
+    let x = ELEM.bind(rt, args)?.value("elem")?;
+    let h = rt.hash_key(&x)?;
+    if s.borrow_mut().shift_remove(&h).is_none() {
+        let r = rt.repr_of(&x)?;
+        bail!(Key, "{r}");
+    }
+    Ok(Value::None)
+}
+
+/// `s.discard(elem)`: removes it if it is there.
+pub(super) fn set_discard(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_set(args)?;
+    let x = ELEM.bind(rt, args)?.value("elem")?;
+    let h = rt.hash_key(&x)?;
+    s.borrow_mut().shift_remove(&h);
+    Ok(Value::None)
+}
+
+/// `s.pop()`: removes and returns the first element in iteration order.
+/// Errors: KeyError for an empty set.
+pub(super) fn set_pop(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_set(args)?;
+    super::NO_ARGS.bind(rt, args)?;
+    let first = s.borrow_mut().shift_remove_index(0);
+    match first {
+        Some((_, v)) => Ok(v),
+        None => bail!(Key, "'pop from an empty set'"),
+    }
+}
+
+/// `s.clear()`
+pub(super) fn set_clear(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_set(args)?;
+    super::NO_ARGS.bind(rt, args)?;
+    s.borrow_mut().clear();
+    Ok(Value::None)
+}
+
+/// `s.copy()`
+pub(super) fn set_copy(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_set(args)?;
+    super::NO_ARGS.bind(rt, args)?;
+    let copy = s.borrow().clone();
+    Ok(Value::Set(Rc::new(RefCell::new(copy))))
+}
+
+/// `s.update(*iterables)`: adds every item of each.
+pub(super) fn set_update(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_set(args)?;
+    no_keywords(args)?;
+    let mut new = s.borrow().clone();
+    for x in std::mem::take(&mut args.pos) {
+        add_all(rt, &mut new, &x)?;
+    }
+    *s.borrow_mut() = new;
+    Ok(Value::None)
+}
+
+fn no_keywords(args: &Args) -> R<()> {
+    if !args.kw.is_empty() {
+        bail!(Type, "{}() takes no keyword arguments", args.fname);
+    }
+    Ok(())
+}
+
+/// The items of each argument as a set (any iterable, as CPython's set methods take).
+fn others(rt: &mut Interp, args: &mut Args) -> R<Vec<Set>> {
+    no_keywords(args)?;
+    let mut out = Vec::new();
+    for x in std::mem::take(&mut args.pos) {
+        let mut s = Set::default();
+        add_all(rt, &mut s, &x)?;
+        out.push(s);
+    }
+    Ok(out)
+}
+
+fn new_set(s: Set) -> Value {
+    Value::Set(Rc::new(RefCell::new(s)))
+}
+
+/// `s.union(*others)`: a new set of the elements in `s` or any of them.
+pub(super) fn set_union(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut out = this_set(args)?.borrow().clone();
+    for o in others(rt, args)? {
+        for (k, v) in o {
+            out.entry(k).or_insert(v);
+        }
+    }
+    Ok(new_set(out))
+}
+
+/// `s.intersection(*others)`: a new set of the elements of `s` in all of them.
+pub(super) fn set_intersection(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut out = this_set(args)?.borrow().clone();
+    for o in others(rt, args)? {
+        out.retain(|k, _| o.contains_key(k));
+    }
+    Ok(new_set(out))
+}
+
+/// `s.difference(*others)`: a new set of the elements of `s` in none of them.
+pub(super) fn set_difference(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut out = this_set(args)?.borrow().clone();
+    for o in others(rt, args)? {
+        out.retain(|k, _| !o.contains_key(k));
+    }
+    Ok(new_set(out))
+}
+
+/// `s.symmetric_difference(other)`: the elements in exactly one of the two.
+pub(super) fn set_symmetric_difference(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_set(args)?.borrow().clone();
+    let x = OTHER.bind(rt, args)?.value("other")?;
+    let mut o = Set::default();
+    add_all(rt, &mut o, &x)?;
+    let mut out: Set = s.iter().filter(|(k, _)| !o.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    for (k, v) in o {
+        if !s.contains_key(&k) {
+            out.insert(k, v);
+        }
+    }
+    Ok(new_set(out))
+}
+
+/// The set `other` names (any iterable), for the comparisons below.
+fn other_set(rt: &mut Interp, args: &mut Args) -> R<(Rc<RefCell<Set>>, Set)> {
+    let s = this_set(args)?;
+    let x = OTHER.bind(rt, args)?.value("other")?;
+    let mut o = Set::default();
+    add_all(rt, &mut o, &x)?;
+    Ok((s, o))
+}
+
+/// `s.issubset(other)`: every element of `s` is in `other`.
+pub(super) fn set_issubset(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let (s, o) = other_set(rt, args)?;
+    let r = s.borrow().keys().all(|k| o.contains_key(k));
+    Ok(Value::Bool(r))
+}
+
+/// `s.issuperset(other)`: every element of `other` is in `s`.
+pub(super) fn set_issuperset(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let (s, o) = other_set(rt, args)?;
+    let r = o.keys().all(|k| s.borrow().contains_key(k));
+    Ok(Value::Bool(r))
+}
+
+/// `s.isdisjoint(other)`: no element in common.
+pub(super) fn set_isdisjoint(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let (s, o) = other_set(rt, args)?;
+    let r = !s.borrow().keys().any(|k| o.contains_key(k));
+    Ok(Value::Bool(r))
+}
