@@ -5,7 +5,7 @@
 
 use super::error::R;
 use super::intern::intern;
-use super::value::Value;
+use super::value::{Dict, Value};
 use super::Interp;
 use crate::autodiff::tape::{CustomCall, Op, RecomputeCall, UserData};
 use crate::autodiff::{backward, forward};
@@ -320,30 +320,55 @@ impl Interp {
         }
     }
 
-    /// The tensors of a result: a tensor, a Variable (read), or a tuple/list of them.
+    /// The tensors of a result: a tensor, a Variable (read), a number (as a tensor), or
+    /// tuples, lists and dicts of tensors nested to any depth (TF's `nest` structures;
+    /// dict values in insertion order), where a `None` leaf stands for no output.
+    ///
+    /// Errors: TypeError naming `what` for any other value; RecursionError for a
+    /// structure nested too deep (or containing itself).
     pub fn flatten_tensors(&mut self, v: &Value, what: &str) -> R<Vec<Tensor>> {
-        match v {
-            Value::Tensor(_) | Value::Variable(_) => Ok(vec![self.to_tensor(v, None)?]),
-            Value::Tuple(_) | Value::List(_) => {
-                let mut out = Vec::new();
-                for x in self.iterate(v)? {
-                    match x {
-                        Value::Tensor(_) | Value::Variable(_) => out.push(self.to_tensor(&x, None)?),
-                        other => bail!(Type, "{what} must return tensors, got a {}", other.type_name()),
-                    }
-                }
-                Ok(out)
-            }
-            Value::Int(_) | Value::Float(_) => Ok(vec![self.to_tensor(v, None)?]),
-            other => bail!(Type, "{what} must return a tensor or a tuple of tensors, got a {}", other.type_name()),
+        if let Value::Int(_) | Value::Float(_) = v {
+            return Ok(vec![self.to_tensor(v, None)?]);
         }
+        let mut out = Vec::new();
+        self.flatten_into(v, what, true, &mut out)?;
+        Ok(out)
     }
 
-    /// Rebuilds `v`'s structure around new output tensors.
+    fn flatten_into(&mut self, v: &Value, what: &str, top: bool, out: &mut Vec<Tensor>) -> R<()> {
+        match v {
+            Value::Tensor(_) | Value::Variable(_) => out.push(self.to_tensor(v, None)?),
+            Value::Tuple(_) | Value::List(_) | Value::Dict(_) => {
+                let items: Vec<Value> = match v {
+                    Value::Dict(d) => d.borrow().values().map(|(_, x)| x.clone()).collect(),
+                    _ => self.iterate(v)?,
+                };
+                self.nested("flattening a result", |rt| {
+                    items.iter().try_for_each(|x| rt.flatten_into(x, what, false, out))
+                })?;
+            }
+            Value::None if !top => {}
+            other => bail!(
+                Type,
+                "{what} must return a tensor or a (nested) tuple, list or dict of tensors, got {}",
+                if top { format!("a {}", other.type_name()) } else { format!("one holding a {}", other.type_name()) }
+            ),
+        }
+        Ok(())
+    }
+
+    /// Rebuilds `v`'s structure around new output tensors (one per tensor leaf of
+    /// [`Interp::flatten_tensors`], in the same order).
     pub fn rebuild(v: &Value, outs: &mut impl Iterator<Item = Tensor>) -> Value {
         match v {
             Value::Tuple(t) => Value::tuple(t.iter().map(|x| Self::rebuild(x, outs)).collect()),
             Value::List(l) => Value::list(l.borrow().iter().map(|x| Self::rebuild(x, outs)).collect()),
+            Value::Dict(d) => {
+                let rebuilt: Dict =
+                    d.borrow().iter().map(|(k, (key, x))| (k.clone(), (key.clone(), Self::rebuild(x, outs)))).collect();
+                Value::Dict(Rc::new(RefCell::new(rebuilt)))
+            }
+            Value::None => Value::None,
             _ => Value::Tensor(outs.next().expect("one output per tensor")),
         }
     }
