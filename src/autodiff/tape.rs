@@ -95,9 +95,9 @@ pub enum Op {
     /// `grad_pass_through(f)`: identity gradient to each tensor input.
     PassThrough,
     /// `conv2d` and its two gradients, each bilinear in its two inputs (both saved; `ops/conv.rs`).
-    Conv { kind: ConvKind, geom: Geom, a: Tensor, b: Tensor },
+    Conv { kind: ConvKind, geom: Box<Geom>, a: Tensor, b: Tensor },
     /// `max_pool2d` / `avg_pool2d` and their gradients, all linear (nothing saved; `ops/conv.rs`).
-    Pool { kind: PoolKind, geom: Geom },
+    Pool { kind: PoolKind, geom: Box<Geom> },
 }
 
 /// The user-side part of a custom_gradient or recompute_grad entry (its functions and
@@ -404,3 +404,7 @@ impl Tape {
         (self.log.entries.len(), count, bytes)
     }
 }
+
+// Every recorded operation allocates one `Op`, so its size is on the B1 hot path: a wide
+// payload (a convolution's geometry) goes behind a Box. 104 bytes: `Where`'s two inline shapes.
+const _: () = assert!(std::mem::size_of::<Op>() <= 104);

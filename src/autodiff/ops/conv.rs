@@ -60,7 +60,7 @@ impl Recorder {
             ConvKind::BackpropInput => conv::conv2d_backprop_input(&a.data, &b.data, &geom)?,
             ConvKind::BackpropFilter => conv::conv2d_backprop_filter(&a.data, &b.data, &geom)?,
         });
-        self.record(&[a, b], &[&out], || Op::Conv { kind, geom, a: a.clone(), b: b.clone() });
+        self.record(&[a, b], &[&out], || Op::Conv { kind, geom: Box::new(geom), a: a.clone(), b: b.clone() });
         Ok(out)
     }
 
@@ -75,7 +75,7 @@ impl Recorder {
         let geom = Geom::pool("max_pool2d", x.shape(), k, win)?;
         let (out, argmax) = conv::max_pool(&x.data, &geom)?;
         let out = Tensor::new(out);
-        self.record(&[x], &[&out], || Op::Pool { kind: PoolKind::MaxGather { argmax: Rc::new(argmax) }, geom });
+        self.record(&[x], &[&out], || Op::Pool { kind: PoolKind::MaxGather { argmax: Rc::new(argmax) }, geom: Box::new(geom) });
         Ok(out)
     }
 
@@ -98,7 +98,7 @@ impl Recorder {
             PoolKind::Avg => conv::avg_pool(&x.data, &geom)?,
             PoolKind::AvgSpread => conv::avg_pool_grad(&x.data, &geom)?,
         });
-        self.record(&[x], &[&out], || Op::Pool { kind, geom });
+        self.record(&[x], &[&out], || Op::Pool { kind, geom: Box::new(geom) });
         Ok(out)
     }
 
@@ -108,7 +108,7 @@ impl Recorder {
         let want = |i: usize| needed.get(i).copied().unwrap_or(false);
         Ok(match op {
             Op::Conv { kind, geom, a, b } => {
-                let geom = *geom;
+                let geom = **geom;
                 let (mut ga, mut gb) = (None, None);
                 match kind {
                     // y = C(x, w): x̄ = BI(ȳ, w), w̄ = BF(x, ȳ)
@@ -149,7 +149,7 @@ impl Recorder {
                     PoolKind::Avg => PoolKind::AvgSpread,
                     PoolKind::AvgSpread => PoolKind::Avg,
                 };
-                smallvec![Some(self.pool_op(adjoint, *geom, g)?)]
+                smallvec![Some(self.pool_op(adjoint, **geom, g)?)]
             }
             _ => bail!(Runtime, "internal error: {op:?} is not a convolution or pooling operation"),
         })
