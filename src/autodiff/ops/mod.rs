@@ -39,43 +39,19 @@ impl Recorder {
     /// already filled in); `needed[i]` says whether input i wants a gradient.
     pub fn vjp(&mut self, entry: &Entry, upstream: Vec<Tensor>, needed: &[bool]) -> R<InputGrads> {
         let op = &*entry.op;
-        match op {
-            Op::AddSub { .. }
-            | Op::Binary { .. }
-            | Op::Pow { .. }
-            | Op::Unary { .. }
-            | Op::Where { .. }
-            | Op::Cast { .. }
-            | Op::Identity => self.elementwise_vjp(op, &upstream, needed),
-            Op::MatMul { .. } => self.matmul_vjp(op, &upstream, needed),
-            Op::Reduce { .. }
-            | Op::ReduceExtreme { .. }
-            | Op::ReduceProd { .. }
-            | Op::Cumsum { .. }
-            | Op::Cumprod { .. }
-            | Op::BroadcastTo { .. } => self.reduce_vjp(op, &upstream, needed),
-            Op::Reshape { .. }
-            | Op::Transpose { .. }
-            | Op::Concat { .. }
-            | Op::Stack { .. }
-            | Op::Index { .. }
-            | Op::IndexGrad { .. }
-            | Op::Gather { .. }
-            | Op::GatherGrad { .. }
-            | Op::Tile { .. } => self.shape_vjp(op, &upstream, needed),
-            Op::Softmax { .. } | Op::SparseXent { .. } => self.nn_vjp(op, &upstream, needed),
-            Op::Take { .. } | Op::TakeAdd { .. } => self.select_vjp(op, &upstream, needed),
-            Op::MatrixInverse { .. }
-            | Op::Det { .. }
-            | Op::LogAbsDet { .. }
-            | Op::Solve { .. }
-            | Op::Cholesky { .. }
-            | Op::SpectralNorm { .. } => self.linalg_vjp(op, &upstream, needed),
-            Op::Conv { .. } | Op::Pool { .. } => self.conv_vjp(op, &upstream, needed),
+        match family(op) {
+            Family::Elementwise => self.elementwise_vjp(op, &upstream, needed),
+            Family::MatMul => self.matmul_vjp(op, &upstream, needed),
+            Family::Reduce => self.reduce_vjp(op, &upstream, needed),
+            Family::Shape => self.shape_vjp(op, &upstream, needed),
+            Family::Nn => self.nn_vjp(op, &upstream, needed),
+            Family::Select => self.select_vjp(op, &upstream, needed),
+            Family::Linalg => self.linalg_vjp(op, &upstream, needed),
+            Family::Conv => self.conv_vjp(op, &upstream, needed),
             // Identity gradient to each tensor input (upstream i to input i).
-            Op::PassThrough => Ok((0..entry.inputs.len()).map(|i| upstream.get(i).cloned()).collect()),
+            Family::PassThrough => Ok((0..entry.inputs.len()).map(|i| upstream.get(i).cloned()).collect()),
             // User code runs through the host (backward.rs), never here.
-            Op::Custom(_) | Op::Recompute(_) => bail!(Runtime, "internal error: a user-code VJP reached the recorder"),
+            Family::User => bail!(Runtime, "internal error: a user-code VJP reached the recorder"),
         }
     }
 
@@ -84,33 +60,69 @@ impl Recorder {
     /// (`None`: no tangent, that is zero; at least one is given); `outputs` are the op's outputs.
     pub fn jvp(&mut self, op: &Rc<Op>, tangents: &[Option<Tensor>], outputs: &[&Tensor]) -> Option<R<Tangents>> {
         let op = &**op;
-        Some(match op {
-            Op::AddSub { .. }
-            | Op::Binary { .. }
-            | Op::Pow { .. }
-            | Op::Unary { .. }
-            | Op::Where { .. }
-            | Op::Cast { .. }
-            | Op::Identity => self.elementwise_jvp(op, tangents, outputs),
-            Op::MatMul { .. } => self.matmul_jvp(op, tangents),
-            Op::Reduce { .. }
-            | Op::ReduceExtreme { .. }
-            | Op::ReduceProd { .. }
-            | Op::Cumsum { .. }
-            | Op::Cumprod { .. }
-            | Op::BroadcastTo { .. } => self.reduce_jvp(op, tangents, outputs),
-            Op::Reshape { .. }
-            | Op::Transpose { .. }
-            | Op::Concat { .. }
-            | Op::Stack { .. }
-            | Op::Index { .. }
-            | Op::IndexGrad { .. }
-            | Op::Gather { .. }
-            | Op::GatherGrad { .. }
-            | Op::Tile { .. } => self.shape_jvp(op, tangents, outputs),
-            Op::Softmax { .. } | Op::SparseXent { .. } => self.nn_jvp(op, tangents),
+        Some(match family(op) {
+            Family::Elementwise => self.elementwise_jvp(op, tangents, outputs),
+            Family::MatMul => self.matmul_jvp(op, tangents),
+            Family::Reduce => self.reduce_jvp(op, tangents, outputs),
+            Family::Shape => self.shape_jvp(op, tangents, outputs),
+            Family::Nn => self.nn_jvp(op, tangents),
             // Everything else (user code, operations added without a rule): by transposition.
             _ => return None,
         })
+    }
+}
+
+/// The families of operations: each has its forward, its VJPs and its JVPs in one file
+/// under `ops/`, and both dispatches above go through this one classification.
+enum Family {
+    Elementwise,
+    MatMul,
+    Reduce,
+    Shape,
+    Nn,
+    Select,
+    Linalg,
+    Conv,
+    PassThrough,
+    /// `custom_gradient` and `recompute_grad`: user code, run by the host.
+    User,
+}
+
+fn family(op: &Op) -> Family {
+    match op {
+        Op::AddSub { .. }
+        | Op::Binary { .. }
+        | Op::Pow { .. }
+        | Op::Unary { .. }
+        | Op::Where { .. }
+        | Op::Cast { .. }
+        | Op::Identity => Family::Elementwise,
+        Op::MatMul { .. } => Family::MatMul,
+        Op::Reduce { .. }
+        | Op::ReduceExtreme { .. }
+        | Op::ReduceProd { .. }
+        | Op::Cumsum { .. }
+        | Op::Cumprod { .. }
+        | Op::BroadcastTo { .. } => Family::Reduce,
+        Op::Reshape { .. }
+        | Op::Transpose { .. }
+        | Op::Concat { .. }
+        | Op::Stack { .. }
+        | Op::Index { .. }
+        | Op::IndexGrad { .. }
+        | Op::Gather { .. }
+        | Op::GatherGrad { .. }
+        | Op::Tile { .. } => Family::Shape,
+        Op::Softmax { .. } | Op::SparseXent { .. } => Family::Nn,
+        Op::Take { .. } | Op::TakeAdd { .. } => Family::Select,
+        Op::MatrixInverse { .. }
+        | Op::Det { .. }
+        | Op::LogAbsDet { .. }
+        | Op::Solve { .. }
+        | Op::Cholesky { .. }
+        | Op::SpectralNorm { .. } => Family::Linalg,
+        Op::Conv { .. } | Op::Pool { .. } => Family::Conv,
+        Op::PassThrough => Family::PassThrough,
+        Op::Custom(_) | Op::Recompute(_) => Family::User,
     }
 }

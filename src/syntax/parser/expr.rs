@@ -592,17 +592,5 @@ pub(super) fn expr_list<'t>() -> P<'t, Expr> {
         .map_with(|x, e| mk(ExprKind::Starred(Box::new(x)), e.span()))
         .or(expr())
         .boxed();
-    item.clone()
-        .then(tok(Tok::Comma).ignore_then(item).repeated().collect::<Vec<_>>())
-        .then(tok(Tok::Comma).or_not())
-        .map_with(|((first, rest), trailing), e| {
-            if rest.is_empty() && trailing.is_none() {
-                first
-            } else {
-                let mut xs = vec![first];
-                xs.extend(rest);
-                mk(ExprKind::Tuple(xs), e.span())
-            }
-        })
-        .boxed()
+    items_tuple(item)
 }
