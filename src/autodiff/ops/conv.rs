@@ -9,6 +9,7 @@
 //! window's (first) maximum, and its VJP scatters back to those positions; avg_pool2d's VJP
 //! spreads each gradient over its window. Each pair is adjoint, so each VJP is the other op.
 
+use crate::autodiff::forward::Tangents;
 use crate::autodiff::recorder::{InputGrads, Recorder};
 use crate::autodiff::tape::Op;
 use crate::bail;
@@ -153,5 +154,26 @@ impl Recorder {
             }
             _ => bail!(Runtime, "internal error: {op:?} is not a convolution or pooling operation"),
         })
+    }
+}
+
+impl Recorder {
+    /// Forward mode: the three convolutions are bilinear, so the tangent is
+    /// C(ta, b) + C(a, tb) with the same geometry; the pools are linear in their input
+    /// (max pooling through the saved argmax), so it is the pool of the tangent.
+    pub(super) fn conv_jvp(&mut self, op: &Op, ts: &[Option<Tensor>]) -> R<Tangents> {
+        let t = |i: usize| ts.get(i).and_then(Option::as_ref);
+        Ok(smallvec![match op {
+            Op::Conv { kind, geom, a, b } => {
+                let left = t(0).map(|ta| self.conv_op(*kind, **geom, ta, b)).transpose()?;
+                let right = t(1).map(|tb| self.conv_op(*kind, **geom, a, tb)).transpose()?;
+                match (left, right) {
+                    (Some(x), Some(y)) => Some(self.add(&x, &y)?),
+                    (x, y) => x.or(y),
+                }
+            }
+            Op::Pool { kind, geom } => t(0).map(|tx| self.pool_op(kind.clone(), **geom, tx)).transpose()?,
+            _ => bail!(Runtime, "internal error: {op:?} is not a convolution or pooling operation"),
+        }])
     }
 }

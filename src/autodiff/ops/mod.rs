@@ -66,6 +66,8 @@ impl Recorder {
             Family::Reduce => self.reduce_jvp(op, tangents, outputs),
             Family::Shape => self.shape_jvp(op, tangents, outputs),
             Family::Nn => self.nn_jvp(op, tangents),
+            Family::Select => self.select_jvp(op, tangents, outputs),
+            Family::Conv => self.conv_jvp(op, tangents),
             // Everything else (user code, operations added without a rule): by transposition.
             _ => return None,
         })

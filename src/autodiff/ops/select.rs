@@ -8,6 +8,7 @@
 //! So every gradient here routes the upstream gradient to the selected positions, and
 //! second derivatives come for free (the VJPs are recorded `take`/`take_add` calls).
 
+use crate::autodiff::forward::Tangents;
 use crate::autodiff::recorder::{InputGrads, Recorder};
 use crate::autodiff::tape::{Dims, Op};
 use crate::error::R;
@@ -237,6 +238,18 @@ impl Recorder {
             Op::TakeAdd { src_shape, idx } => smallvec![Some(self.take(g, idx.clone(), src_shape)?)],
             _ => bail!(Runtime, "internal error: {op:?} is not a selection operation"),
         })
+    }
+
+    /// Forward mode: both operations are linear, so the tangent goes through the same
+    /// selection (take of the tangent, or scatter-add of it).
+    pub(super) fn select_jvp(&mut self, op: &Op, ts: &[Option<Tensor>], outputs: &[&Tensor]) -> R<Tangents> {
+        let Some(t) = ts.first().and_then(Option::as_ref) else { return Ok(smallvec![None]) };
+        let shape = outputs[0].shape();
+        Ok(smallvec![Some(match op {
+            Op::Take { idx, .. } => self.take(t, idx.clone(), shape)?,
+            Op::TakeAdd { idx, .. } => self.take_add(t, idx.clone(), shape)?,
+            _ => bail!(Runtime, "internal error: {op:?} is not a selection operation"),
+        })])
     }
 }
 
