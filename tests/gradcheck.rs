@@ -72,6 +72,14 @@ enum E {
     /// (stride 1, SAME), back to [2, 3]; and sigmoid cross-entropy against labels 0.3.
     ConvPool(Box<E>),
     SigmoidXent(Box<E>),
+    /// More of issue 9's ops, each keeping the [2, 3] shape: max_pool2d 2×2 (SAME, stride 1)
+    /// of x as an image; l2_normalize along the last axis; boolean_mask of columns 0 and 2
+    /// scattered back with scatter_nd; x @ inv(3I + xᵀx); x · det(3I + xᵀx).
+    MaxPool(Box<E>),
+    L2Normalize(Box<E>),
+    MaskScatter(Box<E>),
+    Inv(Box<E>),
+    Det(Box<E>),
 }
 
 fn expr() -> impl Strategy<Value = E> {
@@ -128,6 +136,11 @@ fn expr() -> impl Strategy<Value = E> {
             inner.clone().prop_map(move |x| E::LogDet(b(x))),
             inner.clone().prop_map(move |x| E::ConvPool(b(x))),
             inner.clone().prop_map(move |x| E::SigmoidXent(b(x))),
+            inner.clone().prop_map(move |x| E::MaxPool(b(x))),
+            inner.clone().prop_map(move |x| E::L2Normalize(b(x))),
+            inner.clone().prop_map(move |x| E::MaskScatter(b(x))),
+            inner.clone().prop_map(move |x| E::Inv(b(x))),
+            inner.clone().prop_map(move |x| E::Det(b(x))),
             (
                 prop_oneof![
                     Just(Activation::LeakyRelu(0.2)),
@@ -323,6 +336,49 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
             let x = eval(rt, x, xs)?;
             let z = Tensor::new(Array::full(DType::F64, x.shape(), 0.3));
             rt.ad.sigmoid_xent(&z, &x)?
+        }
+        E::MaxPool(x) => {
+            use dgl::tensor::conv::{Padding, Window};
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &[2, 3])?;
+            let img = rt.reshape_to(&x, &[1, 2, 3, 1])?;
+            let same = Window { strides: (1, 1), dilations: (1, 1), padding: Padding::Same };
+            let p = rt.ad.max_pool2d(&img, (2, 2), same)?;
+            rt.reshape_to(&p, &[2, 3])?
+        }
+        E::L2Normalize(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &[2, 3])?;
+            rt.ad.l2_normalize(&x, Some(&[1]), 1e-12)?
+        }
+        E::MaskScatter(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &[2, 3])?;
+            let m = Tensor::new(Array::Bool(
+                ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[3]), vec![true, false, true]).unwrap(),
+            ));
+            let kept = rt.ad.boolean_mask(&x, &m, 1)?;
+            let flat = rt.reshape_to(&kept, &[4])?;
+            rt.ad.scatter_nd(&ints(&[4, 2], vec![0, 0, 0, 2, 1, 0, 1, 2]), &flat, &[2, 3])?
+        }
+        E::Inv(x) | E::Det(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &[2, 3])?;
+            let xt = rt.transpose(&x, None)?;
+            let g = rt.matmul(&xt, &x)?;
+            let eye = Tensor::new(Array::from_f64(
+                DType::F64,
+                &[3, 3],
+                (0..9).map(|k| (k % 4 == 0) as u8 as f64 * 3.0).collect(),
+            ));
+            let m = rt.add(&eye, &g)?;
+            if let E::Inv(_) = e {
+                let inv = rt.ad.matrix_inverse(&m)?;
+                rt.matmul(&x, &inv)?
+            } else {
+                let d = rt.ad.det(&m)?;
+                rt.mul(&x, &d)?
+            }
         }
         E::ClipByNorm(x) => {
             let x = eval(rt, x, xs)?;
