@@ -80,6 +80,13 @@ enum E {
     MaskScatter(Box<E>),
     Inv(Box<E>),
     Det(Box<E>),
+    /// x @ cholesky(3I + xᵀx)ᵀ; x · ‖x‖₂ (the spectral norm); x · trace(xᵀx) + l2_loss(x);
+    /// x with entries (0, 1) and (1, 2) replaced by tensor_scatter_nd_update (adds with
+    /// `add`) of x[0, 0] and x[1, 1], selected by take.
+    Cholesky(Box<E>),
+    Spectral(Box<E>),
+    TraceL2(Box<E>),
+    TensorScatter(Box<E>, bool),
 }
 
 fn expr() -> impl Strategy<Value = E> {
@@ -141,6 +148,10 @@ fn expr() -> impl Strategy<Value = E> {
             inner.clone().prop_map(move |x| E::MaskScatter(b(x))),
             inner.clone().prop_map(move |x| E::Inv(b(x))),
             inner.clone().prop_map(move |x| E::Det(b(x))),
+            inner.clone().prop_map(move |x| E::Cholesky(b(x))),
+            inner.clone().prop_map(move |x| E::Spectral(b(x))),
+            inner.clone().prop_map(move |x| E::TraceL2(b(x))),
+            (inner.clone(), any::<bool>()).prop_map(move |(x, add)| E::TensorScatter(b(x), add)),
             (
                 prop_oneof![
                     Just(Activation::LeakyRelu(0.2)),
@@ -379,6 +390,44 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
                 let d = rt.ad.det(&m)?;
                 rt.mul(&x, &d)?
             }
+        }
+        E::Cholesky(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &[2, 3])?;
+            let xt = rt.transpose(&x, None)?;
+            let g = rt.matmul(&xt, &x)?;
+            let eye = Tensor::new(Array::from_f64(
+                DType::F64,
+                &[3, 3],
+                (0..9).map(|k| (k % 4 == 0) as u8 as f64 * 3.0).collect(),
+            ));
+            let m = rt.add(&eye, &g)?;
+            let l = rt.ad.cholesky(&m)?;
+            let lt = rt.transpose(&l, None)?;
+            rt.matmul(&x, &lt)?
+        }
+        E::Spectral(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &[2, 3])?;
+            let n = rt.ad.spectral_norm(&x)?;
+            rt.mul(&x, &n)?
+        }
+        E::TraceL2(x) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &[2, 3])?;
+            let xt = rt.transpose(&x, None)?;
+            let g = rt.matmul(&xt, &x)?;
+            let t = rt.ad.trace(&g)?;
+            let l = rt.ad.l2_loss(&x)?;
+            let y = rt.mul(&x, &t)?;
+            rt.add(&y, &l)?
+        }
+        E::TensorScatter(x, add) => {
+            let x = eval(rt, x, xs)?;
+            let x = rt.broadcast_to(&x, &[2, 3])?;
+            let square = rt.reshape_to(&x, &[2, 3])?;
+            let left = rt.ad.take(&square, std::rc::Rc::new(vec![0, 4]), &[2])?;
+            rt.ad.tensor_scatter_nd(&x, &ints(&[2, 2], vec![0, 1, 1, 2]), &left, *add)?
         }
         E::ClipByNorm(x) => {
             let x = eval(rt, x, xs)?;
