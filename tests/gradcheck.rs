@@ -375,14 +375,7 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
         E::Inv(x) | E::Det(x) => {
             let x = eval(rt, x, xs)?;
             let x = rt.broadcast_to(&x, &[2, 3])?;
-            let xt = rt.transpose(&x, None)?;
-            let g = rt.matmul(&xt, &x)?;
-            let eye = Tensor::new(Array::from_f64(
-                DType::F64,
-                &[3, 3],
-                (0..9).map(|k| (k % 4 == 0) as u8 as f64 * 3.0).collect(),
-            ));
-            let m = rt.add(&eye, &g)?;
+            let m = spd(rt, &x)?;
             if let E::Inv(_) = e {
                 let inv = rt.ad.matrix_inverse(&m)?;
                 rt.matmul(&x, &inv)?
@@ -394,14 +387,7 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
         E::Cholesky(x) => {
             let x = eval(rt, x, xs)?;
             let x = rt.broadcast_to(&x, &[2, 3])?;
-            let xt = rt.transpose(&x, None)?;
-            let g = rt.matmul(&xt, &x)?;
-            let eye = Tensor::new(Array::from_f64(
-                DType::F64,
-                &[3, 3],
-                (0..9).map(|k| (k % 4 == 0) as u8 as f64 * 3.0).collect(),
-            ));
-            let m = rt.add(&eye, &g)?;
+            let m = spd(rt, &x)?;
             let l = rt.ad.cholesky(&m)?;
             let lt = rt.transpose(&l, None)?;
             rt.matmul(&x, &lt)?
@@ -444,6 +430,15 @@ fn ints(shape: &[usize], v: Vec<i64>) -> Tensor {
 }
 
 /// The fixed [3, 3] matrix of the matmul and einsum cases.
+/// 3I + xᵀx for x of shape [2, 3]: symmetric positive definite, well away from singular.
+fn spd(rt: &mut Interp, x: &Tensor) -> R<Tensor> {
+    let xt = rt.transpose(x, None)?;
+    let g = rt.matmul(&xt, x)?;
+    let eye =
+        Tensor::new(Array::from_f64(DType::F64, &[3, 3], (0..9).map(|k| (k % 4 == 0) as u8 as f64 * 3.0).collect()));
+    rt.add(&eye, &g)
+}
+
 fn fixed_matrix() -> Tensor {
     Tensor::new(Array::from_f64(DType::F64, &[3, 3], vec![0.3, -0.2, 0.5, 0.1, 0.4, -0.6, -0.3, 0.2, 0.7]))
 }
