@@ -7,8 +7,8 @@
 
 use super::collections::*;
 use super::forward_fns::accumulator_jvp;
-use super::strings::*;
 use super::lang;
+use super::strings::*;
 use super::tape_methods::*;
 use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;

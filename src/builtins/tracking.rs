@@ -1,12 +1,12 @@
 //! Introspection for the attribute walks of `Module` and Keras-style layers
 //! (stdlib/_module.dgl, stdlib/_layers.dgl): `vars(obj)` and `_parameter_names(fn)`.
 
+use crate::bail;
 use crate::builtins::Signature;
 use crate::runtime::error::R;
 use crate::runtime::value::{Args, Dict, HashKey, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::syntax::ast::ParamKind;
-use crate::bail;
 use std::cell::RefCell;
 use std::rc::Rc;
 

@@ -5,8 +5,8 @@
 use super::error::{Exc, R};
 use super::intern::Sym;
 use super::value::{Frame, Globals, Module, Value};
-use crate::syntax::resolve::Slot;
 use super::{Failure, Interp};
+use crate::syntax::resolve::Slot;
 use crate::{bail, err};
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -40,7 +40,8 @@ impl Interp {
             Some(v) => v.clone(),
             None => {
                 let m = self.import_from(module, false)?;
-                let v = m.globals.get(name).ok_or_else(|| err!(Runtime, "internal error: {module} defines no {name}"))?;
+                let v =
+                    m.globals.get(name).ok_or_else(|| err!(Runtime, "internal error: {module} defines no {name}"))?;
                 self.builtins.insert(name, v.clone());
                 v
             }

@@ -6,8 +6,8 @@
 pub mod activations;
 pub mod array;
 pub mod budget;
-pub mod einsum;
 pub mod conv;
+pub mod einsum;
 pub mod error;
 pub mod indexing;
 pub mod kernels;

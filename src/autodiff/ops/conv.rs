@@ -76,7 +76,10 @@ impl Recorder {
         let geom = Geom::pool("max_pool2d", x.shape(), k, win)?;
         let (out, argmax) = conv::max_pool(&x.data, &geom)?;
         let out = Tensor::new(out);
-        self.record(&[x], &[&out], || Op::Pool { kind: PoolKind::MaxGather { argmax: Rc::new(argmax) }, geom: Box::new(geom) });
+        self.record(&[x], &[&out], || Op::Pool {
+            kind: PoolKind::MaxGather { argmax: Rc::new(argmax) },
+            geom: Box::new(geom),
+        });
         Ok(out)
     }
 

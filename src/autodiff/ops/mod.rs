@@ -12,8 +12,8 @@
 //! rule is optional: an operation without an arm in `jvp` is differentiated in forward mode by
 //! transposing its VJP (`forward::transpose_jvp`), which is exact but costs two passes.
 
-pub mod einsum;
 pub mod conv;
+pub mod einsum;
 pub mod elementwise;
 pub mod linalg;
 pub mod matmul;
