@@ -322,14 +322,7 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
         E::LogDet(x) => {
             let x = eval(rt, x, xs)?;
             let x = rt.broadcast_to(&x, &broadcast_shape(x.shape()))?;
-            let xt = rt.transpose(&x, None)?;
-            let g = rt.matmul(&xt, &x)?;
-            let eye = Tensor::new(Array::from_f64(
-                DType::F64,
-                &[3, 3],
-                (0..9).map(|k| (k % 4 == 0) as u8 as f64 * 3.0).collect(),
-            ));
-            let m = rt.add(&eye, &g)?;
+            let m = spd(rt, &x)?;
             rt.ad.slogdet(&m)?.1
         }
         E::ConvPool(x) => {
@@ -430,7 +423,7 @@ fn ints(shape: &[usize], v: Vec<i64>) -> Tensor {
 }
 
 /// The fixed [3, 3] matrix of the matmul and einsum cases.
-/// 3I + xᵀx for x of shape [2, 3]: symmetric positive definite, well away from singular.
+/// 3I + xᵀx for x of shape [.., 3]: symmetric positive definite, well away from singular.
 fn spd(rt: &mut Interp, x: &Tensor) -> R<Tensor> {
     let xt = rt.transpose(x, None)?;
     let g = rt.matmul(&xt, x)?;

@@ -47,6 +47,22 @@ fn weighted(rt: &mut Recorder, f: &Op, xs: &[Tensor]) -> R<Tensor> {
     rt.reduce(Reduce::Sum, &p, None, false)
 }
 
+/// Checks the second derivative of the one-input `f` at `at`: the first derivative, taken
+/// by an inner tape whose backward pass the outer check records, is itself checked
+/// against finite differences (so the VJPs must be recorded operations).
+fn check_second(name: &str, at: Array, f: Box<Op>) {
+    let first = move |rt: &mut Recorder, x: &[Tensor]| -> R<Tensor> {
+        let inner = Rc::new(RefCell::new(Tape::new(false, true)));
+        inner.borrow_mut().watch(x[0].id);
+        rt.tapes.push(inner.clone());
+        let y = weighted(rt, &*f, x);
+        rt.tapes.retain(|t| !Rc::ptr_eq(t, &inner));
+        let g = gradient(rt, &inner, &[y?], &[x[0].id], None)?;
+        Ok(g.into_iter().next().flatten().expect("connected"))
+    };
+    check(&format!("second derivative of {name}"), vec![at], &first);
+}
+
 /// Checks the gradient of `f` at `inputs` against central differences.
 fn check(name: &str, inputs: Vec<Array>, f: &Op) {
     let mut rt = host();
@@ -304,16 +320,7 @@ fn second_derivatives_through_recorded_vjps() {
         ("log_sigmoid", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.activation(Activation::LogSigmoid, &x[0]))),
     ];
     for (name, f) in cases {
-        let first = move |rt: &mut Recorder, x: &[Tensor]| -> R<Tensor> {
-            let inner = Rc::new(RefCell::new(Tape::new(false, true)));
-            inner.borrow_mut().watch(x[0].id);
-            rt.tapes.push(inner.clone());
-            let y = weighted(rt, &*f, x);
-            rt.tapes.retain(|t| !Rc::ptr_eq(t, &inner));
-            let g = gradient(rt, &inner, &[y?], &[x[0].id], None)?;
-            Ok(g.into_iter().next().flatten().expect("connected"))
-        };
-        check(&format!("second derivative of {name}"), vec![input(&[3], 30, -1.5, 1.5)], &first);
+        check_second(name, input(&[3], 30, -1.5, 1.5), f);
     }
 }
 
@@ -539,16 +546,7 @@ fn selection_and_linalg_second_derivatives() {
         ),
     ];
     for (name, at, f) in cases {
-        let first = move |rt: &mut Recorder, x: &[Tensor]| -> R<Tensor> {
-            let inner = Rc::new(RefCell::new(Tape::new(false, true)));
-            inner.borrow_mut().watch(x[0].id);
-            rt.tapes.push(inner.clone());
-            let y = weighted(rt, &*f, x);
-            rt.tapes.retain(|t| !Rc::ptr_eq(t, &inner));
-            let g = gradient(rt, &inner, &[y?], &[x[0].id], None)?;
-            Ok(g.into_iter().next().flatten().expect("connected"))
-        };
-        check(&format!("second derivative of {name}"), vec![at], &first);
+        check_second(name, at, f);
     }
 }
 /// conv2d and its two gradient operations (each bilinear: ⟨C(x, w), dy⟩ = ⟨x, BI(dy, w)⟩ =

@@ -200,22 +200,14 @@ impl Recorder {
             // d(a^b) = b a^(b−1) da + a^b log(a) db   (log taken as 0 where a <= 0, as TF)
             Op::Pow { a, b, out } => {
                 let ga = if want(0) {
-                    let one = self.scalar(b.dtype(), 1.0);
-                    let bm1 = self.binary(Binary::Sub, b, &one)?;
-                    let p = self.binary(Binary::Pow, a, &bm1)?;
-                    let t = self.mul(b, &p)?;
+                    let t = self.pow_d_base(a, b)?;
                     let t = self.mul(g, &t)?;
                     Some(self.sum_to_shape(&t, a.shape())?)
                 } else {
                     None
                 };
                 let gb = if want(1) {
-                    let zero = self.constant_like(a, 0.0);
-                    let pos = Tensor::new(kernels::compare(Compare::Gt, &a.data, &zero.data)?);
-                    let one = self.constant_like(a, 1.0);
-                    let safe = self.where_(&pos, a, &one)?;
-                    let la = self.unary(Unary::Log, &safe)?;
-                    let la = self.where_(&pos, &la, &zero)?;
+                    let la = self.pow_log_base(a)?;
                     let t = self.mul(out, &la)?;
                     let t = self.mul(g, &t)?;
                     Some(self.sum_to_shape(&t, b.shape())?)
@@ -315,19 +307,11 @@ impl Recorder {
             Op::Pow { a, b, out: y } => {
                 let mut acc: Option<Tensor> = None;
                 if let Some(ta) = ta {
-                    let one = self.scalar(b.dtype(), 1.0);
-                    let bm1 = self.binary(Binary::Sub, b, &one)?;
-                    let p = self.binary(Binary::Pow, a, &bm1)?;
-                    let d = self.mul(b, &p)?;
+                    let d = self.pow_d_base(a, b)?;
                     acc = Some(self.mul(&d, ta)?);
                 }
                 if let Some(tb) = tb {
-                    let zero = self.constant_like(a, 0.0);
-                    let pos = Tensor::new(kernels::compare(Compare::Gt, &a.data, &zero.data)?);
-                    let one = self.constant_like(a, 1.0);
-                    let safe = self.where_(&pos, a, &one)?;
-                    let la = self.unary(Unary::Log, &safe)?;
-                    let la = self.where_(&pos, &la, &zero)?;
+                    let la = self.pow_log_base(a)?;
                     let d = self.mul(y, &la)?;
                     let t = self.mul(&d, tb)?;
                     acc = Some(match acc {
@@ -474,5 +458,26 @@ impl Recorder {
             // piecewise constant.
             Unary::Sign | Unary::Step | Unary::Floor | Unary::Ceil | Unary::Round => Ok(self.constant_like(g, 0.0)),
         }
+    }
+}
+
+impl Recorder {
+    /// ∂(a^b)/∂a = b·a^(b−1), recorded (the VJP and the JVP of `Pow` share it).
+    fn pow_d_base(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        let one = self.scalar(b.dtype(), 1.0);
+        let bm1 = self.binary(Binary::Sub, b, &one)?;
+        let p = self.binary(Binary::Pow, a, &bm1)?;
+        self.mul(b, &p)
+    }
+
+    /// log(a) where a > 0 and 0 elsewhere (TF's convention for ∂(a^b)/∂b = a^b·log a),
+    /// recorded, with the log taken of a safe value so no NaN reaches a second derivative.
+    fn pow_log_base(&mut self, a: &Tensor) -> R<Tensor> {
+        let zero = self.constant_like(a, 0.0);
+        let pos = Tensor::new(kernels::compare(Compare::Gt, &a.data, &zero.data)?);
+        let one = self.constant_like(a, 1.0);
+        let safe = self.where_(&pos, a, &one)?;
+        let la = self.unary(Unary::Log, &safe)?;
+        self.where_(&pos, &la, &zero)
     }
 }
