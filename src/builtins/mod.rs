@@ -67,8 +67,8 @@ pub fn install(rt: &mut Interp) {
     io::register(&mut reg);
     random_fns::register(&mut reg);
     nn_fns::register(&mut reg);
+    select_fns::register(&mut reg);
     diff_tools::install(rt);
-    select_fns::install(rt);
     lang::install(rt);
     // After every builtin it shares (matmul, eye, norm, einsum).
     linalg_fns::install(rt);
@@ -85,6 +85,8 @@ pub fn install(rt: &mut Interp) {
         rt.builtins.insert(intern(k.name()), Value::ErrorType(Some(k)));
     }
     rt.builtins.insert(intern("Exception"), Value::ErrorType(None));
+    // `x[newaxis]`: `newaxis` is `None`, as in TF and NumPy.
+    rt.builtins.insert(intern("newaxis"), Value::None);
 }
 
 /// TF dtype names DGL does not have (`dtype_arg`).

@@ -16,26 +16,20 @@ use crate::runtime::Interp;
 use crate::tensor::{sorting, Array, DType, Tensor};
 use std::rc::Rc;
 
-/// Registers this file's functions (and `newaxis`, which is `None` as in TF and NumPy).
-pub fn install(rt: &mut Interp) {
-    let natives: [(&str, NativeFn); 12] = [
-        ("gather_nd", gather_nd),
-        ("scatter_nd", scatter_nd),
-        ("tensor_scatter_nd_update", |rt, a| tensor_scatter(rt, a, false)),
-        ("tensor_scatter_nd_add", |rt, a| tensor_scatter(rt, a, true)),
-        ("boolean_mask", boolean_mask),
-        ("sort", sort),
-        ("argsort", argsort),
-        ("top_k", top_k),
-        ("unique", unique),
-        ("einsum", einsum),
-        ("vectorized_map", |rt, a| map_first_axis(rt, a, "vectorized_map")),
-        ("map_fn", |rt, a| map_first_axis(rt, a, "map_fn")),
-    ];
-    for (name, f) in natives {
-        rt.builtins.insert(intern(name), Value::native(name, f));
-    }
-    rt.builtins.insert(intern("newaxis"), Value::None);
+/// Registers this file's functions.
+pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
+    reg("gather_nd", gather_nd);
+    reg("scatter_nd", scatter_nd);
+    reg("tensor_scatter_nd_update", |rt, a| tensor_scatter(rt, a, false));
+    reg("tensor_scatter_nd_add", |rt, a| tensor_scatter(rt, a, true));
+    reg("boolean_mask", boolean_mask);
+    reg("sort", sort);
+    reg("argsort", argsort);
+    reg("top_k", top_k);
+    reg("unique", unique);
+    reg("einsum", einsum);
+    reg("vectorized_map", |rt, a| map_first_axis(rt, a, "vectorized_map"));
+    reg("map_fn", |rt, a| map_first_axis(rt, a, "map_fn"));
 }
 
 /// `gather_nd(params, indices, batch_dims=0)`: slices of params at index vectors (the
