@@ -61,7 +61,7 @@ enum E {
     SafeRsqrt(Box<E>),
     /// Selection and linear algebra (issue 9): sort along the last axis (descending or not),
     /// top_k(2), gather_nd with repeats, einsum('ij,ij->ij', einsum('ij,jk->ik', x, W), x),
-    /// solve(A, xᵀ)ᵀ with a fixed A, slogdet(3I + xᵀx)'s log|det|.
+    /// solve(A, xᵀ)ᵀ with a fixed A, slogdet(spd(x))'s log|det|.
     Sort(Box<E>, bool),
     TopK(Box<E>),
     GatherNd(Box<E>),
@@ -74,13 +74,13 @@ enum E {
     SigmoidXent(Box<E>),
     /// More of issue 9's ops, each keeping the [2, 3] shape: max_pool2d 2×2 (SAME, stride 1)
     /// of x as an image; l2_normalize along the last axis; boolean_mask of columns 0 and 2
-    /// scattered back with scatter_nd; x @ inv(3I + xᵀx); x · det(3I + xᵀx).
+    /// scattered back with scatter_nd; x @ inv(spd(x)); x · det(spd(x)) (spd: 3I + tanh(x)ᵀtanh(x)).
     MaxPool(Box<E>),
     L2Normalize(Box<E>),
     MaskScatter(Box<E>),
     Inv(Box<E>),
     Det(Box<E>),
-    /// x @ cholesky(3I + xᵀx)ᵀ; x · ‖x‖₂ (the spectral norm); x · trace(xᵀx) + l2_loss(x);
+    /// x @ cholesky(spd(x))ᵀ; x · ‖x‖₂ (the spectral norm); x · trace(xᵀx) + l2_loss(x);
     /// x with entries (0, 1) and (1, 2) replaced by tensor_scatter_nd_update (adds with
     /// `add`) of x[0, 0] and x[1, 1], selected by take.
     Cholesky(Box<E>),
@@ -423,10 +423,13 @@ fn ints(shape: &[usize], v: Vec<i64>) -> Tensor {
 }
 
 /// The fixed [3, 3] matrix of the matmul and einsum cases.
-/// 3I + xᵀx for x of shape [.., 3]: symmetric positive definite, well away from singular.
+/// 3I + tᵀt with t = tanh(x), x of shape [.., 3]: symmetric positive definite with a
+/// condition number below 3, whatever x is (x itself can be large when an inner expression
+/// is a determinant, and 3I + xᵀx would then be too ill-conditioned for finite differences).
 fn spd(rt: &mut Interp, x: &Tensor) -> R<Tensor> {
-    let xt = rt.transpose(x, None)?;
-    let g = rt.matmul(&xt, x)?;
+    let t = rt.ad.unary(Unary::Tanh, x)?;
+    let tt = rt.transpose(&t, None)?;
+    let g = rt.matmul(&tt, &t)?;
     let eye =
         Tensor::new(Array::from_f64(DType::F64, &[3, 3], (0..9).map(|k| (k % 4 == 0) as u8 as f64 * 3.0).collect()));
     rt.add(&eye, &g)
