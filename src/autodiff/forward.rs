@@ -245,6 +245,8 @@ pub fn transpose_jvp<H: Host + ?Sized>(
             .map(|o| OutMeta { id: o.id, shape: Dims::from_slice(o.shape()), dtype: o.dtype() })
             .collect(),
         first_slot: 0,
+        site: super::tape::Site::NONE,
+        region: 0,
     };
     let needed: SmallVec<[bool; 4]> = tangents.iter().map(Option::is_some).collect();
     host.recorder().enter(&local)?;

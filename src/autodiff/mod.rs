@@ -9,6 +9,7 @@
 
 pub mod backward;
 pub mod forward;
+pub mod meter;
 pub mod ops;
 pub mod recorder;
 pub mod tape;
@@ -22,6 +23,6 @@ mod jvp_tests;
 mod tests;
 
 pub use forward::{AccRef, Accumulator};
-pub use recorder::{Host, InputGrads, Recorder, TapeRef};
+pub use recorder::{Host, InputGrads, Recorder, Region, TapeRef};
 pub use tape::Tape;
 pub use variable::Variable;

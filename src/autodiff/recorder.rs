@@ -8,7 +8,8 @@
 //! implements; tests implement it with a recorder alone.
 
 use super::forward::AccRef;
-use super::tape::{CustomCall, Op, RecomputeCall, Tape};
+use super::meter::{BackwardStats, Meter};
+use super::tape::{CustomCall, Op, RecomputeCall, Site, Tape};
 use super::variable::Variable;
 use crate::bail;
 use crate::error::R;
@@ -42,7 +43,7 @@ pub trait Host {
 pub type TapeRef = Rc<RefCell<Tape>>;
 
 /// Differentiation state (LANGUAGE.md §5).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Recorder {
     /// Tapes currently recording, innermost last.
     pub tapes: Vec<TapeRef>,
@@ -60,6 +61,46 @@ pub struct Recorder {
     pub accumulators: Vec<AccRef>,
     /// Accumulators set aside by recompute forward passes, innermost last.
     paused_accumulators: Vec<Vec<AccRef>>,
+    /// The statement running, which each recorded entry keeps as its site (set by the host).
+    pub site: Site,
+    /// The checkpoint regions seen: one per `recompute_grad` function (by name and place).
+    pub regions: Vec<Region>,
+    /// The region running (0: none, else 1 + index into `regions`); entries recorded meanwhile
+    /// belong to it.
+    pub region: u32,
+    /// Live buffers of the backward passes running (`meter.rs`).
+    pub meter: Meter,
+    /// The backward passes running, innermost last: what each has measured so far.
+    pub passes: Vec<BackwardStats>,
+}
+
+/// A `recompute_grad` function's checkpoint region: the entries recorded while it runs
+/// (forward or recomputation) belong to it.
+#[derive(Debug, Clone)]
+pub struct Region {
+    /// The decorated function's name.
+    pub name: Rc<str>,
+    /// Where it was defined ([`Site::NONE`] for a builtin).
+    pub site: Site,
+}
+
+impl Default for Recorder {
+    fn default() -> Recorder {
+        Recorder {
+            tapes: Vec::new(),
+            paused: Vec::new(),
+            var_watchers: Vec::new(),
+            capture_probes: Vec::new(),
+            recomputing: 0,
+            accumulators: Vec::new(),
+            paused_accumulators: Vec::new(),
+            site: Site::NONE,
+            regions: Vec::new(),
+            region: 0,
+            meter: Meter::default(),
+            passes: Vec::new(),
+        }
+    }
 }
 
 /// The tapes set aside while a recompute forward pass runs (see [`Recorder::pause_all`]).
@@ -155,7 +196,7 @@ impl Recorder {
             let mut t = tape.borrow_mut();
             let Some(inputs) = t.resolve(ids) else { continue };
             let op = shared.get_or_insert_with(|| Rc::new((op.take().expect("built once"))())).clone();
-            t.push(op, inputs, outputs);
+            t.push(op, inputs, outputs, self.site, self.region);
         }
         if !self.accumulators.is_empty() && self.any_tangent(ids) {
             let op = shared.unwrap_or_else(|| Rc::new((op.take().expect("built once"))()));
@@ -255,6 +296,17 @@ impl Recorder {
             local.borrow_mut().active = false;
         }
         self.recomputing -= 1;
+    }
+
+    /// The region of the function `name` defined at `site` (made on first use); its tag for entries.
+    pub fn region_of(&mut self, name: &Rc<str>, site: Site) -> u32 {
+        match self.regions.iter().position(|r| r.site == site && r.name == *name) {
+            Some(i) => i as u32 + 1,
+            None => {
+                self.regions.push(Region { name: name.clone(), site });
+                self.regions.len() as u32
+            }
+        }
     }
 
     /// `is_recomputing()`: true while a recompute_grad recomputation runs.

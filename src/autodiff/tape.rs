@@ -2,10 +2,12 @@
 //! to the output slots that produced them and the tensors its backward step needs
 //! (its saved tensors).
 
+use super::meter::BackwardStats;
 use super::ops::conv::{ConvKind, PoolKind};
 use super::variable::Variable;
 use crate::bail;
 use crate::error::R;
+use crate::source::SourceId;
 use crate::tensor::conv::Geom;
 use crate::tensor::kernels::{Binary, Reduce, Unary};
 use crate::tensor::{DType, Tensor, TensorId};
@@ -98,6 +100,9 @@ pub enum Op {
     Conv { kind: ConvKind, geom: Box<Geom>, a: Tensor, b: Tensor },
     /// `max_pool2d` / `avg_pool2d` and their gradients, all linear (nothing saved; `ops/conv.rs`).
     Pool { kind: PoolKind, geom: Box<Geom> },
+    /// An entry of a non-persistent tape whose backward step has run: its saved tensors are
+    /// freed (as TF frees them), only its name is kept. It has no VJP.
+    Released { name: &'static str, function: Option<Rc<str>> },
 }
 
 /// The user-side part of a custom_gradient or recompute_grad entry (its functions and
@@ -140,6 +145,10 @@ pub struct CustomCall {
 /// What a `@recompute_grad` call leaves on the tape: only its inputs.
 #[derive(Debug)]
 pub struct RecomputeCall {
+    /// The decorated function's name.
+    pub name: Rc<str>,
+    /// The checkpoint region of the decorated function (an index into `Recorder::regions`).
+    pub region: u32,
     /// The host's function and arguments.
     pub call: UserData,
     /// The input tensors, saved (the checkpoint).
@@ -152,26 +161,154 @@ pub struct RecomputeCall {
 }
 
 impl Op {
+    /// The operation's name as the user wrote it (TF's name without `tf.`), for the tape's
+    /// summary, drawings and explanations; a `recompute_grad` or `custom_gradient` entry is
+    /// named after its function (`recompute_grad block`).
+    pub fn name(&self) -> String {
+        match self.function() {
+            Some(f) => format!("{} {f}", self.static_name()),
+            None => self.static_name().to_string(),
+        }
+    }
+
+    /// The user function of a `custom_gradient` or `recompute_grad` entry.
+    pub fn function(&self) -> Option<&Rc<str>> {
+        match self {
+            Op::Custom(c) => Some(&c.name),
+            Op::Recompute(r) => Some(&r.name),
+            Op::Released { function, .. } => function.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The operation's name without its user function.
+    pub fn static_name(&self) -> &'static str {
+        match self {
+            Op::AddSub { sub: false, .. } => "add",
+            Op::AddSub { sub: true, .. } => "subtract",
+            Op::Binary { op, .. } => match op {
+                Binary::Add => "add",
+                Binary::Sub => "subtract",
+                Binary::Mul => "multiply",
+                Binary::Div => "divide",
+                Binary::Pow => "pow",
+                Binary::Maximum => "maximum",
+                Binary::Minimum => "minimum",
+                Binary::FloorDiv => "floordiv",
+                Binary::Mod => "mod",
+            },
+            Op::Pow { .. } => "pow",
+            Op::Unary { op, .. } => match op {
+                Unary::Neg => "negative",
+                Unary::Abs => "abs",
+                Unary::Exp => "exp",
+                Unary::Log => "log",
+                Unary::Log1p => "log1p",
+                Unary::Sqrt => "sqrt",
+                Unary::Square => "square",
+                Unary::Sin => "sin",
+                Unary::Cos => "cos",
+                Unary::Tan => "tan",
+                Unary::Tanh => "tanh",
+                Unary::Sigmoid => "sigmoid",
+                Unary::Relu => "relu",
+                Unary::Softplus => "softplus",
+                Unary::Sign => "sign",
+                Unary::Step => "step",
+                Unary::Reciprocal => "reciprocal",
+                Unary::Floor => "floor",
+                Unary::Ceil => "ceil",
+                Unary::Round => "round",
+                Unary::Rsqrt => "rsqrt",
+                Unary::Erf => "erf",
+            },
+            Op::MatMul { .. } => "matmul",
+            Op::Reduce { op: Reduce::Sum, .. } => "reduce_sum",
+            Op::Reduce { op: Reduce::Mean, .. } => "reduce_mean",
+            Op::Reduce { op: Reduce::Max, .. } => "reduce_max",
+            Op::Reduce { op: Reduce::Min, .. } => "reduce_min",
+            Op::ReduceExtreme { .. } => "reduce_max/min",
+            Op::ReduceProd { .. } => "reduce_prod",
+            Op::Cumsum { .. } => "cumsum",
+            Op::Cumprod { .. } => "cumprod",
+            Op::Reshape { .. } => "reshape",
+            Op::Transpose { .. } => "transpose",
+            Op::Concat { .. } => "concat",
+            Op::Stack { .. } => "stack",
+            Op::Index { .. } => "getitem",
+            Op::IndexGrad { .. } => "getitem_grad",
+            Op::Gather { .. } => "gather",
+            Op::GatherGrad { .. } => "gather_grad",
+            Op::Take { .. } => "take",
+            Op::TakeAdd { .. } => "take_add",
+            Op::MatrixInverse { .. } => "linalg.inv",
+            Op::Det { .. } => "linalg.det",
+            Op::LogAbsDet { .. } => "linalg.slogdet",
+            Op::Solve { .. } => "linalg.solve",
+            Op::Cholesky { .. } => "linalg.cholesky",
+            Op::SpectralNorm { .. } => "norm(ord=2)",
+            Op::Tile { .. } => "tile",
+            Op::Softmax { log: false, .. } => "softmax",
+            Op::Softmax { log: true, .. } => "log_softmax",
+            Op::SparseXent { .. } => "sparse_softmax_cross_entropy_with_logits",
+            Op::Cast { .. } => "cast",
+            Op::Identity => "identity",
+            Op::BroadcastTo { .. } => "broadcast_to",
+            Op::Where { .. } => "where",
+            Op::Custom(_) => "custom_gradient",
+            Op::Recompute(_) => "recompute_grad",
+            Op::PassThrough => "grad_pass_through",
+            Op::Conv { kind: ConvKind::Forward, .. } => "conv2d",
+            Op::Conv { kind: ConvKind::BackpropInput, .. } => "conv2d_backprop_input",
+            Op::Conv { kind: ConvKind::BackpropFilter, .. } => "conv2d_backprop_filter",
+            Op::Pool { kind: PoolKind::MaxGather { .. }, .. } => "max_pool2d",
+            Op::Pool { kind: PoolKind::MaxScatter { .. }, .. } => "max_pool2d_grad",
+            Op::Pool { kind: PoolKind::Avg, .. } => "avg_pool2d",
+            Op::Pool { kind: PoolKind::AvgSpread, .. } => "avg_pool2d_grad",
+            Op::Released { name, .. } => name,
+        }
+    }
+
+    /// What is left of this operation once its backward step has run on a non-persistent
+    /// tape: its name, and no saved tensors.
+    pub fn released(&self) -> Op {
+        Op::Released { name: self.static_name(), function: self.function().cloned() }
+    }
+
     /// The tensors this operation keeps alive for its backward step.
     pub fn saved(&self, out: &mut Vec<Tensor>) {
+        self.for_each_saved(|t| out.push(t.clone()));
+    }
+
+    /// Calls `f` on each tensor this operation keeps alive for its backward step.
+    pub fn for_each_saved(&self, mut f: impl FnMut(&Tensor)) {
         match self {
-            Op::Binary { a, b, .. } | Op::MatMul { a, b } | Op::Conv { a, b, .. } => out.extend([a.clone(), b.clone()]),
-            Op::Pow { a, b, out: o } => out.extend([a.clone(), b.clone(), o.clone()]),
-            Op::Unary { saved: Some(t), .. } => out.push(t.clone()),
-            Op::ReduceExtreme { x, out_kept, .. } => out.extend([x.clone(), out_kept.clone()]),
-            Op::ReduceProd { x, .. } => out.push(x.clone()),
-            Op::Cumprod { x, out: o, .. } => out.extend([x.clone(), o.clone()]),
-            Op::Softmax { y, .. } => out.push(y.clone()),
-            Op::SparseXent { backprop, .. } => out.push(backprop.clone()),
-            Op::Where { cond, .. } => out.push(cond.clone()),
-            Op::MatrixInverse { y } => out.push(y.clone()),
-            Op::Det { a, d: o } | Op::Solve { a, x: o } => out.extend([a.clone(), o.clone()]),
-            Op::LogAbsDet { a } => out.push(a.clone()),
-            Op::Cholesky { l } => out.push(l.clone()),
-            Op::SpectralNorm { u, v } => out.extend([u.clone(), v.clone()]),
-            Op::Recompute(r) => {
-                out.extend(r.saved.iter().cloned());
+            Op::Binary { a, b, .. } | Op::MatMul { a, b } | Op::Conv { a, b, .. } => {
+                f(a);
+                f(b);
             }
+            Op::Pow { a, b, out: o } => {
+                f(a);
+                f(b);
+                f(o);
+            }
+            Op::Unary { saved: Some(t), .. }
+            | Op::ReduceProd { x: t, .. }
+            | Op::Softmax { y: t, .. }
+            | Op::SparseXent { backprop: t, .. }
+            | Op::Where { cond: t, .. }
+            | Op::MatrixInverse { y: t }
+            | Op::LogAbsDet { a: t }
+            | Op::Cholesky { l: t } => f(t),
+            Op::ReduceExtreme { x, out_kept: o, .. }
+            | Op::Cumprod { x, out: o, .. }
+            | Op::Det { a: x, d: o }
+            | Op::Solve { a: x, x: o }
+            | Op::SpectralNorm { u: x, v: o } => {
+                f(x);
+                f(o);
+            }
+            Op::Recompute(r) => r.saved.iter().for_each(f),
             _ => {}
         }
     }
@@ -205,6 +342,24 @@ pub struct OutMeta {
     pub dtype: DType,
 }
 
+/// Where an operation was recorded: the statement that ran it (its file and the byte
+/// offset where the statement starts; the line is worked out only when shown).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Site {
+    pub src: SourceId,
+    pub pos: u32,
+}
+
+impl Site {
+    /// No known place (recorded by native code outside any statement).
+    pub const NONE: Site = Site { src: SourceId(u32::MAX), pos: 0 };
+
+    /// Whether this names a place in a source file.
+    pub fn is_known(self) -> bool {
+        self != Site::NONE
+    }
+}
+
 /// One tape record: an operation, its inputs and its outputs. Outputs occupy the
 /// consecutive slots `first_slot..first_slot + outputs.len()` of the tape, so the
 /// backward pass keeps its gradients in vectors indexed by slot and entry.
@@ -218,6 +373,11 @@ pub struct Entry {
     pub outputs: SmallVec<[OutMeta; 1]>,
     /// The tape slot of its first output.
     pub first_slot: u32,
+    /// The statement that recorded it.
+    pub site: Site,
+    /// The checkpoint region it was recorded in: 0 outside any, else 1 + an index into
+    /// `Recorder::regions` (the innermost `recompute_grad` function running).
+    pub region: u32,
 }
 
 /// The recorded entries and, for each output slot, the entry that produced it.
@@ -259,6 +419,8 @@ pub struct Tape {
     pub used: bool,
     /// True between `__enter__` and `__exit__`.
     pub active: bool,
+    /// What the last `gradient` call measured (`tape.stats()`).
+    pub last_backward: BackwardStats,
 }
 
 impl Tape {
@@ -347,7 +509,7 @@ impl Tape {
     }
 
     /// Appends an entry with inputs from [`Tape::resolve`]; its float outputs become watched.
-    pub fn push(&mut self, op: Rc<Op>, inputs: SmallVec<[Input; 2]>, outputs: &[&Tensor]) {
+    pub fn push(&mut self, op: Rc<Op>, inputs: SmallVec<[Input; 2]>, outputs: &[&Tensor], site: Site, region: u32) {
         let log = Rc::make_mut(&mut self.log);
         let index = log.entries.len() as u32;
         let first_slot = log.slot_entry.len() as u32;
@@ -357,7 +519,7 @@ impl Tape {
             self.nodes.insert(o.id, Node { watched: o.dtype().is_float(), slot: first_slot + k as u32 });
             log.slot_entry.push(index);
         }
-        log.entries.push(Entry { op, inputs, outputs: outs, first_slot });
+        log.entries.push(Entry { op, inputs, outputs: outs, first_slot, site, region });
     }
 
     /// The output slot that produced `id` on this tape, if any.
@@ -368,6 +530,17 @@ impl Tape {
     /// The entries recorded so far (shared, not copied).
     pub fn log(&self) -> Rc<Log> {
         self.log.clone()
+    }
+
+    /// Takes the entries out (a non-persistent tape's backward pass, which releases each
+    /// entry's saved tensors as it goes); [`Tape::put_log`] gives them back.
+    pub fn take_log(&mut self) -> Rc<Log> {
+        std::mem::take(&mut self.log)
+    }
+
+    /// Gives back the entries taken with [`Tape::take_log`].
+    pub fn put_log(&mut self, log: Rc<Log>) {
+        self.log = log;
     }
 
     /// The watched ids, when an entry's record-time view of its inputs may be stale

@@ -334,14 +334,37 @@ fn gradient_rows(
     Ok(rows.into_iter().zip(connected).map(|(r, c)| c.then_some(r)).collect())
 }
 
-/// `tape.stats()`: `{'ops': …, 'saved_tensors': …, 'saved_bytes': …}`.
+/// `tape.stats()`: what the tape holds now and what its last `gradient` call measured.
+///
+/// `ops` (entries recorded), `saved_tensors` and `saved_bytes` (distinct buffers the entries
+/// keep for their backward steps; a used non-persistent tape has released them), then, of the
+/// last `gradient` call (0 before one): `peak_backward_bytes` (the most bytes alive at once:
+/// saved tensors still held, a tensor saved by several entries once, plus gradients collected
+/// and in flight, plus the buffers of recomputations running), `recompute_calls` and
+/// `recomputed_ops` (`recompute_grad` blocks run again, nested ones included, and the
+/// operations they recorded) and `recompute_seconds` (time spent running them again).
+/// See: LANGUAGE.md §5; docs/gradients.md.
 pub(super) fn tape_stats(rt: &mut Interp, a: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, a)?;
-    let (ops, saved, bytes) = this_tape(a)?.borrow().stats();
+    let tape = this_tape(a)?;
+    let tape = tape.borrow();
+    let (ops, saved, bytes) = tape.stats();
+    let last = &tape.last_backward;
     let mut d = crate::runtime::value::Dict::default();
-    for (k, v) in [("ops", ops), ("saved_tensors", saved), ("saved_bytes", bytes)] {
-        d.insert(HashKey::Str(k.into()), (Value::str(k), Value::Int(v as i64)));
+    let mut put = |k: &str, v: Value| {
+        d.insert(HashKey::Str(k.into()), (Value::str(k), v));
+    };
+    for (k, v) in [
+        ("ops", ops),
+        ("saved_tensors", saved),
+        ("saved_bytes", bytes),
+        ("peak_backward_bytes", last.peak_bytes),
+        ("recompute_calls", last.recompute_calls),
+        ("recomputed_ops", last.recomputed_ops),
+    ] {
+        put(k, Value::Int(v as i64));
     }
+    put("recompute_seconds", Value::Float(last.recompute_seconds));
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }
 

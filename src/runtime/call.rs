@@ -151,9 +151,11 @@ impl Interp {
         }
         let saved_src = std::mem::replace(&mut self.src, func.source);
         let saved_frame = std::mem::replace(&mut self.frame, func.name.clone());
+        let saved_site = self.ad.site;
         self.depth += 1;
         let r = self.exec_block(&func.def.body, &mut frame);
         self.depth -= 1;
+        self.ad.site = saved_site;
         self.src = saved_src;
         self.frame = saved_frame;
         match r? {

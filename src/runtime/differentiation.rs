@@ -7,7 +7,7 @@ use super::error::R;
 use super::intern::intern;
 use super::value::{Dict, Value};
 use super::Interp;
-use crate::autodiff::tape::{CustomCall, Op, RecomputeCall, UserData};
+use crate::autodiff::tape::{CustomCall, Op, RecomputeCall, Site, UserData};
 use crate::autodiff::{backward, forward};
 use crate::autodiff::{Host, InputGrads, Recorder, Tape, Variable};
 use crate::syntax::ast::ParamKind;
@@ -125,10 +125,19 @@ impl Host for Interp {
             }
         }
         let outer_rng = std::mem::replace(&mut self.rng, call.rng_state.clone());
+        let outer_region = std::mem::replace(&mut self.ad.region, call.region);
+        let started = std::time::Instant::now();
         self.ad.begin_recompute(Some(&local));
         let result = self.call_value(&f, args, kwargs);
         self.ad.end_recompute(Some(&local));
+        let seconds = started.elapsed().as_secs_f64();
+        self.ad.region = outer_region;
         self.rng = outer_rng;
+        if let Some(pass) = self.ad.passes.last_mut() {
+            pass.recompute_calls += 1;
+            pass.recomputed_ops += local.borrow().len();
+            pass.recompute_seconds += seconds;
+        }
         let result = result?;
 
         let targets = self.flatten_tensors(&result, "recompute_grad function")?;
@@ -542,8 +551,10 @@ impl Interp {
     /// Calls `recompute_grad(f)` with these arguments.
     pub fn call_recompute(&mut self, f: &Value, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Value> {
         let rng_state = self.rng.clone();
-        let paused = self.ad.pause_all();
         let name = self.callable_name(f);
+        let region = self.ad.region_of(&name, def_site(f));
+        let outer_region = std::mem::replace(&mut self.ad.region, region);
+        let paused = self.ad.pause_all();
         // The result is read while the watchers are on: a Variable that f returns is a read too.
         // f sees its tensor arguments under fresh ids, so that the capture probe tells a tensor
         // read through a parameter from the same tensor read from an enclosing scope: passed
@@ -563,6 +574,7 @@ impl Interp {
         });
         // Reads inside f count as reads for enclosing custom_gradient/recompute calls too.
         let (read, seen) = self.ad.resume_all(paused);
+        self.ad.region = outer_region;
         let (result, outs) = result?;
         if self.ad.tapes.is_empty() && self.ad.accumulators.is_empty() {
             return Ok(result);
@@ -593,7 +605,7 @@ impl Interp {
         let outs: Vec<Tensor> = outs.iter().map(|t| t.renamed()).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
         let user = UserData::new(RecomputeArgs { f: f.clone(), args: pos, kwargs: kw });
-        let call = Rc::new(RecomputeCall { call: user, saved, variables, captured, rng_state });
+        let call = Rc::new(RecomputeCall { name, region, call: user, saved, variables, captured, rng_state });
         self.ad.record_ids(&ids, &refs, || Op::Recompute(call.clone()));
         // f ran with the accumulators set aside: its outputs' tangents come from its VJP,
         // transposed (TF raises NotImplementedError here; DGL gives the tangents f would have).
@@ -601,6 +613,15 @@ impl Interp {
             forward::host_tangents(self, &ids, &refs, &Rc::new(Op::Recompute(call)))?;
         }
         Ok(Self::rebuild(&result, &mut outs.into_iter()))
+    }
+}
+
+/// Where a function was defined, for its checkpoint region ([`Site::NONE`] for a builtin).
+fn def_site(f: &Value) -> Site {
+    match f {
+        Value::Func(f) => Site { src: f.source, pos: f.def.span.start },
+        Value::Method(m) => def_site(&m.1),
+        _ => Site::NONE,
     }
 }
 

@@ -70,6 +70,8 @@ impl Interp {
     }
 
     fn exec(&mut self, s: &Stmt, env: &mut Frame) -> R<Flow> {
+        // Entries recorded by this statement point at it (`tape.summary()`, `tape.explain`).
+        self.ad.site = crate::autodiff::tape::Site { src: self.src, pos: s.span.start };
         match &s.kind {
             StmtKind::Expr(e) => {
                 self.eval(e, env)?;

@@ -52,6 +52,13 @@ impl Recorder {
             Family::PassThrough => Ok((0..entry.inputs.len()).map(|i| upstream.get(i).cloned()).collect()),
             // User code runs through the host (backward.rs), never here.
             Family::User => bail!(Runtime, "internal error: a user-code VJP reached the recorder"),
+            Family::Released => {
+                bail!(
+                    Runtime,
+                    "this GradientTape already released the saved tensors of {} after its gradient",
+                    op.name()
+                )
+            }
         }
     }
 
@@ -88,6 +95,8 @@ enum Family {
     PassThrough,
     /// `custom_gradient` and `recompute_grad`: user code, run by the host.
     User,
+    /// An entry whose saved tensors were freed after its backward step.
+    Released,
 }
 
 fn family(op: &Op) -> Family {
@@ -126,5 +135,6 @@ fn family(op: &Op) -> Family {
         Op::Conv { .. } | Op::Pool { .. } => Family::Conv,
         Op::PassThrough => Family::PassThrough,
         Op::Custom(_) | Op::Recompute(_) => Family::User,
+        Op::Released { .. } => Family::Released,
     }
 }
