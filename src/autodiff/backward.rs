@@ -202,7 +202,7 @@ fn walk<H: Host + ?Sized>(
                         Some(w) => x.id != 0 && w.contains(&x.id),
                     })
                     .collect();
-                let held: SmallVec<[Tensor; 2]> = upstream.iter().cloned().collect();
+                let held: SmallVec<[usize; 2]> = upstream.iter().map(|u| Rc::as_ptr(&u.data) as usize).collect();
                 let input_grads = match &*e.op {
                     Op::Custom(call) => host.custom_vjp(call, upstream),
                     Op::Recompute(call) => host.recompute_vjp(call, upstream),
@@ -212,7 +212,7 @@ fn walk<H: Host + ?Sized>(
                 let input_grads = match input_grads {
                     Ok(g) => g,
                     Err(err) => {
-                        held.iter().for_each(|u| rec.meter.release(u));
+                        held.iter().for_each(|&u| rec.meter.release_key(u));
                         return Err(err);
                     }
                 };
@@ -227,8 +227,7 @@ fn walk<H: Host + ?Sized>(
                 for (_, g) in &produced {
                     rec.meter.hold(g);
                 }
-                held.iter().for_each(|u| rec.meter.release(u));
-                drop(held);
+                held.iter().for_each(|&u| rec.meter.release_key(u));
                 for (k, g) in produced {
                     let x = e.inputs[k];
                     grads.accumulate(rec, x.id, (x.slot != NO_SLOT).then_some(x.slot), g)?;

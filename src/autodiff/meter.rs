@@ -36,11 +36,71 @@ impl BackwardStats {
     }
 }
 
-/// The bytes alive in the running backward passes: the saved bytes their tapes hold, and
-/// the gradient buffers alive (for each, how many holds and its bytes: few at a time).
+/// Buffers held, by address: for each, how many holds and its bytes. Few are held at once
+/// (a pass's frontier of gradients, the constants and weights entries save), so they sit in
+/// a short list searched from the end, cheaper than hashing for B1's scalar chains; past
+/// [`FEW`] they move to a hash table.
+#[derive(Debug, Default)]
+struct Holds {
+    few: Vec<(usize, u32, usize)>,
+    many: FxHashMap<usize, (u32, usize)>,
+}
+
+/// Past this many buffers held, [`Holds`] hashes them.
+const FEW: usize = 32;
+
+impl Holds {
+    /// One more hold of buffer `key`; its bytes (asked for only then) when it is the first.
+    #[inline]
+    fn hold(&mut self, key: usize, bytes: impl FnOnce() -> usize) -> Option<usize> {
+        if self.many.is_empty() {
+            if let Some(i) = self.few.iter().rposition(|e| e.0 == key) {
+                self.few[i].1 += 1;
+                return None;
+            }
+            let b = bytes();
+            if self.few.len() < FEW {
+                self.few.push((key, 1, b));
+            } else {
+                self.many.extend(self.few.drain(..).map(|(k, n, b)| (k, (n, b))));
+                self.many.insert(key, (1, b));
+            }
+            return Some(b);
+        }
+        let e = self.many.entry(key).or_insert((0, 0));
+        e.0 += 1;
+        if e.0 > 1 {
+            return None;
+        }
+        e.1 = bytes();
+        Some(e.1)
+    }
+
+    /// One hold of buffer `key` less; its bytes when that was the last.
+    #[inline]
+    fn release(&mut self, key: usize) -> Option<usize> {
+        if self.many.is_empty() {
+            let i = self.few.iter().rposition(|e| e.0 == key)?;
+            self.few[i].1 -= 1;
+            if self.few[i].1 > 0 {
+                return None;
+            }
+            return Some(self.few.swap_remove(i).2);
+        }
+        let e = self.many.get_mut(&key)?;
+        e.0 -= 1;
+        if e.0 > 0 {
+            return None;
+        }
+        self.many.remove(&key).map(|e| e.1)
+    }
+}
+
+/// The bytes alive in the running backward passes: the saved bytes their tapes hold
+/// ([`Meter::add`], [`Meter::sub`]) and the gradient buffers alive ([`Meter::hold`]).
 #[derive(Debug, Default)]
 pub struct Meter {
-    live: FxHashMap<usize, (u32, usize)>,
+    grads: Holds,
     /// Bytes of the buffers held now.
     pub total: usize,
     /// The most `total` has been since [`Meter::start`].
@@ -51,25 +111,22 @@ impl Meter {
     /// One more hold of `t`'s buffer; its bytes count from the first.
     #[inline]
     pub fn hold(&mut self, t: &Tensor) {
-        let e = self.live.entry(Rc::as_ptr(&t.data) as usize).or_insert((0, 0));
-        if e.0 == 0 {
-            e.1 = t.nbytes();
-            self.total += e.1;
-            self.peak = self.peak.max(self.total);
+        if let Some(b) = self.grads.hold(Rc::as_ptr(&t.data) as usize, || t.nbytes()) {
+            self.add(b);
         }
-        e.0 += 1;
     }
 
     /// One hold of `t`'s buffer less; its bytes stop counting with the last.
     #[inline]
     pub fn release(&mut self, t: &Tensor) {
-        let key = Rc::as_ptr(&t.data) as usize;
-        if let Some(e) = self.live.get_mut(&key) {
-            e.0 -= 1;
-            if e.0 == 0 {
-                self.total -= e.1;
-                self.live.remove(&key);
-            }
+        self.release_key(Rc::as_ptr(&t.data) as usize);
+    }
+
+    /// [`Meter::release`] by the buffer's address.
+    #[inline]
+    pub fn release_key(&mut self, key: usize) {
+        if let Some(b) = self.grads.release(key) {
+            self.sub(b);
         }
     }
 
@@ -118,37 +175,55 @@ impl SavedCounts {
         c
     }
 
-    fn count(&mut self, e: &Entry, t: &Tensor) -> &mut u32 {
-        let slot = e
+    /// The output slot of this tape that produced `t`, as entry `e` sees it.
+    fn slot(&self, e: &Entry, t: &Tensor) -> Option<usize> {
+        let s = e
             .inputs
             .iter()
             .find(|x| x.id == t.id && x.slot != NO_SLOT)
             .map(|x| x.slot as usize)
-            .or_else(|| e.outputs.iter().position(|o| o.id == t.id).map(|k| e.first_slot as usize + k));
-        match slot {
-            Some(s) if s < self.by_slot.len() => &mut self.by_slot[s],
-            _ => self.other.entry(Rc::as_ptr(&t.data) as usize).or_insert(0),
-        }
+            .or_else(|| e.outputs.iter().position(|o| o.id == t.id).map(|k| e.first_slot as usize + k))?;
+        (s < self.by_slot.len()).then_some(s)
     }
 
     fn hold(&mut self, e: &Entry, t: &Tensor) {
-        let n = self.count(e, t);
-        *n += 1;
-        if *n == 1 {
-            self.bytes += t.nbytes();
+        match self.slot(e, t) {
+            Some(s) => {
+                self.by_slot[s] += 1;
+                if self.by_slot[s] == 1 {
+                    self.bytes += t.nbytes();
+                }
+            }
+            None => {
+                let n = self.other.entry(Rc::as_ptr(&t.data) as usize).or_insert(0);
+                *n += 1;
+                if *n == 1 {
+                    self.bytes += t.nbytes();
+                }
+            }
         }
     }
 
     /// Entry `e` lets go of its saved tensors: those no other entry saves stop counting.
     pub fn release(&mut self, e: &Entry, meter: &mut Meter) {
         e.op.for_each_saved(|t| {
-            let n = self.count(e, t);
-            if *n > 0 {
-                *n -= 1;
-                if *n == 0 {
-                    self.bytes -= t.nbytes();
-                    meter.sub(t.nbytes());
+            let freed = match self.slot(e, t) {
+                Some(s) if self.by_slot[s] > 0 => {
+                    self.by_slot[s] -= 1;
+                    (self.by_slot[s] == 0).then(|| t.nbytes())
                 }
+                Some(_) => None,
+                None => match self.other.get_mut(&(Rc::as_ptr(&t.data) as usize)) {
+                    Some(n) if *n > 0 => {
+                        *n -= 1;
+                        (*n == 0).then(|| t.nbytes())
+                    }
+                    _ => None,
+                },
+            };
+            if let Some(b) = freed {
+                self.bytes -= b;
+                meter.sub(b);
             }
         });
     }
