@@ -174,7 +174,7 @@ fn walk<H: Host + ?Sized>(
     }
 
     // Gradient hooks and the trace (`inspect.rs`): one flag when neither is set.
-    let inspect = host.recorder().inspect.on();
+    let inspect = host.recorder().inspect.prune();
     let outcome = (|| -> R<()> {
         while let Some(i) = queue.pop_front() {
             host.check_interrupt()?;

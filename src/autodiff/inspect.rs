@@ -61,6 +61,14 @@ impl Inspect {
         self.trace > 0 || !self.hooks.is_empty()
     }
 
+    /// Drops the hooks whose owners are gone (a backward pass starts); returns [`Inspect::on`].
+    pub fn prune(&mut self) -> bool {
+        if !self.hooks.is_empty() {
+            self.hooks.retain(Hook::alive);
+        }
+        self.on()
+    }
+
     /// Registers `f` as a hook on `id`, dropping the hooks whose owners are gone.
     pub fn add_hook(&mut self, id: TensorId, f: UserData, owner: HookOwner) {
         self.hooks.retain(Hook::alive);

@@ -217,7 +217,7 @@ impl Recorder {
         }
         if !self.checks.is_empty() {
             let op = shared.get_or_insert_with(|| Rc::new((op.take().expect("built once"))()));
-            self.checks.see(&**op, outputs, self.site);
+            self.checks.see(op, outputs, self.site);
         }
         if !self.accumulators.is_empty() && self.any_tangent(ids) {
             let op = shared.unwrap_or_else(|| Rc::new((op.take().expect("built once"))()));

@@ -159,7 +159,7 @@ fn a_hook_sees_a_complete_gradient_once_and_replaces_it() {
     let d = host.rec.add(&b, &c).unwrap();
     host.rec.exit(&tape);
     for id in [a.id, x.id] {
-        host.rec.inspect.add_hook(id, UserData::new(()), Inspect::tapes_owner(&[tape.clone()]));
+        host.rec.inspect.add_hook(id, UserData::new(()), Inspect::tapes_owner(std::slice::from_ref(&tape)));
     }
     host.rec.inspect.trace = 1;
     let g = gradient(&mut host, &tape, &[d], &[x.id], None).unwrap();
