@@ -66,9 +66,14 @@ pub fn run_file(path: &Path, display: &str, args: &[String], out: Output, color:
     };
     let mut rt = Interp::new(out);
     rt.color = color;
+    run_script(&mut rt, path, display, &text, args)
+}
+
+/// Runs the script `text` read from `path` on `rt`, with `args` after its name in `argv()`.
+pub fn run_script(rt: &mut Interp, path: &Path, display: &str, text: &str, args: &[String]) -> RunResult {
     let mut argv = vec![path.display().to_string()];
     argv.extend(args.iter().cloned());
-    run_program(&mut rt, display, Some(path), &text, argv)
+    run_program(rt, display, Some(path), text, argv)
 }
 
 /// Parses a file and reports every syntax error (`dgl check`).

@@ -29,7 +29,21 @@ pub fn run_case(path: &Path) -> Outcome {
 fn run_here(path: &Path) -> Outcome {
     // Cases are named by file name so that .err files do not depend on the working directory.
     let display = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    captured(|out| crate::run_file(path, &display, &[], out, false))
+    captured(|out| {
+        let text = match crate::files::read_source(path) {
+            Ok(t) => t,
+            Err(message) => return crate::RunResult { stderr: format!("Error: IOError: {message}\n"), code: 2 },
+        };
+        crate::run_script(&mut checked_interp(out), path, &display, &text, &[])
+    })
+}
+
+/// An interpreter for a test: every `recompute_grad` recomputation is checked against its
+/// forward pass unless the function says `check=False` (issue 10, item 6).
+fn checked_interp(out: crate::runtime::Output) -> crate::runtime::Interp {
+    let mut rt = crate::runtime::Interp::new(out);
+    rt.check_recompute = true;
+    rt
 }
 
 /// Runs source text named `gen.dgl` in-process, on a big stack, with captured output
@@ -37,7 +51,7 @@ fn run_here(path: &Path) -> Outcome {
 pub fn run_text(text: &str) -> Outcome {
     let text = text.to_string();
     crate::with_big_stack(move || {
-        captured(|out| crate::run_program(&mut crate::runtime::Interp::new(out), "gen.dgl", None, &text, vec![]))
+        captured(|out| crate::run_program(&mut checked_interp(out), "gen.dgl", None, &text, vec![]))
     })
 }
 

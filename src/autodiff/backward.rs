@@ -6,6 +6,7 @@
 //! runs first, and an operation's inputs become ready in argument order. A
 //! chain therefore replays last call first, as TensorFlow does.
 
+use super::inspect;
 use super::meter::{BackwardStats, SavedCounts};
 use super::recorder::{Host, Recorder};
 use super::tape::{Entry, Log, Op, Tape, NO_SLOT};
@@ -172,10 +173,18 @@ fn walk<H: Host + ?Sized>(
         }
     }
 
+    // Gradient hooks and the trace (`inspect.rs`): one flag when neither is set.
+    let inspect = host.recorder().inspect.prune();
     let outcome = (|| -> R<()> {
         while let Some(i) = queue.pop_front() {
             host.check_interrupt()?;
             let e = &log.entries[i];
+            if inspect {
+                // The gradients of this entry's outputs are complete: their hooks run now.
+                for (k, o) in e.outputs.iter().enumerate() {
+                    inspect::run_hooks(host, o.id, &mut grads.by_slot[e.first_slot as usize + k])?;
+                }
+            }
             let mut ups: SmallVec<[Option<Tensor>; 2]> = SmallVec::with_capacity(e.outputs.len());
             for k in 0..e.outputs.len() {
                 let slot = e.first_slot as usize + k;
@@ -202,6 +211,9 @@ fn walk<H: Host + ?Sized>(
                         Some(w) => x.id != 0 && w.contains(&x.id),
                     })
                     .collect();
+                if inspect && host.recorder().inspect.trace > 0 {
+                    host.trace_step(e, &upstream);
+                }
                 let held: SmallVec<[usize; 2]> = upstream.iter().map(|u| Rc::as_ptr(&u.data) as usize).collect();
                 let input_grads = match &*e.op {
                     Op::Custom(call) => host.custom_vjp(call, upstream),
@@ -249,6 +261,16 @@ fn walk<H: Host + ?Sized>(
                         mark[p] = Mark::Queued;
                         queue.push_back(p);
                     }
+                }
+            }
+        }
+        // The gradients of sources and Variables are complete now. Not in the pass that
+        // differentiates a recomputation: what it finds for them is a part of their gradient,
+        // which the enclosing pass completes (and hooks there).
+        if inspect && !host.recorder().is_recomputing() {
+            for id in host.recorder().inspect.hooked_ids() {
+                if let Some(cell) = grads.by_id.get_mut(&id) {
+                    inspect::run_hooks(host, id, cell)?;
                 }
             }
         }

@@ -2,13 +2,16 @@
 //! recording, paused, Variable reads, capture probes; [`recorder`]), the tape
 //! ([`tape`]), recording operations ([`ops`]), the backward pass ([`backward`]),
 //! the VJP rules ([`vjp`]), forward mode ([`forward`]: `ForwardAccumulator`, the JVP
-//! rules beside the VJPs in [`ops`]) and `Variable` ([`variable`]). It knows nothing of the
+//! rules beside the VJPs in [`ops`]), `Variable` ([`variable`]), the recompute determinism
+//! check ([`check`]) and gradient hooks and tracing ([`inspect`]). It knows nothing of the
 //! interpreter: user code (a `custom_gradient` `grad_fn`, a recomputed
 //! `recompute_grad` function) runs through the [`Host`] trait, which the
 //! interpreter implements (`runtime/differentiation.rs`).
 
 pub mod backward;
+pub mod check;
 pub mod forward;
+pub mod inspect;
 pub mod meter;
 pub mod ops;
 pub mod recorder;

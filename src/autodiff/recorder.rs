@@ -7,9 +7,11 @@
 //! `@recompute_grad` function — go through [`Host`], which the interpreter
 //! implements; tests implement it with a recorder alone.
 
+use super::check::Checks;
 use super::forward::AccRef;
+use super::inspect::Inspect;
 use super::meter::{BackwardStats, Meter};
-use super::tape::{CustomCall, Op, RecomputeCall, Site, Tape};
+use super::tape::{CustomCall, Entry, Op, RecomputeCall, Site, Tape, UserData};
 use super::variable::Variable;
 use crate::bail;
 use crate::error::R;
@@ -37,6 +39,15 @@ pub trait Host {
     /// The VJP of a `@recompute_grad` call: runs the function again under a local tape
     /// and returns one gradient per input, then per Variable read, then per captured tensor.
     fn recompute_vjp(&mut self, call: &RecomputeCall, upstream: Vec<Tensor>) -> R<InputGrads>;
+
+    /// Runs a gradient hook (`watch_gradient`, [`Recorder::inspect`]) on a complete
+    /// gradient and returns the gradient to use instead.
+    fn gradient_hook(&mut self, _hook: &UserData, g: Tensor) -> R<Tensor> {
+        Ok(g)
+    }
+
+    /// Shows a backward step about to run with its upstream gradients (`trace_gradients`).
+    fn trace_step(&mut self, _entry: &Entry, _upstream: &[Tensor]) {}
 }
 
 /// A tape shared between the program (a `GradientTape` value) and the recorder.
@@ -72,6 +83,10 @@ pub struct Recorder {
     pub meter: Meter,
     /// The backward passes running, innermost last: what each has measured so far.
     pub passes: Vec<BackwardStats>,
+    /// The recompute determinism checks running (`check.rs`).
+    pub checks: Checks,
+    /// Gradient tracing and hooks (`inspect.rs`).
+    pub inspect: Inspect,
 }
 
 /// A `recompute_grad` function's checkpoint region: the entries recorded while it runs
@@ -99,6 +114,8 @@ impl Default for Recorder {
             region: 0,
             meter: Meter::default(),
             passes: Vec::new(),
+            checks: Checks::default(),
+            inspect: Inspect::default(),
         }
     }
 }
@@ -198,9 +215,17 @@ impl Recorder {
             let op = shared.get_or_insert_with(|| Rc::new((op.take().expect("built once"))())).clone();
             t.push(op, inputs, outputs, self.site, self.region);
         }
+        if !self.checks.is_empty() {
+            let op = shared.get_or_insert_with(|| Rc::new((op.take().expect("built once"))()));
+            self.checks.see(op, outputs, self.site);
+        }
         if !self.accumulators.is_empty() && self.any_tangent(ids) {
             let op = shared.unwrap_or_else(|| Rc::new((op.take().expect("built once"))()));
+            // Tangents are computed only where an accumulator is entered, which a recomputation
+            // and its forward pass need not share: the determinism check does not see them.
+            let checks = self.checks.suspend();
             self.push_tangents(ids, outputs, &op);
+            self.checks.resume(checks);
         }
     }
 

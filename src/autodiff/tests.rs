@@ -2,8 +2,9 @@
 //! recorder as the host (and one that logs user-code VJPs, for the order).
 
 use super::backward::gradient;
+use super::inspect::Inspect;
 use super::recorder::{Host, InputGrads, Recorder, TapeRef};
-use super::tape::{CustomCall, Op, RecomputeCall, Tape, UserData};
+use super::tape::{CustomCall, Entry, Op, RecomputeCall, Tape, UserData};
 use crate::bail;
 use crate::error::{ErrorKind, R};
 use crate::tensor::kernels::{Binary, Unary};
@@ -55,6 +56,16 @@ impl Host for LoggingHost {
 
     fn recompute_vjp(&mut self, _: &RecomputeCall, _: Vec<Tensor>) -> R<InputGrads> {
         bail!(Runtime, "no recompute in this test")
+    }
+
+    /// Logs the complete gradient it sees and triples it.
+    fn gradient_hook(&mut self, _: &UserData, g: Tensor) -> R<Tensor> {
+        self.log.push(format!("hook {}", g.data.first_f64()));
+        self.rec.mul_scalar(&g, 3.0)
+    }
+
+    fn trace_step(&mut self, e: &Entry, upstream: &[Tensor]) {
+        self.log.push(format!("step {} {}", e.op.name(), upstream[0].data.first_f64()));
     }
 }
 
@@ -133,6 +144,44 @@ fn a_step_waits_for_every_consumer() {
     let g = gradient(&mut host, &tape, &[d], &[x.id], None).unwrap();
     assert_eq!(host.log, ["b", "c", "a"]);
     assert_eq!(value(&g[0]), 8.0);
+}
+
+#[test]
+fn a_hook_sees_a_complete_gradient_once_and_replaces_it() {
+    // a feeds b and c (each step doubles), d = b + c: a's gradient is 2 + 2 = 4 when its
+    // step is due; its hook makes it 12, a's step 24 for x, whose hook makes it 72.
+    let mut host = LoggingHost::default();
+    let x = scalar(1.0);
+    let tape = tape_on(&mut host.rec, false, &[&x]);
+    let a = custom(&mut host.rec, "a", &x);
+    let b = custom(&mut host.rec, "b", &a);
+    let c = custom(&mut host.rec, "c", &a);
+    let d = host.rec.add(&b, &c).unwrap();
+    host.rec.exit(&tape);
+    for id in [a.id, x.id] {
+        host.rec.inspect.add_hook(id, UserData::new(()), Inspect::tapes_owner(std::slice::from_ref(&tape)));
+    }
+    host.rec.inspect.trace = 1;
+    let g = gradient(&mut host, &tape, &[d], &[x.id], None).unwrap();
+    assert_eq!(
+        host.log,
+        [
+            "step add 1",
+            "step custom_gradient b 1",
+            "b",
+            "step custom_gradient c 1",
+            "c",
+            "hook 4",
+            "step custom_gradient a 12",
+            "a",
+            "hook 24"
+        ]
+    );
+    assert_eq!(value(&g[0]), 72.0);
+    assert_eq!(host.rec.meter.total, 0, "every gradient buffer is released");
+    drop(tape);
+    host.rec.inspect.add_hook(x.id, UserData::new(()), Inspect::tapes_owner(&[]));
+    assert_eq!(host.rec.inspect.hooks.len(), 1, "hooks whose tapes are gone are dropped");
 }
 
 #[test]

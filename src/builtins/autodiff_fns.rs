@@ -71,6 +71,13 @@ fn stop_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
 fn wrap(rt: &mut Interp, a: &mut Args, make: fn(Value) -> BuiltinKind, prefix: &str) -> R<Value> {
     static SIG: Signature = Signature::new(&["f"], 1);
     let f = SIG.bind(rt, a)?.value("f")?;
+    wrapped(f, make, prefix)
+}
+
+/// The wrapper of callable `f` that `make` builds, named after `f`.
+///
+/// Errors: TypeError when `f` is not callable.
+fn wrapped(f: Value, make: impl FnOnce(Value) -> BuiltinKind, prefix: &str) -> R<Value> {
     let name = match &f {
         Value::Func(func) => func.def.name.name(),
         Value::Instance(i) => i.class.name.clone(),
@@ -86,9 +93,51 @@ fn custom_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
     wrap(rt, a, BuiltinKind::CustomGradient, "custom_gradient")
 }
 
-/// `recompute_grad(f)`; `g.__wrapped__` is `f`.
+/// `recompute_grad(f, check=None)`: `f` recomputed during `tape.gradient` instead of
+/// recorded (LANGUAGE.md §5); `g.__wrapped__` is `f`. Also a decorator factory:
+/// `@recompute_grad(check=True)`.
+///
+/// `check=True` (the default under `dgl test`, else off) fingerprints every operation of
+/// the forward call — output shape, dtype and a hash of its values, with its line — and
+/// compares the recomputation with it operation by operation: where they differ (f read a
+/// global or a Variable that changed since, or took another branch) `tape.gradient` raises
+/// RuntimeError naming the operation, its file:line and what differs, instead of returning
+/// the gradients of other values. Random draws are replayed, so they never differ.
+/// Costs a hash of every output f computes, in both runs.
+/// Errors: TypeError when `f` is not callable.
+/// See: tf.recompute_grad (checks nothing); torch.utils.checkpoint (compares shapes and
+/// dtypes only, CheckpointError); issue 10, item 6.
 fn recompute_grad(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    wrap(rt, a, BuiltinKind::Recompute, "recompute_grad")
+    static SIG: Signature = Signature::new(&["f", "check"], 0);
+    let mut b = SIG.bind(rt, a)?;
+    let f = b.non_none("f")?;
+    let check = b.non_none("check")?;
+    let check = match check {
+        Some(v) => Some(rt.bool_arg(&v)?),
+        None => None,
+    };
+    match f {
+        Some(f) => wrapped(f, |f| BuiltinKind::Recompute(f, check), "recompute_grad"),
+        // `@recompute_grad(check=…)`: a decorator with the option bound (as `this`).
+        None => {
+            let this = check.map_or(Value::None, Value::Bool);
+            Ok(Value::Builtin(Rc::new(Builtin {
+                name: "recompute_grad".into(),
+                kind: BuiltinKind::Method(this, recompute_decorator),
+            })))
+        }
+    }
+}
+
+/// What `recompute_grad(check=…)` returns: applied to `f`, `recompute_grad(f, check=…)`.
+fn recompute_decorator(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["f"], 1);
+    let check = match &a.this {
+        Some(Value::Bool(b)) => Some(*b),
+        _ => None,
+    };
+    let f = SIG.bind(rt, a)?.value("f")?;
+    wrapped(f, |f| BuiltinKind::Recompute(f, check), "recompute_grad")
 }
 
 /// `grad_pass_through(f)`: forward of `f`, identity gradient.

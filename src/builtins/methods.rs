@@ -215,7 +215,9 @@ fn builtin_name(v: &Value) -> Option<Value> {
 fn builtin_wrapped(v: &Value) -> Option<Value> {
     match v {
         Value::Builtin(b) => match &b.kind {
-            BuiltinKind::Recompute(f) | BuiltinKind::CustomGradient(f) | BuiltinKind::PassThrough(f) => Some(f.clone()),
+            BuiltinKind::Recompute(f, _) | BuiltinKind::CustomGradient(f) | BuiltinKind::PassThrough(f) => {
+                Some(f.clone())
+            }
             _ => None,
         },
         _ => None,

@@ -10,6 +10,7 @@ pub mod core;
 pub mod data;
 mod diff_tools;
 mod forward_fns;
+mod inspect_fns;
 mod io;
 mod lang;
 mod linalg_fns;
@@ -69,6 +70,7 @@ pub fn install(rt: &mut Interp) {
     nn_fns::register(&mut reg);
     select_fns::register(&mut reg);
     diff_tools::install(rt);
+    inspect_fns::install(rt);
     lang::install(rt);
     // After every builtin it shares (matmul, eye, norm, einsum).
     linalg_fns::install(rt);

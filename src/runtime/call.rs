@@ -54,7 +54,7 @@ impl Interp {
                     native(self, &mut args)
                 }
                 BuiltinKind::CustomGradient(inner) => self.call_custom_gradient(inner, pos, kw),
-                BuiltinKind::Recompute(inner) => self.call_recompute(inner, pos, kw),
+                BuiltinKind::Recompute(inner, check) => self.call_recompute(inner, *check, pos, kw),
                 BuiltinKind::PassThrough(inner) => self.call_pass_through(inner, pos, kw),
                 // Python 3.10+: a staticmethod object is callable as its function.
                 BuiltinKind::StaticMethod(inner) => self.call_value(inner, pos, kw),
@@ -320,7 +320,7 @@ impl Interp {
                         return Ok(Value::Method(Rc::new((class, f.clone()))));
                     }
                     BuiltinKind::CustomGradient(f) => BuiltinKind::CustomGradient(bind(f)),
-                    BuiltinKind::Recompute(f) => BuiltinKind::Recompute(bind(f)),
+                    BuiltinKind::Recompute(f, check) => BuiltinKind::Recompute(bind(f), *check),
                     BuiltinKind::PassThrough(f) => BuiltinKind::PassThrough(bind(f)),
                     _ => return Ok(Value::Builtin(b)),
                 };

@@ -74,7 +74,12 @@ impl Interp {
                         crate::tensor::shape_str(p.shape())
                     );
                 }
-                self.stack(&parts, 0)
+                // The forward pass of a checked recompute_grad function (tapes paused) converts
+                // the same list without recording: the determinism check skips this stack.
+                let checks = self.ad.checks.suspend();
+                let stacked = self.stack(&parts, 0);
+                self.ad.checks.resume(checks);
+                stacked
             }
             _ => {
                 let (shape, values, exact) = self.flatten_numbers(v)?;

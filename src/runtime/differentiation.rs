@@ -7,7 +7,8 @@ use super::error::R;
 use super::intern::intern;
 use super::value::{Dict, Value};
 use super::Interp;
-use crate::autodiff::tape::{CustomCall, Op, RecomputeCall, Site, UserData};
+use crate::autodiff::check::Fingerprint;
+use crate::autodiff::tape::{CustomCall, Entry, Op, RecomputeCall, Site, UserData};
 use crate::autodiff::{backward, forward};
 use crate::autodiff::{Host, InputGrads, Recorder, Tape, Variable};
 use crate::syntax::ast::ParamKind;
@@ -23,6 +24,8 @@ struct RecomputeArgs {
     f: Value,
     args: Vec<Value>,
     kwargs: Vec<(Rc<str>, Value)>,
+    /// With the determinism check on: the forward pass's fingerprints (`autodiff/check.rs`).
+    prints: Option<Rc<Vec<Fingerprint>>>,
 }
 
 impl Host for Interp {
@@ -93,6 +96,14 @@ impl Host for Interp {
         Ok(out)
     }
 
+    fn gradient_hook(&mut self, hook: &UserData, g: Tensor) -> R<Tensor> {
+        self.run_gradient_hook(hook, g)
+    }
+
+    fn trace_step(&mut self, entry: &Entry, upstream: &[Tensor]) {
+        self.show_step(entry, upstream)
+    }
+
     /// Runs `f` again under a local tape, with the forward pass's random draws replayed,
     /// and differentiates it.
     fn recompute_vjp(&mut self, call: &RecomputeCall, upstream: Vec<Tensor>) -> R<InputGrads> {
@@ -127,9 +138,13 @@ impl Host for Interp {
         let outer_rng = std::mem::replace(&mut self.rng, call.rng_state.clone());
         let outer_region = std::mem::replace(&mut self.ad.region, call.region);
         let started = std::time::Instant::now();
+        if let Some(prints) = &user.prints {
+            self.ad.checks.begin_comparing(prints.clone());
+        }
         self.ad.begin_recompute(Some(&local));
         let result = self.call_value(&f, args, kwargs);
         self.ad.end_recompute(Some(&local));
+        let mismatch = user.prints.as_ref().and_then(|_| self.ad.checks.end_comparing());
         let seconds = started.elapsed().as_secs_f64();
         self.ad.region = outer_region;
         self.rng = outer_rng;
@@ -139,6 +154,9 @@ impl Host for Interp {
             pass.recompute_seconds += seconds;
         }
         let result = result?;
+        if let Some(m) = mismatch {
+            return Err(self.recompute_mismatch(&call.name, &m));
+        }
 
         let targets = self.flatten_tensors(&result, "recompute_grad function")?;
         let mut sources: Vec<TensorId> = arg_tensors.iter().flatten().map(|t| t.id).collect();
@@ -548,8 +566,16 @@ impl Interp {
         Ok(Self::rebuild(&result, &mut outs.into_iter()))
     }
 
-    /// Calls `recompute_grad(f)` with these arguments.
-    pub fn call_recompute(&mut self, f: &Value, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Value> {
+    /// Calls `recompute_grad(f)` with these arguments; `check` (default: the interpreter's
+    /// `check_recompute`) fingerprints the forward pass for the determinism check.
+    pub fn call_recompute(
+        &mut self,
+        f: &Value,
+        check: Option<bool>,
+        pos: Vec<Value>,
+        kw: Vec<(Rc<str>, Value)>,
+    ) -> R<Value> {
+        let check = check.unwrap_or(self.check_recompute);
         let rng_state = self.rng.clone();
         let name = self.callable_name(f);
         let region = self.ad.region_of(&name, def_site(f));
@@ -566,12 +592,16 @@ impl Interp {
                 other => other.clone(),
             })
             .collect();
+        if check {
+            self.ad.checks.begin_recording();
+        }
         let result = self.call_value(f, fresh, kw.clone()).and_then(|r| {
             let outs = self.flatten_tensors(&r, &format!("recompute_grad function {name}"))?;
             // A watched tensor returned as it is was captured too, though no operation read it.
             self.ad.probe(&outs.iter().map(|t| t.id).collect::<Vec<_>>());
             Ok((r, outs))
         });
+        let prints = check.then(|| Rc::new(self.ad.checks.end_recording()));
         // Reads inside f count as reads for enclosing custom_gradient/recompute calls too.
         let (read, seen) = self.ad.resume_all(paused);
         self.ad.region = outer_region;
@@ -604,14 +634,21 @@ impl Interp {
         ids.extend(&captured);
         let outs: Vec<Tensor> = outs.iter().map(|t| t.renamed()).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
-        let user = UserData::new(RecomputeArgs { f: f.clone(), args: pos, kwargs: kw });
+        let user = UserData::new(RecomputeArgs { f: f.clone(), args: pos, kwargs: kw, prints });
         let call = Rc::new(RecomputeCall { name, region, call: user, saved, variables, captured, rng_state });
+        // An enclosing check saw f's operations; this entry exists only where a tape records
+        // (not in the enclosing function's forward pass, where the tapes are paused).
+        let checks = self.ad.checks.suspend();
         self.ad.record_ids(&ids, &refs, || Op::Recompute(call.clone()));
         // f ran with the accumulators set aside: its outputs' tangents come from its VJP,
         // transposed (TF raises NotImplementedError here; DGL gives the tangents f would have).
-        if self.ad.any_tangent(&ids) {
-            forward::host_tangents(self, &ids, &refs, &Rc::new(Op::Recompute(call)))?;
-        }
+        let tangents = if self.ad.any_tangent(&ids) {
+            forward::host_tangents(self, &ids, &refs, &Rc::new(Op::Recompute(call)))
+        } else {
+            Ok(())
+        };
+        self.ad.checks.resume(checks);
+        tangents?;
         Ok(Self::rebuild(&result, &mut outs.into_iter()))
     }
 }

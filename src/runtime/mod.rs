@@ -15,6 +15,7 @@ pub mod format;
 pub mod generator;
 pub mod import;
 pub mod index;
+mod inspect;
 pub mod intern;
 pub mod ops;
 pub mod suggest;
@@ -164,6 +165,9 @@ pub struct Interp {
     pub py_rng: Option<rand_chacha::ChaCha8Rng>,
     /// Where `sys.stderr` and `print(..., file=sys.stderr)` write (the process's stderr).
     pub err_out: Output,
+    /// Whether `recompute_grad` functions check their recomputations by default
+    /// (`check=True`): on in the golden runner (`dgl test`), off otherwise.
+    pub check_recompute: bool,
 }
 
 /// A native module's contents: its names and values, built when it is first imported
@@ -205,6 +209,7 @@ impl Interp {
             builtin_attr_names: |_| Vec::new(),
             py_rng: None,
             err_out: Rc::new(RefCell::new(std::io::stderr())),
+            check_recompute: false,
         }
     }
 

@@ -146,8 +146,9 @@ pub enum BuiltinKind {
     Method(Value, NativeFn),
     /// The function returned by `custom_gradient(f)`.
     CustomGradient(Value),
-    /// The function returned by `recompute_grad(f)`; `__wrapped__` is `f`.
-    Recompute(Value),
+    /// The function returned by `recompute_grad(f, check)`; `__wrapped__` is `f`; `check`
+    /// (`None`: the interpreter's default) turns the determinism check on or off.
+    Recompute(Value, Option<bool>),
     /// The function returned by `grad_pass_through(f)`.
     PassThrough(Value),
     /// `staticmethod(f)`: read through a class or an instance, it is `f` itself.

@@ -68,7 +68,11 @@ impl Recorder {
     /// and both are 2-D floats, the kernel reads the transposes through strides; otherwise
     /// they are recorded operations.
     fn matmul_transposed(&mut self, x: &Tensor, y: &Tensor, tx: bool, ty: bool) -> R<Tensor> {
-        if self.capture_probes.is_empty() && !self.any_watched(&[x, y]) && !self.any_tangent(&[x.id, y.id]) {
+        if self.capture_probes.is_empty()
+            && self.checks.is_empty()
+            && !self.any_watched(&[x, y])
+            && !self.any_tangent(&[x.id, y.id])
+        {
             if let Some(out) = kernels::matmul_2d_transposed(&x.data, &y.data, tx, ty) {
                 return Ok(Tensor::new(out?));
             }

@@ -1,0 +1,104 @@
+//! Watching the backward pass (issue 10, item 8): `trace_gradients()` and
+//! `watch_gradient(x, fn)` (the walk's side is `autodiff/inspect.rs`).
+
+use super::{Signature, NO_ARGS};
+use crate::autodiff::inspect::{HookOwner, Inspect};
+use crate::autodiff::tape::UserData;
+use crate::autodiff::TapeRef;
+use crate::bail;
+use crate::runtime::error::R;
+use crate::runtime::intern::intern;
+use crate::runtime::value::{Args, Class, Value};
+use crate::runtime::Interp;
+use std::rc::Rc;
+
+/// Installs `trace_gradients` (a class: its instances are context managers) and `watch_gradient`.
+pub fn install(rt: &mut Interp) {
+    let class = Class { name: "trace_gradients".into(), base: None, attrs: Default::default(), error_kind: None };
+    class.attrs.borrow_mut().insert(intern("__enter__"), Value::native("__enter__", trace_enter));
+    class.attrs.borrow_mut().insert(intern("__exit__"), Value::native("__exit__", trace_exit));
+    rt.builtins.insert(intern("trace_gradients"), Value::Class(Rc::new(class)));
+    rt.builtins.insert(intern("watch_gradient"), Value::native("watch_gradient", watch_gradient));
+}
+
+/// `with trace_gradients():` — while the block runs, every backward step of
+/// `tape.gradient` prints one line before it runs, in backward order:
+/// `backward OP at FILE:LINE: upstream SHAPE norm N` (one `SHAPE norm N` per output of the
+/// operation; N the L2 norm of the upstream gradient, 6 significant digits). The steps of
+/// a `recompute_grad` function's recomputation follow its own line, indented two spaces
+/// per level of nesting. Output goes where `print` writes. Blocks nest.
+///
+/// Errors: TypeError when given arguments.
+/// See: Zygote's `@showgrad` (for every node); issue 10, item 8.
+fn trace_enter(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    NO_ARGS.bind(rt, a)?;
+    rt.ad.inspect.trace += 1;
+    Ok(Value::None)
+}
+
+/// Leaves a `trace_gradients()` block (however it ends: errors pass through).
+fn trace_exit(rt: &mut Interp, _: &mut Args) -> R<Value> {
+    rt.ad.inspect.trace = rt.ad.inspect.trace.saturating_sub(1);
+    Ok(Value::Bool(false))
+}
+
+/// `watch_gradient(x, fn)`: registers `fn` as a hook on the gradient of `x`, a float tensor
+/// that a recording tape watches (a source, or a value computed from one, such as a hidden
+/// activation) or a trainable Variable. During `tape.gradient`, once `x`'s gradient is
+/// complete, `fn(grad)` is called; a tensor it returns replaces the gradient — for an
+/// intermediate tensor, in every gradient flowing further back — and `None` keeps it
+/// (`watch_gradient(h, lambda g: clip_by_norm(g, 1.0))`). Several hooks on one tensor run
+/// in registration order, each on the previous one's result; a persistent tape runs them
+/// at every `gradient` call. A hook on a tensor lives as long as the tapes that watched it
+/// when it was registered, on a Variable as long as the Variable. Inside a
+/// `recompute_grad` function's forward pass (where no tape records) it does nothing: the
+/// recomputation registers it again, on the recomputed tensor.
+///
+/// Shapes and dtypes: the hook receives and must return a tensor of x's shape and dtype
+/// (a Python number for a scalar).
+/// Errors: TypeError when `fn` is not callable or `x` not a tensor or Variable, or when
+/// the hook returns another kind of value; ValueError for an integer tensor, a
+/// non-trainable Variable, a tensor no recording tape watches (PyTorch: RuntimeError,
+/// "does not require grad"), or a hook returning another shape or dtype.
+/// See: torch.Tensor.register_hook; issue 10, item 8.
+fn watch_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["tensor", "fn"], 2);
+    let mut b = SIG.bind(rt, a)?;
+    let x = b.value("tensor")?;
+    let f = b.value("fn")?;
+    let callable = match &f {
+        Value::Func(_) | Value::Builtin(_) | Value::Method(_) | Value::Class(_) => true,
+        Value::Instance(i) => i.class.lookup(intern("__call__")).is_some(),
+        _ => false,
+    };
+    if !callable {
+        bail!(Type, "watch_gradient() needs a callable hook, not {}", f.type_name());
+    }
+    match &x {
+        Value::Variable(v) => {
+            if !v.trainable {
+                bail!(Value, "watch_gradient(): the Variable is not trainable, so it gets no gradient");
+            }
+            rt.ad.inspect.add_hook(v.handle, UserData::new(f), HookOwner::Variable(Rc::downgrade(v)));
+        }
+        Value::Tensor(t) => {
+            if !t.dtype().is_float() {
+                bail!(Value, "watch_gradient(): {} tensors get no gradient (only float tensors do)", t.dtype());
+            }
+            let tapes: Vec<TapeRef> = rt.ad.tapes.iter().filter(|tape| tape.borrow().watches(t.id)).cloned().collect();
+            if tapes.is_empty() {
+                // The forward pass of a recompute_grad function: its recomputation registers the hook.
+                if !rt.ad.capture_probes.is_empty() {
+                    return Ok(Value::None);
+                }
+                bail!(
+                    Value,
+                    "watch_gradient(): no recording GradientTape watches this tensor, so no gradient will reach it (watch it with tape.watch(x), or compute it from watched values inside the tape's block)"
+                );
+            }
+            rt.ad.inspect.add_hook(t.id, UserData::new(f), Inspect::tapes_owner(&tapes));
+        }
+        other => bail!(Type, "watch_gradient() needs a tensor or a Variable, not {}", other.type_name()),
+    }
+    Ok(Value::None)
+}
