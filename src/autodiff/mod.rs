@@ -8,8 +8,10 @@
 //! interpreter implements (`runtime/differentiation.rs`).
 
 pub mod backward;
+pub mod explain;
 pub mod forward;
 pub mod meter;
+pub mod notes;
 pub mod ops;
 pub mod recorder;
 pub mod tape;
