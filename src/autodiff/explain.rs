@@ -543,7 +543,7 @@ fn cut_reason(name: &str) -> String {
         "round" | "floor" | "ceil" => format!(
             "{name} has no gradient (as in TF); for a straight-through estimator write x + stop_gradient({name}(x) - x)"
         ),
-        ".numpy()" | ".item()" => format!("{name} returns Python numbers, which no tape follows"),
+        ".numpy()" | ".item()" | "float()" | "int()" => format!("{name} returns Python numbers, which no tape follows"),
         _ => format!("{name} returns a bool tensor, which has no gradient"),
     }
 }

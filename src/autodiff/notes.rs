@@ -4,7 +4,7 @@
 //! itself it cannot say what became of a tensor it never recorded. While it records it also
 //! notes the operations it did not record (a push each, only for those), the operations with no
 //! gradient (stop_gradient, integer casts, argmax/argmin, rounding, comparisons, `.numpy()`,
-//! `.item()`: [`Recorder::note`](super::Recorder::note)), where it was entered, where each
+//! `.item()`, `float()`, `int()`: [`Recorder::note`](super::Recorder::note)), where it was entered, where each
 //! tensor was watched, and which inputs a `custom_gradient` `grad_fn` gave no gradient.
 
 use super::recorder::{InputGrads, Recorder};

@@ -19,7 +19,7 @@ use crate::tensor::Tensor;
 /// Reasons for None: the source is an integer tensor; it was never watched (or is a Variable
 /// with trainable=False, or the tape has watch_accessed_variables=False); it was watched
 /// after its use; the path is cut by stop_gradient, an integer cast, argmax/argmin,
-/// round/floor/ceil, a comparison, `.numpy()` or `.item()`; a `custom_gradient` grad_fn
+/// round/floor/ceil, a comparison, `.numpy()`, `.item()`, `float()` or `int()`; a `custom_gradient` grad_fn
 /// returned None for that input (known once `gradient` has run); the target was computed from
 /// a value made before the tape started; the target does not depend on the source. "all
 /// zeros" (the last `gradient` answer for the source, if it is still alive, was zero) names
