@@ -136,3 +136,46 @@ pub fn comparison_name(op: Compare) -> &'static str {
         Compare::Ne => "comparison !=",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::recorder::Recorder;
+    use super::super::tape::Tape;
+    use crate::tensor::kernels::{Binary, Unary};
+    use crate::tensor::{Array, DType, Tensor};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    fn scalar(v: f64) -> Tensor {
+        Tensor::new(Array::from_f64(DType::F32, &[], vec![v]))
+    }
+
+    /// Recorded operations add nothing to the notes; unrecorded ones and cuts are noted once
+    /// each; with no tape recording, nothing is noted anywhere.
+    #[test]
+    fn only_what_the_tape_runs_past_is_noted() {
+        let mut rec = Recorder::default();
+        let (x, c) = (scalar(2.0), scalar(3.0));
+        rec.note("stop_gradient", &[&x], &[]);
+        let tape = Rc::new(RefCell::new(Tape::new(false, true)));
+        rec.enter(&tape).unwrap();
+        tape.borrow_mut().watch(x.id);
+        let y = rec.binary(Binary::Mul, &x, &c).unwrap();
+        let _ = rec.unary(Unary::Sin, &y).unwrap();
+        assert_eq!(tape.borrow().len(), 2);
+        assert!(tape.borrow().notes.unrecorded.is_empty());
+        let d = rec.binary(Binary::Mul, &c, &c).unwrap();
+        let r = rec.unary(Unary::Round, &y).unwrap();
+        let t = tape.borrow();
+        let names: Vec<(&str, bool)> = t.notes.unrecorded.iter().map(|n| (n.name, n.cut)).collect();
+        assert_eq!(names, [("multiply", false), ("round", true)]);
+        assert_eq!(t.notes.unrecorded[0].outputs.as_slice(), [d.id]);
+        assert_eq!(t.notes.unrecorded[1].inputs.as_slice(), [y.id]);
+        assert_eq!(t.notes.unrecorded[1].outputs.as_slice(), [r.id]);
+        drop(t);
+        rec.exit(&tape);
+        let _ = rec.binary(Binary::Mul, &c, &c).unwrap();
+        rec.note("stop_gradient", &[&x], &[]);
+        assert_eq!(tape.borrow().notes.unrecorded.len(), 2);
+    }
+}
