@@ -228,6 +228,9 @@ fn walk<H: Host + ?Sized>(
                         return Err(err);
                     }
                 };
+                if let Op::Custom(_) = &*e.op {
+                    rec.note_custom_none(i, &input_grads, &needed);
+                }
                 // The step's gradients are alive with its upstream ones: the peak of this step.
                 let produced: SmallVec<[(usize, Tensor); 2]> = input_grads
                     .into_iter()

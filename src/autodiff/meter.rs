@@ -25,6 +25,9 @@ pub struct BackwardStats {
     pub recomputed_ops: usize,
     /// Seconds spent running the blocks again (their forward passes).
     pub recompute_seconds: f64,
+    /// `(entry, input)` of each `custom_gradient` input its `grad_fn` gave no gradient
+    /// (`tape.explain`; this pass's own, not absorbed by an outer one).
+    pub custom_none: Vec<(u32, u32)>,
 }
 
 impl BackwardStats {

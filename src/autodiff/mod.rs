@@ -10,9 +10,11 @@
 
 pub mod backward;
 pub mod check;
+pub mod explain;
 pub mod forward;
 pub mod inspect;
 pub mod meter;
+pub mod notes;
 pub mod ops;
 pub mod recorder;
 pub mod tape;

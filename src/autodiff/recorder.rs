@@ -130,6 +130,7 @@ impl Recorder {
     /// Errors: ValueError when it is already recording.
     pub fn enter(&mut self, t: &TapeRef) -> R<()> {
         t.borrow_mut().enter()?;
+        t.borrow_mut().notes.started(self.site);
         self.tapes.push(t.clone());
         Ok(())
     }
@@ -211,8 +212,12 @@ impl Recorder {
         let mut shared: Option<Rc<Op>> = None;
         for tape in &self.tapes {
             let mut t = tape.borrow_mut();
-            let Some(inputs) = t.resolve(ids) else { continue };
             let op = shared.get_or_insert_with(|| Rc::new((op.take().expect("built once"))())).clone();
+            let Some(inputs) = t.resolve(ids) else {
+                // `tape.explain` needs what the tape ran past: a push only for ops not recorded.
+                t.notes.unrecorded(op.static_name(), false, ids, outputs, self.site);
+                continue;
+            };
             t.push(op, inputs, outputs, self.site, self.region);
         }
         if !self.checks.is_empty() {

@@ -3,6 +3,7 @@
 //! (its saved tensors).
 
 use super::meter::BackwardStats;
+use super::notes::Notes;
 use super::ops::conv::{ConvKind, PoolKind};
 use super::variable::Variable;
 use crate::bail;
@@ -421,6 +422,8 @@ pub struct Tape {
     pub active: bool,
     /// What the last `gradient` call measured (`tape.stats()`).
     pub last_backward: BackwardStats,
+    /// What it saw but did not record, for `tape.explain` (`notes.rs`).
+    pub notes: Notes,
 }
 
 impl Tape {
@@ -458,6 +461,7 @@ impl Tape {
         self.log = Rc::default();
         self.late_watch = false;
         self.used = false;
+        self.notes.clear();
     }
 
     /// `__enter__`: the tape starts recording.

@@ -59,13 +59,25 @@ fn stop_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let input = SIG.bind(rt, a)?.value("input")?;
     if !matches!(input, Value::List(_) | Value::Tuple(_) | Value::Dict(_)) {
         let t = rt.tensor_arg(&input)?;
-        return Ok(Value::Tensor(Tensor::new((*t.data).clone())));
+        return Ok(Value::Tensor(stopped(rt, &t)));
     }
     let mut leaves = Vec::new();
     super::tape_methods::flatten_sources(rt, &input, &mut leaves)?;
-    let stopped: Vec<Value> =
-        leaves.iter().map(|v| Ok(Value::Tensor(Tensor::new((*rt.tensor_arg(v)?.data).clone())))).collect::<R<_>>()?;
+    let stopped: Vec<Value> = leaves
+        .iter()
+        .map(|v| {
+            let t = rt.tensor_arg(v)?;
+            Ok(Value::Tensor(stopped(rt, &t)))
+        })
+        .collect::<R<_>>()?;
     Ok(super::tape_methods::unflatten(&input, &mut stopped.into_iter()))
+}
+
+/// `t`'s values under a new id, noted on the recording tapes (`tape.explain`).
+fn stopped(rt: &mut Interp, t: &Tensor) -> Tensor {
+    let out = Tensor::new((*t.data).clone());
+    rt.ad.note("stop_gradient", &[t], &[&out]);
+    out
 }
 
 fn wrap(rt: &mut Interp, a: &mut Args, make: fn(Value) -> BuiltinKind, prefix: &str) -> R<Value> {

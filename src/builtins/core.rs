@@ -290,6 +290,7 @@ fn int(rt: &mut Interp, args: &mut Args) -> R<Value> {
             if t.len() != 1 {
                 bail!(Type, "int() argument must be a number or a one-element tensor");
             }
+            rt.ad.note("int()", &[&t], &[]);
             t.data.first_i64()?
         }
         Some(other) => {
@@ -316,7 +317,12 @@ fn float(rt: &mut Interp, args: &mut Args) -> R<Value> {
                 err!(Value, "could not convert string to float: {}", crate::runtime::format::str_repr(&s))
             })?,
         },
-        Some(v) => rt.float_arg(&v, "float() argument")?,
+        Some(v) => {
+            if let Value::Tensor(t) = &v {
+                rt.ad.note("float()", &[t], &[]);
+            }
+            rt.float_arg(&v, "float() argument")?
+        }
     }))
 }
 

@@ -88,6 +88,7 @@ const TAPE: &[(&str, Attr)] = &[
     ("watched_variables", Attr::Method(tape_watched_variables)),
     ("stop_recording", Attr::Method(tape_stop_recording)),
     ("reset", Attr::Method(tape_reset)),
+    ("explain", Attr::Method(super::explain::tape_explain)),
 ];
 
 const ACCUMULATOR: &[(&str, Attr)] = &[("jvp", Attr::Method(accumulator_jvp))];
@@ -375,6 +376,7 @@ fn tensor_numpy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let this = receiver(args)?.clone();
     NO_ARGS.bind(rt, args)?;
     let t = rt.to_tensor(&this, None)?;
+    rt.ad.note(".numpy()", &[&t], &[]);
     let vals = t.data.to_f64_vec();
     fn build(shape: &[usize], vals: &[f64], dtype: DType) -> Value {
         match shape.split_first() {
@@ -396,6 +398,7 @@ fn tensor_item(rt: &mut Interp, args: &mut Args) -> R<Value> {
     if t.len() != 1 {
         bail!(Value, "item() needs a tensor with one element, got shape {}", crate::tensor::shape_str(t.shape()));
     }
+    rt.ad.note(".item()", &[&t], &[]);
     Ok(py_number(t.dtype(), t.data.first_f64()))
 }
 

@@ -9,6 +9,7 @@ mod collections;
 pub mod core;
 pub mod data;
 mod diff_tools;
+mod explain;
 mod forward_fns;
 mod inspect_fns;
 mod io;

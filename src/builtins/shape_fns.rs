@@ -103,7 +103,9 @@ fn argmin(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (t, axis) = (a.tensor("input")?, a.opt_int("axis")?.unwrap_or(0));
     a.index_dtype("output_type")?;
     let axis = norm_axis(axis, t.shape().len())?;
-    Ok(Value::Tensor(Tensor::new(reductions::argmin(&t.data, axis)?)))
+    let out = Tensor::new(reductions::argmin(&t.data, axis)?);
+    rt.ad.note("argmin", &[&t], &[&out]);
+    Ok(Value::Tensor(out))
 }
 
 /// `cumsum(x, axis=0, exclusive=False, reverse=False)` / `cumprod(…)`: running sums or

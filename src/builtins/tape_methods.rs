@@ -36,10 +36,18 @@ pub(super) fn tape_watch(rt: &mut Interp, a: &mut Args) -> R<Value> {
         match v {
             Value::Tensor(t) => {
                 if t.dtype().is_float() {
-                    tape.borrow_mut().watch(t.id);
+                    let mut tape = tape.borrow_mut();
+                    tape.watch(t.id);
+                    let n = tape.len();
+                    tape.notes.watched(t.id, rt.ad.site, n);
                 }
             }
-            Value::Variable(var) => tape.borrow_mut().watch_variable(var),
+            Value::Variable(var) => {
+                let mut tape = tape.borrow_mut();
+                tape.watch_variable(var);
+                let n = tape.len();
+                tape.notes.watched(var.handle, rt.ad.site, n);
+            }
             Value::List(_) | Value::Tuple(_) => {
                 for x in rt.iterate(v)? {
                     watch(rt, tape, &x)?;
@@ -139,6 +147,9 @@ pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
         metas.push(t);
     }
     let grads = rt.gradient(&tape, &targets, &ids, ogs)?;
+    // `tape.explain` looks at the answer (without keeping it alive) to tell zeros.
+    tape.borrow_mut().notes.last_grads =
+        ids.iter().zip(&grads).map(|(id, g)| (*id, g.as_ref().map(|g| Rc::downgrade(&g.data)))).collect();
     let results = grads.into_iter().zip(&metas).map(|(g, src)| {
         if !src.dtype().is_float() {
             return Value::None;

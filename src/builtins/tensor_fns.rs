@@ -323,7 +323,9 @@ fn argmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (t, axis) = (a.tensor("input")?, a.opt_int("axis")?.unwrap_or(0));
     a.index_dtype("output_type")?;
     let axis = norm_axis(axis, t.shape().len())?;
-    Ok(Value::Tensor(Tensor::new(kernels::argmax(&t.data, axis)?)))
+    let out = Tensor::new(kernels::argmax(&t.data, axis)?);
+    rt.ad.note("argmax", &[&t], &[&out]);
+    Ok(Value::Tensor(out))
 }
 
 /// `matmul(a, b, *, transpose_a=False, transpose_b=False)`: `transpose_*` swaps the last two
@@ -585,5 +587,7 @@ fn compare(rt: &mut Interp, args: &mut Args, op: Compare) -> R<Value> {
     let mut a = BINARY.bind(rt, args)?;
     let (x, y) = (a.value("x")?, a.value("y")?);
     let (x, y) = rt.tensor_pair(&x, &y)?;
-    Ok(Value::Tensor(Tensor::new(kernels::compare(op, &x.data, &y.data)?)))
+    let out = Tensor::new(kernels::compare(op, &x.data, &y.data)?);
+    rt.ad.note(crate::autodiff::notes::comparison_name(op), &[&x, &y], &[&out]);
+    Ok(Value::Tensor(out))
 }

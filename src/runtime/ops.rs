@@ -324,7 +324,9 @@ impl Interp {
                     CmpOp::Eq => Compare::Eq,
                     _ => Compare::Ne,
                 };
-                Value::Tensor(Tensor::new(kernels::compare(c, &x.data, &y.data)?))
+                let out = Tensor::new(kernels::compare(c, &x.data, &y.data)?);
+                self.ad.note(crate::autodiff::notes::comparison_name(c), &[&x, &y], &[&out]);
+                Value::Tensor(out)
             }
             CmpOp::Eq => Value::Bool(self.values_equal(a, b)?),
             CmpOp::Ne => Value::Bool(!self.values_equal(a, b)?),

@@ -70,6 +70,13 @@ impl Recorder {
                 };
                 Op::Unary { op, saved }
             });
+        } else if rounding {
+            let name = match op {
+                Unary::Floor => "floor",
+                Unary::Ceil => "ceil",
+                _ => "round",
+            };
+            self.note(name, &[x], &[&out]);
         }
         Ok(out)
     }
@@ -117,6 +124,8 @@ impl Recorder {
         let out = Tensor::new(x.data.try_cast(dtype)?);
         if dtype.is_float() && x.dtype().is_float() {
             self.record(&[x], &[&out], || Op::Cast { from: x.dtype() });
+        } else {
+            self.note("cast", &[x], &[&out]);
         }
         Ok(out)
     }
