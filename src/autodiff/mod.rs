@@ -7,8 +7,10 @@
 //! `recompute_grad` function) runs through the [`Host`] trait, which the
 //! interpreter implements (`runtime/differentiation.rs`).
 
+pub mod advisor;
 pub mod backward;
 pub mod forward;
+pub mod ledger;
 pub mod meter;
 pub mod ops;
 pub mod recorder;

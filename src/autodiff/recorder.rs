@@ -8,6 +8,7 @@
 //! implements; tests implement it with a recorder alone.
 
 use super::forward::AccRef;
+use super::ledger::RegionCounts;
 use super::meter::{BackwardStats, Meter};
 use super::tape::{CustomCall, Op, RecomputeCall, Site, Tape};
 use super::variable::Variable;
@@ -68,6 +69,8 @@ pub struct Recorder {
     /// The region running (0: none, else 1 + index into `regions`); entries recorded meanwhile
     /// belong to it.
     pub region: u32,
+    /// How many region bodies are running, nested in one another (`ledger.rs`).
+    pub region_depth: u32,
     /// Live buffers of the backward passes running (`meter.rs`).
     pub meter: Meter,
     /// The backward passes running, innermost last: what each has measured so far.
@@ -82,6 +85,8 @@ pub struct Region {
     pub name: Rc<str>,
     /// Where it was defined ([`Site::NONE`] for a builtin).
     pub site: Site,
+    /// What it has cost so far (`recompute_ledger()`, `ledger.rs`).
+    pub counts: RegionCounts,
 }
 
 impl Default for Recorder {
@@ -97,6 +102,7 @@ impl Default for Recorder {
             site: Site::NONE,
             regions: Vec::new(),
             region: 0,
+            region_depth: 0,
             meter: Meter::default(),
             passes: Vec::new(),
         }
@@ -303,7 +309,7 @@ impl Recorder {
         match self.regions.iter().position(|r| r.site == site && r.name == *name) {
             Some(i) => i as u32 + 1,
             None => {
-                self.regions.push(Region { name: name.clone(), site });
+                self.regions.push(Region { name: name.clone(), site, counts: RegionCounts::default() });
                 self.regions.len() as u32
             }
         }
