@@ -24,6 +24,9 @@ use std::rc::Rc;
 /// Blocks longer than this many entries are not looked for (the search is linear per length).
 const MAX_BLOCK: usize = 64;
 
+/// At most this many candidate chains are checked for their links.
+const MAX_CHECKS: usize = 256;
+
 /// A chain of equal blocks found on a tape.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chain {
@@ -67,7 +70,7 @@ pub struct Advice {
     /// The chain found, if any, with the statements its first block was recorded by and
     /// each operation's name.
     pub chain: Option<(Chain, Vec<Site>, Vec<String>)>,
-    /// Every plan tried, by number of segments (1..=blocks).
+    /// Every plan tried, by number of segments (see [`candidates`]).
     pub plans: Vec<Prediction>,
 }
 
@@ -83,7 +86,7 @@ pub fn advise(tape: &Tape) -> Advice {
     let plain_peak = target.map_or(0, |t| sim.peak(&all, t, release));
     let mut advice = Advice { ops: log.entries.len(), plain_peak, chain: None, plans: Vec::new() };
     let (Some(chain), Some(target)) = (find_chain(&log), target) else { return advice };
-    for k in 1..=chain.blocks {
+    for k in candidates(chain.blocks) {
         let size = chain.blocks / k;
         let mut nodes: Vec<Node> = Vec::with_capacity(all.len());
         nodes.extend(all[..chain.start].iter().cloned());
@@ -106,6 +109,21 @@ pub fn advise(tape: &Tape) -> Advice {
     advice
 }
 
+/// The segment counts worth predicting for `n` blocks: each up to 32, then about 1.5× apart,
+/// and ⌊√n⌉ (each prediction replays the whole tape, so a long chain is not tried for every k).
+fn candidates(n: usize) -> Vec<usize> {
+    let mut ks: Vec<usize> = (1..=n.min(32)).collect();
+    let mut k = 32.0f64;
+    while (k as usize) < n {
+        k *= 1.5;
+        ks.push((k as usize).min(n));
+    }
+    ks.push(((n as f64).sqrt().round() as usize).clamp(1, n));
+    ks.sort_unstable();
+    ks.dedup();
+    ks
+}
+
 /// The longest chain of equal blocks on the tape: a run of entries repeating with some period
 /// (same operation, same statement, same region), where each block's inputs from earlier
 /// blocks all come from the block just before it, through one link.
@@ -121,6 +139,8 @@ pub fn find_chain(log: &Log) -> Option<Chain> {
             && a.op.function() == b.op.function()
     };
     let mut best: Option<Chain> = None;
+    // Each failed link check reads up to the whole tape: a bounded number of them.
+    let mut checks = 0;
     for p in 1..=MAX_BLOCK.min(n / 2) {
         let mut i = 0;
         while i + p < n {
@@ -136,9 +156,10 @@ pub fn find_chain(log: &Log) -> Option<Chain> {
             for shift in 0..p {
                 let blocks = (i + p - run).saturating_sub(shift) / p;
                 let covered = blocks * p;
-                if blocks < 2 || best.as_ref().is_some_and(|b| b.blocks * b.period >= covered) {
+                if blocks < 2 || best.as_ref().is_some_and(|b| b.blocks * b.period >= covered) || checks > MAX_CHECKS {
                     continue;
                 }
+                checks += 1;
                 if let Some(link) = link_of(log, run + shift, p, blocks) {
                     best = Some(Chain { start: run + shift, period: p, blocks, link });
                 }

@@ -183,9 +183,9 @@ pub(super) fn tape_suggest_checkpoints(rt: &mut Interp, a: &mut Args) -> R<Value
         advisor::advise(&t)
     };
     let chosen = choose(&advice, budget);
-    let sqrt = advice.chain.as_ref().map(|(c, ..)| {
+    let sqrt = advice.chain.as_ref().and_then(|(c, ..)| {
         let k = ((c.blocks as f64).sqrt().round() as usize).clamp(1, c.blocks);
-        advice.plans[k - 1].clone()
+        advice.plans.iter().find(|p| p.segments == k).cloned()
     });
     if as_dict {
         let chain = advice.chain.as_ref().map(|(c, ..)| c);
@@ -290,7 +290,7 @@ fn report(
 fn describe(s: &mut String, p: &Prediction, blocks: usize, ops: usize) {
     let _ = writeln!(s, "  checkpoint_sequential(layers, {}) with one layer per block", p.segments);
     if p.segments > 1 {
-        let wrapped: Vec<String> = (0..p.segments - 1)
+        let mut wrapped: Vec<String> = (0..p.segments - 1)
             .map(|j| {
                 let (a, b) = (j * p.segment_blocks + 1, (j + 1) * p.segment_blocks);
                 if a == b {
@@ -300,6 +300,10 @@ fn describe(s: &mut String, p: &Prediction, blocks: usize, ops: usize) {
                 }
             })
             .collect();
+        if wrapped.len() > 6 {
+            wrapped.drain(2..wrapped.len() - 1);
+            wrapped.insert(2, "…".into());
+        }
         let rest = (p.segments - 1) * p.segment_blocks + 1;
         let tail = if rest == blocks { format!("block {rest} runs") } else { format!("blocks {rest}-{blocks} run") };
         let _ = writeln!(s, "  recompute_grad around blocks {}; {tail} as recorded", wrapped.join(", "));
