@@ -72,19 +72,31 @@ pub struct Advice {
     pub chain: Option<(Chain, Vec<Site>, Vec<String>)>,
     /// Every plan tried, by number of segments (see [`candidates`]).
     pub plans: Vec<Prediction>,
+    /// The checkpoint regions of the `recompute_grad` entries on the tape, and how many of
+    /// each: their recomputations are not predicted (each counts as one step).
+    pub checkpointed: Vec<(u32, usize)>,
 }
 
 /// Looks at `tape` and predicts its backward peak with and without checkpoints. The target is
-/// assumed to be the last entry's first output and the sources the Variables and watched
+/// assumed to be the last entry's first output (of the last entry with outputs) and the sources the Variables and watched
 /// tensors (as in a training step); a used non-persistent tape has nothing left to look at.
 pub fn advise(tape: &Tape) -> Advice {
     let log = tape.log();
     let release = !tape.persistent;
     let sim = Model::new(&log);
     let all: Vec<Node> = (0..log.entries.len()).map(|i| sim.node(&log, i)).collect();
-    let target = log.entries.last().map(|e| e.first_slot);
+    let target = log.entries.iter().rev().find(|e| !e.outputs.is_empty()).map(|e| e.first_slot);
     let plain_peak = target.map_or(0, |t| sim.peak(&all, t, release));
-    let mut advice = Advice { ops: log.entries.len(), plain_peak, chain: None, plans: Vec::new() };
+    let mut checkpointed: Vec<(u32, usize)> = Vec::new();
+    for e in &log.entries {
+        if let Op::Recompute(r) = &*e.op {
+            match checkpointed.iter_mut().find(|(k, _)| *k == r.region) {
+                Some((_, n)) => *n += 1,
+                None => checkpointed.push((r.region, 1)),
+            }
+        }
+    }
+    let mut advice = Advice { ops: log.entries.len(), plain_peak, chain: None, plans: Vec::new(), checkpointed };
     let (Some(chain), Some(target)) = (find_chain(&log), target) else { return advice };
     for k in candidates(chain.blocks) {
         let size = chain.blocks / k;
@@ -130,9 +142,11 @@ fn candidates(n: usize) -> Vec<usize> {
 pub fn find_chain(log: &Log) -> Option<Chain> {
     let es = &log.entries;
     let n = es.len();
+    // A recompute_grad entry is no block part: its recomputation is not modelled.
     let same = |i: usize, j: usize| {
         let (a, b) = (&es[i], &es[j]);
-        a.site == b.site
+        !matches!(*a.op, Op::Recompute(_))
+            && a.site == b.site
             && a.region == b.region
             && a.inputs.len() == b.inputs.len()
             && a.op.static_name() == b.op.static_name()

@@ -237,6 +237,12 @@ fn report(
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "tape: {} ops; predicted backward peak as recorded: {} bytes", advice.ops, advice.plain_peak);
+    if !advice.checkpointed.is_empty() {
+        let what: Vec<String> =
+            advice.checkpointed.iter().map(|(r, n)| format!("{} ({n} calls)", region_key(rt, *r))).collect();
+        let _ =
+            writeln!(s, "already checkpointed: {}; their recomputations are not in the predictions", what.join(", "));
+    }
     let Some((chain, sites, names)) = &advice.chain else {
         s.push_str("no chain of equal blocks found (a loop whose iterations record the same operations, each reading the one before): no plan");
         return s;
