@@ -137,8 +137,8 @@ fn candidates(n: usize) -> Vec<usize> {
 }
 
 /// The longest chain of equal blocks on the tape: a run of entries repeating with some period
-/// (same operation, same statement, same region), where each block's inputs from earlier
-/// blocks all come from the block just before it, through one link.
+/// (same operation, same statement, same region), where each block reads one output of the
+/// block just before it, and no earlier block.
 pub fn find_chain(log: &Log) -> Option<Chain> {
     let es = &log.entries;
     let n = es.len();
@@ -183,35 +183,35 @@ pub fn find_chain(log: &Log) -> Option<Chain> {
     best
 }
 
-/// The link of blocks `start + b·p` (b < blocks): the one input through which each block reads
-/// the block before it, the same in every block; `None` when some block reads an earlier
-/// block, or reads the one before through more than one input, or when an entry after a block
-/// (other than the next block) reads it.
+/// The link of blocks `start + b·p` (b < blocks): where each block first reads the one output
+/// of the block before it that it reads, the same in every block; `None` when some block reads
+/// an earlier block or two outputs of the one before, or when an entry after the chain reads a
+/// block other than the last.
 fn link_of(log: &Log, start: usize, p: usize, blocks: usize) -> Option<(usize, usize)> {
     let producer = |slot: u32| (slot != NO_SLOT).then(|| log.slot_entry[slot as usize] as usize);
     let block_of = |entry: usize| (entry >= start && entry < start + blocks * p).then(|| (entry - start) / p);
     let mut link = None;
     for b in 1..blocks {
-        let mut links = 0;
+        // The one output of block b - 1 that block b reads (through any number of inputs, as a
+        // residual block does), and where it first reads it.
+        let mut read: Option<(u32, (usize, usize))> = None;
         for o in 0..p {
             let e = &log.entries[start + b * p + o];
             for (k, x) in e.inputs.iter().enumerate() {
                 match producer(x.slot).and_then(block_of) {
-                    Some(from) if from == b - 1 => {
-                        links += 1;
-                        if *link.get_or_insert((o, k)) != (o, k) {
-                            return None;
-                        }
-                    }
+                    Some(from) if from == b - 1 => match read {
+                        None => read = Some((x.slot, (o, k))),
+                        Some((slot, _)) if slot == x.slot => {}
+                        Some(_) => return None,
+                    },
                     Some(from) if from < b - 1 => return None,
-                    Some(_) => {}
-                    // An entry before the chain is read by every block alike (a shared
-                    // input): fine. Only the first block may read the chain's input from it.
-                    None => {}
+                    // Entries before the chain are read by every block alike (shared inputs).
+                    _ => {}
                 }
             }
         }
-        if links != 1 {
+        let (_, at) = read?;
+        if *link.get_or_insert(at) != at {
             return None;
         }
     }
@@ -547,5 +547,58 @@ impl SimMeter {
 
     fn sub(&mut self, bytes: usize) {
         self.total = self.total.saturating_sub(bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::autodiff::backward::gradient;
+    use crate::autodiff::recorder::Recorder;
+    use crate::tensor::kernels::{Reduce, Unary};
+    use crate::tensor::{Array, DType, Tensor};
+    use std::cell::RefCell;
+
+    #[test]
+    fn a_loop_is_a_chain_and_the_predicted_peak_is_the_measured_one() {
+        let mut rec = Recorder::default();
+        let tape = Rc::new(RefCell::new(Tape::new(false, true)));
+        rec.enter(&tape).unwrap();
+        let x = Tensor::new(Array::from_f64(DType::F32, &[4, 3], vec![0.5; 12]));
+        let w = Tensor::new(Array::from_f64(DType::F32, &[3, 3], vec![0.1; 9]));
+        tape.borrow_mut().watch(w.id);
+        let mut h = x;
+        for _ in 0..5 {
+            let m = rec.matmul(&h, &w).unwrap();
+            h = rec.unary(Unary::Tanh, &m).unwrap();
+        }
+        let loss = rec.reduce(Reduce::Sum, &h, None, false).unwrap();
+        rec.exit(&tape);
+        let advice = advise(&tape.borrow());
+        let (chain, _, names) = advice.chain.clone().unwrap();
+        assert_eq!((chain.start, chain.period, chain.blocks), (0, 2, 5));
+        assert_eq!(names, ["matmul", "tanh"]);
+        assert_eq!(advice.plans.len(), 5);
+        gradient(&mut rec, &tape, &[loss], &[w.id], None).unwrap();
+        assert_eq!(advice.plain_peak, tape.borrow().last_backward.peak_bytes);
+    }
+
+    #[test]
+    fn blocks_reading_two_blocks_back_are_no_chain() {
+        let mut rec = Recorder::default();
+        let tape = Rc::new(RefCell::new(Tape::new(false, true)));
+        rec.enter(&tape).unwrap();
+        let x = Tensor::new(Array::from_f64(DType::F32, &[3], vec![0.5; 3]));
+        tape.borrow_mut().watch(x.id);
+        // Each block reads the one before and the one before that (a skip connection).
+        let first = rec.unary(Unary::Exp, &x).unwrap();
+        let mut outs = vec![first.clone(), first];
+        for _ in 0..4 {
+            let e = rec.unary(Unary::Sin, &outs[outs.len() - 1]).unwrap();
+            let h = rec.mul(&e, &outs[outs.len() - 2]).unwrap();
+            outs.push(h);
+        }
+        rec.exit(&tape);
+        assert_eq!(find_chain(&tape.borrow().log()).map(|c| c.blocks), None);
     }
 }
