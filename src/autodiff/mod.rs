@@ -8,11 +8,13 @@
 //! `recompute_grad` function) runs through the [`Host`] trait, which the
 //! interpreter implements (`runtime/differentiation.rs`).
 
+pub mod advisor;
 pub mod backward;
 pub mod check;
 pub mod explain;
 pub mod forward;
 pub mod inspect;
+pub mod ledger;
 pub mod meter;
 pub mod notes;
 pub mod ops;

@@ -10,6 +10,7 @@
 use super::check::Checks;
 use super::forward::AccRef;
 use super::inspect::Inspect;
+use super::ledger::RegionCounts;
 use super::meter::{BackwardStats, Meter};
 use super::tape::{CustomCall, Entry, Op, RecomputeCall, Site, Tape, UserData};
 use super::variable::Variable;
@@ -79,6 +80,8 @@ pub struct Recorder {
     /// The region running (0: none, else 1 + index into `regions`); entries recorded meanwhile
     /// belong to it.
     pub region: u32,
+    /// How many region bodies are running, nested in one another (`ledger.rs`).
+    pub region_depth: u32,
     /// Live buffers of the backward passes running (`meter.rs`).
     pub meter: Meter,
     /// The backward passes running, innermost last: what each has measured so far.
@@ -97,6 +100,8 @@ pub struct Region {
     pub name: Rc<str>,
     /// Where it was defined ([`Site::NONE`] for a builtin).
     pub site: Site,
+    /// What it has cost so far (`recompute_ledger()`, `ledger.rs`).
+    pub counts: RegionCounts,
 }
 
 impl Default for Recorder {
@@ -112,6 +117,7 @@ impl Default for Recorder {
             site: Site::NONE,
             regions: Vec::new(),
             region: 0,
+            region_depth: 0,
             meter: Meter::default(),
             passes: Vec::new(),
             checks: Checks::default(),
@@ -333,7 +339,7 @@ impl Recorder {
         match self.regions.iter().position(|r| r.site == site && r.name == *name) {
             Some(i) => i as u32 + 1,
             None => {
-                self.regions.push(Region { name: name.clone(), site });
+                self.regions.push(Region { name: name.clone(), site, counts: RegionCounts::default() });
                 self.regions.len() as u32
             }
         }

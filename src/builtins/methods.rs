@@ -85,6 +85,7 @@ const TAPE: &[(&str, Attr)] = &[
     ("jacobian", Attr::Method(tape_jacobian)),
     ("batch_jacobian", Attr::Method(tape_batch_jacobian)),
     ("stats", Attr::Method(tape_stats)),
+    ("suggest_checkpoints", Attr::Method(super::checkpoint_tools::tape_suggest_checkpoints)),
     ("watched_variables", Attr::Method(tape_watched_variables)),
     ("stop_recording", Attr::Method(tape_stop_recording)),
     ("reset", Attr::Method(tape_reset)),

@@ -5,6 +5,7 @@
 //! argument, raising the errors users see.
 
 pub mod autodiff_fns;
+mod checkpoint_tools;
 mod collections;
 pub mod core;
 pub mod data;
@@ -58,6 +59,7 @@ pub fn install(rt: &mut Interp) {
     lang::register(&mut reg);
     tensor_fns::register(&mut reg);
     autodiff_fns::register(&mut reg);
+    checkpoint_tools::register(&mut reg);
     forward_fns::register(&mut reg);
     data::register(&mut reg);
     shape_fns::register(&mut reg);

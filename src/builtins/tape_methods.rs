@@ -353,7 +353,12 @@ fn gradient_rows(
 /// saved tensors still held, a tensor saved by several entries once, plus gradients collected
 /// and in flight, plus the buffers of recomputations running), `recompute_calls` and
 /// `recomputed_ops` (`recompute_grad` blocks run again, nested ones included, and the
-/// operations they recorded) and `recompute_seconds` (time spent running them again).
+/// operations they recorded) and `recompute_seconds` (time spent running them again); and
+/// `saved_bytes_by_region`, the saved bytes by checkpoint region: a dict from `name@line`
+/// (a `recompute_grad` function and the line of its `def`; the bare name for a standard-library
+/// function or a callable instance) or `(outside)` to bytes, each buffer counted once, under
+/// the first entry saving it, so the values sum to `saved_bytes`. A `recompute_grad` entry
+/// counts under its function; entries recorded inside a function's body under that function.
 /// See: LANGUAGE.md §5; docs/gradients.md.
 pub(super) fn tape_stats(rt: &mut Interp, a: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, a)?;
@@ -376,6 +381,7 @@ pub(super) fn tape_stats(rt: &mut Interp, a: &mut Args) -> R<Value> {
         put(k, Value::Int(v as i64));
     }
     put("recompute_seconds", Value::Float(last.recompute_seconds));
+    put("saved_bytes_by_region", super::checkpoint_tools::saved_bytes_by_region(rt, &tape));
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }
 

@@ -136,8 +136,7 @@ impl Host for Interp {
             }
         }
         let outer_rng = std::mem::replace(&mut self.rng, call.rng_state.clone());
-        let outer_region = std::mem::replace(&mut self.ad.region, call.region);
-        let started = std::time::Instant::now();
+        let run = self.ad.enter_region(call.region, true);
         if let Some(prints) = &user.prints {
             self.ad.checks.begin_comparing(prints.clone());
         }
@@ -145,9 +144,10 @@ impl Host for Interp {
         let result = self.call_value(&f, args, kwargs);
         self.ad.end_recompute(Some(&local));
         let mismatch = user.prints.as_ref().and_then(|_| self.ad.checks.end_comparing());
-        let seconds = started.elapsed().as_secs_f64();
-        self.ad.region = outer_region;
+        let seconds = self.ad.leave_region(run);
         self.rng = outer_rng;
+        // The recompute ledger: what plain recording of f would have saved.
+        self.ad.note_region_bytes(call.region, None, Some(local.borrow().stats().2));
         if let Some(pass) = self.ad.passes.last_mut() {
             pass.recompute_calls += 1;
             pass.recomputed_ops += local.borrow().len();
@@ -579,7 +579,7 @@ impl Interp {
         let rng_state = self.rng.clone();
         let name = self.callable_name(f);
         let region = self.ad.region_of(&name, def_site(f));
-        let outer_region = std::mem::replace(&mut self.ad.region, region);
+        let run = self.ad.enter_region(region, self.ad.is_recomputing());
         let paused = self.ad.pause_all();
         // The result is read while the watchers are on: a Variable that f returns is a read too.
         // f sees its tensor arguments under fresh ids, so that the capture probe tells a tensor
@@ -604,7 +604,7 @@ impl Interp {
         let prints = check.then(|| Rc::new(self.ad.checks.end_recording()));
         // Reads inside f count as reads for enclosing custom_gradient/recompute calls too.
         let (read, seen) = self.ad.resume_all(paused);
-        self.ad.region = outer_region;
+        self.ad.leave_region(run);
         let (result, outs) = result?;
         if self.ad.tapes.is_empty() && self.ad.accumulators.is_empty() {
             return Ok(result);
@@ -634,6 +634,14 @@ impl Interp {
         ids.extend(&captured);
         let outs: Vec<Tensor> = outs.iter().map(|t| t.renamed()).collect();
         let refs: Vec<&Tensor> = outs.iter().collect();
+        // The recompute ledger: what the checkpoint saves (a buffer passed twice counts once).
+        let bytes: usize = saved
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| !saved[..*i].iter().any(|u| Rc::ptr_eq(&u.data, &t.data)))
+            .map(|(_, t)| t.nbytes())
+            .sum();
+        self.ad.note_region_bytes(region, Some(bytes), None);
         let user = UserData::new(RecomputeArgs { f: f.clone(), args: pos, kwargs: kw, prints });
         let call = Rc::new(RecomputeCall { name, region, call: user, saved, variables, captured, rng_state });
         // An enclosing check saw f's operations; this entry exists only where a tape records

@@ -23,11 +23,12 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_module", include_str!("../../stdlib/_module.dgl")),
     ("_layers", include_str!("../../stdlib/_layers.dgl")),
     ("_model", include_str!("../../stdlib/_model.dgl")),
+    ("_checkpoint", include_str!("../../stdlib/_checkpoint.dgl")),
 ];
 
 /// Builtins written in DGL: (name, stdlib module defining it). Each loads on the first
 /// read of its name ([`Interp::lazy_builtin`]), so start-up does not parse them.
-const LAZY_BUILTINS: &[(&str, &str)] = &[("Module", "_module")];
+const LAZY_BUILTINS: &[(&str, &str)] = &[("Module", "_module"), ("checkpoint_sequential", "_checkpoint")];
 
 impl Interp {
     /// The value of a builtin written in DGL, loading its stdlib module on first use, for a
