@@ -23,6 +23,7 @@ mod select_fns;
 pub mod shape_fns;
 mod strings;
 mod tape_methods;
+mod tape_view;
 pub mod tensor_fns;
 mod tracking;
 
@@ -68,6 +69,7 @@ pub fn install(rt: &mut Interp) {
     random_fns::register(&mut reg);
     nn_fns::register(&mut reg);
     select_fns::register(&mut reg);
+    tape_view::register(&mut reg);
     diff_tools::install(rt);
     lang::install(rt);
     // After every builtin it shares (matmul, eye, norm, einsum).
