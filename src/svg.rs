@@ -425,7 +425,7 @@ fn write_svg(g: &Graph, p: &Placed) -> String {
         let half = text.chars().count() as f64 * 3.5;
         grow(Point::new(xy.x - half, xy.y - 8.0), Point::new(xy.x + half, xy.y + 8.0));
     }
-    let title_w = g.title.chars().count() as f64 * 8.6;
+    let title_w = g.title.chars().count() as f64 * 9.0;
     if p.boxes.is_empty() {
         (lo, hi) = (Point::new(0.0, 0.0), Point::new(title_w, 0.0));
     }

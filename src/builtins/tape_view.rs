@@ -269,7 +269,14 @@ fn finish(rt: &mut Interp, g: &Graph, path: Option<Value>, f: &str) -> R<Value> 
         bail!(Type, "{f}() path must be a string, not {}", path.type_name());
     };
     let full = rt.resolve_path(p);
-    crate::files::write_atomic(&full, |w| w.write_all(text.as_bytes()))
-        .map_err(|e| err!(IO, "cannot write '{}': {}", p, e))?;
+    crate::files::write_atomic(&full, |w| w.write_all(text.as_bytes())).map_err(|e| {
+        // The temporary file's random name stays out of the message (golden files pin it).
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such folder".to_string(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            _ => e.to_string().split(" at path ").next().unwrap_or_default().to_string(),
+        };
+        err!(IO, "cannot write '{}': {}", p, why)
+    })?;
     Ok(path)
 }

@@ -184,6 +184,10 @@ impl Interp {
             n,
             plural(n)
         );
+        if n == 0 {
+            s.push_str("  nothing recorded");
+            return s;
+        }
         let inputs = input_metas(tape, &log);
         let saved = saved_by_entry(&log);
         let shown: Vec<usize> = match rows {
@@ -257,6 +261,7 @@ impl Interp {
             }
             s.push('\n');
         }
+        s.truncate(s.trim_end().len());
         s
     }
 }
