@@ -541,6 +541,26 @@ mod tests {
         assert_eq!(a.matches("class=\"shape\"").count(), 3);
     }
 
+    /// The fallback layout (used when layout-rs panics) puts each node below its inputs and
+    /// gives every edge a path from the bottom of its source to the top of its target.
+    #[test]
+    fn the_fallback_layout_places_ranks() {
+        let g = Graph {
+            title: String::new(),
+            nodes: vec![node("a"), node("b"), node("c")],
+            edges: vec![Edge { from: 0, to: 2, label: "x".into() }, Edge { from: 1, to: 2, label: "y".into() }],
+            groups: vec![],
+        };
+        let p = place_simple(&g);
+        assert_eq!(p.boxes[0].0.y, p.boxes[1].0.y);
+        assert!(p.boxes[2].0.y > p.boxes[0].1.y);
+        for (path, e) in p.paths.iter().zip(&g.edges) {
+            assert_eq!(path[0].y, p.boxes[e.from].1.y);
+            assert_eq!(path[path.len() - 1].y, p.boxes[e.to].0.y);
+        }
+        assert!(!laying_out());
+    }
+
     #[test]
     fn an_empty_graph_is_only_its_title() {
         let s = render(&Graph { title: "nothing recorded".into(), ..Graph::default() });
