@@ -186,10 +186,8 @@ fn tape_graph(rt: &Interp, tape: &Tape, log: &Log, keep: &[bool], title: String)
         }
         // Its inputs first (a source gets its box on first use), so edges point forward.
         let mut ins: Vec<(usize, String)> = Vec::new();
-        let mut k = 0;
-        for x in e.inputs.iter().filter(|x| x.id != 0) {
+        for (k, x) in e.inputs.iter().filter(|x| x.id != 0).enumerate() {
             let meta = metas[i].get(k).cloned().flatten();
-            k += 1;
             let label = meta.as_ref().map_or_else(|| "?".to_string(), Meta::to_string);
             if x.slot != NO_SLOT {
                 if let Some(from) = log.slot_entry.get(x.slot as usize).and_then(|&p| node_of_entry[p as usize]) {
