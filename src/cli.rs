@@ -70,6 +70,10 @@ pub fn main() -> i32 {
     default_sigpipe();
     // A panic is an interpreter bug, never the user's fault (STYLE.md lesson 8).
     std::panic::set_hook(Box::new(|info| {
+        // A panic inside the layout crate is caught, and the drawing laid out another way (svg.rs).
+        if crate::svg::laying_out() {
+            return;
+        }
         let _ = writeln!(
             std::io::stderr(),
             "Error: internal error: {info}\nThis is a bug in dgl; please report it with the script that caused it."

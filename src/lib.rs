@@ -11,6 +11,7 @@ pub mod intern;
 pub mod repl;
 pub mod runtime;
 pub mod source;
+pub mod svg;
 pub mod syntax;
 pub mod tensor;
 pub mod testing;

@@ -10,6 +10,7 @@ use super::forward_fns::accumulator_jvp;
 use super::lang;
 use super::strings::*;
 use super::tape_methods::*;
+use super::tape_view::{tape_draw, tape_summary};
 use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
 use crate::runtime::index::shape_value;
@@ -90,6 +91,8 @@ const TAPE: &[(&str, Attr)] = &[
     ("stop_recording", Attr::Method(tape_stop_recording)),
     ("reset", Attr::Method(tape_reset)),
     ("explain", Attr::Method(super::explain::tape_explain)),
+    ("summary", Attr::Method(tape_summary)),
+    ("draw", Attr::Method(tape_draw)),
 ];
 
 const ACCUMULATOR: &[(&str, Attr)] = &[("jvp", Attr::Method(accumulator_jvp))];

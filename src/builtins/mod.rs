@@ -26,6 +26,7 @@ mod select_fns;
 pub mod shape_fns;
 mod strings;
 mod tape_methods;
+mod tape_view;
 pub mod tensor_fns;
 mod tracking;
 
@@ -72,6 +73,7 @@ pub fn install(rt: &mut Interp) {
     random_fns::register(&mut reg);
     nn_fns::register(&mut reg);
     select_fns::register(&mut reg);
+    tape_view::register(&mut reg);
     diff_tools::install(rt);
     inspect_fns::install(rt);
     lang::install(rt);

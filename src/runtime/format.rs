@@ -11,6 +11,7 @@ use crate::tensor::{Array, DType};
 mod fields;
 mod percent;
 mod spec;
+pub mod tape;
 
 /// Tensors with more elements than this print summarised (LANGUAGE.md §3).
 const SUMMARY_THRESHOLD: usize = 1000;
@@ -89,6 +90,8 @@ impl Interp {
             Value::Tensor(t) => tensor_text(&t.data),
             Value::Variable(var) => tensor_text(&var.peek().data),
             Value::Exception(e) => e.message().to_string(),
+            // The summary table (its first and last rows for a long tape); repr stays short.
+            Value::Tape(t) => self.tape_summary(&t.borrow(), Some(tape::STR_ROWS)),
             Value::Instance(_) => match self.user_text(v, "__str__")? {
                 Some(s) => s,
                 None => match self.exception_args(v) {

@@ -6,20 +6,11 @@ use super::error::{Exc, R};
 use super::value::Value;
 use super::Interp;
 use crate::autodiff::check::{Fingerprint, Mismatch};
-use crate::autodiff::tape::{Entry, Site, UserData};
+use crate::autodiff::tape::{Entry, UserData};
 use crate::err;
 use crate::tensor::{shape_str, Tensor};
 
 impl Interp {
-    /// `file:line` of a recorded statement (`?` when unknown), for traces and messages.
-    pub fn site_text(&self, site: Site) -> String {
-        if !site.is_known() {
-            return "?".into();
-        }
-        let f = self.sources.get(site.src);
-        format!("{}:{}", f.name, f.line_col(site.pos as usize).0)
-    }
-
     /// A float as `format(x, '.6g')`: six significant digits, stable across platforms.
     fn g6(&mut self, x: f64) -> String {
         self.format_field(&Value::Float(x), false, ".6g").unwrap_or_else(|_| x.to_string())
