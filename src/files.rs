@@ -65,7 +65,17 @@ pub fn write_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Resul
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new().prefix(".dgl-tmp-").tempfile_in(dir)?;
+    // The temporary file would be private (0600): a new file gets the usual 0644, a replaced
+    // one keeps its own permissions.
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".dgl-tmp-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&target).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
     {
         let mut w = io::BufWriter::new(tmp.as_file_mut());
         write(&mut w)?;
@@ -84,6 +94,20 @@ pub fn write_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_is_readable_by_others_and_a_replaced_one_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("picture.svg");
+        write_atomic(&path, |w| w.write_all(b"<svg/>")).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o644);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        write_atomic(&path, |w| w.write_all(b"<svg></svg>")).unwrap();
+        assert_eq!(mode(&path), 0o600);
+    }
 
     #[test]
     fn a_failed_write_keeps_the_old_file() {
