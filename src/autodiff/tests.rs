@@ -130,10 +130,9 @@ fn a_chain_replays_last_call_first() {
     assert_eq!(value(&g[0]), 8.0, "each step doubles the upstream gradient");
 }
 
-#[test]
-fn a_step_waits_for_every_consumer() {
-    // x → a; a feeds b and c; d = b + c. a's step runs once, after both b and c.
-    let mut host = LoggingHost::default();
+/// x → a; a feeds b and c (custom steps that double their gradient); d = b + c. Returns the
+/// tape, x, a and d.
+fn diamond(host: &mut LoggingHost) -> (TapeRef, Tensor, Tensor, Tensor) {
     let x = scalar(1.0);
     let tape = tape_on(&mut host.rec, false, &[&x]);
     let a = custom(&mut host.rec, "a", &x);
@@ -141,6 +140,14 @@ fn a_step_waits_for_every_consumer() {
     let c = custom(&mut host.rec, "c", &a);
     let d = host.rec.add(&b, &c).unwrap();
     host.rec.exit(&tape);
+    (tape, x, a, d)
+}
+
+#[test]
+fn a_step_waits_for_every_consumer() {
+    // a's step runs once, after both b and c.
+    let mut host = LoggingHost::default();
+    let (tape, x, _, d) = diamond(&mut host);
     let g = gradient(&mut host, &tape, &[d], &[x.id], None).unwrap();
     assert_eq!(host.log, ["b", "c", "a"]);
     assert_eq!(value(&g[0]), 8.0);
@@ -151,13 +158,7 @@ fn a_hook_sees_a_complete_gradient_once_and_replaces_it() {
     // a feeds b and c (each step doubles), d = b + c: a's gradient is 2 + 2 = 4 when its
     // step is due; its hook makes it 12, a's step 24 for x, whose hook makes it 72.
     let mut host = LoggingHost::default();
-    let x = scalar(1.0);
-    let tape = tape_on(&mut host.rec, false, &[&x]);
-    let a = custom(&mut host.rec, "a", &x);
-    let b = custom(&mut host.rec, "b", &a);
-    let c = custom(&mut host.rec, "c", &a);
-    let d = host.rec.add(&b, &c).unwrap();
-    host.rec.exit(&tape);
+    let (tape, x, a, d) = diamond(&mut host);
     for id in [a.id, x.id] {
         host.rec.inspect.add_hook(id, UserData::new(()), Inspect::tapes_owner(std::slice::from_ref(&tape)));
     }

@@ -315,7 +315,8 @@ fn int_binary_array(op: Binary, x: &ArrayD<i64>, y: &ArrayD<i64>) -> R<ArrayD<i6
     }
 }
 
-fn binary_name(op: Binary) -> &'static str {
+/// The name messages (and the tape's summary) use for `op`: TF's, without `tf.`.
+pub fn binary_name(op: Binary) -> &'static str {
     match op {
         Binary::Add => "add",
         Binary::Sub => "subtract",
