@@ -9,9 +9,7 @@
 //! function's recomputation, and its own recomputation — and the ledger shows it.
 
 use super::recorder::Recorder;
-use super::tape::{Log, Op};
-use rustc_hash::FxHashSet;
-use std::rc::Rc;
+use super::tape::{Log, Op, Saved};
 use std::time::Instant;
 
 /// What a `recompute_grad` function has cost so far, process-wide.
@@ -90,20 +88,13 @@ impl Recorder {
 /// first entry that saves it, so the values sum to the tape's `saved_bytes`. Released
 /// entries (a used non-persistent tape) save nothing and are skipped.
 pub fn saved_bytes_by_region(log: &Log) -> Vec<(u32, usize)> {
-    let mut seen = FxHashSet::default();
     let mut out: Vec<(u32, usize)> = Vec::new();
-    for e in &log.entries {
+    for (e, saved) in log.entries.iter().zip(log.saved_by_entry()) {
+        let Saved::Held { bytes, .. } = saved else { continue };
         let region = match &*e.op {
-            Op::Released { .. } => continue,
             Op::Recompute(r) => r.region,
             _ => e.region,
         };
-        let mut bytes = 0;
-        e.op.for_each_saved(|t| {
-            if seen.insert(Rc::as_ptr(&t.data) as usize) {
-                bytes += t.nbytes();
-            }
-        });
         match out.iter_mut().find(|(r, _)| *r == region) {
             Some((_, b)) => *b += bytes,
             None => out.push((region, bytes)),

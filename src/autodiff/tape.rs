@@ -361,6 +361,45 @@ pub struct Log {
     pub slot_entry: Vec<u32>,
 }
 
+/// What an entry holds for its backward step (`tape.stats()`, the summary, saved bytes by
+/// region all count this way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Saved {
+    /// Bytes and tensors counted at this entry (each buffer once, at the first entry that saves
+    /// it), and whether it also keeps a buffer counted at an earlier entry.
+    Held { bytes: usize, tensors: usize, shared: bool },
+    /// Its backward step has run on a non-persistent tape, which let its tensors go.
+    Released,
+}
+
+impl Log {
+    /// Each entry's [`Saved`]: distinct buffers, each counted at the first entry saving it.
+    pub fn saved_by_entry(&self) -> Vec<Saved> {
+        let mut seen: HashSet<usize> = HashSet::default();
+        self.entries
+            .iter()
+            .map(|e| {
+                if matches!(*e.op, Op::Released { .. }) {
+                    return Saved::Released;
+                }
+                let (mut bytes, mut tensors, mut shared) = (0, 0, false);
+                let mut mine: SmallVec<[usize; 4]> = SmallVec::new();
+                e.op.for_each_saved(|t| {
+                    let key = Rc::as_ptr(&t.data) as usize;
+                    if seen.insert(key) {
+                        mine.push(key);
+                        bytes += t.nbytes();
+                        tensors += 1;
+                    } else if !mine.contains(&key) {
+                        shared = true;
+                    }
+                });
+                Saved::Held { bytes, tensors, shared }
+            })
+            .collect()
+    }
+}
+
 /// What the tape knows of a tensor id: whether it is watched, and which output slot
 /// produced it (every output of a recorded entry has one, float or not).
 #[derive(Clone, Copy, Debug)]
@@ -534,17 +573,11 @@ impl Tape {
 
     /// `(ops, saved_tensors, saved_bytes)`: distinct buffers the tape holds, counted once each.
     pub fn stats(&self) -> (usize, usize, usize) {
-        let mut saved = Vec::new();
-        for e in &self.log.entries {
-            e.op.saved(&mut saved);
-        }
-        let mut seen = HashSet::default();
-        let mut count = 0;
-        let mut bytes = 0;
-        for t in saved {
-            if seen.insert(Rc::as_ptr(&t.data) as usize) {
-                count += 1;
-                bytes += t.nbytes();
+        let (mut count, mut bytes) = (0, 0);
+        for s in self.log.saved_by_entry() {
+            if let Saved::Held { bytes: b, tensors, .. } = s {
+                count += tensors;
+                bytes += b;
             }
         }
         (self.log.entries.len(), count, bytes)

@@ -4,10 +4,11 @@
 
 use super::tape_methods::{flatten_sources, this_tape};
 use super::Signature;
+use crate::autodiff::tape::Saved;
 use crate::autodiff::tape::{Log, Op, NO_SLOT};
 use crate::autodiff::Tape;
 use crate::runtime::error::R;
-use crate::runtime::format::tape::{input_metas, saved_by_entry, Meta, Saved};
+use crate::runtime::format::tape::{input_metas, Meta};
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::svg::{Edge, Graph, Group, Look, Node};
@@ -167,7 +168,7 @@ fn history(log: &Log, slots: &[u32]) -> Vec<bool> {
 /// Errors: ValueError past [`MOST_NODES`] boxes.
 fn tape_graph(rt: &Interp, tape: &Tape, log: &Log, keep: &[bool], title: String) -> R<Graph> {
     let metas = input_metas(tape, log);
-    let saved = saved_by_entry(log);
+    let saved = log.saved_by_entry();
     let (_, tensors, bytes) = tape.stats();
     let mut g = Graph {
         title: format!("{title}, {tensors} saved tensor{}, {bytes} bytes", if tensors == 1 { "" } else { "s" }),

@@ -2,11 +2,11 @@
 //! summary and the drawing (`builtins/tape_view.rs`) share: shapes and dtypes of inputs and
 //! outputs, the bytes each entry saves, where it was recorded, its checkpoint region.
 
-use crate::autodiff::tape::{Dims, Entry, Log, Op, Site, NO_SLOT};
+use crate::autodiff::tape::{Dims, Entry, Log, Op, Saved, Site, NO_SLOT};
 use crate::autodiff::Tape;
 use crate::runtime::Interp;
 use crate::tensor::{DType, TensorId};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use std::fmt::Write;
 
 /// A tensor's shape and dtype, shown as JAX prints them: `f32[2,3]`, `i64[]`.
@@ -103,43 +103,6 @@ fn kept_input_meta(e: &Entry, k: usize) -> Option<Meta> {
     }
 }
 
-/// What an entry holds for its backward step, as the summary shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Saved {
-    /// Bytes and tensors counted at this entry (each buffer once, at the first entry that saves
-    /// it), and whether it also keeps a buffer counted at an earlier entry.
-    Held { bytes: usize, tensors: usize, shared: bool },
-    /// Its backward step has run on a non-persistent tape, which let its tensors go.
-    Released,
-}
-
-/// Each entry's [`Saved`], counted as `Tape::stats` counts (distinct buffers), so that the
-/// column adds up to `saved_bytes`.
-pub fn saved_by_entry(log: &Log) -> Vec<Saved> {
-    let mut seen: FxHashSet<usize> = FxHashSet::default();
-    log.entries
-        .iter()
-        .map(|e| {
-            if matches!(*e.op, Op::Released { .. }) {
-                return Saved::Released;
-            }
-            let (mut bytes, mut tensors, mut shared) = (0, 0, false);
-            let mut mine: Vec<usize> = Vec::new();
-            e.op.for_each_saved(|t| {
-                let key = std::rc::Rc::as_ptr(&t.data) as usize;
-                if seen.insert(key) {
-                    mine.push(key);
-                    bytes += t.nbytes();
-                    tensors += 1;
-                } else if !mine.contains(&key) {
-                    shared = true;
-                }
-            });
-            Saved::Held { bytes, tensors, shared }
-        })
-        .collect()
-}
-
 /// Rows shown by `str(tape)`: the first and last half of this many.
 pub const STR_ROWS: usize = 40;
 
@@ -189,7 +152,7 @@ impl Interp {
             return s;
         }
         let inputs = input_metas(tape, &log);
-        let saved = saved_by_entry(&log);
+        let saved = log.saved_by_entry();
         let shown: Vec<usize> = match rows {
             Some(r) if n > r.max(2) => {
                 let half = r.max(2) / 2;
