@@ -2,9 +2,7 @@
 //! blank line, `repr` echo of expression values, errors that never end the
 //! session, persistent history, and Tab completion of names and attributes.
 
-use crate::runtime::value::{Globals, Value};
-use crate::runtime::{Failure, Interp};
-use crate::syntax::ast::StmtKind;
+use crate::session::Session;
 use crate::syntax::layout::needs_more_input;
 use rustyline::completion::Completer;
 use rustyline::error::ReadlineError;
@@ -14,47 +12,22 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
-const KEYWORDS: &[&str] = &[
-    "def", "return", "if", "elif", "else", "while", "for", "in", "not", "and", "or", "is", "break", "continue", "pass",
-    "class", "with", "as", "import", "from", "assert", "raise", "try", "except", "finally", "global", "nonlocal",
-    "lambda", "del", "True", "False", "None",
-];
-
-/// What Tab can complete: names in scope, and the attributes of each name's value.
-#[derive(Default)]
-struct Completions {
-    names: Vec<String>,
-    attrs: HashMap<String, Vec<String>>,
-}
-
+/// Tab completes from the session (session.rs: names in scope, keywords, builtins, attributes).
 struct DglHelper {
-    completions: Rc<RefCell<Completions>>,
+    session: Rc<RefCell<Session>>,
 }
 
 impl Completer for DglHelper {
     type Candidate = String;
 
     fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
-        let before = &line[..pos];
-        let start = before.rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')).map_or(0, |i| i + 1);
-        let word = &before[start..];
-        let c = self.completions.borrow();
-        if let Some((obj, partial)) = word.rsplit_once('.') {
-            let attrs = c.attrs.get(obj).cloned().unwrap_or_default();
-            let mut hits: Vec<String> = attrs.into_iter().filter(|a| a.starts_with(partial)).collect();
-            hits.sort();
-            return Ok((start + obj.len() + 1, hits));
-        }
-        let mut hits: Vec<String> = c.names.iter().filter(|n| n.starts_with(word)).cloned().collect();
-        hits.sort();
-        hits.dedup();
-        Ok((start, hits))
+        // While an entry runs the session is borrowed; no completion is asked for then.
+        Ok(self.session.try_borrow().map(|s| s.complete(line, pos)).unwrap_or((pos, vec![])))
     }
 }
 
@@ -72,87 +45,10 @@ fn history_path() -> Option<PathBuf> {
     Some(dir.join("history"))
 }
 
-/// Attribute names Tab offers after `value.`.
-fn attribute_names(v: &Value) -> Vec<String> {
-    let fixed: &[&str] = match v {
-        Value::Tensor(_) => &["shape", "dtype", "ndim", "numpy", "item", "tolist"],
-        Value::Variable(_) => &[
-            "shape",
-            "dtype",
-            "ndim",
-            "numpy",
-            "item",
-            "tolist",
-            "name",
-            "trainable",
-            "assign",
-            "assign_add",
-            "assign_sub",
-            "read_value",
-        ],
-        Value::Tape(_) => &["watch", "gradient", "jacobian", "stats", "watched_variables", "stop_recording", "reset"],
-        Value::List(_) => {
-            &["append", "extend", "pop", "insert", "index", "count", "remove", "reverse", "copy", "clear", "sort"]
-        }
-        Value::Dict(_) => &["keys", "values", "items", "get", "pop", "update", "setdefault", "copy"],
-        Value::Str(_) => &["format", "join", "split", "upper", "lower", "strip", "startswith", "endswith", "replace"],
-        _ => &[],
-    };
-    let mut out: Vec<String> = fixed.iter().map(|s| s.to_string()).collect();
-    match v {
-        Value::Instance(i) => {
-            out.extend(i.attrs.borrow().keys().map(|k| k.name().to_string()));
-            let mut c = Some(i.class.clone());
-            while let Some(class) = c {
-                out.extend(class.attrs.borrow().keys().map(|k| k.name().to_string()));
-                c = class.base.clone();
-            }
-        }
-        Value::Module(m) => out.extend(m.globals.bound().iter().map(|(k, _)| k.name().to_string())),
-        Value::Class(c) => out.extend(c.attrs.borrow().keys().map(|k| k.name().to_string())),
-        _ => {}
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
-fn refresh(c: &RefCell<Completions>, rt: &Interp, globals: &Globals) {
-    let mut c = c.borrow_mut();
-    c.names = KEYWORDS.iter().map(|s| s.to_string()).collect();
-    c.names.extend(rt.builtins.keys().map(|k| k.name().to_string()));
-    c.attrs.clear();
-    for (k, v) in globals.bound() {
-        c.names.push(k.name().to_string());
-        c.attrs.insert(k.name().to_string(), attribute_names(&v));
-    }
-}
-
 /// Whether `entry` starts with a decorator line (`@custom_gradient`): the
 /// `def` or `class` it decorates follows, so the entry goes on to a blank line.
 fn opens_decorated_block(entry: &str) -> bool {
     entry.trim_start().starts_with('@')
-}
-
-/// Runs one REPL entry; an expression statement's value is echoed with `repr`.
-/// Every entry is resolved against the session's one module, so its globals persist.
-fn run_entry(rt: &mut Interp, text: &str, globals: &Rc<Globals>) -> Result<Option<String>, Failure> {
-    let id = rt.sources.add("<repl>", None, text);
-    let block = crate::syntax::parse_module(text).map_err(|e| Failure::Syntax(id, e))?;
-    rt.src = id;
-    rt.frame = "<module>".into();
-    if let [stmt] = block.as_slice() {
-        if let StmtKind::Expr(e) = &stmt.kind {
-            let mut frame = rt.module_frame(&block, globals);
-            let v = rt.eval(e, &mut frame).map_err(Failure::Runtime)?;
-            return match v {
-                Value::None => Ok(None),
-                v => rt.repr_of(&v).map(Some).map_err(Failure::Runtime),
-            };
-        }
-    }
-    rt.exec_module(&block, globals).map_err(Failure::Runtime)?;
-    Ok(None)
 }
 
 /// Ctrl-C while a statement runs: only sets the flag (async-signal-safe).
@@ -179,12 +75,9 @@ fn claim_sigint() {
 pub fn main() -> i32 {
     crate::with_big_stack(move || {
         let out: crate::runtime::Output = Rc::new(RefCell::new(std::io::LineWriter::new(std::io::stdout())));
-        let mut rt = Interp::new(out);
-        rt.color = std::io::stderr().is_terminal();
-        rt.argv = vec!["".into()];
-        let globals = Rc::new(Globals::default());
-        let completions = Rc::new(RefCell::new(Completions::default()));
-        refresh(&completions, &rt, &globals);
+        let mut session = Session::new(out);
+        session.rt.color = std::io::stderr().is_terminal();
+        let session = Rc::new(RefCell::new(session));
         let mut rl: Editor<DglHelper, DefaultHistory> = match Editor::new() {
             Ok(e) => e,
             Err(e) => {
@@ -192,7 +85,7 @@ pub fn main() -> i32 {
                 return 2;
             }
         };
-        rl.set_helper(Some(DglHelper { completions: completions.clone() }));
+        rl.set_helper(Some(DglHelper { session: session.clone() }));
         claim_sigint();
         let history = history_path();
         if let Some(h) = &history {
@@ -246,18 +139,19 @@ pub fn main() -> i32 {
                 let _ = rl.append_history(h);
             }
             crate::runtime::INTERRUPTED.store(false, Ordering::Relaxed);
-            match run_entry(&mut rt, &entry, &globals) {
+            let mut s = session.borrow_mut();
+            let result = s.run(&entry).and_then(|v| v.map(|v| s.repr(&v)).transpose());
+            match result {
                 Ok(Some(text)) => {
-                    let _ = rt.write_out(&format!("{text}\n"));
+                    let _ = s.rt.write_out(&format!("{text}\n"));
                 }
                 Ok(None) => {}
                 Err(f) => {
-                    let _ = rt.out.borrow_mut().flush();
-                    let _ = write!(std::io::stderr(), "{}", rt.report(&f));
+                    let _ = s.rt.out.borrow_mut().flush();
+                    let _ = write!(std::io::stderr(), "{}", s.report(&f));
                 }
             }
-            let _ = rt.out.borrow_mut().flush();
-            refresh(&completions, &rt, &globals);
+            let _ = s.rt.out.borrow_mut().flush();
         }
         0
     })

@@ -14,6 +14,27 @@ use std::rc::Rc;
 pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("open", open);
     reg("input", input);
+    reg("display", display);
+}
+
+/// `display(*values)`: shows each value. In a notebook it is a rich output of the cell (a
+/// figure as its picture: the value's `_repr_svg_`/`_repr_png_`/`_repr_html_`, IPython's
+/// protocol); elsewhere `repr(value)` on a line of its own. Returns None.
+/// See: IPython's `display`.
+fn display(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::varargs(&[]);
+    let a = SIG.bind(rt, args)?;
+    let values = a.rest;
+    for v in &values {
+        match rt.display_hook.clone() {
+            Some(hook) => hook(rt, v)?,
+            None => {
+                let text = rt.repr_of(v)?;
+                rt.write_out(&format!("{text}\n"))?;
+            }
+        }
+    }
+    Ok(Value::None)
 }
 
 /// `open(file, mode='r', buffering=-1, encoding=None, errors=None, newline=None)`:

@@ -168,7 +168,13 @@ pub struct Interp {
     /// Whether `recompute_grad` functions check their recomputations by default
     /// (`check=True`): on in the golden runner (`dgl test`), off otherwise.
     pub check_recompute: bool,
+    /// Where `display(x)` sends a value: set by a front end that shows rich output (the
+    /// Jupyter kernel sends a `display_data` message); when unset, `display` prints `repr(x)`.
+    pub display_hook: Option<DisplayHook>,
 }
+
+/// A front end's handler for `display(x)` (see [`Interp::display_hook`]).
+pub type DisplayHook = Rc<dyn Fn(&mut Interp, &value::Value) -> R<()>>;
 
 /// A native module's contents: its names and values, built when it is first imported
 /// (never at start-up, which a benchmark measures).
@@ -210,6 +216,7 @@ impl Interp {
             py_rng: None,
             err_out: Rc::new(RefCell::new(std::io::stderr())),
             check_recompute: false,
+            display_hook: None,
         }
     }
 

@@ -1,0 +1,297 @@
+//! One interactive session: an interpreter and the module its entries share.
+//! The REPL (repl.rs), the Jupyter kernel and the language server all drive
+//! DGL through this, so that an entry runs, completes and is inspected the
+//! same way in each.
+//!
+//! - [`Session::run`] runs one entry (a REPL entry or a notebook cell) and returns
+//!   the value of its last statement when that is an expression (IPython's rule).
+//! - [`is_complete`] says whether an entry can run yet (the REPL's `... ` prompt,
+//!   the kernel's `is_complete_request`).
+//! - [`Session::complete`] lists what a name or `value.attr` prefix can become.
+//! - [`Session::inspect`] gives the help text of the name under the cursor.
+
+use crate::runtime::value::{Globals, Value};
+use crate::runtime::{Failure, Interp, Output};
+use crate::syntax::ast::StmtKind;
+use std::rc::Rc;
+
+/// Python's keywords, which completion offers beside the names in scope.
+pub const KEYWORDS: &[&str] = &[
+    "def", "return", "if", "elif", "else", "while", "for", "in", "not", "and", "or", "is", "break", "continue", "pass",
+    "class", "with", "as", "import", "from", "assert", "raise", "try", "except", "finally", "global", "nonlocal",
+    "lambda", "del", "True", "False", "None", "yield",
+];
+
+/// Whether an entry can run (the kernel's `is_complete_reply` statuses).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completeness {
+    /// It parses as it stands (or its error will not go away with more lines: see `Invalid`).
+    Complete,
+    /// Open brackets, a trailing `\`, or a block not yet ended: the next line's indent.
+    Incomplete { indent: String },
+    /// A syntax error that more input cannot fix.
+    Invalid,
+}
+
+/// An interpreter and the one module its entries run in.
+pub struct Session {
+    pub rt: Interp,
+    pub globals: Rc<Globals>,
+    /// Entries run so far (the next entry is number `count + 1`).
+    pub count: usize,
+}
+
+impl Session {
+    /// A session writing the program's output to `out`.
+    pub fn new(out: Output) -> Session {
+        let mut rt = Interp::new(out);
+        rt.argv = vec!["".into()];
+        Session { rt, globals: Rc::new(Globals::default()), count: 0 }
+    }
+
+    /// The source name of entry number `n`, as tracebacks show it.
+    pub fn entry_name(n: usize) -> String {
+        format!("<input-{n}>")
+    }
+
+    /// Runs one entry. Every statement runs in the session's module, so names persist
+    /// across entries; when the last statement is an expression its value is returned
+    /// (`None` values are not), for the REPL to echo and the kernel to show as
+    /// `execute_result`.
+    ///
+    /// Errors: the syntax error (nothing runs) or the uncaught exception.
+    pub fn run(&mut self, text: &str) -> Result<Option<Value>, Failure> {
+        self.count += 1;
+        let id = self.rt.sources.add(&Self::entry_name(self.count), None, text);
+        let block = crate::syntax::parse_module(text).map_err(|e| Failure::Syntax(id, e))?;
+        self.rt.src = id;
+        self.rt.frame = "<module>".into();
+        let mut frame = self.rt.module_frame(&block, &self.globals);
+        let Some((last, init)) = block.split_last() else { return Ok(None) };
+        if let StmtKind::Expr(e) = &last.kind {
+            self.rt.exec_block(init, &mut frame).map_err(Failure::Runtime)?;
+            let v = self.rt.eval(e, &mut frame).map_err(Failure::Runtime)?;
+            return Ok(match v {
+                Value::None => None,
+                v => Some(v),
+            });
+        }
+        self.rt.exec_block(&block, &mut frame).map_err(Failure::Runtime)?;
+        Ok(None)
+    }
+
+    /// `repr(v)`, as the REPL echoes a value.
+    pub fn repr(&mut self, v: &Value) -> Result<String, Failure> {
+        self.rt.repr_of(v).map_err(Failure::Runtime)
+    }
+
+    /// The rendered diagnostic of a failure (colour as `self.rt.color` says).
+    pub fn report(&self, f: &Failure) -> String {
+        self.rt.report(f)
+    }
+
+    /// What `text[..pos]` ends with can become: the byte offset where the completed
+    /// word starts and the sorted candidates (names in scope, keywords and builtins;
+    /// after `name.`, the attributes of that name's value).
+    pub fn complete(&self, text: &str, pos: usize) -> (usize, Vec<String>) {
+        let pos = pos.min(text.len());
+        let pos = (0..=pos).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+        let before = &text[..pos];
+        let start = before.rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')).map_or(0, |i| i + 1);
+        let word = &before[start..];
+        if let Some((obj, partial)) = word.rsplit_once('.') {
+            let mut hits: Vec<String> = match self.lookup(obj) {
+                Some(v) => attribute_names(&self.rt, &v).into_iter().filter(|a| a.starts_with(partial)).collect(),
+                None => vec![],
+            };
+            hits.sort();
+            hits.dedup();
+            return (start + obj.len() + 1, hits);
+        }
+        let mut hits: Vec<String> = self.names().into_iter().filter(|n| n.starts_with(word)).collect();
+        hits.sort();
+        hits.dedup();
+        (start, hits)
+    }
+
+    /// Every name an entry can use: keywords, builtins and the session's globals.
+    pub fn names(&self) -> Vec<String> {
+        let mut out: Vec<String> = KEYWORDS.iter().map(|s| s.to_string()).collect();
+        out.extend(self.rt.builtins.keys().map(|k| k.name().to_string()));
+        out.extend(self.globals.bound().iter().map(|(k, _)| k.name().to_string()));
+        out
+    }
+
+    /// The value a dotted name (`x`, `model.layers`) has now, without running user code:
+    /// globals, then builtins, then module and instance attributes.
+    pub fn lookup(&self, dotted: &str) -> Option<Value> {
+        let mut parts = dotted.split('.');
+        let first = crate::runtime::intern::intern(parts.next()?);
+        let mut v = self
+            .globals
+            .bound()
+            .into_iter()
+            .find(|(k, _)| *k == first)
+            .map(|(_, v)| v)
+            .or_else(|| self.rt.builtins.get(&first).cloned())?;
+        for p in parts {
+            let s = crate::runtime::intern::intern(p);
+            v = match &v {
+                Value::Module(m) => m.globals.bound().into_iter().find(|(k, _)| *k == s).map(|(_, v)| v)?,
+                Value::Instance(i) => i.attrs.borrow().get(&s).cloned()?,
+                Value::Class(c) => c.attrs.borrow().get(&s).cloned()?,
+                _ => return None,
+            };
+        }
+        Some(v)
+    }
+
+    /// The help text for the name or dotted name that ends at (or spans) byte `pos` of
+    /// `text` (`reduce_sum`, `x.numpy`, `tape.gradient`): what `help(x)` prints.
+    pub fn inspect(&mut self, text: &str, pos: usize) -> Option<String> {
+        let pos = pos.min(text.len());
+        let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+        let start = text[..pos].rfind(|c: char| !is_word(c)).map_or(0, |i| i + 1);
+        let end = text[pos..].find(|c: char| !is_word(c)).map_or(text.len(), |i| pos + i);
+        let word = text[start..end].trim_matches('.');
+        if word.is_empty() {
+            return None;
+        }
+        if let Some(v) = self.lookup(word) {
+            return Some(crate::help::help_text(&mut self.rt, &v));
+        }
+        // `x.attr` whose receiver is known: the method's own entry (`Tensor.numpy`).
+        if let Some((obj, attr)) = word.rsplit_once('.') {
+            let v = self.lookup(obj)?;
+            return crate::help::attribute_help(&mut self.rt, &v, attr);
+        }
+        crate::help::lookup(word)
+    }
+}
+
+/// A value's rich representations, IPython's display protocol: `(MIME type, data)` pairs,
+/// `text/plain` (its `repr`) first, then whatever the value's `_repr_svg_`, `_repr_png_`
+/// (base64 text), `_repr_html_`, `_repr_markdown_` and `_repr_latex_` methods return (a
+/// method returning None is skipped). The kernel sends these as `execute_result` and
+/// `display_data`.
+///
+/// Errors: whatever `repr` or a `_repr_*_` method raises.
+pub fn mime_bundle(rt: &mut Interp, v: &Value) -> crate::runtime::error::R<Vec<(String, String)>> {
+    let mut out = vec![("text/plain".to_string(), rt.repr_of(v)?)];
+    if let Value::Instance(_) = v {
+        for (method, mime) in [
+            ("_repr_svg_", "image/svg+xml"),
+            ("_repr_png_", "image/png"),
+            ("_repr_html_", "text/html"),
+            ("_repr_markdown_", "text/markdown"),
+            ("_repr_latex_", "text/latex"),
+        ] {
+            let name = crate::runtime::intern::intern(method);
+            let Ok(f) = rt.get_attr(v, name) else { continue };
+            match rt.call_value(&f, vec![], vec![])? {
+                Value::None => {}
+                Value::Str(s) => out.push((mime.to_string(), s.to_string())),
+                other => {
+                    return Err(crate::err!(Type, "{method}() must return a str or None, not {}", other.type_name()))
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether `text` is a complete entry, and if not, the indent its next line wants.
+/// The REPL's rule (`needs_more_input`): open brackets, a trailing `\` or a block not
+/// yet ended by a blank line wait for more; an entry that fails to parse otherwise is
+/// `Invalid` (running it reports the error).
+pub fn is_complete(text: &str) -> Completeness {
+    if crate::syntax::layout::needs_more_input(text) {
+        return Completeness::Incomplete { indent: next_indent(text) };
+    }
+    match crate::syntax::parse_module(text) {
+        Ok(_) => Completeness::Complete,
+        Err(_) => Completeness::Invalid,
+    }
+}
+
+/// The indent of the line after `text`'s last non-blank line: one level (4 spaces)
+/// deeper after a line ending in `:`, the same otherwise.
+pub fn next_indent(text: &str) -> String {
+    let Some(last) = text.lines().rev().find(|l| !l.trim().is_empty()) else { return String::new() };
+    let indent: String = last.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+    let code = last.split('#').next().unwrap_or("").trim_end();
+    if code.ends_with(':') {
+        format!("{indent}    ")
+    } else {
+        indent
+    }
+}
+
+/// Attribute names completion offers after `value.`.
+pub fn attribute_names(rt: &Interp, v: &Value) -> Vec<String> {
+    let mut out: Vec<String> = (rt.builtin_attr_names)(v).into_iter().map(|s| s.to_string()).collect();
+    match v {
+        Value::Instance(i) => {
+            out.extend(i.attrs.borrow().keys().map(|k| k.name().to_string()));
+            let mut c = Some(i.class.clone());
+            while let Some(class) = c {
+                out.extend(class.attrs.borrow().keys().map(|k| k.name().to_string()));
+                c = class.base.clone();
+            }
+        }
+        Value::Module(m) => out.extend(m.globals.bound().iter().map(|(k, _)| k.name().to_string())),
+        Value::Class(c) => out.extend(c.attrs.borrow().keys().map(|k| k.name().to_string())),
+        _ => {}
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    fn session() -> (Session, Rc<RefCell<Vec<u8>>>) {
+        let buf = Rc::new(RefCell::new(Vec::<u8>::new()));
+        (Session::new(buf.clone()), buf)
+    }
+
+    #[test]
+    fn a_cell_runs_every_statement_and_returns_its_last_expression() {
+        let (mut s, out) = session();
+        let v = s.run("x = 2\nprint('hi')\nx * 3\n").expect("runs").expect("a value");
+        assert_eq!(s.repr(&v).expect("repr"), "6");
+        assert_eq!(String::from_utf8(out.borrow().clone()).expect("utf-8"), "hi\n");
+        // Names persist; a statement last gives no value, nor does an expression that is None.
+        assert!(s.run("y = x + 1").expect("runs").is_none());
+        assert!(s.run("print(y)").expect("runs").is_none());
+        assert_eq!(s.count, 3);
+        match s.run("1 +") {
+            Err(Failure::Syntax(..)) => {}
+            _ => panic!("a syntax error"),
+        }
+        let e = s.run("undefined_name").expect_err("a NameError");
+        assert!(s.report(&e).contains("<input-5>"), "{}", s.report(&e));
+    }
+
+    #[test]
+    fn completeness_follows_the_repl() {
+        assert_eq!(is_complete("x = 1\n"), Completeness::Complete);
+        assert_eq!(is_complete("def f(x):\n"), Completeness::Incomplete { indent: "    ".into() });
+        assert_eq!(is_complete("f(1,\n"), Completeness::Incomplete { indent: String::new() });
+        assert_eq!(is_complete("x = = 1\n"), Completeness::Invalid);
+    }
+
+    #[test]
+    fn completion_lists_names_and_attributes() {
+        let (mut s, _) = session();
+        s.run("xs = [1]\nreduce_me = 1").expect("runs");
+        let (start, hits) = s.complete("y = reduce_", 11);
+        assert_eq!(start, 4);
+        assert!(hits.contains(&"reduce_sum".to_string()) && hits.contains(&"reduce_me".to_string()), "{hits:?}");
+        let (start, hits) = s.complete("xs.ap", 5);
+        assert_eq!((start, hits), (3, vec!["append".to_string()]));
+    }
+}
