@@ -72,7 +72,7 @@ fn scalar_ops_direct(n: usize) {
 
 fn digits_epoch() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let script = std::fs::read_to_string(root.join("digits_mlp.dgl")).expect("examples/digits_mlp.dgl");
+    let script = std::fs::read_to_string(root.join("03_digits_mlp.dgl")).expect("examples/03_digits_mlp.dgl");
     // The example trains 20 epochs; time it with 1 epoch and with 21, and report the difference / 20.
     let one = script.replace("epochs = 20", "epochs = 1");
     let many = script.replace("epochs = 20", "epochs = 21");
