@@ -151,8 +151,10 @@ pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
     tape.borrow_mut().notes.last_grads =
         ids.iter().zip(&grads).map(|(id, g)| (*id, g.as_ref().map(|g| Rc::downgrade(&g.data)))).collect();
     let results = grads.into_iter().zip(&metas).map(|(g, src)| {
+        // Integer and bool sources get no gradient: None, or zeros of their own dtype with
+        // unconnected_gradients='zero' (LANGUAGE.md §5, as TF).
         if !src.dtype().is_float() {
-            return Value::None;
+            return if zero { Value::Tensor(Tensor::zeros(src.dtype(), src.shape())) } else { Value::None };
         }
         match g {
             Some(g) => Value::Tensor(g),

@@ -561,6 +561,8 @@ fn where_(rt: &mut Interp, args: &mut Args) -> R<Value> {
         }
         _ => bail!(Value, "where: x and y must both be given or both be None"),
     };
+    // A numeric condition converts (non-zero is True) where TF refuses it: LANGUAGE.md §4 makes
+    // `constant([True, False])` float32, and `where` of it must keep working.
     let c = rt.to_tensor(&c, Some(DType::Bool))?;
     let (x, y) = rt.tensor_pair(&x, &y)?;
     Ok(Value::Tensor(rt.where_(&c, &x, &y)?))

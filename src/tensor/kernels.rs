@@ -34,6 +34,20 @@ pub enum Compare {
     Ne,
 }
 
+impl Compare {
+    /// The TF op name (`less`, `greater_equal`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Compare::Lt => "less",
+            Compare::Le => "less_equal",
+            Compare::Gt => "greater",
+            Compare::Ge => "greater_equal",
+            Compare::Eq => "equal",
+            Compare::Ne => "not_equal",
+        }
+    }
+}
+
 /// Elementwise float functions.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Unary {
@@ -442,7 +456,11 @@ pub fn compare(op: Compare, a: &Array, b: &Array) -> R<Array> {
         (Array::F32(x), Array::F32(y)) => cmp(op, x, y)?,
         (Array::F64(x), Array::F64(y)) => cmp(op, x, y)?,
         (Array::I64(x), Array::I64(y)) => cmp(op, x, y)?,
-        (Array::Bool(x), Array::Bool(y)) => cmp(op, x, y)?,
+        // Bools have equality but no order (TF: Less/Greater are not defined for bool).
+        (Array::Bool(x), Array::Bool(y)) if matches!(op, Compare::Eq | Compare::Ne) => cmp(op, x, y)?,
+        (Array::Bool(_), Array::Bool(_)) => {
+            tensor_bail!(Type, "bool tensors have no order: {} is defined for float and int tensors", op.name())
+        }
         _ => tensor_bail!(Type, "cannot compare {} and {} tensors (use cast)", a.dtype(), b.dtype()),
     }))
 }
