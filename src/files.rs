@@ -75,7 +75,12 @@ pub fn write_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Resul
         let mode = std::fs::metadata(&target).map_or(0o644, |m| m.permissions().mode() & 0o7777);
         builder.permissions(std::fs::Permissions::from_mode(mode));
     }
-    let mut tmp = builder.tempfile_in(dir)?;
+    // tempfile's errors name its random temporary path, which the user never chose: report the
+    // OS's reason alone (the caller names the user's path).
+    let mut tmp = builder.tempfile_in(dir).map_err(|e| {
+        let text = e.to_string();
+        io::Error::new(e.kind(), text.split(" at path ").next().unwrap_or(&text).to_string())
+    })?;
     {
         let mut w = io::BufWriter::new(tmp.as_file_mut());
         write(&mut w)?;

@@ -146,11 +146,18 @@ impl Interp {
     /// (beyond 2^53), so that an int64 tensor gets them exactly.
     pub fn flatten_numbers(&mut self, v: &Value) -> R<(Vec<usize>, Vec<f64>, Vec<(usize, i64)>)> {
         type Exact = Vec<(usize, i64)>;
+        /// The dimensions found so far, and the depth where numbers were met (no list may
+        /// go deeper than that, or `[1.0, [2.0]]` would read as `[[1.0], [2.0]]`).
+        #[derive(Default)]
+        struct Shape {
+            dims: Vec<usize>,
+            leaves_at: Option<usize>,
+        }
         fn walk(
             rt: &mut Interp,
             v: &Value,
             depth: usize,
-            shape: &mut Vec<usize>,
+            shape: &mut Shape,
             out: &mut Vec<f64>,
             exact: &mut Exact,
         ) -> R<()> {
@@ -168,10 +175,11 @@ impl Interp {
                     for (k, &d) in t.shape().iter().enumerate() {
                         dim(depth + k, shape, d)?;
                     }
-                    if shape.len() != depth + t.shape().len() {
+                    if shape.dims.len() != depth + t.shape().len() {
                         bail!(Value, "cannot build a tensor from a ragged list");
                     }
-                    crate::tensor::budget::check_shape(shape)?;
+                    mark_leaves(depth + t.shape().len(), shape)?;
+                    crate::tensor::budget::check_shape(&shape.dims)?;
                     if let Array::I64(a) = &*t.data {
                         let base = out.len();
                         exact.extend(
@@ -196,30 +204,40 @@ impl Interp {
                     walk(rt, x, depth + 1, shape, out, exact)
                 })?;
             }
-            if items.is_empty() && shape.len() > depth + 1 {
+            if items.is_empty() && shape.dims.len() > depth + 1 {
                 bail!(Value, "cannot build a tensor from a ragged list");
             }
             Ok(())
         }
-        fn dim(depth: usize, shape: &mut Vec<usize>, n: usize) -> R<()> {
-            if depth == shape.len() {
-                shape.push(n);
-            } else if depth > shape.len() || shape[depth] != n {
+        fn dim(depth: usize, shape: &mut Shape, n: usize) -> R<()> {
+            let deeper_than_numbers = shape.leaves_at.is_some_and(|d| depth >= d);
+            if depth == shape.dims.len() && !deeper_than_numbers {
+                shape.dims.push(n);
+            } else if depth >= shape.dims.len() || shape.dims[depth] != n {
                 bail!(Value, "cannot build a tensor from a ragged list");
             }
             Ok(())
         }
-        fn leaf(depth: usize, shape: &[usize], out: &mut Vec<f64>, x: f64) -> R<()> {
-            if depth != shape.len() {
+        fn mark_leaves(depth: usize, shape: &mut Shape) -> R<()> {
+            match shape.leaves_at {
+                Some(d) if d != depth => bail!(Value, "cannot build a tensor from a ragged list"),
+                _ => shape.leaves_at = Some(depth),
+            }
+            Ok(())
+        }
+        fn leaf(depth: usize, shape: &mut Shape, out: &mut Vec<f64>, x: f64) -> R<()> {
+            if depth != shape.dims.len() {
                 bail!(Value, "cannot build a tensor from a ragged list");
             }
+            mark_leaves(depth, shape)?;
             out.push(x);
             Ok(())
         }
-        let mut shape = Vec::new();
+        let mut shape = Shape::default();
         let mut out = Vec::new();
         let mut exact = Vec::new();
         walk(self, v, 0, &mut shape, &mut out, &mut exact)?;
+        let shape = shape.dims;
         crate::tensor::budget::check_shape(&shape)?;
         if crate::tensor::budget::checked_count(&shape) != Some(out.len()) {
             bail!(Value, "cannot build a tensor from a ragged list");

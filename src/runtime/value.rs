@@ -402,8 +402,21 @@ impl Value {
 }
 
 /// Builtins whose value also names a type (for `isinstance`, `type`, `repr`).
-pub const TYPE_NAMES: &[&str] =
-    &["int", "float", "str", "bool", "list", "tuple", "dict", "Variable", "Tensor", "range", "set", "GradientTape", "ForwardAccumulator"];
+pub const TYPE_NAMES: &[&str] = &[
+    "int",
+    "float",
+    "str",
+    "bool",
+    "list",
+    "tuple",
+    "dict",
+    "Variable",
+    "Tensor",
+    "range",
+    "set",
+    "GradientTape",
+    "ForwardAccumulator",
+];
 
 /// The user exception instance an error carries, if one was raised (`raise MyError(…)`).
 pub fn raised_instance(e: &Exc) -> Option<&Value> {
