@@ -136,7 +136,7 @@ fn check(ex: &Example, dir: &Path) -> Option<String> {
 
 /// A fresh, empty folder for one page's examples.
 fn scratch(page: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dgl-docs-{}", std::process::id())).join(page);
+    let dir = std::env::temp_dir().join(format!("dgl-docs-{}-{page}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
