@@ -134,12 +134,23 @@ fn check(ex: &Example, dir: &Path) -> Option<String> {
     }
 }
 
-/// A fresh, empty folder for one page's examples.
-fn scratch(page: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dgl-docs-{}-{page}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty folder for one page's examples, removed when dropped (also when a test
+/// fails).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(page: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("dgl-docs-{}-{page}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 fn docs_dir() -> PathBuf {
@@ -156,18 +167,17 @@ fn every_example_in_docs_runs_and_prints_what_the_page_says() {
     for page in &pages {
         let text = std::fs::read_to_string(page).unwrap();
         let name = page.file_name().unwrap().to_string_lossy().into_owned();
-        let dir = scratch(&name);
+        let dir = Scratch::new(&name);
         for item in items(&name, &text) {
             match item {
-                Item::File { name, text } => std::fs::write(dir.join(name), text).unwrap(),
+                Item::File { name, text } => std::fs::write(dir.0.join(name), text).unwrap(),
                 Item::Run(ex) => {
                     count += 1;
                     errors += ex.error.is_some() as usize;
-                    failures.extend(check(&ex, &dir));
+                    failures.extend(check(&ex, &dir.0));
                 }
             }
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
     assert!(count >= 10, "only {count} examples found under docs/");
     assert!(errors >= 10, "only {errors} examples under docs/ state their error");
@@ -196,7 +206,8 @@ fn the_example_reader_pairs_code_with_its_output_and_error() {
 /// The checker itself: a right expectation passes, and each kind of wrong one fails.
 #[test]
 fn a_wrong_expectation_fails() {
-    let dir = scratch("self-test");
+    let scratch = Scratch::new("self-test");
+    let dir = &scratch.0;
     let ex = |code: &str, output: Option<&str>, error: Option<&str>| Example {
         at: "t.md:1".into(),
         code: code.into(),
@@ -205,8 +216,8 @@ fn a_wrong_expectation_fails() {
     };
     let fails = "print('a')\nx = [1][3]\n";
     let report = "Error: IndexError: index 3 is out of range for length 1\n   ╭─[ gen.dgl:2:5 ]\n";
-    assert_eq!(check(&ex(fails, Some("a\n"), Some(report)), &dir), None);
-    assert_eq!(check(&ex(fails, None, Some("Error: IndexError: index 3 is out of range for length 1")), &dir), None);
+    assert_eq!(check(&ex(fails, Some("a\n"), Some(report)), dir), None);
+    assert_eq!(check(&ex(fails, None, Some("Error: IndexError: index 3 is out of range for length 1")), dir), None);
     for (what, wrong) in [
         ("an error the page does not expect", ex(fails, Some("a\n"), None)),
         ("an error of another kind", ex(fails, None, Some("Error: KeyError: index 3 is out of range for length 1\n"))),
@@ -220,11 +231,10 @@ fn a_wrong_expectation_fails() {
         ("no error where one is expected", ex("print('a')\n", Some("a\n"), Some(report))),
         ("another output", ex("print('a')\n", Some("a \n"), None)),
     ] {
-        assert!(check(&wrong, &dir).is_some(), "{what} passed");
+        assert!(check(&wrong, dir).is_some(), "{what} passed");
     }
     // Colour and the drawing's padding do not count.
     assert_eq!(plain("\u{1b}[31mError\u{1b}[0m: x  \n │ \n"), "Error: x\n │\n");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The topics of the language contract, each with the heading of `docs/language.md` that
