@@ -164,13 +164,24 @@ fn diagnostics_completion_and_hover_over_stdio() {
     // Attributes of an imported stdlib module.
     let got = labels(&c.position(4, "textDocument/completion", 7, 13));
     assert!(got.contains(&"Dense".to_string()), "{got:?}");
+    // Attributes of a tape and of a tensor, known from the builtin that made them.
+    let typed = format!("{fixed}with GradientTape() as tape:\n    w = constant([1.0])\n    tape.gr\nw.nu\n");
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": URI, "version": 3 }, "contentChanges": [{ "text": typed }] }),
+    );
+    c.diagnostics();
+    let got = labels(&c.position(7, "textDocument/completion", 10, 11));
+    assert!(got.contains(&"gradient".to_string()), "{got:?}");
+    let got = labels(&c.position(8, "textDocument/completion", 11, 4));
+    assert_eq!(got, ["numpy"]);
 
     // Hover on a builtin: the help text crate::help gives, as Markdown.
     let mut session = dgl::session::Session::new(std::rc::Rc::new(std::cell::RefCell::new(std::io::sink())));
     let expected = session.inspect("reduce_sum", 3).expect("help for reduce_sum");
     c.notify(
         "textDocument/didChange",
-        json!({ "textDocument": { "uri": URI, "version": 3 }, "contentChanges": [{ "text": format!("{fixed}y = reduce_sum(x)\n") }] }),
+        json!({ "textDocument": { "uri": URI, "version": 4 }, "contentChanges": [{ "text": format!("{fixed}y = reduce_sum(x)\n") }] }),
     );
     c.diagnostics();
     let hover = c.position(5, "textDocument/hover", 8, 6);

@@ -248,7 +248,15 @@ impl Server {
         let mut items: Vec<CompletionItem> = match word.rsplit_once('.') {
             Some((obj, partial)) => {
                 let imports = open.tree.as_ref().map(symbols::imported_modules).unwrap_or_default();
-                let Some(v) = resolve(session, obj, &imports) else { return Some(CompletionResponse::Array(vec![])) };
+                let made_by = match (&open.tree, obj.contains('.')) {
+                    (Some(tree), false) => symbols::constructor_of(tree, obj, offset),
+                    _ => None,
+                };
+                let value = match made_by {
+                    Some(f) => sample(session, &f),
+                    None => resolve(session, obj, &imports),
+                };
+                let Some(v) = value else { return Some(CompletionResponse::Array(vec![])) };
                 crate::session::attribute_names(&session.rt, &v)
                     .into_iter()
                     .filter(|a| a.starts_with(partial) && !a.starts_with("__"))
@@ -343,6 +351,45 @@ fn resolve(session: &mut Session, dotted: &str, imports: &std::collections::BTre
         };
     }
     Some(v)
+}
+
+/// Builtins whose result is a tensor, for completing `x.` after `x = constant(…)`.
+const TENSOR_MAKERS: &[&str] = &[
+    "constant",
+    "convert_to_tensor",
+    "zeros",
+    "ones",
+    "fill",
+    "eye",
+    "zeros_like",
+    "ones_like",
+    "range_tensor",
+    "random_normal",
+    "random_uniform",
+    "truncated_normal",
+    "matmul",
+    "reshape",
+    "transpose",
+    "concat",
+    "stack",
+    "cast",
+    "gather",
+    "read_npy",
+];
+
+/// A value of the kind `constructor` makes, made by the server with fixed arguments (never
+/// the document's): a tape, a Variable or a tensor, whose attributes completion lists.
+fn sample(session: &mut Session, constructor: &str) -> Option<Value> {
+    let builtin =
+        |session: &Session, name: &str| session.rt.builtins.get(&crate::runtime::intern::intern(name)).cloned();
+    let (maker, args) = match constructor {
+        "GradientTape" => ("GradientTape", vec![]),
+        "Variable" => ("Variable", vec![Value::Float(0.0)]),
+        c if TENSOR_MAKERS.contains(&c) || c.starts_with("reduce_") => ("constant", vec![Value::Float(0.0)]),
+        _ => return None,
+    };
+    let f = builtin(session, maker)?;
+    session.rt.call_value(&f, args, vec![]).ok()
 }
 
 /// What the server offers: full text sync, completion after `.`, hover.

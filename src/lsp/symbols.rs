@@ -29,6 +29,64 @@ pub fn names_in_scope(block: &Block, offset: usize) -> Vec<String> {
     out
 }
 
+/// The function whose call last bound `name` in scope at `offset`, when it is a plain
+/// name (`t = GradientTape()`, `with GradientTape() as t`, `x = constant(…)` give
+/// `GradientTape`, `GradientTape`, `constant`); None when the last binding is anything else.
+pub fn constructor_of(block: &Block, name: &str, offset: usize) -> Option<String> {
+    let mut found = None;
+    let mut body = block;
+    loop {
+        last_binding(body, name, &mut found);
+        match enclosing(body, offset) {
+            Some(Enclosing::Def(f)) => {
+                if f.params.iter().any(|p| &*p.name.name() == name) {
+                    found = None;
+                }
+                body = &f.body;
+            }
+            Some(Enclosing::Class(c)) => body = &c.body,
+            None => return found.flatten(),
+        }
+    }
+}
+
+/// Records in `found` each binding of `name` in `block`, in order (`Some(None)`: bound by
+/// something other than a call of a name).
+fn last_binding(block: &Block, name: &str, found: &mut Option<Option<String>>) {
+    let is_name = |e: &Expr| matches!(&e.kind, ExprKind::Name(n, _) if &*n.name() == name);
+    let callee = |e: &Expr| match &e.kind {
+        ExprKind::Call(f, _) => match &f.kind {
+            ExprKind::Name(n, _) => Some(n.name().to_string()),
+            _ => None,
+        },
+        _ => None,
+    };
+    for stmt in block {
+        match &stmt.kind {
+            StmtKind::Assign(targets, value) if targets.iter().any(is_name) => *found = Some(callee(value)),
+            StmtKind::With(items, body) => {
+                for (value, target) in items {
+                    if target.as_ref().is_some_and(is_name) {
+                        *found = Some(callee(value));
+                    }
+                }
+                last_binding(body, name, found);
+            }
+            StmtKind::If(arms, orelse) => {
+                arms.iter().for_each(|(_, b)| last_binding(b, name, found));
+                orelse.iter().for_each(|b| last_binding(b, name, found));
+            }
+            StmtKind::For(_, _, body, orelse) | StmtKind::While(_, body, orelse) => {
+                last_binding(body, name, found);
+                orelse.iter().for_each(|b| last_binding(b, name, found));
+            }
+            StmtKind::Def(f) if &*f.name.name() == name => *found = Some(None),
+            StmtKind::Class(c) if &*c.name.name() == name => *found = Some(None),
+            _ => {}
+        }
+    }
+}
+
 /// `import nn as layers` → `layers` → `nn`: each name a module import binds, with the module.
 pub fn imported_modules(block: &Block) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
@@ -232,6 +290,17 @@ mod tests {
         assert!(inside.ends_with(&["w", "g", "lr", "rest", "clip", "kw", "delta"].map(String::from)), "{inside:?}");
         let modules = imported_modules(&block);
         assert_eq!(modules.get("layers").map(String::as_str), Some("nn"));
+    }
+
+    #[test]
+    fn a_name_made_by_a_call_knows_its_constructor() {
+        let doc = "t = 1\nwith GradientTape() as t:\n    x = constant(1.0)\ny = x.numpy()\ndef f(t):\n    return t\n";
+        let block = crate::syntax::parse_module(doc).expect("parses");
+        assert_eq!(constructor_of(&block, "t", 0).as_deref(), Some("GradientTape"));
+        assert_eq!(constructor_of(&block, "x", 0).as_deref(), Some("constant"));
+        assert_eq!(constructor_of(&block, "y", 0), None); // a method call
+        assert_eq!(constructor_of(&block, "t", doc.find("return").unwrap()), None);
+        // a parameter
     }
 
     #[test]
