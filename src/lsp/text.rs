@@ -77,7 +77,7 @@ impl Document {
     fn line_end(&self, line: usize) -> usize {
         let next = self.line_starts.get(line + 1).copied().unwrap_or(self.text.len());
         let content = &self.text[self.line_starts[line]..next];
-        self.line_starts[line] + content.trim_end_matches(['\n', '\r']).len().min(content.len())
+        self.line_starts[line] + content.trim_end_matches(['\n', '\r']).len()
     }
 }
 
