@@ -1,5 +1,5 @@
 //! The command line (LANGUAGE.md §1): `dgl FILE`, `dgl run FILE`, `dgl -c
-//! CODE`, `dgl test`, `dgl check FILE`, and the REPL when given nothing.
+//! CODE`, `dgl test`, `dgl check FILE`, `dgl lsp`, and the REPL when given nothing.
 //!
 //! Output never panics (Rust's `print!` family does on a write error): every
 //! write here is fallible. When stdout is a pipe whose reader has gone
@@ -63,6 +63,8 @@ enum Command {
     },
     /// Parse only; report every syntax error.
     Check { file: PathBuf },
+    /// The language server (LSP over stdin/stdout), for editors.
+    Lsp,
 }
 
 /// Runs the CLI; returns the process exit status.
@@ -104,6 +106,7 @@ pub fn main() -> i32 {
             }
         }
         Some(Command::Check { file }) => check(&file, color),
+        Some(Command::Lsp) => crate::lsp::main(),
         None => match (cli.code, cli.file) {
             (Some(code), file) => {
                 // With -c, the would-be script name is the first script argument.

@@ -62,6 +62,14 @@ impl Interp {
         self.import_from(name, true)
     }
 
+    /// `import NAME` from DGL's standard library or the native modules only, never a
+    /// file: what the language server loads to list and describe `nn.`, `math.`.
+    ///
+    /// Errors: ImportError for any other name.
+    pub fn import_stdlib(&mut self, name: &str) -> R<Rc<Module>> {
+        self.import_from(name, false)
+    }
+
     /// Imports `name`, looking in the script's and `DGL_PATH` folders first when `search`
     /// is set, else in the standard library only.
     fn import_from(&mut self, name: &str, search: bool) -> R<Rc<Module>> {
