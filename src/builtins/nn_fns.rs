@@ -260,7 +260,11 @@ fn sigmoid_xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
     if let Value::Tensor(_) | Value::Variable(_) = &labels {
         let d = rt.to_tensor(&labels, None)?.dtype();
         if d != logits.dtype() {
-            bail!(Type, "sigmoid_cross_entropy_with_logits: labels are {d} but logits are {} (cast one)", logits.dtype());
+            bail!(
+                Type,
+                "sigmoid_cross_entropy_with_logits: labels are {d} but logits are {} (cast one)",
+                logits.dtype()
+            );
         }
     }
     let labels = rt.to_tensor(&labels, Some(logits.dtype()))?;

@@ -93,7 +93,10 @@ fn lay_out(src: &str, field: bool) -> Result<Layout, Vec<LayoutError>> {
         if at_line_start && brackets.is_empty() {
             at_line_start = false;
             let line_start = src[..span.start as usize].rfind('\n').map_or(bom, |i| i + 1);
-            let indent = &src[line_start..span.start as usize];
+            // The line's leading blanks: a character the lexer refused may come before this
+            // token, and counting it as indent would report a second, spurious error.
+            let before = &src[line_start..span.start as usize];
+            let indent = &before[..before.len() - before.trim_start_matches([' ', '\t']).len()];
             if let Some(tab) = indent.find('\t') {
                 let at = line_start + tab;
                 errors.push(LayoutError {
@@ -310,6 +313,25 @@ mod tests {
     fn a_leading_byte_order_mark_is_ignored() {
         assert_eq!(kinds("\u{feff}if a:\n    b\n"), "if a : NL IN b NL DE");
         assert!(layout("a\n\u{feff}b\n").is_err());
+    }
+
+    #[test]
+    fn a_refused_character_is_one_error_wherever_it_stands() {
+        // Each refused character gives exactly one error, at the start of a line (indented or
+        // not), mid-line or alone: it must not count as indent.
+        for (src, at) in [
+            ("def f():\n    \u{20ac} = 1\n    return 2\n", 13),
+            ("\u{20ac} = 1\nx = 2\n", 0),
+            ("if a:\n    b = 1 \u{20ac}\n    c\n", 16),
+            ("if a:\n    b\n    \u{20ac}\n", 16),
+        ] {
+            let errs = layout(src).expect_err("refused");
+            assert_eq!(errs.len(), 1, "{src:?}: {:?}", errs.iter().map(|e| &e.message).collect::<Vec<_>>());
+            assert_eq!(
+                (errs[0].message.as_str(), errs[0].span.start as usize),
+                ("unexpected character '\u{20ac}'", at)
+            );
+        }
     }
 
     #[test]

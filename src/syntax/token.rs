@@ -17,7 +17,7 @@ pub enum Tok {
     /// Inserted by the layout pass: the end of an indented block.
     Dedent,
 
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| Rc::<str>::from(lex.slice()), priority = 1)]
+    #[regex(r"[\p{XID_Start}_][\p{XID_Continue}]*", |lex| Rc::<str>::from(lex.slice()), priority = 1)]
     Name(Rc<str>),
     #[regex(r"[0-9][0-9_]*", |lex| lex.slice().replace('_', ""))]
     Int(String),
