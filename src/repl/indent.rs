@@ -48,17 +48,20 @@ pub fn settle(entry: &str, prefill: &str, line: &str) -> String {
         "finally" => &["try", "except", "else"],
         _ => return line.to_string(),
     };
-    let width = prefill.len();
+    // Walking back, the nearest such statement not closed by a later line at its indent
+    // or shallower, at the pre-filled indent or shallower.
+    let mut bound = prefill.len() + 1;
     for earlier in entry.lines().rev() {
         let code = earlier.trim_start();
         let indent = earlier.len() - code.len();
-        if code.is_empty() || indent >= width {
+        if code.is_empty() {
             continue;
         }
         let first = code.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("");
-        if openers.contains(&first) {
+        if indent < bound && openers.contains(&first) {
             return format!("{}{typed}", &earlier[..indent]);
         }
+        bound = bound.min(indent);
     }
     line.to_string()
 }
@@ -101,6 +104,9 @@ mod tests {
         assert_eq!(settle("for i in r:\n    if a:\n        b\n", "        ", "        elif c:"), "    elif c:");
         assert_eq!(settle("try:\n    if a:\n        b\n", "        ", "        except E:"), "except E:");
         assert_eq!(settle("try:\n    b\nexcept E:\n    c\n", "    ", "    finally:"), "finally:");
+        // After `return` the prefill is already the inner `if`'s indent; a closed `if` is skipped.
+        assert_eq!(settle("if a:\n    if b:\n        return 1\n", "    ", "    else:"), "    else:");
+        assert_eq!(settle("if a:\n    if b:\n        c\n    d\n", "    ", "    else:"), "else:");
         // No statement to continue: left as typed (running it reports the syntax error).
         assert_eq!(settle("while a:\n    b\n", "    ", "    except:"), "    except:");
         // `elsewhere` is not `else`.
