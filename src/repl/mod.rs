@@ -128,8 +128,12 @@ enum Read {
 fn read_entry(rl: &mut Editor<DglHelper, DefaultHistory>, eof: &AtomicBool) -> Read {
     let mut entry = String::new();
     loop {
-        let (prompt, prefill) =
-            if entry.is_empty() { (">>> ", String::new()) } else { ("... ", indent::prefill(&entry)) };
+        // Without a terminal the editor reads lines as they are and shows no pre-filled text.
+        let (prompt, prefill) = match (entry.is_empty(), std::io::stdin().is_terminal()) {
+            (true, _) => (">>> ", String::new()),
+            (false, true) => ("... ", indent::prefill(&entry)),
+            (false, false) => ("... ", String::new()),
+        };
         if let Some(h) = rl.helper_mut() {
             h.entry.clone_from(&entry);
         }

@@ -191,6 +191,44 @@ mod tests {
         }
     }
 
+    fn session() -> (Session, std::rc::Rc<std::cell::RefCell<Vec<u8>>>) {
+        let buf = std::rc::Rc::new(std::cell::RefCell::new(Vec::<u8>::new()));
+        (Session::new(buf.clone()), buf)
+    }
+
+    fn taken(buf: &std::rc::Rc<std::cell::RefCell<Vec<u8>>>) -> String {
+        String::from_utf8(std::mem::take(&mut *buf.borrow_mut())).expect("utf-8")
+    }
+
+    #[test]
+    fn a_help_query_writes_what_help_prints() {
+        let (mut s, out) = session();
+        s.run("def double(a):\n    'Twice a.'\n    return 2 * a\n").expect("runs");
+        let f = s.lookup("double").expect("defined");
+        let mut expected = crate::help::help_text(&mut s.rt, &f);
+        if !expected.ends_with('\n') {
+            expected.push('\n');
+        }
+        for query in ["double?", "?double", "double??"] {
+            assert!(s.run_input(query).expect("runs").is_none());
+            assert_eq!(taken(&out), expected, "{query}");
+        }
+        assert!(s.run_input("nothing_here?").is_err());
+    }
+
+    #[test]
+    fn magic_lines_run_between_the_code_of_a_cell_and_keep_its_line_numbers() {
+        let (mut s, out) = session();
+        let v = s.run_input("x = 2\n%time y = x * 3\ny + 1\n").expect("runs");
+        assert_eq!(s.repr(&v.expect("a value")).expect("repr"), "7");
+        assert!(taken(&out).contains("Wall time: "));
+        // `_` is the value echoed last.
+        assert_eq!(s.run_input("_ * 2").ok().flatten().map(|v| s.repr(&v).expect("repr")), Some("14".into()));
+        let e = s.run_input("%who\nz = 1\nundefined_name\n").expect_err("a NameError");
+        assert_eq!(taken(&out), "x  y\n");
+        assert!(s.report(&e).contains("<input-3>:3"), "{}", s.report(&e));
+    }
+
     #[test]
     fn entries_are_cut_at_magic_lines() {
         assert_eq!(parts("x = 1\n"), [Part::Code { line: 0, text: "x = 1\n" }]);
