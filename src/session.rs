@@ -117,7 +117,7 @@ impl Session {
     /// Errors: whatever `repr` raises (a user `__repr__`).
     pub fn display_text(&mut self, v: &Value, width: usize) -> Result<String, Failure> {
         let one_line = self.repr(v)?;
-        if one_line.chars().count() <= width || one_line.contains('\n') {
+        if one_line.chars().count() <= width {
             return Ok(one_line);
         }
         Ok(match v {

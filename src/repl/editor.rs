@@ -16,6 +16,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
 
+/// What the editor asks the REPL for while a line is typed.
 pub struct DglHelper {
     pub session: Rc<RefCell<Session>>,
     /// The lines of the entry typed before the one being edited (context for colours: a
@@ -32,6 +33,7 @@ pub struct DglHelper {
 }
 
 impl DglHelper {
+    /// A helper completing from `session`; `color` as the REPL decided (terminal, `NO_COLOR`).
     pub fn new(session: Rc<RefCell<Session>>, color: bool) -> DglHelper {
         let builtins = session.borrow().rt.builtins.keys().map(|k| k.name().to_string()).collect();
         DglHelper {

@@ -20,8 +20,8 @@ const LEVEL: &str = "    ";
 pub fn prefill(entry: &str) -> String {
     let indent = next_indent(entry);
     let last = entry.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let first_word = last.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("");
-    if matches!(first_word, "return" | "pass" | "break" | "continue" | "raise") && !last.trim_end().ends_with(':') {
+    if matches!(first_word(last), "return" | "pass" | "break" | "continue" | "raise") && !last.trim_end().ends_with(':')
+    {
         return indent.strip_suffix(LEVEL).unwrap_or("").to_string();
     }
     indent
@@ -40,8 +40,7 @@ pub fn settle(entry: &str, prefill: &str, line: &str) -> String {
     if typed.starts_with([' ', '\t']) {
         return typed.to_string();
     }
-    let word = typed.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("");
-    let openers: &[&str] = match word {
+    let openers: &[&str] = match first_word(typed) {
         "else" => &["if", "elif", "for", "while", "try", "except"],
         "elif" => &["if", "elif"],
         "except" => &["try", "except"],
@@ -57,13 +56,17 @@ pub fn settle(entry: &str, prefill: &str, line: &str) -> String {
         if code.is_empty() {
             continue;
         }
-        let first = code.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("");
-        if indent < bound && openers.contains(&first) {
+        if indent < bound && openers.contains(&first_word(code)) {
             return format!("{}{typed}", &earlier[..indent]);
         }
         bound = bound.min(indent);
     }
     line.to_string()
+}
+
+/// The word a line's code starts with (`if` of `if x:`; empty before a symbol).
+fn first_word(line: &str) -> &str {
+    line.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("")
 }
 
 #[cfg(test)]

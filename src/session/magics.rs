@@ -22,11 +22,6 @@ pub const MAGICS: &[(&str, &str)] = &[
     ("%%timeit", "%%timeit [-n N] [-r R]  (a cell's first line) timeit the rest of the cell"),
 ];
 
-/// A failure of the magic itself (bad usage), of `kind`.
-fn usage(e: Exc) -> Failure {
-    Failure::Runtime(e)
-}
-
 /// Runs magic `name` (with its `%`, or `%%` for a cell magic whose `body` is the rest
 /// of the cell) with the text after its name.
 ///
@@ -56,7 +51,7 @@ pub fn run(s: &mut Session, name: &str, args: &str, body: Option<&str>) -> Resul
             let known = MAGICS.iter().filter(|(m, _)| m.starts_with(prefix) && !m[prefix.len()..].starts_with('%'));
             let names: Vec<&str> = known.map(|(m, _)| &m[prefix.len()..]).collect();
             let e = crate::err!(Name, "unknown magic '{prefix}{name}' (%help lists the magics)");
-            Err(usage(crate::runtime::suggest::with_hint(e, name, names)))
+            Err(Failure::Runtime(crate::runtime::suggest::with_hint(e, name, names)))
         }
     }
 }
@@ -69,7 +64,7 @@ fn write(s: &mut Session, text: &str) -> Result<(), Failure> {
 /// time and the CPU time (user and system, of the whole process); the value is echoed.
 fn time(s: &mut Session, code: &str) -> Result<Option<Value>, Failure> {
     if code.trim().is_empty() {
-        return Err(usage(crate::err!(Value, "%time needs a statement to time")));
+        return Err(Failure::Runtime(crate::err!(Value, "%time needs a statement to time")));
     }
     let cpu = cpu_times();
     let wall = Instant::now();
@@ -109,7 +104,12 @@ fn timeit(s: &mut Session, args: &str, body: Option<&str>) -> Result<Option<Valu
         let (count, tail) = after.split_once(char::is_whitespace).unwrap_or((after, ""));
         let n: usize = match count.parse() {
             Ok(n) if n > 0 => n,
-            _ => return Err(usage(crate::err!(Value, "%timeit {flag} needs a positive whole number, got '{count}'"))),
+            _ => {
+                return Err(Failure::Runtime(crate::err!(
+                    Value,
+                    "%timeit {flag} needs a positive whole number, got '{count}'"
+                )))
+            }
         };
         if flag == "-n" {
             loops = Some(n);
@@ -120,7 +120,7 @@ fn timeit(s: &mut Session, args: &str, body: Option<&str>) -> Result<Option<Valu
     }
     let code = body.unwrap_or(rest);
     if code.trim().is_empty() {
-        return Err(usage(crate::err!(Value, "%timeit needs a statement to time")));
+        return Err(Failure::Runtime(crate::err!(Value, "%timeit needs a statement to time")));
     }
     let name = Session::entry_name(s.count);
     let (id, block) = s.compile(&name, code)?;
@@ -195,12 +195,12 @@ fn who(s: &mut Session, args: &str) -> Result<Option<Value>, Failure> {
 /// it bound joins the session (also when it failed part-way), as IPython's `%run`.
 /// Errors name the file.
 fn run_file(s: &mut Session, args: &str) -> Result<Option<Value>, Failure> {
-    let words = split_args(args).map_err(usage)?;
+    let words = split_args(args).map_err(Failure::Runtime)?;
     let Some((file, rest)) = words.split_first() else {
-        return Err(usage(crate::err!(Value, "%run needs a file to run")));
+        return Err(Failure::Runtime(crate::err!(Value, "%run needs a file to run")));
     };
     let path = std::path::Path::new(file);
-    let text = crate::files::read_source(path).map_err(|m| usage(crate::err!(IO, "{m}")))?;
+    let text = crate::files::read_source(path).map_err(|m| Failure::Runtime(crate::err!(IO, "{m}")))?;
     let saved = (std::mem::take(&mut s.rt.argv), s.rt.script_dir.clone(), s.rt.src, s.rt.frame.clone());
     let mut argv = vec![file.clone()];
     argv.extend(rest.iter().cloned());
@@ -250,7 +250,12 @@ fn tape(s: &mut Session, args: &str) -> Result<Option<Value>, Failure> {
         "" => STR_ROWS,
         n => match n.parse::<usize>() {
             Ok(n) if n >= 2 => n,
-            _ => return Err(usage(crate::err!(Value, "%tape ROWS must be a whole number of at least 2, got '{n}'"))),
+            _ => {
+                return Err(Failure::Runtime(crate::err!(
+                    Value,
+                    "%tape ROWS must be a whole number of at least 2, got '{n}'"
+                )))
+            }
         },
     };
     let Some(t) = s.rt.ad.last_entered.as_ref().and_then(|w| w.upgrade()) else {
