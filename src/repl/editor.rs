@@ -111,9 +111,10 @@ impl Highlighter for DglHelper {
 
     /// Every keystroke redraws the line in colour (a character typed may open a string or
     /// close a bracket far from it); the final redraw drops the bracket pair.
-    fn highlight_char(&self, _line: &str, _pos: usize, kind: CmdKind) -> bool {
+    /// Past `MAX_HIGHLIGHTED` the line is plain and a typed character needs no redraw.
+    fn highlight_char(&self, line: &str, _pos: usize, kind: CmdKind) -> bool {
         self.show_pair.set(kind != CmdKind::ForcedRefresh);
-        self.color
+        self.color && self.entry.len() + line.len() <= MAX_HIGHLIGHTED
     }
 }
 
