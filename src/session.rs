@@ -9,10 +9,18 @@
 //!   the kernel's `is_complete_request`).
 //! - [`Session::complete`] lists what a name or `value.attr` prefix can become.
 //! - [`Session::inspect`] gives the help text of the name under the cursor.
+//! - [`Session::run_input`] (input.rs) runs what a user types: code, `%magics`
+//!   (magics.rs: `%time`, `%timeit`, `%who`, `%run`, `%tape`), `x?` help queries.
+//! - [`Session::display_text`] is the REPL's echo: `repr`, with a tensor too wide for
+//!   one line laid out NumPy-style over several.
+
+pub mod input;
+pub mod magics;
 
 use crate::runtime::value::{Globals, Value};
 use crate::runtime::{Failure, Interp, Output};
-use crate::syntax::ast::StmtKind;
+use crate::source::SourceId;
+use crate::syntax::ast::{Block, StmtKind};
 use std::rc::Rc;
 
 /// Python's keywords, which completion offers beside the names in scope.
@@ -62,11 +70,27 @@ impl Session {
     /// Errors: the syntax error (nothing runs) or the uncaught exception.
     pub fn run(&mut self, text: &str) -> Result<Option<Value>, Failure> {
         self.count += 1;
-        let id = self.rt.sources.add(&Self::entry_name(self.count), None, text);
+        let (id, block) = self.compile(&Self::entry_name(self.count), text)?;
+        self.exec_entry(id, &block)
+    }
+
+    /// Adds `text` to the sources as `name` and parses it.
+    ///
+    /// Errors: the syntax error.
+    pub fn compile(&mut self, name: &str, text: &str) -> Result<(SourceId, Block), Failure> {
+        let id = self.rt.sources.add(name, None, text);
         let block = crate::syntax::parse_module(text).map_err(|e| Failure::Syntax(id, e))?;
+        Ok((id, block))
+    }
+
+    /// Runs a parsed entry in the session's module; the value of its last statement when
+    /// that is an expression whose value is not None.
+    ///
+    /// Errors: the uncaught exception.
+    pub fn exec_entry(&mut self, id: SourceId, block: &Block) -> Result<Option<Value>, Failure> {
         self.rt.src = id;
         self.rt.frame = "<module>".into();
-        let mut frame = self.rt.module_frame(&block, &self.globals);
+        let mut frame = self.rt.module_frame(block, &self.globals);
         let Some((last, init)) = block.split_last() else { return Ok(None) };
         if let StmtKind::Expr(e) = &last.kind {
             self.rt.exec_block(init, &mut frame).map_err(Failure::Runtime)?;
@@ -76,13 +100,37 @@ impl Session {
                 v => Some(v),
             });
         }
-        self.rt.exec_block(&block, &mut frame).map_err(Failure::Runtime)?;
+        self.rt.exec_block(block, &mut frame).map_err(Failure::Runtime)?;
         Ok(None)
     }
 
     /// `repr(v)`, as the REPL echoes a value.
     pub fn repr(&mut self, v: &Value) -> Result<String, Failure> {
         self.rt.repr_of(v).map_err(Failure::Runtime)
+    }
+
+    /// The text the REPL echoes for `v`: its `repr`, except that a tensor (or Variable)
+    /// whose one-line repr is wider than `width` columns is laid out NumPy-style over
+    /// several lines, with its shape and dtype (format/wide.rs). `print` and `repr` keep
+    /// the one-line form (LANGUAGE.md §3).
+    ///
+    /// Errors: whatever `repr` raises (a user `__repr__`).
+    pub fn display_text(&mut self, v: &Value, width: usize) -> Result<String, Failure> {
+        let one_line = self.repr(v)?;
+        if one_line.chars().count() <= width {
+            return Ok(one_line);
+        }
+        Ok(match v {
+            Value::Tensor(t) => crate::runtime::format::wide_repr(&t.data, "tensor", "", width),
+            Value::Variable(var) => {
+                let name = var
+                    .name
+                    .as_ref()
+                    .map_or(String::new(), |n| format!(", name={}", crate::runtime::format::str_repr(n)));
+                crate::runtime::format::wide_repr(&var.peek().data, "Variable", &name, width)
+            }
+            _ => one_line,
+        })
     }
 
     /// The rendered diagnostic of a failure (colour as `self.rt.color` says).

@@ -90,6 +90,8 @@ pub struct Recorder {
     pub checks: Checks,
     /// Gradient tracing and hooks (`inspect.rs`).
     pub inspect: Inspect,
+    /// The tape entered last, while it exists (the REPL's `%tape` shows its summary).
+    pub last_entered: Option<std::rc::Weak<RefCell<Tape>>>,
 }
 
 /// A `recompute_grad` function's checkpoint region: the entries recorded while it runs
@@ -122,6 +124,7 @@ impl Default for Recorder {
             passes: Vec::new(),
             checks: Checks::default(),
             inspect: Inspect::default(),
+            last_entered: None,
         }
     }
 }
@@ -138,6 +141,7 @@ impl Recorder {
         t.borrow_mut().enter()?;
         t.borrow_mut().notes.started(self.site);
         self.tapes.push(t.clone());
+        self.last_entered = Some(Rc::downgrade(t));
         Ok(())
     }
 

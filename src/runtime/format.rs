@@ -12,6 +12,9 @@ mod fields;
 mod percent;
 mod spec;
 pub mod tape;
+mod wide;
+
+pub use wide::wide_repr;
 
 /// Tensors with more elements than this print summarised (LANGUAGE.md §3).
 const SUMMARY_THRESHOLD: usize = 1000;
@@ -37,12 +40,7 @@ fn fmt_elem(a: &Array, i: usize) -> String {
 
 /// A tensor's values on one line: `[[1.0, 2.0], [3.0, 4.0]]`, summarised past 1,000 elements.
 pub fn tensor_text(a: &Array) -> String {
-    let std = match a {
-        Array::F32(x) => Array::F32(x.as_standard_layout().into_owned()),
-        Array::F64(x) => Array::F64(x.as_standard_layout().into_owned()),
-        Array::I64(x) => Array::I64(x.as_standard_layout().into_owned()),
-        Array::Bool(x) => Array::Bool(x.as_standard_layout().into_owned()),
-    };
+    let std = standard_layout(a);
     let shape = std.shape().to_vec();
     if shape.is_empty() {
         return fmt_elem(&std, 0);
@@ -51,6 +49,16 @@ pub fn tensor_text(a: &Array) -> String {
     let mut out = String::new();
     write_axis(&std, &shape, 0, 0, summarise, &mut out);
     out
+}
+
+/// A row-major copy of `a`, so that a flat index walks it in print order.
+fn standard_layout(a: &Array) -> Array {
+    match a {
+        Array::F32(x) => Array::F32(x.as_standard_layout().into_owned()),
+        Array::F64(x) => Array::F64(x.as_standard_layout().into_owned()),
+        Array::I64(x) => Array::I64(x.as_standard_layout().into_owned()),
+        Array::Bool(x) => Array::Bool(x.as_standard_layout().into_owned()),
+    }
 }
 
 fn write_axis(a: &Array, shape: &[usize], axis: usize, offset: usize, summarise: bool, out: &mut String) {
