@@ -93,7 +93,7 @@ pub fn intro() -> String {
     let mut text = String::from(
         "Welcome to DGL's help.\n\n\
          help(x) shows the documentation of x: a builtin (help(reduce_sum)), a method\n\
-         (help(Tensor.numpy), help(xs.append)), a module (import nn; help(nn)), a function or\n\
+         (help(xs.append), help(\"Tensor.numpy\")), a module (import nn; help(nn)), a function or\n\
          class with a docstring, or the type of any value. help(\"name\") looks a name up.\n\
          In the REPL, x? shows the same text. dir(x) lists x's attributes; dir() the names\n\
          defined so far. `dgl doc` prints the whole reference as Markdown.\n\nSections:\n\n",
