@@ -124,11 +124,11 @@ fn class_entry(rt: &Interp, text: &mut String, key: &str, c: &Rc<Class>) {
     if let Some(Value::Str(doc)) = c.attrs.borrow().get(&crate::intern::sym::DOC) {
         let _ = write!(text, "\n{doc}\n");
     }
-    for (name, f) in methods(c) {
+    for (name, f, kind) in methods(c) {
         if name.starts_with('_') {
             continue;
         }
-        let _ = write!(text, "\n### {key}.{}\n", method_heading(rt, &name, &f));
+        let _ = write!(text, "\n### {key}.{}\n", method_heading(rt, &name, &f, kind));
         if let Some(doc) = &f.def.doc {
             let _ = write!(text, "\n{doc}\n");
         }

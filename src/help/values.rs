@@ -164,22 +164,22 @@ fn class_help(rt: &Interp, c: &Rc<Class>) -> String {
         text.push_str(&format!("\n{doc}\n"));
     }
     let mut own = methods(c);
-    own.retain(|(n, _)| n != "__init__");
+    own.retain(|(n, _, _)| n != "__init__");
     if !own.is_empty() {
         text.push_str("\nMethods:\n\n");
-        for (name, f) in &own {
-            text.push_str(&format!("    {}\n", method_heading(rt, name, f)));
+        for (name, f, kind) in &own {
+            text.push_str(&format!("    {}\n", method_heading(rt, name, f, *kind)));
             let s = summary(f.def.doc.as_ref());
             if !s.is_empty() {
                 text.push_str(&format!("        {s}\n"));
             }
         }
     }
-    let mut seen: Vec<String> = own.into_iter().map(|(n, _)| n).collect();
+    let mut seen: Vec<String> = own.into_iter().map(|(n, _, _)| n).collect();
     seen.push("__init__".into());
     let mut base = c.base.clone();
     while let Some(b) = base {
-        let names: Vec<String> = methods(&b).into_iter().map(|(n, _)| n).filter(|n| !seen.contains(n)).collect();
+        let names: Vec<String> = methods(&b).into_iter().map(|(n, _, _)| n).filter(|n| !seen.contains(n)).collect();
         seen.extend(names.iter().cloned());
         if !names.is_empty() {
             text.push_str(&format!("\nInherited from {}: {}\n", b.name, names.join(", ")));
@@ -190,10 +190,9 @@ fn class_help(rt: &Interp, c: &Rc<Class>) -> String {
 }
 
 /// A class's own public methods and properties (and `__init__`, `__call__`), sorted by name,
-/// unwrapping decorators (`staticmethod`, `custom_gradient`, …). A property's name is listed
-/// without parentheses: it is read, not called.
-pub fn methods(c: &Class) -> Vec<(String, Rc<Function>)> {
-    let mut out: Vec<(String, Rc<Function>)> = c
+/// unwrapping decorators (`staticmethod`, `custom_gradient`, …).
+pub fn methods(c: &Class) -> Vec<(String, Rc<Function>, MethodKind)> {
+    let mut out: Vec<(String, Rc<Function>, MethodKind)> = c
         .attrs
         .borrow()
         .iter()
@@ -201,18 +200,36 @@ pub fn methods(c: &Class) -> Vec<(String, Rc<Function>)> {
             let n = name.name();
             !n.starts_with('_') || matches!(&*n, "__init__" | "__call__")
         })
-        .filter_map(|(name, v)| Some((name.name().to_string(), user_function(v)?, matches!(v, Value::Property(_)))))
-        .map(|(name, f, property)| (if property { format!("{name} (property)") } else { name }, f))
+        .filter_map(|(name, v)| {
+            let kind = match v {
+                Value::Property(_) => MethodKind::Property,
+                Value::Builtin(b) if matches!(b.kind, BuiltinKind::StaticMethod(_)) => MethodKind::Static,
+                _ => MethodKind::Bound,
+            };
+            Some((name.name().to_string(), user_function(v)?, kind))
+        })
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
+/// How a class attribute that is a function is used.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum MethodKind {
+    /// Called with the instance (or the class) as its first argument.
+    Bound,
+    /// `@staticmethod`: called with the arguments as given.
+    Static,
+    /// `@property`: read, not called.
+    Property,
+}
+
 /// `name(signature)` of a method listed by [`methods`]; a property's name alone.
-pub fn method_heading(rt: &Interp, name: &str, f: &Function) -> String {
-    match name.strip_suffix(" (property)") {
-        Some(n) => n.to_string(),
-        None => format!("{name}({})", signature(rt, f, true)),
+pub fn method_heading(rt: &Interp, name: &str, f: &Function, kind: MethodKind) -> String {
+    match kind {
+        MethodKind::Property => name.to_string(),
+        MethodKind::Static => format!("{name}({})", signature(rt, f, false)),
+        MethodKind::Bound => format!("{name}({})", signature(rt, f, true)),
     }
 }
 
