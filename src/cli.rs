@@ -65,6 +65,8 @@ enum Command {
     Check { file: PathBuf },
     /// The language server (LSP over stdin/stdout), for editors.
     Lsp,
+    /// Print the reference of every builtin, method and stdlib name as Markdown (docs/reference.md).
+    Doc,
 }
 
 /// Runs the CLI; returns the process exit status.
@@ -107,6 +109,16 @@ pub fn main() -> i32 {
         }
         Some(Command::Check { file }) => check(&file, color),
         Some(Command::Lsp) => crate::lsp::main(),
+        Some(Command::Doc) => match crate::with_big_stack(crate::help::reference::generate) {
+            Ok(text) => {
+                let mut out = std::io::stdout().lock();
+                match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+                    Ok(()) => 0,
+                    Err(e) => stdout_failed(e),
+                }
+            }
+            Err(message) => report(&format!("Error: internal error: {message}\n"), 1),
+        },
         None => match (cli.code, cli.file) {
             (Some(code), file) => {
                 // With -c, the would-be script name is the first script argument.

@@ -38,6 +38,7 @@ predefined! {
     ARGS = 10 "args",
     SUPER = 11 "super",
     LAMBDA = 12 "<lambda>",
+    DOC = 13 "__doc__",
 }
 
 struct Interner {

@@ -37,7 +37,7 @@ pub fn install(rt: &mut Interp) {
             rt.set_global(&globals, intern(name), v);
         }
     }
-    let module = Rc::new(Module { name: "linalg".into(), globals });
+    let module = Rc::new(Module { name: "linalg".into(), globals, doc: None });
     rt.modules.insert("linalg".to_string(), module.clone());
     rt.builtins.insert(intern("linalg"), Value::Module(module));
 }

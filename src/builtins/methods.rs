@@ -290,6 +290,35 @@ impl Tables {
     }
 }
 
+/// Every attribute of every builtin type: the type's name as help keys spell it (`Tensor`,
+/// `list`, `GradientTape`, …), the attribute's name, and its function when it is a method.
+/// For the help system's coverage tests.
+pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<NativeFn>)> {
+    let tables: [(&str, &[(&str, Attr)]); 14] = [
+        ("Tensor", TENSOR),
+        ("Variable", VARIABLE),
+        ("GradientTape", TAPE),
+        ("ForwardAccumulator", ACCUMULATOR),
+        ("list", LIST),
+        ("dict", DICT),
+        ("str", STR),
+        ("function", BUILTIN),
+        ("Exception", EXCEPTION),
+        ("dtype", DTYPE),
+        ("type", ERROR_TYPE),
+        ("file", FILE),
+        ("set", SET),
+        ("generator", GENERATOR),
+    ];
+    let mut out = vec![];
+    for (ty, table) in tables {
+        for &(name, attr) in table {
+            out.push((ty, name, if let Attr::Method(f) = attr { Some(f) } else { None }));
+        }
+    }
+    out
+}
+
 /// The table kind of a value, if its type has attributes.
 fn kind_of(v: &Value) -> Option<Kind> {
     Some(match v {

@@ -13,6 +13,7 @@ mod diff_tools;
 mod explain;
 mod forward_fns;
 mod inspect_fns;
+mod introspect;
 mod io;
 mod lang;
 mod linalg_fns;
@@ -70,6 +71,7 @@ pub fn install(rt: &mut Interp) {
     // After tensor_fns: `pow` of Python numbers is Python's, of tensors TF's (pyfuncs::pow).
     pyfuncs::register(&mut reg);
     io::register(&mut reg);
+    introspect::register(&mut reg);
     random_fns::register(&mut reg);
     nn_fns::register(&mut reg);
     select_fns::register(&mut reg);
@@ -191,6 +193,9 @@ impl Signature {
                 }
                 Some(i) => vals[i] = Some(v),
                 None => {
+                    if &*k == PROBE_KEYWORD {
+                        PROBED.with(|p| p.set(Some(self)));
+                    }
                     let e = err!(Type, "{}() got an unexpected keyword argument '{}'", args.fname, k);
                     return Err(crate::runtime::suggest::with_hint(e, &k, self.params.iter().copied()));
                 }
@@ -211,6 +216,26 @@ impl Signature {
         }
         Ok(Bound { rt, fname: args.fname.clone(), sig: self, vals, rest })
     }
+}
+
+/// The keyword of a signature probe ([`probe_signature`]): no call can pass it by accident.
+const PROBE_KEYWORD: &str = "\u{1}signature probe";
+
+thread_local! {
+    /// The signature the last probe call bound against.
+    static PROBED: std::cell::Cell<Option<&'static Signature>> = const { std::cell::Cell::new(None) };
+}
+
+/// The [`Signature`] a native function (or method, with its receiver `this`) binds its
+/// arguments with, found by calling it with only the probe keyword: binding rejects that
+/// keyword before the function does anything (the check sits on the error path, so ordinary
+/// calls pay nothing). `None` when the function reads its arguments without a `Signature`
+/// (its heading is then checked by name only). For the help coverage tests.
+pub fn probe_signature(rt: &mut Interp, f: NativeFn, this: Option<Value>, name: &str) -> Option<&'static Signature> {
+    PROBED.with(|p| p.set(None));
+    let mut args = Args { this, pos: vec![], kw: vec![(Rc::from(PROBE_KEYWORD), Value::None)], fname: Rc::from(name) };
+    let _ = f(rt, &mut args);
+    PROBED.with(|p| p.take())
 }
 
 fn plural(n: usize) -> &'static str {

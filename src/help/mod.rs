@@ -1,27 +1,113 @@
-//! Help inside the tool (issue 11, item 3): the doc text of every builtin,
-//! method and stdlib function, as `help(x)`, `x?` in the REPL, the kernel's
-//! inspect, the language server's hover and `dgl doc` show it.
+//! Help inside the tool (issue 11, item 3): the doc text of every builtin, method and stdlib
+//! function, as `help(x)`, `x?` in the REPL, the kernel's inspect, the language server's hover
+//! and `dgl doc` show it.
 //!
-//! (A first interface: the texts and `dgl doc` are still to come.)
+//! Builtins, methods and native-module names have entries in `src/help/*.md` (the format:
+//! a `## name(signature)` heading, then the text; [`entries`]), parsed once on first use.
+//! Functions and classes written in DGL (the stdlib, the user's) carry docstrings
+//! ([`values`]). [`reference`] puts both together as the Markdown reference (`dgl doc`).
 
-use crate::runtime::value::Value;
+pub mod entries;
+pub mod reference;
+pub mod values;
+
+use crate::runtime::value::{BuiltinKind, Value};
 use crate::runtime::Interp;
+use entries::Registry;
 
 /// The help text of a value: a builtin's doc entry, a user function's signature and docstring,
 /// a class with its methods, a module with its names, or the type of any other value.
 pub fn help_text(rt: &mut Interp, v: &Value) -> String {
-    let _ = rt;
-    format!("{}\n", v.type_name())
+    values::help_of(rt, v)
+}
+
+/// What `help("name")` prints (Python's help looks a string up as a name): the entry of a
+/// builtin, method or native-module name, else the help of the stdlib value it names
+/// (`nn.Dense`, `Module`), else a line saying there is none.
+pub fn help_name(rt: &mut Interp, name: &str) -> String {
+    values::name_help(rt, name)
 }
 
 /// The help text of attribute `attr` of `v` (`Tensor.numpy`, `GradientTape.gradient`), if any.
 pub fn attribute_help(rt: &mut Interp, v: &Value, attr: &str) -> Option<String> {
-    let _ = (rt, v, attr);
-    None
+    if let Some(key) = type_key(v) {
+        if let Some(text) = lookup(&format!("{key}.{attr}")) {
+            return Some(text);
+        }
+        // A Variable has every tensor attribute.
+        if key == "Variable" {
+            return lookup(&format!("Tensor.{attr}"));
+        }
+    }
+    if let Value::Module(m) = v {
+        if let Some(text) = lookup(&format!("{}.{attr}", m.name)) {
+            return Some(text);
+        }
+    }
+    let value = rt.get_attr(v, crate::intern::intern(attr)).ok()?;
+    Some(values::help_of(rt, &value))
 }
 
-/// The doc entry of a builtin, method (`Tensor.numpy`) or stdlib name, by name.
+/// The doc entry of a builtin, method (`Tensor.numpy`) or native-module name (`math.sqrt`), by
+/// name: the entry's text, and for a type (`list`, `Tensor`) the summaries of its attributes.
 pub fn lookup(name: &str) -> Option<String> {
-    let _ = name;
-    None
+    let registry = Registry::get();
+    let mut text = registry.entry(name)?.text();
+    let members: Vec<_> = registry.members(name).collect();
+    if !members.is_empty() {
+        text.push_str("\nAttributes and methods:\n\n");
+        for e in members {
+            text.push_str(&format!("    {}\n        {}\n", e.heading, e.summary()));
+        }
+    }
+    Some(text)
+}
+
+/// The type part of the keys of a builtin value's attributes (`Tensor` in `Tensor.numpy`).
+pub fn type_key(v: &Value) -> Option<&'static str> {
+    Some(match v {
+        Value::Tensor(_) => "Tensor",
+        Value::Variable(_) => "Variable",
+        Value::Tape(_) => "GradientTape",
+        Value::Accumulator(_) => "ForwardAccumulator",
+        Value::List(_) => "list",
+        Value::Dict(_) => "dict",
+        Value::Str(_) => "str",
+        Value::Set(_) => "set",
+        Value::Tuple(_) => "tuple",
+        Value::File(_) => "file",
+        Value::Exception(_) => "Exception",
+        Value::DType(_) => "dtype",
+        Value::Generator(_) => "generator",
+        Value::Builtin(b) if matches!(b.kind, BuiltinKind::Native(_) | BuiltinKind::Method(..)) => "function",
+        Value::ErrorType(_) => "type",
+        Value::Int(_) | Value::Bool(_) => "int",
+        Value::Float(_) => "float",
+        Value::Range(_) => "range",
+        _ => return None,
+    })
+}
+
+/// What `help()` without an argument prints: how to ask for help, and the reference's sections.
+pub fn intro() -> String {
+    let mut text = String::from(
+        "Welcome to DGL's help.\n\n\
+         help(x) shows the documentation of x: a builtin (help(reduce_sum)), a method\n\
+         (help(xs.append), help(\"Tensor.numpy\")), a module (import nn; help(nn)), a function or\n\
+         class with a docstring, or the type of any value. help(\"name\") looks a name up.\n\
+         In the REPL, x? shows the same text. dir(x) lists x's attributes; dir() the names\n\
+         defined so far. `dgl doc` prints the whole reference as Markdown.\n\nSections:\n\n",
+    );
+    for s in &Registry::get().sections {
+        text.push_str(&format!("    {}\n", s.title));
+    }
+    text.push_str("    the stdlib modules: ");
+    text.push_str(&reference::STDLIB.iter().map(|(m, _)| *m).collect::<Vec<_>>().join(", "));
+    text.push('\n');
+    text
+}
+
+/// The names `dir(v)` lists (see [`values::dir_names`]).
+pub fn dir_names(rt: &Interp, v: &Value) -> Vec<String> {
+    values::dir_names(rt, v)
 }

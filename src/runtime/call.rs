@@ -277,10 +277,13 @@ impl Interp {
                 }
                 Some(v) => Ok(v),
                 None if name == sym::NAME => Ok(Value::Str(c.name.clone())),
+                // A class without a docstring of its own (builtin classes); user classes have it in attrs.
+                None if name == sym::DOC => Ok(Value::None),
                 None => bail!(Attribute, "type object '{}' has no attribute '{}'", c.name, name),
             },
             Value::Module(m) => match m.globals.get(name) {
                 Some(v) => Ok(v),
+                None if name == sym::DOC => Ok(m.doc.clone().map_or(Value::None, Value::Str)),
                 None => bail!(Attribute, "module '{}' has no attribute '{}'", m.name, name),
             },
             Value::Super(s) => match s.0.lookup(name) {
@@ -293,6 +296,7 @@ impl Interp {
                 None => bail!(Attribute, "'super' object has no attribute '{}'", name),
             },
             Value::Func(f) if name == sym::NAME => Ok(Value::Str(f.name.clone())),
+            Value::Func(f) if name == sym::DOC => Ok(f.def.doc.clone().map_or(Value::None, Value::Str)),
             _ => match (self.builtin_attr)(self, obj, name)? {
                 Some(v) => Ok(v),
                 None => bail!(Attribute, "'{}' object has no attribute '{}'", obj.type_name(), name),

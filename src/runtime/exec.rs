@@ -39,6 +39,7 @@ impl Interp {
     pub fn module_frame(&mut self, block: &[Stmt], globals: &Rc<Globals>) -> Frame {
         let layout = crate::syntax::resolve::resolve_module(block, &mut globals.names.borrow_mut());
         self.sync_globals(globals);
+        self.scope = Some(globals.clone());
         Frame::new(&layout, &[], globals.clone())
     }
 
@@ -381,7 +382,9 @@ impl Interp {
         let mut frame = Frame::new(layout, &env.capture(layout), env.globals.clone());
         frame.class_ns = Some(FxHashMap::default());
         self.exec_block(&def.body, &mut frame)?;
-        let attrs: FxHashMap<Sym, Value> = frame.class_ns.take().unwrap_or_default();
+        let mut attrs: FxHashMap<Sym, Value> = frame.class_ns.take().unwrap_or_default();
+        // Python: every class has its own `__doc__` (None without a docstring), not inherited.
+        attrs.entry(crate::intern::sym::DOC).or_insert_with(|| def.doc.clone().map_or(Value::None, Value::Str));
         let class = Rc::new(Class { name: def.name.name(), base, attrs: RefCell::new(attrs), error_kind });
         for v in class.attrs.borrow().values() {
             if let Value::Func(f) = v {

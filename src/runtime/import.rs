@@ -103,7 +103,8 @@ impl Interp {
         };
         let id = self.sources.add(display, path, &text);
         let globals = Rc::new(Globals::default());
-        let module = Rc::new(Module { name: name.into(), globals: globals.clone() });
+        let doc = crate::syntax::module_docstring(&text);
+        let module = Rc::new(Module { name: name.into(), globals: globals.clone(), doc });
         self.loading.push(name.to_string());
         let result = self.run_source(id, &globals);
         self.loading.pop();
@@ -141,7 +142,7 @@ impl Interp {
                 slots[i].value = Some(v);
             }
         }
-        let module = Rc::new(Module { name: name.into(), globals });
+        let module = Rc::new(Module { name: name.into(), globals, doc: None });
         self.modules.insert(name.to_string(), module.clone());
         Ok(module)
     }

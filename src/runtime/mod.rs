@@ -171,6 +171,9 @@ pub struct Interp {
     /// Where `display(x)` sends a value: set by a front end that shows rich output (the
     /// Jupyter kernel sends a `display_data` message); when unset, `display` prints `repr(x)`.
     pub display_hook: Option<DisplayHook>,
+    /// The globals of the module whose top-level code runs now (the script, an importing
+    /// module, the REPL session): what `dir()` without an argument lists.
+    pub scope: Option<Rc<value::Globals>>,
 }
 
 /// A front end's handler for `display(x)` (see [`Interp::display_hook`]).
@@ -217,6 +220,7 @@ impl Interp {
             err_out: Rc::new(RefCell::new(std::io::stderr())),
             check_recompute: false,
             display_hook: None,
+            scope: None,
         }
     }
 
@@ -242,12 +246,13 @@ impl Interp {
     pub fn run_source(&mut self, src_id: SourceId, globals: &Rc<value::Globals>) -> Result<Value, Failure> {
         let text = self.sources.get(src_id).text.clone();
         let block = crate::syntax::parse_module(&text).map_err(|errs| Failure::Syntax(src_id, errs))?;
-        let saved = (self.src, self.frame.clone());
+        let saved = (self.src, self.frame.clone(), self.scope.take());
         self.src = src_id;
         self.frame = "<module>".into();
         let r = self.exec_module(&block, globals);
         self.src = saved.0;
         self.frame = saved.1;
+        self.scope = saved.2;
         r.map_err(Failure::Runtime)
     }
 

@@ -212,6 +212,8 @@ pub struct Instance {
 pub struct Module {
     pub name: Rc<str>,
     pub globals: Rc<Globals>,
+    /// The module's docstring (`module.__doc__`), if its source starts with one.
+    pub doc: Option<Rc<str>>,
 }
 
 /// A variable shared between frames (a closure's captured variable); empty while unbound.

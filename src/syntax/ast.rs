@@ -276,6 +276,9 @@ pub struct FuncDef {
     pub globals: Vec<Sym>,
     /// Names declared `nonlocal` in the body.
     pub nonlocals: Vec<Sym>,
+    /// The docstring (the body's first statement when it is a string literal, taken out of
+    /// the body so a call never evaluates it), cleaned as `inspect.cleandoc` does.
+    pub doc: Option<Rc<str>>,
     pub span: Span,
     /// Where the `def` binds its name in the enclosing scope.
     pub slot: Cell<Slot>,
@@ -289,6 +292,8 @@ pub struct ClassDef {
     pub base: Option<Expr>,
     pub body: Block,
     pub decorators: Vec<Expr>,
+    /// The docstring, as for [`FuncDef::doc`] (the class body still runs once, without it).
+    pub doc: Option<Rc<str>>,
     pub span: Span,
     /// Where the class statement binds its name in the enclosing scope.
     pub slot: Cell<Slot>,

@@ -4,11 +4,13 @@
 //! the grammar below reads like Python's (LANGUAGE.md §2). Errors are
 //! reported in source terms: "expected ':', found newline".
 
+mod docstring;
 mod expr;
 mod fstring;
 mod stmt;
 mod validate;
 
+pub use docstring::{cleandoc, module_docstring};
 pub use expr::expr;
 use stmt::module;
 

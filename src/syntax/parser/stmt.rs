@@ -268,7 +268,8 @@ pub(super) fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
         .then(block(&body, "':' after the class name"))
         .map_with(|((n, base), body), e| (n, base.flatten(), body, Span::from(e.span())));
     let decorated = decorators.then(def.map(Ok).or(class.map(Err))).map_with(|(decorators, item), e| match item {
-        Ok((name, params, body, span)) => {
+        Ok((name, params, mut body, span)) => {
+            let doc = super::docstring::take(&mut body);
             let (globals, nonlocals) = declarations(&body);
             let def = FuncDef {
                 name,
@@ -276,6 +277,7 @@ pub(super) fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
                 generator: super::validate::contains_yield(&body),
                 body,
                 decorators,
+                doc,
                 globals,
                 nonlocals,
                 span,
@@ -284,8 +286,10 @@ pub(super) fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
             };
             st(StmtKind::Def(Rc::new(def)), e.span())
         }
-        Err((name, base, body, span)) => {
-            let def = ClassDef { name, base, body, decorators, span, slot: Cell::default(), layout: OnceCell::new() };
+        Err((name, base, mut body, span)) => {
+            let doc = super::docstring::take(&mut body);
+            let def =
+                ClassDef { name, base, body, decorators, doc, span, slot: Cell::default(), layout: OnceCell::new() };
             st(StmtKind::Class(Rc::new(def)), e.span())
         }
     });

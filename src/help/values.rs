@@ -1,0 +1,323 @@
+//! Help for values: builtins by their entry; functions, classes and modules written in DGL by
+//! their signature and docstring (Python's `help` shows the same); any other value by its
+//! type's entry. Also `dir(x)`'s names.
+
+use super::{lookup, type_key};
+use crate::runtime::value::{BuiltinKind, Class, Function, Value};
+use crate::runtime::Interp;
+use crate::syntax::ast::ParamKind;
+use std::rc::Rc;
+
+/// The modules written in Rust, whose functions have entries keyed `module.name`.
+const NATIVE_MODULES: &[&str] = &["math", "time", "random", "sys"];
+
+/// The help text of `v` (see [`super::help_text`]).
+pub fn help_of(rt: &mut Interp, v: &Value) -> String {
+    // A builtin class, module or function written in DGL (`UnconnectedGradients`, `linalg`,
+    // `Module`) has an entry.
+    let own_name = match v {
+        Value::Class(c) => Some(c.name.clone()),
+        Value::Func(f) => Some(f.name.clone()),
+        Value::Module(m) => Some(m.name.clone()),
+        _ => None,
+    };
+    if let Some(name) = own_name {
+        let builtin = rt.builtins.get(&crate::intern::intern(&name));
+        if let (true, Some(text)) = (builtin.is_some_and(|b| b.is(v)), lookup(&name)) {
+            return text;
+        }
+    }
+    match v {
+        Value::Func(f) => function_help(rt, f, false),
+        Value::Method(m) => match &m.1 {
+            Value::Func(f) => function_help(rt, f, true),
+            other => help_of(rt, other),
+        },
+        Value::Builtin(b) => match &b.kind {
+            BuiltinKind::Native(_) => {
+                let key = native_module_key(rt, v).unwrap_or_else(|| b.name.to_string());
+                lookup(&key).unwrap_or_else(|| format!("{key}(...)\n\nNo help entry.\n"))
+            }
+            BuiltinKind::Method(this, _) => {
+                let key = type_key(this).unwrap_or("object");
+                let text = lookup(&format!("{key}.{}", b.name));
+                let text =
+                    text.or_else(|| (key == "Variable").then(|| lookup(&format!("Tensor.{}", b.name))).flatten());
+                text.unwrap_or_else(|| format!("{key}.{}(...)\n\nNo help entry.\n", b.name))
+            }
+            // A decorated function: the help of the function it wraps.
+            BuiltinKind::CustomGradient(f)
+            | BuiltinKind::Recompute(f, _)
+            | BuiltinKind::PassThrough(f)
+            | BuiltinKind::StaticMethod(f)
+            | BuiltinKind::ClassMethod(f) => help_of(rt, f),
+        },
+        Value::Class(c) => class_help(rt, c),
+        Value::Instance(i) => class_help(rt, &i.class),
+        Value::Module(m) => module_help(rt, m),
+        Value::ErrorType(k) => lookup(k.map_or("Exception", |k| k.name())).unwrap_or_default(),
+        Value::DType(d) => lookup(d.name()).unwrap_or_default(),
+        other => {
+            let name = type_key(other).map_or_else(|| other.type_name(), str::to_string);
+            lookup(&name).unwrap_or_else(|| format!("{name}: a value of type {name} (no help entry)\n"))
+        }
+    }
+}
+
+/// `help("name")`: an entry, or a name of the stdlib (`nn.Dense`, `Module`) looked up in its module.
+pub fn name_help(rt: &mut Interp, name: &str) -> String {
+    if let Some(text) = lookup(name) {
+        return text;
+    }
+    let found = match name.split_once('.') {
+        Some((module, rest)) => rt.import(module).ok().and_then(|m| {
+            let mut v = Value::Module(m);
+            for part in rest.split('.') {
+                v = rt.get_attr(&v, crate::intern::intern(part)).ok()?;
+            }
+            Some(v)
+        }),
+        None => match super::reference::LAZY.iter().find(|(n, _)| *n == name) {
+            Some((n, module)) => rt.import(module).ok().and_then(|m| m.globals.get(crate::intern::intern(n))),
+            None => rt.import(name).ok().map(Value::Module),
+        },
+    };
+    match found {
+        Some(v) => help_of(rt, &v),
+        None => format!("No help entry for '{name}'.\n"),
+    }
+}
+
+/// `math.sqrt` for a function of a loaded native module (its builtin's name is only `sqrt`).
+fn native_module_key(rt: &Interp, v: &Value) -> Option<String> {
+    for m in NATIVE_MODULES {
+        let Some(module) = rt.modules.get(*m) else { continue };
+        for (name, value) in module.globals.bound() {
+            if value.is(v) {
+                return Some(format!("{m}.{name}"));
+            }
+        }
+    }
+    None
+}
+
+/// `name(signature)`, then the docstring.
+fn function_help(rt: &Interp, f: &Function, bound: bool) -> String {
+    let head = format!("{}({})", f.name, signature(rt, f, bound));
+    match &f.def.doc {
+        Some(doc) => format!("{head}\n\n{doc}\n"),
+        None => format!("{head}\n"),
+    }
+}
+
+/// A user function's parameters as written: `a, b=2, *args, key=None, **kw` (defaults as
+/// their source text); `bound` leaves out the first (`self` of a bound method).
+pub fn signature(rt: &Interp, f: &Function, bound: bool) -> String {
+    let text = rt.sources.get(f.source).text.clone();
+    let mut parts = vec![];
+    let mut star = false;
+    for (i, p) in f.def.params.iter().enumerate() {
+        if bound && i == 0 {
+            continue;
+        }
+        let default = p.default.as_ref().map(|d| text.get(d.span.range()).unwrap_or("...").to_string());
+        match p.kind {
+            ParamKind::VarArgs => {
+                star = true;
+                parts.push(format!("*{}", p.name));
+                continue;
+            }
+            ParamKind::VarKw => {
+                parts.push(format!("**{}", p.name));
+                continue;
+            }
+            ParamKind::KwOnly if !star => {
+                star = true;
+                parts.push("*".into());
+            }
+            _ => {}
+        }
+        parts.push(match default {
+            Some(d) => format!("{}={d}", p.name),
+            None => p.name.to_string(),
+        });
+    }
+    parts.join(", ")
+}
+
+/// The first line of a docstring (its summary), or empty.
+pub fn summary(doc: Option<&Rc<str>>) -> &str {
+    doc.and_then(|d| d.lines().next()).unwrap_or("")
+}
+
+/// `class Name(Base)`, the constructor's signature, the docstring, then the methods with
+/// their summaries (the class's own, then the names inherited).
+fn class_help(rt: &Interp, c: &Rc<Class>) -> String {
+    let mut text = match &c.base {
+        Some(b) => format!("class {}({})\n", c.name, b.name),
+        None => format!("class {}\n", c.name),
+    };
+    if let Some(Value::Func(init)) = c.lookup(crate::intern::sym::INIT) {
+        text.push_str(&format!("\n    {}({})\n", c.name, signature(rt, &init, true)));
+    }
+    if let Some(Value::Str(doc)) = c.attrs.borrow().get(&crate::intern::sym::DOC) {
+        text.push_str(&format!("\n{doc}\n"));
+    }
+    let mut own = methods(c);
+    own.retain(|(n, _, _)| n != "__init__");
+    if !own.is_empty() {
+        text.push_str("\nMethods:\n\n");
+        for (name, f, kind) in &own {
+            text.push_str(&format!("    {}\n", method_heading(rt, name, f, *kind)));
+            let s = summary(f.def.doc.as_ref());
+            if !s.is_empty() {
+                text.push_str(&format!("        {s}\n"));
+            }
+        }
+    }
+    let mut seen: Vec<String> = own.into_iter().map(|(n, _, _)| n).collect();
+    seen.push("__init__".into());
+    let mut base = c.base.clone();
+    while let Some(b) = base {
+        let names: Vec<String> = methods(&b).into_iter().map(|(n, _, _)| n).filter(|n| !seen.contains(n)).collect();
+        seen.extend(names.iter().cloned());
+        if !names.is_empty() {
+            text.push_str(&format!("\nInherited from {}: {}\n", b.name, names.join(", ")));
+        }
+        base = b.base.clone();
+    }
+    text
+}
+
+/// A class's own public methods and properties (and `__init__`, `__call__`), sorted by name,
+/// unwrapping decorators (`staticmethod`, `custom_gradient`, …).
+pub fn methods(c: &Class) -> Vec<(String, Rc<Function>, MethodKind)> {
+    let mut out: Vec<(String, Rc<Function>, MethodKind)> = c
+        .attrs
+        .borrow()
+        .iter()
+        .filter(|(name, _)| {
+            let n = name.name();
+            !n.starts_with('_') || matches!(&*n, "__init__" | "__call__")
+        })
+        .filter_map(|(name, v)| {
+            let kind = match v {
+                Value::Property(_) => MethodKind::Property,
+                Value::Builtin(b) if matches!(b.kind, BuiltinKind::StaticMethod(_)) => MethodKind::Static,
+                _ => MethodKind::Bound,
+            };
+            Some((name.name().to_string(), user_function(v)?, kind))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// How a class attribute that is a function is used.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum MethodKind {
+    /// Called with the instance (or the class) as its first argument.
+    Bound,
+    /// `@staticmethod`: called with the arguments as given.
+    Static,
+    /// `@property`: read, not called.
+    Property,
+}
+
+/// `name(signature)` of a method listed by [`methods`]; a property's name alone.
+pub fn method_heading(rt: &Interp, name: &str, f: &Function, kind: MethodKind) -> String {
+    match kind {
+        MethodKind::Property => name.to_string(),
+        MethodKind::Static => format!("{name}({})", signature(rt, f, false)),
+        MethodKind::Bound => format!("{name}({})", signature(rt, f, true)),
+    }
+}
+
+/// The user function a value is or wraps, if any.
+pub fn user_function(v: &Value) -> Option<Rc<Function>> {
+    match v {
+        Value::Func(f) => Some(f.clone()),
+        Value::Property(g) => user_function(g),
+        Value::Builtin(b) => match &b.kind {
+            BuiltinKind::CustomGradient(f)
+            | BuiltinKind::Recompute(f, _)
+            | BuiltinKind::PassThrough(f)
+            | BuiltinKind::StaticMethod(f)
+            | BuiltinKind::ClassMethod(f) => user_function(f),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `module name`, its docstring, then its public names with their summaries.
+fn module_help(rt: &Interp, m: &crate::runtime::value::Module) -> String {
+    let mut text = format!("module {}\n", m.name);
+    if let Some(doc) = &m.doc {
+        text.push_str(&format!("\n{doc}\n"));
+    }
+    let mut names = m.globals.bound();
+    names.retain(|(n, v)| !n.name().starts_with('_') && !matches!(v, Value::Module(_)));
+    names.sort_by_key(|(n, _)| n.name());
+    if !names.is_empty() {
+        text.push_str("\nNames:\n\n");
+    }
+    for (n, v) in names {
+        let (head, line) = match &v {
+            Value::Class(c) => {
+                let sig = match c.lookup(crate::intern::sym::INIT) {
+                    Some(Value::Func(init)) => signature(rt, &init, true),
+                    _ => String::new(),
+                };
+                let doc = match c.attrs.borrow().get(&crate::intern::sym::DOC) {
+                    Some(Value::Str(d)) => Some(d.clone()),
+                    _ => None,
+                };
+                (format!("{n}({sig})"), summary(doc.as_ref()).to_string())
+            }
+            v => match user_function(v) {
+                Some(f) => (format!("{n}({})", signature(rt, &f, false)), summary(f.def.doc.as_ref()).to_string()),
+                None => {
+                    let key = format!("{}.{n}", m.name);
+                    let entry = super::entries::Registry::get().entry(&key);
+                    match entry {
+                        Some(e) => (e.heading.clone(), e.summary()),
+                        None => (n.name().to_string(), String::new()),
+                    }
+                }
+            },
+        };
+        text.push_str(&format!("    {head}\n"));
+        if !line.is_empty() {
+            text.push_str(&format!("        {line}\n"));
+        }
+    }
+    text
+}
+
+/// `dir(x)`: the attributes of x's builtin type, and the names x's own namespace binds
+/// (an instance's attributes and its class chain's, a class's and its bases', a module's
+/// globals), sorted and without repeats.
+pub fn dir_names(rt: &Interp, v: &Value) -> Vec<String> {
+    let mut out: Vec<String> = (rt.builtin_attr_names)(v).into_iter().map(|s| s.to_string()).collect();
+    let class_chain = |c: &Rc<Class>, out: &mut Vec<String>| {
+        let mut c = Some(c.clone());
+        while let Some(class) = c {
+            out.extend(class.attrs.borrow().keys().map(|k| k.name().to_string()));
+            c = class.base.clone();
+        }
+    };
+    match v {
+        Value::Instance(i) => {
+            out.extend(i.attrs.borrow().keys().map(|k| k.name().to_string()));
+            class_chain(&i.class, &mut out);
+        }
+        Value::Class(c) => class_chain(c, &mut out),
+        Value::Module(m) => out.extend(m.globals.bound().iter().map(|(k, _)| k.name().to_string())),
+        Value::Func(_) => out.extend(["__doc__".to_string(), "__name__".to_string()]),
+        _ => {}
+    }
+    out.sort();
+    out.dedup();
+    out
+}
