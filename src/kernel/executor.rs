@@ -17,6 +17,7 @@ use std::io::Write;
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
+use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
 /// The messaging protocol version the kernel speaks.
@@ -50,6 +51,11 @@ pub fn kernel_info() -> KernelInfoReply {
 pub struct Executor {
     pub session: Session,
     outbox: Outbox,
+    /// The requests not answered yet (while `serve` runs).
+    queue: Option<Receiver<JupyterMessage>>,
+    /// Requests taken from the queue when a cell failed, before its reply left: the cells
+    /// among them are aborted, the rest answered.
+    after_failure: Vec<JupyterMessage>,
 }
 
 impl Executor {
@@ -66,36 +72,34 @@ impl Executor {
             hook_box.publish(DisplayData::new(data));
             Ok(())
         }));
-        Executor { session, outbox }
+        Executor { session, outbox, queue: None, after_failure: Vec::new() }
     }
 
     /// Answers requests until the channel closes.
-    /// After a cell fails (with `stop_on_error`, the default), the cells already waiting are
-    /// aborted, not run: "Run all" stops at the first error, as with IPython.
-    pub fn serve(&mut self, requests: std::sync::mpsc::Receiver<JupyterMessage>) {
-        while let Ok(request) = requests.recv() {
-            if !self.handle(request) {
-                while let Ok(waiting) = requests.try_recv() {
-                    match waiting.content {
-                        JupyterMessageContent::ExecuteRequest(_) => self.abort(waiting),
-                        _ => {
-                            self.handle(waiting);
-                        }
-                    }
+    ///
+    /// When a cell fails (with `stop_on_error`, the default), the cells waiting when it failed
+    /// (sent before the client could see the error: "Run all") are aborted, not run, as
+    /// IPython does; a cell sent after the error reply runs.
+    pub fn serve(&mut self, requests: Receiver<JupyterMessage>) {
+        self.queue = Some(requests);
+        while let Some(request) = self.queue.as_ref().and_then(|q| q.recv().ok()) {
+            self.handle(request);
+            for waiting in std::mem::take(&mut self.after_failure) {
+                match waiting.content {
+                    JupyterMessageContent::ExecuteRequest(_) => self.abort(waiting),
+                    _ => self.handle(waiting),
                 }
             }
         }
     }
 
-    /// Answers one shell request: `busy`, the reply and its output, `idle`. Returns false when
-    /// it was a cell that failed and asked to stop on error.
-    pub fn handle(&mut self, request: JupyterMessage) -> bool {
+    /// Answers one shell request: `busy`, the reply and its output, `idle`.
+    pub fn handle(&mut self, request: JupyterMessage) {
         let request = Arc::new(request);
         self.outbox.set_parent(request.clone());
         self.outbox.publish(Status::busy());
-        let mut go_on = true;
         match &request.content {
-            JupyterMessageContent::ExecuteRequest(r) => go_on = self.execute(r) || !r.stop_on_error,
+            JupyterMessageContent::ExecuteRequest(r) => self.execute(r),
             JupyterMessageContent::CompleteRequest(r) => {
                 let (start, end, matches) = self.complete(&r.code, r.cursor_pos);
                 let reply = CompleteReply { matches, cursor_start: start, cursor_end: end, ..Default::default() };
@@ -123,7 +127,6 @@ impl Executor {
             other => log(&format!("no reply to a '{}' message on the shell channel", other.message_type())),
         }
         self.outbox.publish(Status::idle());
-        go_on
     }
 
     /// Replies `aborted` to a cell that is not run.
@@ -146,8 +149,8 @@ impl Executor {
     /// Runs a cell: `execute_input`, its streams as it runs, the value of its last expression
     /// as `execute_result` (not when silent), an uncaught error as `error` with DGL's report;
     /// then the `execute_reply`. An interpreter panic (a bug) is reported as an error of the
-    /// cell, and the kernel goes on. Returns whether the cell ran without error.
-    fn execute(&mut self, r: &ExecuteRequest) -> bool {
+    /// cell, and the kernel goes on.
+    fn execute(&mut self, r: &ExecuteRequest) {
         // An interrupt that came while no cell ran is not meant for this one.
         INTERRUPTED.store(false, Ordering::Relaxed);
         let count = ExecutionCount::new(self.session.count + 1);
@@ -170,7 +173,11 @@ impl Executor {
         let execution_count = ExecutionCount::new(self.session.count);
         // Jupyter's schema wants `user_expressions` as an object, even empty (DGL evaluates none).
         let user_expressions = Some(HashMap::new());
-        let ok = failure.is_none();
+        if failure.is_some() && r.stop_on_error {
+            if let Some(q) = &self.queue {
+                self.after_failure.extend(q.try_iter());
+            }
+        }
         let reply = match failure {
             None => ExecuteReply { execution_count, user_expressions, ..Default::default() },
             Some(e) => {
@@ -188,7 +195,6 @@ impl Executor {
             }
         };
         self.outbox.reply(reply);
-        ok
     }
 
     fn run_cell(&mut self, code: &str, silent: bool) -> Result<(), Failure> {

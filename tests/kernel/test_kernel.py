@@ -135,8 +135,8 @@ class DGLKernelBehaviour(unittest.TestCase):
         reply = self.kc.get_shell_msg(timeout=10)
         self.assertEqual((reply["parent_header"]["msg_id"], reply["content"]["status"]), (msg_id, "error"))
         outputs_of(self.kc, msg_id)
-        _, outputs = self.execute("print(steps > 0)")
-        self.assertEqual(self.stdout_of(outputs), "True\n")
+        reply, outputs = self.execute("print(steps > 0)")
+        self.assertEqual((reply["status"], self.stdout_of(outputs)), ("ok", "True\n"), (reply, outputs))
 
     def test_output_streams_while_the_cell_runs(self):
         msg_id = self.kc.execute("import time\nprint('first')\ntime.sleep(2)\nprint('second')")
@@ -154,6 +154,19 @@ class DGLKernelBehaviour(unittest.TestCase):
         self.assertLess(first_seen, 1.5, "the first line should arrive before the cell sleeps out")
         self.kc.get_shell_msg(timeout=TIMEOUT)
         outputs_of(self.kc, msg_id)
+
+    def test_run_all_stops_at_the_first_error(self):
+        # Cells sent together ("Run all"): the ones waiting when a cell fails are aborted;
+        # a cell sent after the error runs.
+        failing = self.kc.execute("import time\ntime.sleep(1)\n1 / 0")
+        waiting = self.kc.execute("after_error = 1")
+        replies = {}
+        for _ in range(2):
+            reply = self.kc.get_shell_msg(timeout=TIMEOUT)
+            replies[reply["parent_header"]["msg_id"]] = reply["content"]["status"]
+        self.assertEqual(replies, {failing: "error", waiting: "aborted"})
+        reply, outputs = self.execute("try:\n    after_error\n    print('ran')\nexcept NameError:\n    print('not run')")
+        self.assertEqual(self.stdout_of(outputs), "not run\n")
 
     def test_deep_recursion_is_an_error_not_a_crash(self):
         reply, outputs = self.execute("def f(n):\n    return f(n + 1)\nf(0)")
