@@ -93,11 +93,19 @@ impl Executor {
         }
     }
 
-    /// Answers one shell request: `busy`, the reply and its output, `idle`.
+    /// Answers one shell request: `busy`, the reply and its output, `idle`. An interpreter
+    /// panic (a bug) while answering is logged, and the kernel goes on.
     pub fn handle(&mut self, request: JupyterMessage) {
         let request = Arc::new(request);
         self.outbox.set_parent(request.clone());
         self.outbox.publish(Status::busy());
+        if std::panic::catch_unwind(AssertUnwindSafe(|| self.answer(&request))).is_err() {
+            log(&format!("internal error answering a '{}' message; this is a bug in dgl", request.message_type()));
+        }
+        self.outbox.publish(Status::idle());
+    }
+
+    fn answer(&mut self, request: &JupyterMessage) {
         match &request.content {
             JupyterMessageContent::ExecuteRequest(r) => self.execute(r),
             JupyterMessageContent::CompleteRequest(r) => {
@@ -126,7 +134,6 @@ impl Executor {
             JupyterMessageContent::HistoryRequest(_) => self.outbox.reply(HistoryReply::new(vec![])),
             other => log(&format!("no reply to a '{}' message on the shell channel", other.message_type())),
         }
-        self.outbox.publish(Status::idle());
     }
 
     /// Replies `aborted` to a cell that is not run.
