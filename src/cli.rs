@@ -1,5 +1,6 @@
 //! The command line (LANGUAGE.md §1): `dgl FILE`, `dgl run FILE`, `dgl -c
-//! CODE`, `dgl test`, `dgl check FILE`, `dgl lsp`, and the REPL when given nothing.
+//! CODE`, `dgl test`, `dgl check FILE`, `dgl doc`, `dgl lsp`, `dgl kernel` (Jupyter), and the
+//! REPL when given nothing.
 //!
 //! Output never panics (Rust's `print!` family does on a write error): every
 //! write here is fallible. When stdout is a pipe whose reader has gone
@@ -67,6 +68,32 @@ enum Command {
     Lsp,
     /// Print the reference of every builtin, method and stdlib name as Markdown (docs/reference.md).
     Doc,
+    /// The Jupyter kernel: `dgl kernel install` writes its kernelspec; Jupyter runs it as
+    /// `dgl kernel --connection-file F`.
+    #[command(args_conflicts_with_subcommands = true)]
+    Kernel {
+        /// The connection file Jupyter wrote (ports and key).
+        #[arg(long, value_name = "FILE")]
+        connection_file: Option<PathBuf>,
+        #[command(subcommand)]
+        action: Option<KernelAction>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum KernelAction {
+    /// Write the kernelspec (kernels/dgl/kernel.json); with no option, for this user.
+    Install {
+        /// In Jupyter's user data folder (the default).
+        #[arg(long, conflicts_with_all = ["sys_prefix", "prefix"])]
+        user: bool,
+        /// In the active Python environment (sys.prefix).
+        #[arg(long, conflicts_with = "prefix")]
+        sys_prefix: bool,
+        /// Under PREFIX/share/jupyter.
+        #[arg(long, value_name = "PREFIX")]
+        prefix: Option<PathBuf>,
+    },
 }
 
 /// Runs the CLI; returns the process exit status.
@@ -119,6 +146,7 @@ pub fn main() -> i32 {
             }
             Err(message) => report(&format!("Error: internal error: {message}\n"), 1),
         },
+        Some(Command::Kernel { connection_file, action }) => kernel(connection_file, action),
         None => match (cli.code, cli.file) {
             (Some(code), file) => {
                 // With -c, the would-be script name is the first script argument.
@@ -136,6 +164,18 @@ pub fn main() -> i32 {
             (None, Some(file)) => run_script(file, cli.args, color),
             (None, None) => crate::repl::main(),
         },
+    }
+}
+
+/// `dgl kernel install [--user|--sys-prefix|--prefix P]` or `dgl kernel --connection-file F`.
+fn kernel(connection_file: Option<PathBuf>, action: Option<KernelAction>) -> i32 {
+    use crate::kernel::install::Target;
+    match (action, connection_file) {
+        (Some(KernelAction::Install { sys_prefix: true, .. }), _) => crate::kernel::install::main(&Target::SysPrefix),
+        (Some(KernelAction::Install { prefix: Some(p), .. }), _) => crate::kernel::install::main(&Target::Prefix(p)),
+        (Some(KernelAction::Install { .. }), _) => crate::kernel::install::main(&Target::User),
+        (None, Some(file)) => crate::kernel::main(&file),
+        (None, None) => report("Error: dgl kernel needs --connection-file FILE (Jupyter passes it), or `install`\n", 2),
     }
 }
 

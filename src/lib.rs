@@ -10,6 +10,7 @@ pub mod files;
 pub mod help;
 pub mod intern;
 pub mod lsp;
+pub mod kernel;
 pub mod repl;
 pub mod runtime;
 pub mod session;
