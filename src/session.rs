@@ -253,6 +253,13 @@ pub fn mime_bundle(rt: &mut Interp, v: &Value) -> crate::runtime::error::R<Vec<(
 /// yet ended by a blank line wait for more; an entry that fails to parse otherwise is
 /// `Invalid` (running it reports the error).
 pub fn is_complete(text: &str) -> Completeness {
+    // A `%magic` line or an `x?` query is whole as typed (the REPL's rule too).
+    let first = text.lines().next().unwrap_or("");
+    if text.trim_end().lines().count() <= 1
+        && (input::line_magic(first).is_some() || input::help_query(first).is_some())
+    {
+        return Completeness::Complete;
+    }
     if crate::syntax::layout::needs_more_input(text) {
         return Completeness::Incomplete { indent: next_indent(text) };
     }

@@ -205,7 +205,8 @@ impl Executor {
     }
 
     fn run_cell(&mut self, code: &str, silent: bool) -> Result<(), Failure> {
-        let Some(v) = self.session.run(code)? else { return Ok(()) };
+        // `run_input`: code, `%magic` lines and `%%magic` cells, `x?` queries, as in the REPL.
+        let Some(v) = self.session.run_input(code)? else { return Ok(()) };
         if silent {
             return Ok(());
         }
