@@ -9,6 +9,7 @@ pub mod error;
 pub mod files;
 pub mod help;
 pub mod intern;
+pub mod plot;
 pub mod repl;
 pub mod runtime;
 pub mod session;

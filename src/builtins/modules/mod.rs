@@ -3,6 +3,7 @@
 //! any module (LANGUAGE.md §6).
 
 mod math;
+mod plot;
 mod random;
 mod sys;
 mod time;
@@ -16,6 +17,7 @@ pub fn find(name: &str) -> Option<ModuleBuilder> {
         "time" => time::build,
         "random" => random::build,
         "sys" => sys::build,
+        "_plot" => plot::build,
         _ => return None,
     })
 }
