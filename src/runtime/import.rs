@@ -25,6 +25,7 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_model", include_str!("../../stdlib/_model.dgl")),
     ("_checkpoint", include_str!("../../stdlib/_checkpoint.dgl")),
     ("_figures", include_str!("../../stdlib/_figures.dgl")),
+    ("_progress", include_str!("../../stdlib/_progress.dgl")),
 ];
 
 /// Builtins written in DGL: (name, stdlib module defining it). Each loads on the first
@@ -36,6 +37,7 @@ const LAZY_BUILTINS: &[(&str, &str)] = &[
     ("plot", "_figures"),
     ("hist", "_figures"),
     ("imshow", "_figures"),
+    ("progress", "_progress"),
 ];
 
 impl Interp {

@@ -171,6 +171,9 @@ pub struct Interp {
     /// Where `display(x)` sends a value: set by a front end that shows rich output (the
     /// Jupyter kernel sends a `display_data` message); when unset, `display` prints `repr(x)`.
     pub display_hook: Option<DisplayHook>,
+    /// Whether `progress` bars stay silent unless a call says `disable=False`: on in the
+    /// golden runner (`dgl test`, `cargo test`), whose expected outputs hold no bars.
+    pub quiet_progress: bool,
 }
 
 /// A front end's handler for `display(x)` (see [`Interp::display_hook`]).
@@ -217,6 +220,7 @@ impl Interp {
             err_out: Rc::new(RefCell::new(std::io::stderr())),
             check_recompute: false,
             display_hook: None,
+            quiet_progress: false,
         }
     }
 
@@ -232,7 +236,8 @@ impl Interp {
     pub fn write_out(&mut self, text: &str) -> R<()> {
         let mut out = self.out.borrow_mut();
         out.write_all(text.as_bytes()).map_err(|e| crate::err!(IO, "cannot write output: {e}"))?;
-        if text.contains('\n') {
+        // A line, or a `\r` that redraws one in place (`print(..., end="\r")`), shows at once.
+        if text.contains(['\n', '\r']) {
             let _ = out.flush();
         }
         Ok(())

@@ -4,6 +4,7 @@
 
 mod math;
 mod plot;
+mod progress;
 mod random;
 mod sys;
 mod time;
@@ -18,6 +19,7 @@ pub fn find(name: &str) -> Option<ModuleBuilder> {
         "random" => random::build,
         "sys" => sys::build,
         "_plot" => plot::build,
+        "_progress_bar" => progress::build,
         _ => return None,
     })
 }
