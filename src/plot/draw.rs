@@ -117,6 +117,9 @@ fn axes_figure(fig: &Figure) -> Result<String, String> {
         }
         mesh.draw().map_err(fail)?;
 
+        // Values beyond ±1e300 lie outside the axes (`padded` clamps the range there):
+        // they are drawn at its edge, as plotters' pixel arithmetic would overflow on them.
+        let inside = |(x, y): (f64, f64)| (x.clamp(x0, x1), y.clamp(y0, y1));
         let several_bars = bins.len() > 1;
         let mut labelled = false;
         let mut next_bins = bins.into_iter();
@@ -126,12 +129,9 @@ fn axes_figure(fig: &Figure) -> Result<String, String> {
                 Layer::Hist { label, .. } => {
                     let Some(b) = next_bins.next() else { continue };
                     let fill = if several_bars { color.mix(0.5).filled() } else { color.filled() };
-                    let bars = b
-                        .counts
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, c)| **c > 0)
-                        .map(|(j, c)| Rectangle::new([(b.edges[j], 0.0), (b.edges[j + 1], *c as f64)], fill));
+                    let bars = b.counts.iter().enumerate().filter(|(_, c)| **c > 0).map(|(j, c)| {
+                        Rectangle::new([inside((b.edges[j], 0.0)), inside((b.edges[j + 1], *c as f64))], fill)
+                    });
                     let anno = chart.draw_series(bars).map_err(fail)?;
                     if let Some(l) = label {
                         labelled = true;
@@ -140,7 +140,8 @@ fn axes_figure(fig: &Figure) -> Result<String, String> {
                 }
                 Layer::Line { xs, ys, label } => {
                     let style = color.stroke_width(2);
-                    let mut runs = segments(xs, ys);
+                    let mut runs: Vec<Vec<(f64, f64)>> =
+                        segments(xs, ys).into_iter().map(|r| r.into_iter().map(inside).collect()).collect();
                     if runs.is_empty() {
                         runs.push(Vec::new());
                     }

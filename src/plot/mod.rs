@@ -216,3 +216,18 @@ mod tests {
         assert_eq!(b.counts, vec![1, 1]);
     }
 }
+
+#[cfg(test)]
+mod numpy_check {
+    /// numpy.histogram(digits[:, 20], bins=8) on examples/data/digits.csv gives
+    /// [564, 154, 140, 111, 114, 137, 134, 443] over edges 0, 2, …, 16 (run with NumPy 2).
+    #[test]
+    fn digit_pixel_counts_match_numpy() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/digits.csv")).unwrap();
+        let column: Vec<f64> =
+            text.lines().skip(1).map(|l| l.split(',').nth(20).unwrap().trim().parse().unwrap()).collect();
+        let b = super::histogram(&column, 8);
+        assert_eq!(b.counts, vec![564, 154, 140, 111, 114, 137, 134, 443]);
+        assert_eq!(b.edges, (0..=8).map(|i| 2.0 * i as f64).collect::<Vec<_>>());
+    }
+}

@@ -118,7 +118,9 @@ fn axes_text(out: &mut String, fig: &Figure) {
     let (x0, x1) = finite_range(xs.iter().copied()).unwrap_or((0.0, 1.0));
     let (y0, y1) = finite_range(ys.iter().copied()).unwrap_or((0.0, 1.0));
     let xr = padded(x0, x1, 0.0);
-    let yr = padded(y0, y1, 0.0);
+    // Bars stand on the x axis, as in the SVG.
+    let hist_only = !bins.is_empty() && fig.layers.iter().all(|l| matches!(l, Layer::Hist { .. }));
+    let yr = if hist_only { (0.0, y1.max(1.0)) } else { padded(y0, y1, 0.0) };
     let mut canvas = Canvas { dots: vec![false; Canvas::W * Canvas::H] };
     let ydot = |v: f64| Canvas::H as i64 - 1 - dot(v, yr, Canvas::H);
     let mut next_bins = bins.iter();

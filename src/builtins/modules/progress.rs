@@ -1,5 +1,5 @@
 //! `_progress_bar`: the native half of `progress(iterable, desc=, total=, disable=)` (issue 11,
-//! item 5; `stdlib/_progress.dgl` is the generator that calls it), a tqdm-style bar on
+//! item 5; `stdlib/_progress.dgl` is the generator that calls it; also `leave=`), a tqdm-style bar on
 //! stderr:
 //!
 //! ```text
@@ -93,14 +93,10 @@ fn start(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(handle))
 }
 
-fn handle(rt: &mut Interp, args: &mut Args) -> R<i64> {
-    static SIG: Signature = Signature::new(&["bar"], 1);
-    SIG.bind(rt, args)?.int("bar")
-}
-
 /// `_progress_bar.step(bar)`: one more item done; redraws when it is time.
 fn step(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    let h = handle(rt, args)?;
+    static SIG: Signature = Signature::new(&["bar"], 1);
+    let h = SIG.bind(rt, args)?.int("bar")?;
     let due = BARS.with(|b| {
         let mut b = b.borrow_mut();
         let Some(bar) = b.1.get_mut(&h) else { return false };
@@ -114,11 +110,23 @@ fn step(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
-/// `_progress_bar.close(bar)`: the final state, then a newline; the bar is forgotten.
+/// `_progress_bar.close(bar, leave)`: the final state, then a newline; with `leave` false
+/// (tqdm's `leave=False`) a terminal bar is erased instead and a piped one writes no final
+/// line. The bar is forgotten.
 fn close(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    let h = handle(rt, args)?;
-    draw(rt, h, true)?;
-    BARS.with(|b| b.borrow_mut().1.remove(&h));
+    static SIG: Signature = Signature::new(&["bar", "leave"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let h = a.int("bar")?;
+    let leave = a.bool_or("leave", true)?;
+    if leave {
+        draw(rt, h, true)?;
+    }
+    let bar = BARS.with(|b| b.borrow_mut().1.remove(&h));
+    if let Some(bar) = bar.filter(|b| b.terminal && !leave) {
+        let mut err = rt.err_out.borrow_mut();
+        let _ = write!(err, "\r{}\r", " ".repeat(bar.width));
+        let _ = err.flush();
+    }
     Ok(Value::None)
 }
 
