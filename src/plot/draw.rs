@@ -262,8 +262,9 @@ fn color_bar(
     cmap: ColorMap,
     area: &(Range<i32>, Range<i32>),
 ) -> Result<(), String> {
+    // Clamped to ±1e300 like every axis: a span of ±f64::MAX would be infinite, and
+    // plotters' tick search never ends on it.
     let (b0, b1) = padded(lo, hi, 0.0);
-    let (b0, b1) = if lo < hi { (lo, hi) } else { (b0, b1) };
     let (_, full_h) = side.dim_in_pixel();
     let top = area.1.start.max(0) as u32;
     let bottom = full_h.saturating_sub(area.1.end.max(0) as u32);
