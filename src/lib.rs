@@ -11,6 +11,7 @@ pub mod help;
 pub mod intern;
 pub mod kernel;
 pub mod lsp;
+pub mod plot;
 pub mod repl;
 pub mod runtime;
 pub mod session;

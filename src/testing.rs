@@ -43,6 +43,7 @@ fn run_here(path: &Path) -> Outcome {
 fn checked_interp(out: crate::runtime::Output) -> crate::runtime::Interp {
     let mut rt = crate::runtime::Interp::new(out);
     rt.check_recompute = true;
+    rt.quiet_progress = true;
     rt
 }
 

@@ -15,6 +15,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("autodiff.md", include_str!("autodiff.md")),
     ("nn.md", include_str!("nn.md")),
     ("data.md", include_str!("data.md")),
+    ("figures.md", include_str!("figures.md")),
     ("methods.md", include_str!("methods.md")),
     ("modules.md", include_str!("modules.md")),
     ("python.md", include_str!("python.md")),

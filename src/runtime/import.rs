@@ -24,11 +24,21 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_layers", include_str!("../../stdlib/_layers.dgl")),
     ("_model", include_str!("../../stdlib/_model.dgl")),
     ("_checkpoint", include_str!("../../stdlib/_checkpoint.dgl")),
+    ("_figures", include_str!("../../stdlib/_figures.dgl")),
+    ("_progress", include_str!("../../stdlib/_progress.dgl")),
 ];
 
 /// Builtins written in DGL: (name, stdlib module defining it). Each loads on the first
 /// read of its name ([`Interp::lazy_builtin`]), so start-up does not parse them.
-const LAZY_BUILTINS: &[(&str, &str)] = &[("Module", "_module"), ("checkpoint_sequential", "_checkpoint")];
+const LAZY_BUILTINS: &[(&str, &str)] = &[
+    ("Module", "_module"),
+    ("checkpoint_sequential", "_checkpoint"),
+    ("Figure", "_figures"),
+    ("plot", "_figures"),
+    ("hist", "_figures"),
+    ("imshow", "_figures"),
+    ("progress", "_progress"),
+];
 
 impl Interp {
     /// The value of a builtin written in DGL, loading its stdlib module on first use, for a

@@ -174,6 +174,9 @@ pub struct Interp {
     /// The globals of the module whose top-level code runs now (the script, an importing
     /// module, the REPL session): what `dir()` without an argument lists.
     pub scope: Option<Rc<value::Globals>>,
+    /// Whether `progress` bars stay silent unless a call says `disable=False`: on in the
+    /// golden runner (`dgl test`, `cargo test`), whose expected outputs hold no bars.
+    pub quiet_progress: bool,
 }
 
 /// A front end's handler for `display(x)` (see [`Interp::display_hook`]).
@@ -221,6 +224,7 @@ impl Interp {
             check_recompute: false,
             display_hook: None,
             scope: None,
+            quiet_progress: false,
         }
     }
 
@@ -236,7 +240,8 @@ impl Interp {
     pub fn write_out(&mut self, text: &str) -> R<()> {
         let mut out = self.out.borrow_mut();
         out.write_all(text.as_bytes()).map_err(|e| crate::err!(IO, "cannot write output: {e}"))?;
-        if text.contains('\n') {
+        // A line, or a `\r` that redraws one in place (`print(..., end="\r")`), shows at once.
+        if text.contains(['\n', '\r']) {
             let _ = out.flush();
         }
         Ok(())

@@ -37,7 +37,7 @@ def check(nb):
         expect(not text_of(cell, "stderr"), f"code cell {i} wrote to stderr: {text_of(cell, 'stderr')!r}")
         expect(cell.execution_count == i + 1, f"code cell {i} has execution count {cell.execution_count}")
 
-    data, model, train, evaluate, summary, figure = code
+    data, model, train, evaluate, summary, figure, helped = code
     expect(text_of(data) == "1498 training and 299 test images\n", f"data cell printed {text_of(data)!r}")
     results = [o for o in data.outputs if o.output_type == "execute_result"]
     expect(len(results) == 1 and "1498" in results[0].data.get("text/plain", ""),
@@ -65,6 +65,13 @@ def check(nb):
     if svg:
         expect(svg[0].data["image/svg+xml"].lstrip().startswith("<svg") and "text/plain" in svg[0].data,
                "the figure is not SVG with a text/plain alternative")
+
+    expect(text_of(helped).startswith("sparse_softmax_cross_entropy_with_logits(labels, logits)\n")
+           and "- TF: `tf.nn.sparse_softmax_cross_entropy_with_logits`" in text_of(helped),
+           f"help() printed {text_of(helped)[:200]!r}")
+    reference = (ROOT / "docs" / "reference.md").read_text()
+    expect(text_of(helped).split("\n", 1)[1].strip()[:400] in reference,
+           "help()'s text is not the entry of docs/reference.md")
 
     info = nb.metadata.get("language_info", {})
     expect(info.get("name") == "dgl" and info.get("codemirror_mode") == "python",

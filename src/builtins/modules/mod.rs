@@ -3,6 +3,8 @@
 //! any module (LANGUAGE.md §6).
 
 mod math;
+mod plot;
+mod progress;
 mod random;
 mod sys;
 mod time;
@@ -16,6 +18,8 @@ pub fn find(name: &str) -> Option<ModuleBuilder> {
         "time" => time::build,
         "random" => random::build,
         "sys" => sys::build,
+        "_plot" => plot::build,
+        "_progress_bar" => progress::build,
         _ => return None,
     })
 }
