@@ -227,27 +227,6 @@ fn source_of(e: &Expr, text: &str) -> String {
     text.get(e.span.start as usize..e.span.end as usize).unwrap_or("…").to_string()
 }
 
-fn docstring(body: &Block) -> Option<String> {
-    match &body.first()?.kind {
-        StmtKind::Expr(Expr { kind: ExprKind::Str(s), .. }) => Some(dedent(s)),
-        _ => None,
-    }
-}
-
-/// A docstring without the indentation its continuation lines share (PEP 257's rule).
-fn dedent(s: &str) -> String {
-    let mut lines = s.trim().lines();
-    let first = lines.next().unwrap_or("").to_string();
-    let rest: Vec<&str> = lines.collect();
-    let indent = rest.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min();
-    let mut out = first;
-    for l in rest {
-        out.push('\n');
-        out.push_str(l.get(indent.unwrap_or(0)..).unwrap_or(l.trim_start()));
-    }
-    out
-}
-
 fn with_doc(code: String, doc: Option<String>) -> String {
     match doc {
         Some(d) => format!("```python\n{code}\n```\n\n{d}"),
@@ -256,7 +235,8 @@ fn with_doc(code: String, doc: Option<String>) -> String {
 }
 
 fn describe_def(f: &FuncDef, text: &str) -> String {
-    with_doc(signature(f, text), docstring(&f.body))
+    // The parser keeps a def's docstring apart from its body, already cleaned (help/docstring.rs).
+    with_doc(signature(f, text), f.doc.as_deref().map(String::from))
 }
 
 fn describe_class(c: &ClassDef, text: &str) -> String {
@@ -269,7 +249,7 @@ fn describe_class(c: &ClassDef, text: &str) -> String {
         Some(sig) => format!("class {}{base}\n    {sig}", c.name.name()),
         None => format!("class {}{base}", c.name.name()),
     };
-    with_doc(code, docstring(&c.body))
+    with_doc(code, c.doc.as_deref().map(String::from))
 }
 
 #[cfg(test)]
