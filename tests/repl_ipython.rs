@@ -227,7 +227,8 @@ fn help_queries_show_the_help_text() {
     p.exp_string(">>> ").unwrap();
     for query in ["documented?", "?documented", "documented??"] {
         p.send_line(query).unwrap();
-        p.exp_string("function").unwrap();
+        p.exp_string("documented(a)").unwrap();
+        p.exp_string("Doubles a.").unwrap();
         p.exp_string(">>> ").unwrap();
     }
     p.send_line("nothing_of_this_name?").unwrap();

@@ -204,8 +204,12 @@ impl Interp {
                     walk(rt, x, depth + 1, shape, out, exact)
                 })?;
             }
-            if items.is_empty() && shape.dims.len() > depth + 1 {
-                bail!(Value, "cannot build a tensor from a ragged list");
+            // An empty list has shape (0,): nothing beside it may go deeper (`[[], zeros([0, 0])]`).
+            if items.is_empty() {
+                if shape.dims.len() > depth + 1 {
+                    bail!(Value, "cannot build a tensor from a ragged list");
+                }
+                mark_leaves(depth + 1, shape)?;
             }
             Ok(())
         }
