@@ -6,7 +6,7 @@
 //! timed enters. An image is embedded as a PNG (`data:` URI, as matplotlib's SVG does), so
 //! a 784 × 128 weight matrix is one element, not 100 352 rectangles.
 
-use super::{finite_range, histogram, padded, tick_label, ColorMap, Figure, Layer, COLORS};
+use super::{extent, finite_range, padded, tick_label, ColorMap, Extent, Figure, Layer, COLORS};
 use base64::Engine;
 use plotters::prelude::*;
 use std::ops::Range;
@@ -55,36 +55,10 @@ fn caption_style() -> TextStyle<'static> {
 
 /// Lines and histograms on one pair of numeric axes.
 fn axes_figure(fig: &Figure) -> Result<String, String> {
-    let mut xs = Vec::new();
-    let mut ys = Vec::new();
-    let mut hist_only = true;
-    let mut bins = Vec::new();
-    for layer in &fig.layers {
-        match layer {
-            Layer::Line { xs: lx, ys: ly, .. } => {
-                hist_only = false;
-                for (x, y) in lx.iter().zip(ly) {
-                    if x.is_finite() && y.is_finite() {
-                        xs.push(*x);
-                        ys.push(*y);
-                    }
-                }
-            }
-            Layer::Hist { values, bins: n, .. } => {
-                let b = histogram(values, *n);
-                xs.extend([b.edges[0], b.edges[b.edges.len() - 1]]);
-                ys.extend([0.0, b.counts.iter().copied().max().unwrap_or(0) as f64]);
-                bins.push(b);
-            }
-            Layer::Image { .. } => {}
-        }
-    }
-    let (x0, x1) = finite_range(xs.iter().copied()).unwrap_or((0.0, 1.0));
-    let (y0, y1) = finite_range(ys.iter().copied()).unwrap_or((0.0, 1.0));
+    let Extent { bins, x: (x0, x1), y: (y0, y1), hist_only } = extent(fig);
     let (x0, x1) = padded(x0, x1, 0.05);
     // Bars stand on the x axis: a histogram's y range starts at 0.
-    let (y0, y1) =
-        if hist_only && !bins.is_empty() { (0.0, padded(0.0, y1.max(1.0), 0.05).1) } else { padded(y0, y1, 0.05) };
+    let (y0, y1) = if hist_only { (0.0, padded(0.0, y1.max(1.0), 0.05).1) } else { padded(y0, y1, 0.05) };
 
     let mut buf = String::new();
     {

@@ -137,6 +137,47 @@ pub fn histogram(values: &[f64], bins: usize) -> Bins {
     Bins { edges, counts }
 }
 
+/// What the axes of a figure's lines and histograms must span, one rule for the SVG and
+/// the text plot: each histogram's bins (in layer order), the finite data range on x and on y
+/// (a histogram spans its edges, and 0 to its tallest bar), and whether the figure holds
+/// histograms and no line (then the y axis starts at 0, where the bars stand).
+pub struct Extent {
+    pub bins: Vec<Bins>,
+    pub x: (f64, f64),
+    pub y: (f64, f64),
+    pub hist_only: bool,
+}
+
+/// The [`Extent`] of `fig`'s line and histogram layers; (0, 1) on an axis with no finite data.
+pub fn extent(fig: &Figure) -> Extent {
+    let (mut xs, mut ys, mut bins) = (vec![], vec![], vec![]);
+    let mut lines = false;
+    for layer in &fig.layers {
+        match layer {
+            Layer::Line { xs: lx, ys: ly, .. } => {
+                lines = true;
+                for (x, y) in lx.iter().zip(ly).filter(|(x, y)| x.is_finite() && y.is_finite()) {
+                    xs.push(*x);
+                    ys.push(*y);
+                }
+            }
+            Layer::Hist { values, bins: n, .. } => {
+                let b = histogram(values, *n);
+                xs.extend([b.edges[0], b.edges[b.edges.len() - 1]]);
+                ys.extend([0.0, b.counts.iter().copied().max().unwrap_or(0) as f64]);
+                bins.push(b);
+            }
+            Layer::Image { .. } => {}
+        }
+    }
+    Extent {
+        hist_only: !lines && !bins.is_empty(),
+        x: finite_range(xs.iter().copied()).unwrap_or((0.0, 1.0)),
+        y: finite_range(ys.iter().copied()).unwrap_or((0.0, 1.0)),
+        bins,
+    }
+}
+
 /// The least and greatest finite values, or `None` when there is none.
 pub fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
     let (lo, hi) = values

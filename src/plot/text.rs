@@ -4,7 +4,7 @@
 //! y range at the left and the x range below; an image in shades (` ░▒▓█`), averaged down
 //! to at most [`IMAGE_COLS`] × [`IMAGE_ROWS`] characters.
 
-use super::{finite_range, histogram, padded, tick_label, Figure, Layer};
+use super::{extent, finite_range, padded, tick_label, Extent, Figure, Layer};
 use std::fmt::Write;
 
 /// Plot width and height in characters (each 2 × 4 Braille dots).
@@ -96,30 +96,9 @@ fn dot(v: f64, (lo, hi): (f64, f64), n: usize) -> i64 {
 }
 
 fn axes_text(out: &mut String, fig: &Figure) {
-    let mut bins = Vec::new();
-    let (mut xs, mut ys) = (vec![], vec![]);
-    for layer in &fig.layers {
-        match layer {
-            Layer::Line { xs: lx, ys: ly, .. } => {
-                for (x, y) in lx.iter().zip(ly).filter(|(x, y)| x.is_finite() && y.is_finite()) {
-                    xs.push(*x);
-                    ys.push(*y);
-                }
-            }
-            Layer::Hist { values, bins: n, .. } => {
-                let b = histogram(values, *n);
-                xs.extend([b.edges[0], b.edges[b.edges.len() - 1]]);
-                ys.extend([0.0, b.counts.iter().copied().max().unwrap_or(0) as f64]);
-                bins.push(b);
-            }
-            Layer::Image { .. } => {}
-        }
-    }
-    let (x0, x1) = finite_range(xs.iter().copied()).unwrap_or((0.0, 1.0));
-    let (y0, y1) = finite_range(ys.iter().copied()).unwrap_or((0.0, 1.0));
+    let Extent { bins, x: (x0, x1), y: (y0, y1), hist_only } = extent(fig);
     let xr = padded(x0, x1, 0.0);
     // Bars stand on the x axis, as in the SVG.
-    let hist_only = !bins.is_empty() && fig.layers.iter().all(|l| matches!(l, Layer::Hist { .. }));
     let yr = if hist_only { (0.0, y1.max(1.0)) } else { padded(y0, y1, 0.0) };
     let mut canvas = Canvas { dots: vec![false; Canvas::W * Canvas::H] };
     let ydot = |v: f64| Canvas::H as i64 - 1 - dot(v, yr, Canvas::H);
