@@ -149,7 +149,10 @@ impl Session {
         let word = &before[start..];
         if let Some((obj, partial)) = word.rsplit_once('.') {
             let mut hits: Vec<String> = match self.lookup(obj) {
-                Some(v) => attribute_names(&self.rt, &v).into_iter().filter(|a| a.starts_with(partial)).collect(),
+                // What `dir(v)` lists (help/values.rs), as IPython completes from `dir`.
+                Some(v) => {
+                    crate::help::dir_names(&self.rt, &v).into_iter().filter(|a| a.starts_with(partial)).collect()
+                }
                 None => vec![],
             };
             hits.sort();
@@ -175,21 +178,9 @@ impl Session {
     pub fn lookup(&self, dotted: &str) -> Option<Value> {
         let mut parts = dotted.split('.');
         let first = crate::runtime::intern::intern(parts.next()?);
-        let mut v = self
-            .globals
-            .bound()
-            .into_iter()
-            .find(|(k, _)| *k == first)
-            .map(|(_, v)| v)
-            .or_else(|| self.rt.builtins.get(&first).cloned())?;
+        let mut v = self.globals.get(first).or_else(|| self.rt.builtins.get(&first).cloned())?;
         for p in parts {
-            let s = crate::runtime::intern::intern(p);
-            v = match &v {
-                Value::Module(m) => m.globals.bound().into_iter().find(|(k, _)| *k == s).map(|(_, v)| v)?,
-                Value::Instance(i) => i.attrs.borrow().get(&s).cloned()?,
-                Value::Class(c) => c.attrs.borrow().get(&s).cloned()?,
-                _ => return None,
-            };
+            v = stored_attr(&v, crate::runtime::intern::intern(p))?;
         }
         Some(v)
     }
@@ -282,25 +273,16 @@ pub fn next_indent(text: &str) -> String {
     }
 }
 
-/// Attribute names completion offers after `value.`.
-pub fn attribute_names(rt: &Interp, v: &Value) -> Vec<String> {
-    let mut out: Vec<String> = (rt.builtin_attr_names)(v).into_iter().map(|s| s.to_string()).collect();
+/// Attribute `name` of `v` as stored, without running user code (no property, no
+/// `__getattr__`): a module's global, an instance's own attribute, a class's. What
+/// completion and hover may read of a live value or a stdlib module.
+pub fn stored_attr(v: &Value, name: crate::runtime::intern::Sym) -> Option<Value> {
     match v {
-        Value::Instance(i) => {
-            out.extend(i.attrs.borrow().keys().map(|k| k.name().to_string()));
-            let mut c = Some(i.class.clone());
-            while let Some(class) = c {
-                out.extend(class.attrs.borrow().keys().map(|k| k.name().to_string()));
-                c = class.base.clone();
-            }
-        }
-        Value::Module(m) => out.extend(m.globals.bound().iter().map(|(k, _)| k.name().to_string())),
-        Value::Class(c) => out.extend(c.attrs.borrow().keys().map(|k| k.name().to_string())),
-        _ => {}
+        Value::Module(m) => m.globals.get(name),
+        Value::Instance(i) => i.attrs.borrow().get(&name).cloned(),
+        Value::Class(c) => c.attrs.borrow().get(&name).cloned(),
+        _ => None,
     }
-    out.sort();
-    out.dedup();
-    out
 }
 
 #[cfg(test)]
@@ -348,5 +330,8 @@ mod tests {
         assert!(hits.contains(&"reduce_sum".to_string()) && hits.contains(&"reduce_me".to_string()), "{hits:?}");
         let (start, hits) = s.complete("xs.ap", 5);
         assert_eq!((start, hits), (3, vec!["append".to_string()]));
+        // After `value.` completion offers what dir(value) lists: a class's inherited methods too.
+        s.run("class A:\n    def method_of_a(self):\n        pass\nclass B(A):\n    pass\n").expect("runs");
+        assert_eq!(s.complete("B.method", 8).1, vec!["method_of_a".to_string()]);
     }
 }

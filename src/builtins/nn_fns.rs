@@ -257,17 +257,17 @@ fn sigmoid_xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (labels, logits) = (a.value("labels")?, a.tensor("logits")?);
     // A tensor keeps its dtype, which must be the logits' (TF refuses a mismatch, as every
     // float32/float64 mix is refused); Python numbers and lists take the logits' dtype.
-    if let Value::Tensor(_) | Value::Variable(_) = &labels {
-        let d = rt.to_tensor(&labels, None)?.dtype();
-        if d != logits.dtype() {
-            bail!(
-                Type,
-                "sigmoid_cross_entropy_with_logits: labels are {d} but logits are {} (cast one)",
-                logits.dtype()
-            );
+    let labels = match &labels {
+        Value::Tensor(_) | Value::Variable(_) => {
+            let t = rt.to_tensor(&labels, None)?;
+            if t.dtype() != logits.dtype() {
+                let (d, l) = (t.dtype(), logits.dtype());
+                bail!(Type, "sigmoid_cross_entropy_with_logits: labels are {d} but logits are {l} (cast one)");
+            }
+            t
         }
-    }
-    let labels = rt.to_tensor(&labels, Some(logits.dtype()))?;
+        _ => rt.to_tensor(&labels, Some(logits.dtype()))?,
+    };
     Ok(Value::Tensor(rt.ad.sigmoid_xent(&labels, &logits)?))
 }
 

@@ -29,14 +29,18 @@ pub fn help_of(rt: &mut Interp, v: &Value) -> String {
     }
     match v {
         Value::Func(f) => function_help(rt, f, false),
-        Value::Method(m) => match (&m.0, &m.1) {
+        Value::Method(m) => {
             // A method of a stdlib class with an entry (`Figure.save`) shows the entry.
-            (Value::Instance(i), Value::Func(f)) if lookup(&format!("{}.{}", i.class.name, f.name)).is_some() => {
-                lookup(&format!("{}.{}", i.class.name, f.name)).unwrap_or_default()
+            if let (Value::Instance(i), Value::Func(f)) = (&m.0, &m.1) {
+                if let Some(text) = lookup(&format!("{}.{}", i.class.name, f.name)) {
+                    return text;
+                }
             }
-            (_, Value::Func(f)) => function_help(rt, f, true),
-            (_, other) => help_of(rt, other),
-        },
+            match &m.1 {
+                Value::Func(f) => function_help(rt, f, true),
+                other => help_of(rt, other),
+            }
+        }
         Value::Builtin(b) => match &b.kind {
             BuiltinKind::Native(_) => {
                 let key = native_module_key(rt, v).unwrap_or_else(|| b.name.to_string());

@@ -257,7 +257,7 @@ impl Server {
                     None => resolve(session, obj, &imports),
                 };
                 let Some(v) = value else { return Some(CompletionResponse::Array(vec![])) };
-                crate::session::attribute_names(&session.rt, &v)
+                crate::help::dir_names(&session.rt, &v)
                     .into_iter()
                     .filter(|a| a.starts_with(partial) && !a.starts_with("__"))
                     .map(|a| item(a, CompletionItemKind::FIELD))
@@ -343,12 +343,7 @@ fn resolve(session: &mut Session, dotted: &str, imports: &std::collections::BTre
     let Some(module) = imports.get(first) else { return session.lookup(dotted) };
     let mut v = Value::Module(session.rt.import_stdlib(module).ok()?);
     for part in rest.into_iter().flat_map(|r| r.split('.')) {
-        let s = crate::runtime::intern::intern(part);
-        v = match &v {
-            Value::Module(m) => m.globals.bound().into_iter().find(|(k, _)| *k == s).map(|(_, v)| v)?,
-            Value::Class(c) => c.attrs.borrow().get(&s).cloned()?,
-            _ => return None,
-        };
+        v = crate::session::stored_attr(&v, crate::runtime::intern::intern(part))?;
     }
     Some(v)
 }
