@@ -1,0 +1,1009 @@
+"""dgl_tf: the support module of scripts written by `dgl export --tf`.
+
+An exported script does its maths with plain `tf.` ops; this module holds what
+Python and TensorFlow do differently from DGL, so that the script's stdout is
+the same as `dgl FILE.dgl`'s:
+
+- `print`, `str`, `repr`, `format`: DGL's text of a value (LANGUAGE.md §3),
+  e.g. `1e-8` where Python writes `1e-08`, `[1.0, 2.0]` for a tensor,
+  `Variable(1.0, name='w')`, `(2, 3)` for a shape;
+- `item`, `numpy`, `tolist`: DGL's tensor methods (nested Python lists);
+- `set_script`, `read_csv`, `load_npy`, `save_npy`: DGL's data functions,
+  relative paths resolved against the script's folder;
+- `constant`, `range_tensor`: DGL's dtype rules (numbers become float32, an
+  all-int range is int64).
+
+A generated script starts with:
+
+    import tensorflow as tf
+    import dgl_tf
+    from dgl_tf import print, str, repr, format
+    dgl_tf.set_script(__file__)
+
+Dependencies: numpy and tensorflow only; importing this module does no work
+beyond defining its names.
+
+DGL has no int32: an int32 tensor (which TF makes where DGL makes int64, e.g.
+`tf.range(5)`) prints as int64 and `constant` converts it to int64, as DGL's
+`load_npy` does with an int32 file.
+"""
+
+import builtins
+import decimal
+import io
+import math
+import os
+import re
+import tempfile
+import types
+
+import numpy as np
+import tensorflow as tf
+
+__all__ = [
+    "print", "str", "repr", "format", "item", "numpy", "tolist", "set_script",
+    "read_csv", "load_npy", "save_npy", "constant", "range_tensor",
+]
+
+_py_str = builtins.str
+_py_repr = builtins.repr
+_py_format = builtins.format
+
+# LANGUAGE.md §3: tensors with more elements than this print summarised, keeping
+# this many entries at each end of each axis.
+SUMMARY_THRESHOLD = 1000
+EDGE_ITEMS = 3
+
+# DGL's allocation budget (src/tensor/budget.rs): elements of one tensor, bytes of a file.
+MAX_ELEMENTS = 1 << 28
+MAX_BYTES = 1 << 30
+
+# The largest width or precision DGL accepts in a format spec (src/runtime/format/spec.rs).
+MAX_WIDTH = 1_000_000
+
+
+# ---------------------------------------------------------------------------
+# Numbers
+# ---------------------------------------------------------------------------
+
+def _digits(text):
+    """The shortest decimal digits and exponent in `text` (`'1.5e-05'`, `'0.001'`).
+
+    Returns (digits, exp) with the value being 0.d1d2d3... * 10**(exp + 1), i.e.
+    `exp` is the decimal exponent of the first digit; digits has no leading or
+    trailing zeros ('0' for zero).
+    """
+    mantissa, _, e = text.partition("e")
+    exp = int(e) if e else 0
+    whole, _, frac = mantissa.partition(".")
+    digits = whole + frac
+    stripped = digits.lstrip("0")
+    if not stripped:
+        return "0", 0
+    lead = len(digits) - len(stripped)
+    return stripped.rstrip("0"), exp + len(whole) - 1 - lead
+
+
+def _round_ties_up(digits, exp, magnitude):
+    """The shortest digits as Rust chooses them.
+
+    Python's repr and NumPy pick, among the shortest digit strings that read
+    back to the number, the one nearest to it, and on an exact tie the even
+    one; Rust's formatter takes the larger one (-715.20001220703125, a float32
+    value, is `-715.2000122070312` in Python and `-715.2000122070313` in DGL).
+    So: when the number lies exactly halfway between `digits` and the next
+    string up, take the next one up.
+    """
+    if digits == "0":
+        return digits, exp
+    unit_exp = exp - len(digits) + 1
+    candidate = decimal.Decimal(int(digits)).scaleb(unit_exp)
+    half = decimal.Decimal(5).scaleb(unit_exp - 1)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 1200
+        if decimal.Decimal(magnitude) - candidate != half:
+            return digits, exp
+    up = _py_str(int(digits) + 1)
+    if len(up) > len(digits):
+        # 9.5 → 10: one more digit before the point.
+        return _digits(up + "e" + _py_str(unit_exp))
+    return up.rstrip("0"), exp
+
+
+def _render(negative, magnitude, shortest):
+    """DGL's float text from the shortest round-trip digits `shortest` (a
+    Python/NumPy repr) of a finite number whose absolute value (as float64) is
+    `magnitude`: positional with `.0` when integral, exponent form (`1e-8`,
+    `1.5e20`, no `+`, no padding) below 1e-4 and from 1e16 on."""
+    sign = "-" if negative else ""
+    digits, exp = _round_ties_up(*_digits(shortest.lstrip("-")), magnitude)
+    if magnitude != 0.0 and not (1e-4 <= magnitude < 1e16):
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{exp}"
+    if digits == "0":
+        return sign + "0.0"
+    if exp < 0:
+        return f"{sign}0.{'0' * (-exp - 1)}{digits}"
+    whole = digits[:exp + 1].ljust(exp + 1, "0")
+    frac = digits[exp + 1:] or "0"
+    return f"{sign}{whole}.{frac}"
+
+
+def fmt_f64(x):
+    """DGL's text of a float (a Python float, float64 precision): `6.0`, `0.1`,
+    `1e-8`, `1e20`, `nan`, `inf`, `-inf` (LANGUAGE.md §3)."""
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return _render(math.copysign(1.0, x) < 0, abs(x), _py_repr(x))
+
+
+def fmt_f32(x):
+    """DGL's text of a float32 element: the shortest digits that read back to
+    the same float32 (`0.1`, not `0.10000000149011612`). The exponent-form
+    thresholds compare the float32's exact value, so float32(1e-4), which is
+    just below 1e-4, prints as `1e-4`."""
+    x = np.float32(x)
+    if np.isnan(x):
+        return "nan"
+    if np.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return _render(bool(np.signbit(x)), abs(float(x)), _py_str(x))
+
+
+# ---------------------------------------------------------------------------
+# Tensors
+# ---------------------------------------------------------------------------
+
+def _dtype_name(dtype):
+    """DGL's name of a dtype (a tf.DType or a NumPy dtype); int32 is int64 (DGL has no int32)."""
+    name = dtype.name if isinstance(dtype, tf.DType) else np.dtype(dtype).name
+    return "int64" if name == "int32" else name
+
+
+def _element_formatter(dtype_name):
+    if dtype_name in ("float32", "float16", "bfloat16"):
+        return fmt_f32
+    if dtype_name == "float64":
+        return fmt_f64
+    if dtype_name == "bool":
+        return lambda v: "True" if v else "False"
+    if dtype_name.startswith(("int", "uint")):
+        return lambda v: _py_str(int(v))
+    if dtype_name == "string":
+        return lambda v: _str_repr(v.decode("utf-8", "replace") if isinstance(v, bytes) else _py_str(v))
+    return lambda v: _py_str(v)
+
+
+def _array_text(arr, dtype_name):
+    """A tensor's values on one line (`[[1.0, 2.0], [3.0, 4.0]]`), summarised with
+    `...` past 1,000 elements keeping 3 entries at each end of each axis."""
+    fmt = _element_formatter(dtype_name)
+    arr = np.asarray(arr)
+    if arr.ndim == 0:
+        return fmt(arr[()])
+    summarise = arr.size > SUMMARY_THRESHOLD
+
+    def axis_text(a):
+        n = a.shape[0]
+        if summarise and n > 2 * EDGE_ITEMS:
+            picks = list(range(EDGE_ITEMS)) + [None] + list(range(n - EDGE_ITEMS, n))
+        else:
+            picks = range(n)
+        parts = []
+        for i in picks:
+            if i is None:
+                parts.append("...")
+            elif a.ndim == 1:
+                parts.append(fmt(a[i]))
+            else:
+                parts.append(axis_text(a[i]))
+        return "[" + ", ".join(parts) + "]"
+
+    return axis_text(arr)
+
+
+def _is_variable(x):
+    return isinstance(x, tf.Variable)
+
+
+def _is_tensor(x):
+    return isinstance(x, tf.Tensor) and hasattr(x, "numpy")
+
+
+def _tensor_value(x):
+    """The NumPy value of an eager tensor or a Variable."""
+    return x.numpy()
+
+
+def _variable_name(v):
+    """A Variable's DGL name, or None: TF appends `:0` and names an unnamed
+    Variable `Variable`, which DGL shows without a name."""
+    name = re.sub(r":\d+$", "", v.name)
+    return None if name == "Variable" else name
+
+
+def _shape_tuple(shape):
+    """A TensorShape as DGL's shape tuple (unknown dimensions are None)."""
+    if shape.rank is None:
+        return None
+    return tuple(shape.as_list())
+
+
+# ---------------------------------------------------------------------------
+# str and repr
+# ---------------------------------------------------------------------------
+
+def _str_repr(s):
+    """DGL's repr of a string: single quotes unless the text holds one and no
+    double quote; only `\\n`, `\\t`, `\\r`, the backslash and the quote are
+    escaped (other control characters are written as they are, unlike Python)."""
+    quote = '"' if "'" in s and '"' not in s else "'"
+    out = [quote]
+    for c in s:
+        if c == "\n":
+            out.append("\\n")
+        elif c == "\t":
+            out.append("\\t")
+        elif c == "\r":
+            out.append("\\r")
+        elif c == "\\":
+            out.append("\\\\")
+        elif c == quote:
+            out.append("\\" + c)
+        else:
+            out.append(c)
+    out.append(quote)
+    return "".join(out)
+
+
+# Containers being printed, by id: a container inside itself prints as `[...]`.
+_printing = set()
+
+
+_LIBRARIES = ("builtins", "tensorflow", "keras", "numpy")
+
+
+def _user_method(x, name):
+    """`type(x).name` when x's class defines it (not inherited from object or
+    an exception base), else None."""
+    for klass in type(x).__mro__:
+        # Library classes (TF's DType writes `<dtype: 'float32'>`) get DGL's text instead.
+        if klass is object or klass.__module__.split(".")[0] in _LIBRARIES:
+            return None
+        if name in vars(klass):
+            return getattr(x, name)
+    return None
+
+
+def _call_text(method, name):
+    s = method()
+    if not isinstance(s, _py_str):
+        raise TypeError(f"{name} returned non-string (type {type(s).__name__})")
+    return s
+
+
+def _class_text(cls):
+    """DGL's text of a class (what `type(x)` gives)."""
+    if cls is type(None):
+        return "NoneType"
+    if issubclass(cls, tf.Variable):
+        return "<class 'Variable'>"
+    if issubclass(cls, tf.Tensor):
+        return "<class 'Tensor'>"
+    if issubclass(cls, tf.DType):
+        return "dtype"
+    if cls is np.ndarray:
+        return "<class 'list'>"
+    return f"<class '{cls.__name__}'>"
+
+
+def _exception_str(e):
+    if isinstance(e, tf.errors.OpError):
+        return e.message
+    args = e.args
+    if len(args) == 0:
+        return ""
+    if len(args) == 1:
+        return _str(args[0])
+    return _repr(tuple(args))
+
+
+def _is_native(f):
+    """A function DGL has built in: one of TensorFlow's or of this module's."""
+    module = getattr(f, "__module__", None) or ""
+    return module == __name__ or module.split(".")[0] in _LIBRARIES
+
+
+def _str(x):
+    """DGL's `str(x)` (LANGUAGE.md §3)."""
+    if isinstance(x, _py_str):
+        return x
+    if _is_variable(x):
+        v = x.read_value()
+        return _array_text(_tensor_value(v), _dtype_name(v.dtype))
+    if _is_tensor(x):
+        return _array_text(_tensor_value(x), _dtype_name(x.dtype))
+    if isinstance(x, BaseException):
+        method = _user_method(x, "__str__")
+        return _call_text(method, "__str__") if method else _exception_str(x)
+    if not isinstance(x, type):
+        method = _user_method(x, "__str__")
+        if method is not None:
+            return _call_text(method, "__str__")
+    return _repr(x)
+
+
+def _repr(x):
+    """DGL's `repr(x)` (LANGUAGE.md §3)."""
+    if x is None or x is True or x is False:
+        return _py_str(x)
+    if isinstance(x, (list, tuple, dict, set, frozenset)):
+        key = id(x)
+        if key in _printing:
+            return "{...}" if isinstance(x, dict) else "[...]"
+        _printing.add(key)
+        try:
+            return _container_repr(x)
+        finally:
+            _printing.discard(key)
+    if isinstance(x, (bool, np.bool_)):
+        return "True" if x else "False"
+    if isinstance(x, (int, np.integer)):
+        return _py_str(int(x))
+    if isinstance(x, float):
+        return fmt_f64(x)
+    if isinstance(x, np.floating):
+        # What DGL's numpy() gives: a Python float (float64 precision).
+        return fmt_f64(float(x))
+    if isinstance(x, _py_str):
+        return _str_repr(x)
+    if isinstance(x, np.ndarray):
+        # DGL's numpy() returns nested lists of Python numbers.
+        return _repr(x.tolist())
+    if _is_variable(x):
+        v = x.read_value()
+        text = "Variable(" + _array_text(_tensor_value(v), _dtype_name(v.dtype))
+        if _dtype_name(v.dtype) != "float32":
+            text += f", dtype={_dtype_name(v.dtype)}"
+        name = _variable_name(x)
+        if name is not None:
+            text += f", name={_str_repr(name)}"
+        return text + ")"
+    if _is_tensor(x):
+        text = _array_text(_tensor_value(x), _dtype_name(x.dtype))
+        if _dtype_name(x.dtype) == "float32":
+            return f"tensor({text})"
+        return f"tensor({text}, dtype={_dtype_name(x.dtype)})"
+    if isinstance(x, tf.DType):
+        return _dtype_name(x)
+    if isinstance(x, tf.TensorShape):
+        return _repr(_shape_tuple(x))
+    if isinstance(x, BaseException):
+        method = _user_method(x, "__repr__")
+        if method is not None:
+            return _call_text(method, "__repr__")
+        args = [e.message] if isinstance(x, tf.errors.OpError) else x.args
+        return f"{type(x).__name__}({', '.join(_repr(a) for a in args)})"
+    if isinstance(x, range):
+        if x.step == 1:
+            return f"range({x.start}, {x.stop})"
+        return f"range({x.start}, {x.stop}, {x.step})"
+    if isinstance(x, slice):
+        return f"slice({_repr(x.start)}, {_repr(x.stop)}, {_repr(x.step)})"
+    if x is Ellipsis:
+        return "Ellipsis"
+    if isinstance(x, type):
+        if x is str:
+            return "<class 'str'>"
+        return _class_text(x)
+    if isinstance(x, types.MethodType) and not _is_native(x):
+        return f"<bound method {x.__func__.__name__} of {type(x.__self__).__name__} object>"
+    if isinstance(x, (types.BuiltinFunctionType, types.BuiltinMethodType)):
+        return f"<built-in function {x.__name__}>"
+    if isinstance(x, types.FunctionType):
+        if _is_native(x):
+            return f"<built-in function {x.__name__}>"
+        return f"<function {x.__name__}>"
+    if isinstance(x, types.ModuleType):
+        return f"<module '{x.__name__}'>"
+    if isinstance(x, types.GeneratorType):
+        return f"<generator object {x.__name__}>"
+    if isinstance(x, tf.GradientTape):
+        return "<GradientTape>"
+    if isinstance(x, io.TextIOWrapper):
+        return (f"<_io.TextIOWrapper name={_repr(_py_str(x.name))} mode={_repr(x.mode)}"
+                " encoding='UTF-8'>")
+    if isinstance(x, np.generic):
+        return _repr(x.item())
+    method = _user_method(x, "__repr__")
+    if method is not None:
+        return _call_text(method, "__repr__")
+    if callable(x) and hasattr(x, "__name__") and _is_native(x):
+        return f"<built-in function {x.__name__}>"
+    return f"<{type(x).__name__} object>"
+
+
+def _container_repr(x):
+    if isinstance(x, list):
+        return "[" + ", ".join(_repr(v) for v in x) + "]"
+    if isinstance(x, tuple):
+        if len(x) == 1:
+            return f"({_repr(x[0])},)"
+        return "(" + ", ".join(_repr(v) for v in x) + ")"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{_repr(k)}: {_repr(v)}" for k, v in x.items()) + "}"
+    # A set (DGL keeps insertion order; a Python set has its own order).
+    if not x:
+        return "set()"
+    return "{" + ", ".join(_repr(v) for v in x) + "}"
+
+
+class _StrType(type):
+    """The metaclass of `str`: `isinstance(x, str)` and `issubclass(t, str)`
+    answer for Python's str, and `str.join`, `str.upper`, ... are Python's."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _py_str)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, _py_str)
+
+    def __getattr__(cls, name):
+        return getattr(_py_str, name)
+
+
+class str(metaclass=_StrType):
+    """`str(x)`: DGL's text of x (LANGUAGE.md §3), as a Python str.
+
+    Why a class and not a function: a DGL program also uses `str` as a type
+    (`isinstance(x, str)`, `str()` is `''`, `str.join`). Calling this class
+    returns a plain Python str (its `__new__` returns one, so no instance of
+    this class ever exists), and its metaclass makes `isinstance` and
+    `issubclass` defer to Python's str. `type("a") is str` is still False
+    (it is Python's str): exported code compares types with isinstance.
+    """
+
+    def __new__(cls, *args, **kwargs):
+        if not args and not kwargs:
+            return ""
+        if len(args) == 1 and not kwargs:
+            return _str(args[0])
+        # str(b, "utf-8") and the like: Python's meaning.
+        return _py_str(*args, **kwargs)
+
+
+def repr(x):
+    """`repr(x)`: DGL's repr (`tensor([1.0, 2.0])`, `Variable(1.0, name='w')`,
+    `'it'` with DGL's quoting; LANGUAGE.md §3)."""
+    return _repr(x)
+
+
+def print(*values, sep=" ", end="\n", file=None, flush=False):
+    """`print(...)`: writes DGL's `str` of each value, as DGL's print does."""
+    builtins.print(*(_str(v) for v in values), sep=sep, end=end, file=file, flush=flush)
+
+
+# ---------------------------------------------------------------------------
+# format
+# ---------------------------------------------------------------------------
+
+_SPEC = re.compile(
+    r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?(?P<z>z)?(?P<alt>#)?(?P<zero>0)?"
+    r"(?P<width>\d+)?(?P<grouping>[,_])?(?:\.(?P<precision>\d+))?(?P<type>.)?",
+    re.DOTALL,
+)
+
+
+def format(value, spec=""):
+    """DGL's text of an f-string field `{value:spec}` (and of `format(value, spec)`).
+
+    An empty spec gives `str(value)`. Otherwise Python's format-spec
+    mini-language, with DGL's differences: a tensor or Variable of one element
+    formats as its Python number (int64 → int, bool → bool, floats → float);
+    one of more elements is a TypeError; a float with neither a type nor a
+    precision is written as DGL writes it (`1e-8`, where Python writes `1e-08`);
+    a width or precision above 1,000,000 is a ValueError.
+    """
+    if not isinstance(spec, _py_str):
+        raise TypeError(f"format() argument 2 must be str, not {type(spec).__name__}")
+    if spec == "":
+        return _str(value)
+    if _is_variable(value) or _is_tensor(value) or isinstance(value, np.ndarray):
+        arr = np.asarray(_tensor_value(value)) if not isinstance(value, np.ndarray) else value
+        if arr.size != 1:
+            raise TypeError(f"unsupported format string passed to a tensor of shape {_repr(tuple(arr.shape))}")
+        value = arr.reshape(()).item()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    m = _SPEC.fullmatch(spec)
+    if m:
+        for what in ("width", "precision"):
+            digits = m.group(what)
+            if digits is not None and int(digits) > MAX_WIDTH:
+                raise ValueError(f"format {what} {digits} is too large (the limit is {MAX_WIDTH})")
+    # Python checks the spec (and raises its errors, which DGL copies) in any case.
+    text = _py_format(value, spec)
+    if (m and isinstance(value, float) and m.group("type") is None and m.group("precision") is None
+            and math.isfinite(value)):
+        # Neither a type nor a precision: the number is written as str writes it, and
+        # DGL's str differs from Python's repr (`1e-8` for `1e-08`, ties rounded up).
+        return _pad_number(fmt_f64(abs(value)), math.copysign(1.0, value) < 0, m)
+    return text
+
+
+def _pad_number(body, negative, m):
+    """`body` (a number's text without its sign) with the sign, grouping and
+    padding of the parsed spec `m`, as CPython pads a float."""
+    width = int(m.group("width") or 0)
+    fill = m.group("fill") or ("0" if m.group("zero") else " ")
+    align = m.group("align") or ("=" if m.group("zero") else ">")
+    if m.group("z") and not any(c in "123456789" for c in body):
+        negative = False
+    sign = "-" if negative else {"+": "+", " ": " "}.get(m.group("sign"), "")
+    grouping = m.group("grouping")
+    if grouping:
+        split = len(body) - len(body.lstrip("0123456789"))
+        digits, rest = body[:split], body[split:]
+        # Zero padding takes part in grouping (`0,001,234.5`), as in CPython.
+        zeros = width - len(sign) - len(rest) if fill == "0" and align == "=" else 0
+        body = _py_format(int(digits), f"0{max(zeros, 0)}{grouping}") + rest
+    n = max(0, width - len(sign) - len(body))
+    if align == "<":
+        return sign + body + fill * n
+    if align == "^":
+        return fill * (n // 2) + sign + body + fill * (n - n // 2)
+    if align == "=":
+        return sign + fill * n + body
+    return fill * n + sign + body
+
+
+# ---------------------------------------------------------------------------
+# Tensor methods
+# ---------------------------------------------------------------------------
+
+def _as_array(x):
+    """x's NumPy value if x is a tensor, a Variable or a NumPy array, else None."""
+    if _is_variable(x) or _is_tensor(x):
+        return np.asarray(_tensor_value(x))
+    if isinstance(x, np.ndarray):
+        return x
+    return None
+
+
+def item(x):
+    """`x.item()`: a one-element tensor's Python number (float, int or bool).
+
+    Errors: ValueError for a tensor of more than one element. On anything
+    else, x's own `item` method (a user class may define one).
+    """
+    arr = _as_array(x)
+    if arr is None:
+        return x.item()
+    if arr.size != 1:
+        raise ValueError(f"item() needs a tensor with one element, got shape {_repr(tuple(arr.shape))}")
+    return arr.reshape(()).item()
+
+
+def numpy(x):
+    """`x.numpy()`: in DGL, nested lists of Python numbers (a scalar's number).
+
+    Python floats hold a float32's exact value and print at float64 precision
+    (`0.10000000149011612`), as in TF. On anything else, x's own `numpy`.
+    """
+    arr = _as_array(x)
+    if arr is None:
+        return x.numpy()
+    return arr.tolist()
+
+
+def tolist(x):
+    """`x.tolist()`: nested lists of Python numbers, as `numpy`. On anything
+    else, x's own `tolist`."""
+    arr = _as_array(x)
+    if arr is None:
+        return x.tolist()
+    return arr.tolist()
+
+
+# ---------------------------------------------------------------------------
+# Creation: constant, range_tensor
+# ---------------------------------------------------------------------------
+
+def _tf_dtype(dtype):
+    """A dtype argument as a tf.DType: a tf.DType, Python's `bool` (DGL's
+    `bool` names the dtype), a NumPy dtype or a name such as 'float32'."""
+    if dtype is None or isinstance(dtype, tf.DType):
+        return dtype
+    if dtype is bool:
+        return tf.bool
+    try:
+        return tf.as_dtype(dtype)
+    except TypeError:
+        raise TypeError(f"expected a dtype, got {_repr(dtype)}") from None
+
+
+def _flatten(value, values):
+    """Appends the numbers of a (nested) list to `values` and returns its shape.
+
+    Errors: ValueError for a ragged list; TypeError for a value that is not a
+    number, a list or a tensor."""
+    if isinstance(value, (list, tuple)):
+        shapes = [_flatten(v, values) for v in value]
+        if any(s != shapes[0] for s in shapes):
+            raise ValueError("cannot build a tensor from a ragged list")
+        return (len(value),) + (shapes[0] if shapes else ())
+    arr = _as_array(value)
+    if arr is not None:
+        values.extend(arr.reshape(-1).tolist())
+        return tuple(arr.shape)
+    if isinstance(value, (bool, int, float, np.number, np.bool_)):
+        values.append(value.item() if isinstance(value, np.generic) else value)
+        return ()
+    raise TypeError(f"cannot convert a {_type_name(value)} to a tensor")
+
+
+def _type_name(x):
+    if x is None:
+        return "NoneType"
+    return type(x).__name__
+
+
+def _holds_tensor(value):
+    if isinstance(value, (list, tuple)):
+        return any(_holds_tensor(v) for v in value)
+    return _is_variable(value) or _is_tensor(value)
+
+
+def _to_int64(v):
+    """A Python number as an int64, as DGL converts it."""
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, int):
+        return v
+    if not math.isfinite(v) or not (-2.0 ** 63 <= v < 2.0 ** 63):
+        raise ValueError(f"float {fmt_f64(v)} is out of range for a 64-bit int")
+    if v != int(v):
+        raise TypeError(f"cannot convert {fmt_f64(v)} to an int64 tensor (it is not integral)")
+    return int(v)
+
+
+def _cast(t, dtype):
+    """`t` as `dtype`, refusing floats outside int64's range as DGL's cast does."""
+    if dtype == tf.int64 and t.dtype.is_floating:
+        arr = np.asarray(t.numpy(), dtype=np.float64).reshape(-1)
+        bad = arr[~((arr >= -2.0 ** 63) & (arr < 2.0 ** 63))]
+        if bad.size:
+            raise ValueError(f"cannot cast {_dtype_name(t.dtype)} to int64: "
+                             f"{fmt_f64(bad[0])} is not in the int64 range")
+    if dtype == tf.bool and t.dtype != tf.bool:
+        return tf.not_equal(t, tf.zeros([], t.dtype))
+    return tf.cast(t, dtype)
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """`constant(value, dtype=None, shape=None)` with DGL's rules (LANGUAGE.md §4).
+
+    Numbers (bools too) and (nested) lists become float32 unless a dtype is
+    given; a tensor or Variable keeps its dtype (int32 becomes int64) unless a
+    dtype is given. A list holding tensors is stacked with TF ops, so that a
+    tape records it and gradients reach each element (as DGL does).
+    `shape` reshapes a value of as many elements or fills it with a one-element value.
+
+    Errors: ValueError for a ragged list, a float out of int64's range;
+    TypeError for a value that is not a number, list or tensor, a non-integral
+    float as int64, a shape that does not fit.
+    """
+    dtype = _tf_dtype(dtype)
+    if _is_variable(value) or _is_tensor(value):
+        t = tf.convert_to_tensor(value)
+        want = dtype or (tf.int64 if t.dtype == tf.int32 else t.dtype)
+        t = t if t.dtype == want else _cast(t, want)
+    elif isinstance(value, (list, tuple)) and _holds_tensor(value):
+        want = dtype or tf.float32
+        parts = [constant(v, want) for v in value]
+        if any(p.shape != parts[0].shape for p in parts):
+            raise ValueError("cannot build a tensor from a ragged list (elements of shapes "
+                             f"{_repr(_shape_tuple(parts[0].shape))} and "
+                             f"{_repr(next(_shape_tuple(p.shape) for p in parts if p.shape != parts[0].shape))})")
+        t = tf.stack(parts) if parts else tf.zeros([0], want)
+    else:
+        values = []
+        dims = _flatten(value, values)
+        if math.prod(dims) > MAX_ELEMENTS:
+            raise ValueError(f"a tensor of shape {_repr(dims)} is too large")
+        want = dtype or tf.float32
+        if want == tf.int64:
+            arr = np.array([_to_int64(v) for v in values], dtype=np.int64)
+        elif want == tf.bool:
+            arr = np.array([bool(v) for v in values], dtype=bool)
+        else:
+            arr = np.array([float(v) for v in values], dtype=np.float64).astype(want.as_numpy_dtype)
+        t = tf.constant(arr.reshape(dims), dtype=want)
+    if shape is None:
+        return t
+    dims = tuple(int(d) for d in (shape.as_list() if isinstance(shape, tf.TensorShape) else shape))
+    size = math.prod(dims)
+    if tuple(t.shape) == dims:
+        return t
+    if int(tf.size(t)) == size:
+        return tf.reshape(t, dims)
+    if int(tf.size(t)) == 1:
+        return tf.fill(dims, tf.reshape(t, []))
+    raise TypeError(f"constant() got a value of {int(tf.size(t))} elements (shape "
+                    f"{_repr(_shape_tuple(t.shape))}) and a shape {_repr(dims)} of {size} elements")
+
+
+def _is_int(v):
+    return (isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)))
+
+
+def _float_arg(v, what):
+    if isinstance(v, (bool, int, float, np.number, np.bool_)):
+        return float(v)
+    arr = _as_array(v)
+    if arr is not None and arr.size == 1:
+        return float(arr.reshape(()).item())
+    raise TypeError(f"range_tensor() argument '{what}' must be a number, not {_type_name(v)}")
+
+
+def range_tensor(start, limit=None, delta=1, dtype=None):
+    """`range_tensor(start, limit=None, delta=1, dtype=None)`: TF's `tf.range`
+    with DGL's dtypes: int64 when every argument is a Python int, else float32
+    (unless `dtype` is given). `range_tensor(n)` counts from 0 to n.
+
+    Values: start + i * delta computed in float64, then converted (as DGL),
+    except all-int int64 ranges, which are exact.
+    Errors: ValueError for a zero delta or more than 2**28 elements.
+    """
+    dtype = _tf_dtype(dtype)
+    all_int = all(v is None or _is_int(v) for v in (start, limit, delta))
+    s = _float_arg(start, "start")
+    if limit is None:
+        s, lim = 0.0, s
+    else:
+        lim = _float_arg(limit, "limit")
+    d = _float_arg(delta, "delta")
+    if d == 0.0:
+        raise ValueError("range_tensor: delta must not be zero")
+    q = (lim - s) / d
+    # As Rust's ceil().max(0.0): a NaN count is 0.
+    n = 0 if math.isnan(q) else math.inf if math.isinf(q) else max(math.ceil(q), 0)
+    if not math.isfinite(n) or n > MAX_ELEMENTS:
+        raise ValueError(f"range_tensor of {n} elements is too large")
+    dtype = dtype or (tf.int64 if all_int else tf.float32)
+    if all_int and dtype == tf.int64:
+        lo, hi = (0, int(start)) if limit is None else (int(start), int(limit))
+        return tf.constant(np.array(range(lo, hi, int(delta)), dtype=np.int64).reshape(-1), dtype=tf.int64)
+    vals = s + np.arange(n, dtype=np.float64) * d
+    return _cast(tf.constant(vals, dtype=tf.float64), dtype)
+
+
+# ---------------------------------------------------------------------------
+# Data: read_csv, load_npy, save_npy
+# ---------------------------------------------------------------------------
+
+_script_dir = os.getcwd()
+
+
+def set_script(path):
+    """Relative paths given to the data functions resolve against the folder
+    of the script at `path` (LANGUAGE.md §4), as DGL resolves them against the
+    running script's folder."""
+    global _script_dir
+    _script_dir = os.path.dirname(os.path.abspath(path))
+
+
+def _resolve(path):
+    return path if os.path.isabs(path) else os.path.join(_script_dir, path)
+
+
+def _path_arg(path, function):
+    if not isinstance(path, _py_str):
+        raise TypeError(f"{function} path must be a string, not {_type_name(path)}")
+    return path
+
+
+def _os_error_text(e):
+    """An OSError written as Rust writes an io::Error (`No such file or directory (os error 2)`)."""
+    if e.errno is not None and e.strerror:
+        return f"{e.strerror} (os error {e.errno})"
+    return _py_str(e)
+
+
+def _read_bounded(path):
+    """The bytes of the regular file `path` (as the script named it), within DGL's budget.
+
+    Errors: OSError (DGL's IOError) when it cannot be read or is not a regular
+    file; ValueError when larger than 1 GiB (plus room for an .npy header)."""
+    full = _resolve(path)
+    try:
+        st = os.stat(full)
+    except OSError as e:
+        raise OSError(f"cannot read '{path}': {_os_error_text(e)}") from None
+    import stat
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(f"cannot read '{path}': not a regular file")
+    limit = MAX_BYTES + (1 << 16)
+    if st.st_size > limit:
+        raise ValueError(f"the file '{path}' ({st.st_size} bytes) is too large (the limit is {MAX_BYTES} bytes)")
+    try:
+        with open(full, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as e:
+        raise OSError(f"cannot read '{path}': {_os_error_text(e)}") from None
+    if len(data) > limit:
+        raise ValueError(f"the file '{path}' is too large (the limit is {MAX_BYTES} bytes)")
+    return data
+
+
+def _csv_records(data):
+    """Yields (fields, line, byte) for each record of CSV bytes, as Rust's csv
+    crate reads them: ',' between fields, '"' quotes with '""' for a quote,
+    records ended by \\n, \\r or \\r\\n, empty lines skipped; `line` (1-based)
+    and `byte` (0-based) are where the record starts."""
+    i, n, line = 0, len(data), 1
+    while i < n:
+        # Skip empty lines.
+        if data[i] in b"\r\n":
+            if data[i] == 0x0A or not (i + 1 < n and data[i + 1] == 0x0A):
+                line += 1
+            i += 1
+            continue
+        start, start_line = i, line
+        fields, field, quoted = [], bytearray(), False
+        while i < n:
+            c = data[i]
+            if quoted:
+                if c == 0x22:
+                    if i + 1 < n and data[i + 1] == 0x22:
+                        field.append(0x22)
+                        i += 2
+                        continue
+                    quoted = False
+                else:
+                    if c == 0x0A:
+                        line += 1
+                    field.append(c)
+                i += 1
+            elif c == 0x22 and not field:
+                quoted = True
+                i += 1
+            elif c == 0x2C:
+                fields.append(bytes(field))
+                field = bytearray()
+                i += 1
+            elif c in b"\r\n":
+                break
+            else:
+                field.append(c)
+                i += 1
+        fields.append(bytes(field))
+        yield fields, start_line, start
+
+
+# Rust's f64 grammar (str::parse::<f64>): no underscores, no surrounding space, inf/nan words.
+_RUST_FLOAT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
+
+
+def read_csv(path, header=True, dtype=None):
+    """`read_csv(path, header=True)` → `(tensor, column_names)` as DGL's read_csv.
+
+    A float32 [rows, cols] tensor (float64 or int64 with `dtype`); with a
+    header, its first record gives the column names (a list of str), else the
+    names are []. Cells are trimmed and parsed as Rust parses floats (`inf`,
+    `nan`, `1e3`, `.5`). An empty file is a (0, 0) tensor.
+
+    Errors: OSError (DGL's IOError) when the file cannot be read; ValueError
+    for a cell that is not a number (`path: line N: 'x' is not a number`, N
+    counting records) or a record whose length differs from the first one's.
+    """
+    path = _path_arg(path, "read_csv")
+    want = _tf_dtype(dtype) or tf.float32
+    data = _read_bounded(path)
+    names, values, rows, cols = [], [], 0, None
+    first_len = None
+    for index, (raw, line, byte) in enumerate(_csv_records(data)):
+        try:
+            fields = [f.decode("utf-8") for f in raw]
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: CSV parse error: record {index} (line {line}, byte: {byte}): "
+                             "invalid utf-8") from None
+        if first_len is None:
+            first_len = len(fields)
+        elif len(fields) != first_len:
+            raise ValueError(f"{path}: CSV error: record {index} (line: {line}, byte: {byte}): found record "
+                             f"with {len(fields)} fields, but the previous record has {first_len} fields")
+        if header and index == 0:
+            names = fields
+            continue
+        # DGL counts records, not physical lines: the n-th record (the header is the first) is line n.
+        record_line = index + 1
+        if cols is None:
+            cols = len(fields)
+        if len(values) + len(fields) > MAX_ELEMENTS:
+            raise ValueError(f"{path}: more than {MAX_ELEMENTS} cells is too large for one tensor")
+        for cell in fields:
+            text = cell.strip()
+            if not _RUST_FLOAT.fullmatch(text):
+                raise ValueError(f"{path}: line {record_line}: '{cell}' is not a number")
+            x = float(text)
+            values.append(_to_int64(x) if want == tf.int64 and not re.fullmatch(r"[+-]?\d+", text)
+                          else int(text) if want == tf.int64 else x)
+        rows += 1
+    cols = len(names) if cols is None else cols
+    if want == tf.int64:
+        arr = np.array(values, dtype=np.int64)
+    else:
+        arr = np.array(values, dtype=np.float64).astype(want.as_numpy_dtype)
+    return tf.constant(arr.reshape(rows, cols), dtype=want), names
+
+
+_NPY_DTYPES = {"f4": np.float32, "f8": np.float64, "i8": np.int64, "i4": np.int64, "b1": np.bool_}
+
+
+def load_npy(path):
+    """`load_npy(path)`: a tensor from NumPy's .npy format: float32, float64,
+    int64, int32 (read as int64) or bool, C or Fortran order.
+
+    Errors: OSError (DGL's IOError) when the file cannot be read, is not an
+    .npy file, is truncated or holds another dtype."""
+    path = _path_arg(path, "load_npy")
+    data = _read_bounded(path)
+    if len(data) < 10 or data[:6] != b"\x93NUMPY":
+        raise OSError(f"'{path}' is not a valid .npy file: no .npy magic string")
+    f = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(f)
+        shape, fortran, descr = np.lib.format._read_array_header(f, version)
+    except Exception as e:  # noqa: BLE001 (numpy raises several kinds for a bad header)
+        raise OSError(f"'{path}' is not a valid .npy file: {e}") from None
+    kind = descr.str[1:] if descr.str[0] in "<>|=" else descr.str
+    if kind not in _NPY_DTYPES or descr.hasobject:
+        raise OSError(f"'{path}' is not a .npy file of float32, float64, int64, int32 or bool")
+    if math.prod(shape) > MAX_ELEMENTS:
+        raise ValueError(f"a tensor of shape {_repr(tuple(shape))} is too large")
+    want = math.prod(shape) * descr.itemsize
+    have = len(data) - f.tell()
+    if have < want:
+        raise OSError(f"'{path}' is truncated: its header promises {want} bytes of data, the file holds {have}")
+    if have > want:
+        raise OSError(f"'{path}' is not a valid .npy file: its header promises {want} bytes of data, "
+                      f"the file holds {have}")
+    arr = np.load(io.BytesIO(data), allow_pickle=False)
+    arr = np.ascontiguousarray(arr).astype(_NPY_DTYPES[kind], copy=False)
+    return tf.constant(arr)
+
+
+def save_npy(path, tensor):
+    """`save_npy(path, tensor)`: writes NumPy's .npy format (C order) at
+    exactly `path` (no `.npy` added), atomically: a failed write keeps the
+    previous file. A number or list is converted as `constant` converts it;
+    int32 is written as int64.
+
+    Errors: OSError (DGL's IOError) when the file cannot be written."""
+    path = _path_arg(path, "save_npy")
+    t = constant(tensor)
+    arr = np.ascontiguousarray(t.numpy())
+    full = _resolve(path)
+    folder = os.path.dirname(full) or "."
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".dgl-save-")
+        with os.fdopen(fd, "wb") as f:
+            np.save(f, arr, allow_pickle=False)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, full)
+        tmp = None
+    except OSError as e:
+        raise OSError(f"cannot write '{path}': {_os_error_text(e)}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return None
