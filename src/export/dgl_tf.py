@@ -206,11 +206,17 @@ def _array_text(arr, dtype_name):
 
 
 def _is_variable(x):
-    return isinstance(x, tf.Variable)
+    return isinstance(x, tf.Variable) and tf.executing_eagerly()
 
 
 def _is_tensor(x):
-    return isinstance(x, tf.Tensor) and hasattr(x, "numpy")
+    """An eager tensor (a symbolic one, inside a tf.function, has no values to
+    show: it prints as TF prints it)."""
+    return isinstance(x, tf.Tensor) and not _is_symbolic(x)
+
+
+def _is_symbolic(x):
+    return isinstance(x, tf.Tensor) and not hasattr(x, "_numpy")
 
 
 def _tensor_value(x):
@@ -295,9 +301,18 @@ def _class_text(cls):
         return "<class 'Tensor'>"
     if issubclass(cls, tf.DType):
         return "dtype"
+    if issubclass(cls, BaseException):
+        return f"<class '{_exception_name(cls)}'>"
     if cls is np.ndarray:
         return "<class 'list'>"
     return f"<class '{cls.__name__}'>"
+
+
+def _exception_name(cls):
+    """An exception class's DGL name: Python's OSError family is DGL's IOError."""
+    if issubclass(cls, OSError) and cls.__module__ == "builtins":
+        return "IOError"
+    return cls.__name__
 
 
 def _exception_str(e):
@@ -377,6 +392,9 @@ def _repr(x):
         if _dtype_name(x.dtype) == "float32":
             return f"tensor({text})"
         return f"tensor({text}, dtype={_dtype_name(x.dtype)})"
+    if _is_symbolic(x) or isinstance(x, tf.Variable):
+        # Inside a tf.function (a graph being traced): no values, TF's own text.
+        return _py_repr(x)
     if isinstance(x, tf.DType):
         return _dtype_name(x)
     if isinstance(x, tf.TensorShape):
@@ -385,8 +403,8 @@ def _repr(x):
         method = _user_method(x, "__repr__")
         if method is not None:
             return _call_text(method, "__repr__")
-        args = [e.message] if isinstance(x, tf.errors.OpError) else x.args
-        return f"{type(x).__name__}({', '.join(_repr(a) for a in args)})"
+        args = [x.message] if isinstance(x, tf.errors.OpError) else x.args
+        return f"{_exception_name(type(x))}({', '.join(_repr(a) for a in args)})"
     if isinstance(x, range):
         if x.step == 1:
             return f"range({x.start}, {x.stop})"
@@ -720,7 +738,8 @@ def constant(value, dtype=None, shape=None, name=None):
         elif want == tf.bool:
             arr = np.array([bool(v) for v in values], dtype=bool)
         else:
-            arr = np.array([float(v) for v in values], dtype=np.float64).astype(want.as_numpy_dtype)
+            with np.errstate(over="ignore"):  # 1e40 as float32 is inf, as in DGL
+                arr = np.array([float(v) for v in values], dtype=np.float64).astype(want.as_numpy_dtype)
         t = tf.constant(arr.reshape(dims), dtype=want)
     if shape is None:
         return t
@@ -772,7 +791,10 @@ def range_tensor(start, limit=None, delta=1, dtype=None):
     # As Rust's ceil().max(0.0): a NaN count is 0.
     n = 0 if math.isnan(q) else math.inf if math.isinf(q) else max(math.ceil(q), 0)
     if not math.isfinite(n) or n > MAX_ELEMENTS:
-        raise ValueError(f"range_tensor of {n} elements is too large")
+        # The count as Rust displays a float64: all its digits, no `.0`.
+        digits, exp = _round_ties_up(*_digits(_py_repr(float(n))), float(n)) if math.isfinite(n) else ("", 0)
+        count = digits.ljust(exp + 1, "0") if digits else "inf"
+        raise ValueError(f"range_tensor of {count} elements is too large")
     dtype = dtype or (tf.int64 if all_int else tf.float32)
     if all_int and dtype == tf.int64:
         lo, hi = (0, int(start)) if limit is None else (int(start), int(limit))
@@ -937,7 +959,8 @@ def read_csv(path, header=True, dtype=None):
     if want == tf.int64:
         arr = np.array(values, dtype=np.int64)
     else:
-        arr = np.array(values, dtype=np.float64).astype(want.as_numpy_dtype)
+        with np.errstate(over="ignore"):
+            arr = np.array(values, dtype=np.float64).astype(want.as_numpy_dtype)
     return tf.constant(arr.reshape(rows, cols), dtype=want), names
 
 
@@ -957,7 +980,12 @@ def load_npy(path):
     f = io.BytesIO(data)
     try:
         version = np.lib.format.read_magic(f)
-        shape, fortran, descr = np.lib.format._read_array_header(f, version)
+        if version == (1, 0):
+            shape, _, descr = np.lib.format.read_array_header_1_0(f)
+        elif version in ((2, 0), (3, 0)):
+            shape, _, descr = np.lib.format.read_array_header_2_0(f)
+        else:
+            raise ValueError("unknown format version")
     except Exception as e:  # noqa: BLE001 (numpy raises several kinds for a bad header)
         raise OSError(f"'{path}' is not a valid .npy file: {e}") from None
     kind = descr.str[1:] if descr.str[0] in "<>|=" else descr.str
@@ -973,7 +1001,7 @@ def load_npy(path):
         raise OSError(f"'{path}' is not a valid .npy file: its header promises {want} bytes of data, "
                       f"the file holds {have}")
     arr = np.load(io.BytesIO(data), allow_pickle=False)
-    arr = np.ascontiguousarray(arr).astype(_NPY_DTYPES[kind], copy=False)
+    arr = np.asarray(arr, order="C").astype(_NPY_DTYPES[kind], copy=False)
     return tf.constant(arr)
 
 
@@ -986,7 +1014,7 @@ def save_npy(path, tensor):
     Errors: OSError (DGL's IOError) when the file cannot be written."""
     path = _path_arg(path, "save_npy")
     t = constant(tensor)
-    arr = np.ascontiguousarray(t.numpy())
+    arr = np.asarray(t.numpy(), order="C")
     full = _resolve(path)
     folder = os.path.dirname(full) or "."
     tmp = None

@@ -378,5 +378,340 @@ class GeneratedValues(unittest.TestCase):
         self.assertNotEqual(diffs, [])
 
 
+def capture(fn):
+    """What `fn()` prints (through dgl_tf.print)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        fn()
+    return out.getvalue()
+
+
+def try_lines(pairs):
+    """(DGL source, Python thunk) pairs → a DGL program printing each result's repr
+    (or its error as `ERR <class> message`) and the function doing the same in Python."""
+    dgl = []
+    for src, _ in pairs:
+        dgl += ["try:", f"    print(repr({src}))", "except Exception as e:", '    print("ERR", type(e), e)']
+
+    def python():
+        for _, thunk in pairs:
+            try:
+                dgl_tf.print(dgl_tf.repr(thunk()))
+            except Exception as e:  # noqa: BLE001 (compared with DGL's error text)
+                dgl_tf.print("ERR", type(e), e)
+
+    return "\n".join(dgl) + "\n", python
+
+
+def assert_same(test, expected, actual):
+    diffs = differences(expected, actual)
+    test.assertEqual(diffs, [], "\n".join(diffs))
+
+
+CSV_FILES = {
+    "blank_line.csv": b"a,b\n1,2\n\n3, 4 \n",
+    "short_row.csv": b"a,b\n1,2\n3\n",
+    "not_number.csv": b"a,b\n1,x\n",
+    "empty.csv": b"",
+    "header_only.csv": b"a,b\n",
+    "quoted_crlf.csv": b'"x,y",b\r\n1e3,inf\r\nNaN,-.5\r\n',
+    "underscore.csv": b"a\n1_0\n",
+    "empty_cell.csv": b"a,b\n1,\n",
+    "quote_in_quote.csv": b'"say ""hi""",b\n+7,.5e1\n',
+}
+
+
+class DataFiles(unittest.TestCase):
+    """read_csv, load_npy and save_npy against dgl's own."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        dgl_tf.set_script(os.path.join(self.dir, "prog.py"))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_iris_reads_as_dgl_reads_it(self):
+        iris = os.path.join(ROOT, "examples", "data", "iris.csv")
+        rows = "[0, 1, 2, 50, 100, 149, -1]"
+        dgl = (f"t, names = read_csv({str_src(iris)})\n"
+               f"print(names, t.shape, t.dtype)\nfor i in {rows}:\n    print(t[i], repr(t[i]))\n"
+               "print(t[:3])\nprint(repr(t[-2:]))\n")
+
+        def python():
+            t, names = dgl_tf.read_csv(iris)
+            dgl_tf.print(names, t.shape, t.dtype)
+            for i in eval(rows):
+                dgl_tf.print(t[i], dgl_tf.repr(t[i]))
+            dgl_tf.print(t[:3])
+            dgl_tf.print(dgl_tf.repr(t[-2:]))
+
+        assert_same(self, run_dgl(dgl), capture(python))
+
+    def test_csv_edge_cases_and_errors(self):
+        for name, data in CSV_FILES.items():
+            with open(os.path.join(self.dir, name), "wb") as f:
+                f.write(data)
+        os.mkdir(os.path.join(self.dir, "folder.csv"))
+        names = list(CSV_FILES) + ["missing.csv", "folder.csv"]
+        pairs = []
+        for n in names:
+            pairs.append((f"read_csv({str_src(n)})", lambda n=n: dgl_tf.read_csv(n)))
+            pairs.append((f"read_csv({str_src(n)}, header=False)", lambda n=n: dgl_tf.read_csv(n, header=False)))
+        pairs.append(("read_csv(3)", lambda: dgl_tf.read_csv(3)))
+        pairs.append(('read_csv("blank_line.csv", dtype=float64)',
+                      lambda: dgl_tf.read_csv("blank_line.csv", dtype=tf.float64)))
+        pairs.append(('read_csv("blank_line.csv", dtype=int64)',
+                      lambda: dgl_tf.read_csv("blank_line.csv", dtype=tf.int64)))
+        dgl, python = try_lines(pairs)
+        # Relative paths: against the script's folder (dgl's) and set_script's (dgl_tf's).
+        assert_same(self, run_dgl(dgl, self.dir), capture(python))
+
+    def test_npy_round_trips_both_ways(self):
+        arrays = {
+            "f32.npy": np.array([[0.1, -2.5], [1e-8, np.inf]], dtype=np.float32),
+            "f64.npy": np.array([0.1, 1e300, -0.0], dtype=np.float64),
+            "i64.npy": np.array([[1, -(2 ** 40)], [3, 4]], dtype=np.int64),
+            "b.npy": np.array([True, False]),
+            "scalar.npy": np.array(2.5, dtype=np.float32),
+            "empty.npy": np.zeros((0, 3), dtype=np.float32),
+            "big.npy": np.arange(1500, dtype=np.float32).reshape(3, 500),
+        }
+        # Python writes with dgl_tf.save_npy; dgl reads, prints, and writes copies back.
+        for name, arr in arrays.items():
+            dgl_tf.save_npy(name, tf.constant(arr))
+        lines = []
+        for name in arrays:
+            lines += [f"x = load_npy({str_src(name)})", "print(repr(x), x.shape)",
+                      f"save_npy({str_src('back_' + name)}, x)"]
+        lines.append('save_npy("from_list.dat", [[1, 2], [3, 4]])')
+        expected = run_dgl("\n".join(lines) + "\n", self.dir)
+
+        def python():
+            for name in arrays:
+                x = dgl_tf.load_npy(name)
+                dgl_tf.print(dgl_tf.repr(x), x.shape)
+
+        assert_same(self, expected, capture(python))
+        # What dgl wrote reads back the same in dgl_tf (and in NumPy: no `.npy` added).
+        for name, arr in arrays.items():
+            back = dgl_tf.load_npy("back_" + name)
+            self.assertEqual(dgl_tf.repr(back), dgl_tf.repr(tf.constant(arr)))
+        self.assertEqual(np.load(os.path.join(self.dir, "from_list.dat")).dtype, np.float32)
+        # What dgl_tf wrote is what NumPy had (a scalar stays a scalar).
+        for name, arr in arrays.items():
+            got = np.load(os.path.join(self.dir, name))
+            self.assertEqual((got.shape, got.dtype), (arr.shape, arr.dtype), name)
+
+    def test_npy_errors_match(self):
+        with open(os.path.join(self.dir, "text.npy"), "w") as f:
+            f.write("not an array")
+        np.save(os.path.join(self.dir, "u8.npy"), np.array([1, 2], dtype=np.uint8))
+        np.save(os.path.join(self.dir, "i32.npy"), np.array([1, 2], dtype=np.int32))
+        with open(os.path.join(self.dir, "i32.npy"), "rb") as f:
+            whole = f.read()
+        with open(os.path.join(self.dir, "cut.npy"), "wb") as f:
+            f.write(whole[:-3])
+        names = ["text.npy", "u8.npy", "i32.npy", "cut.npy", "missing.npy"]
+        pairs = [(f"load_npy({str_src(n)})", lambda n=n: dgl_tf.load_npy(n)) for n in names]
+        pairs.append(("load_npy(None)", lambda: dgl_tf.load_npy(None)))
+        pairs.append(('save_npy("no/such/dir/x.npy", constant(1.0))',
+                      lambda: dgl_tf.save_npy("no/such/dir/x.npy", dgl_tf.constant(1.0))))
+        dgl, python = try_lines(pairs)
+        assert_same(self, run_dgl(dgl, self.dir), capture(python))
+
+
+class Creation(unittest.TestCase):
+    """constant and range_tensor follow DGL's dtype rules and errors."""
+
+    def test_constant_and_range_tensor(self):
+        c, r = dgl_tf.constant, dgl_tf.range_tensor
+        pairs = [
+            ("constant(3)", lambda: c(3)),
+            ("constant(True)", lambda: c(True)),
+            ("constant([True, False])", lambda: c([True, False])),
+            ("constant([0, 2], dtype=bool)", lambda: c([0, 2], dtype=bool)),
+            ("constant(3, dtype=int64)", lambda: c(3, dtype=tf.int64)),
+            ("constant([1, 2], dtype=float64)", lambda: c([1, 2], dtype=tf.float64)),
+            ("constant(constant([1, 2], dtype=int64))", lambda: c(c([1, 2], dtype=tf.int64))),
+            ("constant(constant([1, 2], dtype=int64), dtype=float32)",
+             lambda: c(c([1, 2], dtype=tf.int64), dtype=tf.float32)),
+            ("constant(constant([1.5, -2.5]), dtype=int64)", lambda: c(c([1.5, -2.5]), dtype=tf.int64)),
+            ("constant(constant([1e30]), dtype=int64)", lambda: c(c([1e30]), dtype=tf.int64)),
+            ("constant(Variable([1.0, 2.0]))", lambda: c(tf.Variable([1.0, 2.0]))),
+            ('constant("a")', lambda: c("a")),
+            ("constant(None)", lambda: c(None)),
+            ("constant(1.5, dtype=int64)", lambda: c(1.5, dtype=tf.int64)),
+            ("constant(1e300, dtype=int64)", lambda: c(1e300, dtype=tf.int64)),
+            ("constant(1e40)", lambda: c(1e40)),
+            ("constant([1, [2]])", lambda: c([1, [2]])),
+            ("constant([[1], [2, 3]])", lambda: c([[1], [2, 3]])),
+            ("constant([])", lambda: c([])),
+            ("constant([[], []])", lambda: c([[], []])),
+            ("constant(((1, 2), (3, 4)))", lambda: c(((1, 2), (3, 4)))),
+            ("constant([constant(1.0), constant(2.0)])", lambda: c([c(1.0), c(2.0)])),
+            ("constant([constant([1, 2], dtype=int64)])", lambda: c([c([1, 2], dtype=tf.int64)])),
+            ("constant(2 ** 62, dtype=float64)", lambda: c(2 ** 62, dtype=tf.float64)),
+            ("constant([9007199254740993], dtype=int64)", lambda: c([9007199254740993], dtype=tf.int64)),
+            ("constant(1.0, shape=[2, 2])", lambda: c(1.0, shape=[2, 2])),
+            ("constant([1, 2, 3, 4], shape=[2, 2])", lambda: c([1, 2, 3, 4], shape=[2, 2])),
+            ("constant([1, 2, 3], shape=[2, 2])", lambda: c([1, 2, 3], shape=[2, 2])),
+            ("range_tensor(5)", lambda: r(5)),
+            ("range_tensor(0, 5, 2)", lambda: r(0, 5, 2)),
+            ("range_tensor(0.0, 1.0, 0.25)", lambda: r(0.0, 1.0, 0.25)),
+            ("range_tensor(1, 4, dtype=float32)", lambda: r(1, 4, dtype=tf.float32)),
+            ("range_tensor(0, 1.5, 0.5)", lambda: r(0, 1.5, 0.5)),
+            ("range_tensor(0, 1, 0)", lambda: r(0, 1, 0)),
+            ("range_tensor(0, 1, 0.1)", lambda: r(0, 1, 0.1)),
+            ("range_tensor(5, 1)", lambda: r(5, 1)),
+            ("range_tensor(5, 1, -2)", lambda: r(5, 1, -2)),
+            ("range_tensor(-3, 4, 3)", lambda: r(-3, 4, 3)),
+            ("range_tensor(constant(3))", lambda: r(c(3))),
+            ("range_tensor(True)", lambda: r(True)),
+            ("range_tensor(3, dtype=float64)", lambda: r(3, dtype=tf.float64)),
+            ("range_tensor(0.5, dtype=int64)", lambda: r(0.5, dtype=tf.int64)),
+            ("range_tensor(1e300)", lambda: r(1e300)),
+            ("range_tensor(2, 9007199254740993, 9007199254740990)",
+             lambda: r(2, 9007199254740993, 9007199254740990)),
+        ]
+        dgl, python = try_lines(pairs)
+        assert_same(self, run_dgl(dgl), capture(python))
+
+    def test_a_list_of_watched_tensors_keeps_its_gradient(self):
+        x = tf.Variable(2.0)
+        with tf.GradientTape() as tape:
+            y = dgl_tf.constant([x * 3.0, x * x])
+            s = tf.reduce_sum(y)
+        self.assertEqual(float(tape.gradient(s, x)), 7.0)
+
+
+class Methods(unittest.TestCase):
+    def test_item_numpy_tolist(self):
+        pairs = [
+            ("constant(0.1).item()", lambda: dgl_tf.item(dgl_tf.constant(0.1))),
+            ("constant([[2.5]]).item()", lambda: dgl_tf.item(dgl_tf.constant([[2.5]]))),
+            ("constant([1.0, 2.0]).item()", lambda: dgl_tf.item(dgl_tf.constant([1.0, 2.0]))),
+            ("constant([True], dtype=bool).item()", lambda: dgl_tf.item(dgl_tf.constant([True], dtype=bool))),
+            ("constant(7, dtype=int64).item()", lambda: dgl_tf.item(dgl_tf.constant(7, dtype=tf.int64))),
+            ("constant(3.0).numpy()", lambda: dgl_tf.numpy(dgl_tf.constant(3.0))),
+            ("constant([[0.1, 2.0]]).numpy()", lambda: dgl_tf.numpy(dgl_tf.constant([[0.1, 2.0]]))),
+            ("constant([[1, 2]], dtype=int64).tolist()",
+             lambda: dgl_tf.tolist(dgl_tf.constant([[1, 2]], dtype=tf.int64))),
+            ("Variable([0.5]).numpy()", lambda: dgl_tf.numpy(tf.Variable([0.5]))),
+            ("zeros([2, 0]).tolist()", lambda: dgl_tf.tolist(tf.zeros([2, 0]))),
+            ("(1.0).item()", lambda: dgl_tf.item(1.0)),
+        ]
+        dgl, python = try_lines(pairs)
+        assert_same(self, run_dgl(dgl), capture(python))
+
+    def test_a_user_class_keeps_its_own_item(self):
+        class Box:
+            def item(self):
+                return "mine"
+
+            def numpy(self):
+                return [1]
+
+        self.assertEqual(dgl_tf.item(Box()), "mine")
+        self.assertEqual(dgl_tf.numpy(Box()), [1])
+
+
+class OtherValues(unittest.TestCase):
+    """Functions, classes, instances, exceptions, dtypes, shapes: one DGL program and
+    the Python an exporter would write for it."""
+
+    DGL = """
+def f(x):
+    return x
+class A:
+    pass
+class B:
+    def __str__(self):
+        return "bee"
+    def m(self):
+        return 1
+class C:
+    def __repr__(self):
+        return "C!"
+class E(Exception):
+    pass
+def g():
+    yield 1
+x = constant([[1.0, 2.0]])
+print(f, A, A(), [f, A], B(), [B()], B().m, C(), [C()])
+print(lambda y: y, print, len, range(3), range(1, 5, 2), type(None), type(3), type(x), ...)
+print(E(), E(1.5e-8), E(1, 'a'), repr(E(1, 'a')), repr(E()), [E('x')])
+print(ValueError("bad"), repr(ValueError("bad")), [KeyError("k")], type(ValueError("v")))
+print(float32, [float32, int64, float64], x.dtype, [x.dtype], x.shape, [x.shape], constant(1.0).shape)
+print(g(), {'a': x, 1: (x,)}, {1, 2}, set(), (), [[]], (1,), [1e-8, 0.1, -0.0])
+print(str(), str(3), str(1e-8), isinstance("a", str), isinstance(3, str))
+l = [1]
+l.append(l)
+print(l)
+print(f"{x!r:>30}|{'é':*^5}|{0.1 + 0.2}|{1e16:,}|{-1e-5:=+10}")
+try:
+    f"{x:.2f}"
+except TypeError as e:
+    print(repr(e))
+try:
+    f"{1.0:{'9' * 8}}"
+except ValueError as e:
+    print(repr(e))
+"""
+
+    def test_other_values_print_as_in_dgl(self):
+        from dgl_tf import format, print, repr, str
+
+        def python():
+            def f(x):
+                return x
+
+            class A:
+                pass
+
+            class B:
+                def __str__(self):
+                    return "bee"
+
+                def m(self):
+                    return 1
+
+            class C:
+                def __repr__(self):
+                    return "C!"
+
+            class E(Exception):
+                pass
+
+            def g():
+                yield 1
+
+            x = dgl_tf.constant([[1.0, 2.0]])
+            print(f, A, A(), [f, A], B(), [B()], B().m, C(), [C()])
+            print(lambda y: y, print, len, range(3), range(1, 5, 2), type(None), type(3), type(x), ...)
+            print(E(), E(1.5e-8), E(1, 'a'), repr(E(1, 'a')), repr(E()), [E('x')])
+            print(ValueError("bad"), repr(ValueError("bad")), [KeyError("k")], type(ValueError("v")))
+            print(tf.float32, [tf.float32, tf.int64, tf.float64], x.dtype, [x.dtype], x.shape, [x.shape],
+                  dgl_tf.constant(1.0).shape)
+            print(g(), {'a': x, 1: (x,)}, {1, 2}, set(), (), [[]], (1,), [1e-8, 0.1, -0.0])
+            print(str(), str(3), str(1e-8), isinstance("a", str), isinstance(3, str))
+            ll = [1]
+            ll.append(ll)
+            print(ll)
+            print(f"{format(repr(x), '>30')}|{format('é', '*^5')}|{str(0.1 + 0.2)}|{format(1e16, ',')}|"
+                  f"{format(-1e-5, '=+10')}")
+            try:
+                format(x, ".2f")
+            except TypeError as e:
+                print(repr(e))
+            try:
+                format(1.0, "9" * 8)
+            except ValueError as e:
+                print(repr(e))
+
+        assert_same(self, run_dgl(self.DGL), capture(python))
+
+
 if __name__ == "__main__":
     unittest.main()
