@@ -34,6 +34,7 @@ import io
 import math
 import os
 import re
+import string
 import tempfile
 import types
 
@@ -42,7 +43,7 @@ import tensorflow as tf
 
 __all__ = [
     "print", "str", "repr", "format", "item", "numpy", "tolist", "set_script",
-    "read_csv", "load_npy", "save_npy", "constant", "range_tensor",
+    "read_csv", "load_npy", "save_npy", "constant", "range_tensor", "str_format", "percent",
 ]
 
 _py_str = builtins.str
@@ -576,6 +577,120 @@ def _pad_number(body, negative, m):
     if align == "=":
         return sign + fill * n + body
     return fill * n + sign + body
+
+
+class _Formatter(string.Formatter):
+    """`str.format` with DGL's text for each field (fields, accessors, numbering
+    and their errors are Python's, which DGL copies)."""
+
+    def format_field(self, value, format_spec):
+        return format(value, format_spec)
+
+    def get_value(self, key, args, kwargs):
+        if isinstance(key, int):
+            if key >= len(args):
+                # str.format's own message (string.Formatter says "tuple index out of range").
+                raise IndexError(f"Replacement index {key} out of range for positional args tuple")
+            return args[key]
+        return kwargs[key]
+
+    def convert_field(self, value, conversion):
+        if conversion is None:
+            return value
+        if conversion == "s":
+            return _str(value)
+        if conversion == "r":
+            return _repr(value)
+        if conversion == "a":
+            return _repr(value).encode("ascii", "backslashreplace").decode("ascii")
+        raise ValueError(f"Unknown conversion specifier {conversion}")
+
+
+_FORMATTER = _Formatter()
+
+
+def str_format(template, *args, **kwargs):
+    """`template.format(*args, **kwargs)` as DGL does it: each field through
+    DGL's `format`, `!s`/`!r` through DGL's `str`/`repr` (`{}` of 1e-8 is `1e-8`)."""
+    return _FORMATTER.vformat(template, args, kwargs)
+
+
+class _PercentArg:
+    """An argument of `%`-formatting: `%s`/`%r`/`%a` show DGL's str and repr of
+    `value`; the numeric subclasses give `%d`, `%f`, `%x`, `%c` its `number`."""
+
+    def __init__(self, value, number=None):
+        self.value = value
+        self.number = number
+
+    def __str__(self):
+        return _str(self.value)
+
+    def __repr__(self):
+        return _repr(self.value)
+
+
+class _PercentNumber(_PercentArg):
+    def __int__(self):
+        return int(self.number)
+
+    def __float__(self):
+        return float(self.number)
+
+
+class _PercentInt(_PercentNumber):
+    def __index__(self):
+        return int(self.number)
+
+
+# Proxy classes named as the value's type, so that Python's messages name it
+# (`%x format: an integer is required, not float`).
+_PROXIES = {}
+
+
+def _percent_arg(value):
+    arr = _as_array(value)
+    if isinstance(value, (bool, int, float, np.number, np.bool_)):
+        number = value.item() if isinstance(value, np.generic) else value
+    elif arr is not None and arr.size == 1:
+        number = arr.reshape(()).item()
+    else:
+        number = None
+    base = _PercentArg if number is None else _PercentInt if isinstance(number, int) else _PercentNumber
+    name = "Tensor" if _is_tensor(value) else "Variable" if _is_variable(value) else _type_name(value)
+    if (base, name) not in _PROXIES:
+        _PROXIES[(base, name)] = type(name, (base,), {})
+    return _PROXIES[(base, name)](value, number)
+
+
+def percent(template, args):
+    """`template % args` as DGL does it: `%s`, `%r` and `%a` show DGL's str and
+    repr of each value; numeric conversions take a one-element tensor's number.
+    A tuple gives one value per conversion, a dict `%(key)s` values."""
+    if isinstance(args, tuple):
+        wrapped = tuple(_percent_arg(a) for a in args)
+    elif isinstance(args, dict):
+        wrapped = _PercentMapping(args)
+    else:
+        wrapped = _percent_arg(args)
+    return template % wrapped
+
+
+class _PercentMapping(dict):
+    """A dict argument of `%`: `%(key)s` values wrapped; `%s` shows the dict itself."""
+
+    def __init__(self, d):
+        super().__init__(d)
+        self.original = d
+
+    def __getitem__(self, key):
+        return _percent_arg(dict.__getitem__(self, key))
+
+    def __str__(self):
+        return _str(self.original)
+
+    def __repr__(self):
+        return _repr(self.original)
 
 
 # ---------------------------------------------------------------------------

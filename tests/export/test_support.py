@@ -617,6 +617,41 @@ class Methods(unittest.TestCase):
         self.assertEqual(dgl_tf.numpy(Box()), [1])
 
 
+class StringFormatting(unittest.TestCase):
+    """`%` and `str.format` (dgl_tf.percent, dgl_tf.str_format) against dgl's."""
+
+    def test_percent_and_str_format(self):
+        P, F, c = dgl_tf.percent, dgl_tf.str_format, dgl_tf.constant
+        x, y = "constant(2.5)", "constant([1.0, 2.0])"
+        X, Y = (lambda: c(2.5)), (lambda: c([1.0, 2.0]))
+        pairs = [
+            (f"'%s|%r|%d|%.3f|%5.1e|%x' % (1e-8, \"a'b\", 3.7, {x}, 1e-8, 255)",
+             lambda: P("%s|%r|%d|%.3f|%5.1e|%x", (1e-8, "a'b", 3.7, X(), 1e-8, 255))),
+            (f"'%s and %s' % ({y}, [{x}])", lambda: P("%s and %s", (Y(), [X()]))),
+            (f"'%f' % {y}", lambda: P("%f", Y())),
+            ("'%d' % 'a'", lambda: P("%d", "a")),
+            ("'%x' % 2.5", lambda: P("%x", 2.5)),
+            (f"'%(a)s-%(b)r' % {{'a': 1e20, 'b': {x}}}", lambda: P("%(a)s-%(b)r", {"a": 1e20, "b": X()})),
+            ("'%s' % (1,)", lambda: P("%s", (1,))),
+            ("'%s' % [1e-8]", lambda: P("%s", [1e-8])),
+            ("'%s' % {'k': 1e-8}", lambda: P("%s", {"k": 1e-8})),
+            ("'%c%%' % 65", lambda: P("%c%%", 65)),
+            ("'%d %i' % (constant(7, dtype=int64), True)", lambda: P("%d %i", (c(7, dtype=tf.int64), True))),
+            ("'%s %s' % (1,)", lambda: P("%s %s", (1,))),
+            ("'%+08.2f|%-6s|' % (-1.5, None)", lambda: P("%+08.2f|%-6s|", (-1.5, None))),
+            (f"'{{}} {{!r}} {{:>8.2f}} {{x}}'.format(1e-8, 'q', {x}, x={y})",
+             lambda: F("{} {!r} {:>8.2f} {x}", 1e-8, "q", X(), x=Y())),
+            (f"'{{0[0]}} {{1.shape}}'.format([1e-8], {y})", lambda: F("{0[0]} {1.shape}", [1e-8], Y())),
+            ("'{:{w}}'.format(1e-8, w=9)", lambda: F("{:{w}}", 1e-8, w=9)),
+            ("'{'.format(1)", lambda: F("{", 1)),
+            ("'{} {}'.format(1)", lambda: F("{} {}", 1)),
+            ("'{0} {}'.format(1, 2)", lambda: F("{0} {}", 1, 2)),
+            ("'{!s:>6}'.format(0.5)", lambda: F("{!s:>6}", 0.5)),
+        ]
+        dgl, python = try_lines(pairs)
+        assert_same(self, run_dgl(dgl), capture(python))
+
+
 class OtherValues(unittest.TestCase):
     """Functions, classes, instances, exceptions, dtypes, shapes: one DGL program and
     the Python an exporter would write for it."""
