@@ -34,6 +34,7 @@ import io
 import math
 import os
 import re
+import stat
 import string
 import tempfile
 import types
@@ -790,17 +791,31 @@ def _holds_tensor(value):
     return _is_variable(value) or _is_tensor(value)
 
 
+def _float_to_int(f):
+    """A float as an int64, truncated toward zero (DGL's float_to_int).
+
+    Errors: ValueError for NaN, an infinity, or a value outside int64's range."""
+    if math.isnan(f):
+        raise ValueError("cannot convert float NaN to integer")
+    if math.isinf(f):
+        raise ValueError("cannot convert float infinity to integer")
+    t = math.trunc(f)
+    if not (-2 ** 63 <= t < 2 ** 63):
+        raise ValueError(f"float {fmt_f64(f)} is out of range for a 64-bit int")
+    return t
+
+
 def _to_int64(v):
-    """A Python number as an int64, as DGL converts it."""
-    if isinstance(v, bool):
+    """A Python number as an element of an int64 tensor: only when integral,
+    never truncated (DGL's number_to_int64).
+
+    Errors: TypeError for a float with a fraction, NaN or an infinity;
+    ValueError for an integral float outside int64's range."""
+    if isinstance(v, (bool, int)):
         return int(v)
-    if isinstance(v, int):
-        return v
-    if not math.isfinite(v) or not (-2.0 ** 63 <= v < 2.0 ** 63):
-        raise ValueError(f"float {fmt_f64(v)} is out of range for a 64-bit int")
-    if v != int(v):
+    if not math.isfinite(v) or v != math.trunc(v):
         raise TypeError(f"cannot convert {fmt_f64(v)} to an int64 tensor (it is not integral)")
-    return int(v)
+    return _float_to_int(v)
 
 
 def _cast(t, dtype):
@@ -960,7 +975,6 @@ def _read_bounded(path):
         st = os.stat(full)
     except OSError as e:
         raise OSError(f"cannot read '{path}': {_os_error_text(e)}") from None
-    import stat
     if not stat.S_ISREG(st.st_mode):
         raise OSError(f"cannot read '{path}': not a regular file")
     limit = MAX_BYTES + (1 << 16)
@@ -981,7 +995,8 @@ def _csv_records(data):
     crate reads them: ',' between fields, '"' quotes with '""' for a quote,
     records ended by \\n, \\r or \\r\\n, empty lines skipped; `line` (1-based)
     and `byte` (0-based) are where the record starts."""
-    i, n, line = 0, len(data), 1
+    # A UTF-8 byte order mark at the start is not part of the first field.
+    i, n, line = (3 if data.startswith(b"\xef\xbb\xbf") else 0), len(data), 1
     while i < n:
         # Skip empty lines.
         if data[i] in b"\r\n":
@@ -1066,9 +1081,13 @@ def read_csv(path, header=True, dtype=None):
             text = cell.strip()
             if not _RUST_FLOAT.fullmatch(text):
                 raise ValueError(f"{path}: line {record_line}: '{cell}' is not a number")
-            x = float(text)
-            values.append(_to_int64(x) if want == tf.int64 and not re.fullmatch(r"[+-]?\d+", text)
-                          else int(text) if want == tf.int64 else x)
+            if want != tf.int64:
+                values.append(float(text))
+            elif re.fullmatch(r"[+-]?\d+", text) and -2 ** 63 <= int(text) < 2 ** 63:
+                # Integers stay exact (9007199254740993 must not pass through float64).
+                values.append(int(text))
+            else:
+                values.append(_float_to_int(float(text)))
         rows += 1
     cols = len(names) if cols is None else cols
     if want == tf.int64:

@@ -418,6 +418,12 @@ CSV_FILES = {
     "underscore.csv": b"a\n1_0\n",
     "empty_cell.csv": b"a,b\n1,\n",
     "quote_in_quote.csv": b'"say ""hi""",b\n+7,.5e1\n',
+    "fractions.csv": b"a\n1.5\n-2.7\n9007199254740993\n",
+    "huge.csv": b"a\n1e300\n",
+    "nan.csv": b"a\nnan\n",
+    "spaces.csv": b"a,b\n 1 ,\t2\n",
+    "bom.csv": b"\xef\xbb\xbfa\n1\n",
+    "bom_short_row.csv": b"\xef\xbb\xbfa,b\n1\n",
 }
 
 
@@ -459,6 +465,7 @@ class DataFiles(unittest.TestCase):
         for n in names:
             pairs.append((f"read_csv({str_src(n)})", lambda n=n: dgl_tf.read_csv(n)))
             pairs.append((f"read_csv({str_src(n)}, header=False)", lambda n=n: dgl_tf.read_csv(n, header=False)))
+            pairs.append((f"read_csv({str_src(n)}, dtype=int64)", lambda n=n: dgl_tf.read_csv(n, dtype=tf.int64)))
         pairs.append(("read_csv(3)", lambda: dgl_tf.read_csv(3)))
         pairs.append(('read_csv("blank_line.csv", dtype=float64)',
                       lambda: dgl_tf.read_csv("blank_line.csv", dtype=tf.float64)))
@@ -544,6 +551,11 @@ class Creation(unittest.TestCase):
             ("constant(None)", lambda: c(None)),
             ("constant(1.5, dtype=int64)", lambda: c(1.5, dtype=tf.int64)),
             ("constant(1e300, dtype=int64)", lambda: c(1e300, dtype=tf.int64)),
+            ('constant(float("nan"), dtype=int64)', lambda: c(math.nan, dtype=tf.int64)),
+            ('constant([2.0, float("inf")], dtype=int64)', lambda: c([2.0, math.inf], dtype=tf.int64)),
+            ('constant(constant([float("nan")]), dtype=int64)', lambda: c(c([math.nan]), dtype=tf.int64)),
+            ("constant([1.0, 0.0, -0.5], dtype=bool)", lambda: c([1.0, 0.0, -0.5], dtype=bool)),
+            ("constant(constant([1.0, 0.0]), dtype=bool)", lambda: c(c([1.0, 0.0]), dtype=bool)),
             ("constant(1e40)", lambda: c(1e40)),
             ("constant([1, [2]])", lambda: c([1, [2]])),
             ("constant([[1], [2, 3]])", lambda: c([[1], [2, 3]])),
