@@ -11,7 +11,8 @@ the same as `dgl FILE.dgl`'s:
 - `set_script`, `read_csv`, `load_npy`, `save_npy`: DGL's data functions,
   relative paths resolved against the script's folder;
 - `constant`, `range_tensor`: DGL's dtype rules (numbers become float32, an
-  all-int range is int64).
+  all-int range is int64);
+- `str_format`, `percent`: DGL's `template.format(...)` and `template % args`.
 
 A generated script starts with:
 
@@ -26,6 +27,19 @@ beyond defining its names.
 DGL has no int32: an int32 tensor (which TF makes where DGL makes int64, e.g.
 `tf.range(5)`) prints as int64 and `constant` converts it to int64, as DGL's
 `load_npy` does with an int32 file.
+
+Known differences from DGL that this module cannot remove:
+- a Python set iterates in hash order, DGL's in insertion order (`{3, 1, 2}`
+  prints `{1, 2, 3}` here); an exporter wanting DGL's order must keep a dict;
+- `str(tape)` of a GradientTape is `<GradientTape>`, not DGL's table of
+  recorded operations (TF's tape does not expose them);
+- a Variable explicitly named `Variable` prints as unnamed (TF gives that
+  name to unnamed Variables);
+- `type("a") is str` is False (`str` here is a class standing for Python's:
+  see `str`); `isinstance` works;
+- TF's own errors keep their class names (`InvalidArgumentError` where DGL
+  raises `ShapeError`); Python's OSError family shows as DGL's `IOError`;
+- a symbolic tensor (inside a tf.function) prints as TF prints it.
 """
 
 import builtins
