@@ -760,5 +760,53 @@ except ValueError as e:
         assert_same(self, run_dgl(self.DGL), capture(python))
 
 
+class PythonOnlyValues(unittest.TestCase):
+    """Values DGL cannot hold, shown as DGL shows what stands for them (expected
+    texts by reasoning from LANGUAGE.md §3: DGL's numpy() gives nested lists, and
+    DGL has int64 where TF makes int32)."""
+
+    def test_int32_numpy_and_shapes(self):
+        s, r = dgl_tf.str, dgl_tf.repr
+        self.assertEqual(r(tf.range(3)), "tensor([0, 1, 2], dtype=int64)")
+        self.assertEqual(s(tf.int32), "int64")
+        self.assertEqual(s(np.array([[0.5, 1e-8]], dtype=np.float32)), "[[0.5, 9.99999993922529e-9]]")
+        self.assertEqual(s(np.float32(0.1)), "0.10000000149011612")
+        self.assertEqual(s([np.int64(3), np.bool_(True), np.float64(1e20)]), "[3, True, 1e20]")
+        self.assertEqual(s(tf.TensorShape([None, 3])), "(None, 3)")
+        self.assertEqual(s(tf.TensorShape([4])), "(4,)")
+        self.assertEqual(dgl_tf.format(np.array([2.5]), ".1f"), "2.5")
+
+    def test_str_is_still_a_type(self):
+        str_ = dgl_tf.str
+        self.assertTrue(isinstance("a", str_))
+        self.assertTrue(isinstance("a", (int, str_)))
+        self.assertFalse(isinstance(3, str_))
+        self.assertTrue(issubclass(type("a"), str_))
+        self.assertEqual(str_(), "")
+        self.assertEqual(str_(3), "3")
+        self.assertEqual(str_(b"ab", "ascii"), "ab")
+        self.assertEqual(str_.join(",", ["a", "b"]), "a,b")
+        self.assertIs(type(str_(1e-8)), str)
+        self.assertEqual(list(map(str_, [1e-8, 0.5])), ["1e-8", "0.5"])
+
+    def test_symbolic_tensors_do_not_break_printing(self):
+        seen = []
+
+        @tf.function
+        def f(x):
+            seen.append(dgl_tf.str(x))
+            return x
+
+        f(tf.constant([1.0]))
+        self.assertIn("shape=(1,)", seen[0])
+
+    def test_relative_paths_follow_set_script(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            dgl_tf.set_script(os.path.join(tmp, "script.py"))
+            dgl_tf.save_npy("x.npy", [1.0, 2.0])
+            self.assertTrue(os.path.exists(os.path.join(tmp, "x.npy")))
+            self.assertEqual(dgl_tf.repr(dgl_tf.load_npy(os.path.join(tmp, "x.npy"))), "tensor([1.0, 2.0])")
+
+
 if __name__ == "__main__":
     unittest.main()
