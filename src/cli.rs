@@ -64,6 +64,32 @@ enum Command {
     },
     /// Parse only; report every syntax error.
     Check { file: PathBuf },
+    /// Translate a DGL program into a TensorFlow 2.21 Python script with the same output
+    /// (docs/export.md): OUT.py, the support module dgl_tf.py, requirements.txt, and the
+    /// random numbers DGL drew (OUT.draws.npz) beside it.
+    Export {
+        /// The DGL program.
+        file: PathBuf,
+        /// Target TensorFlow (the only target).
+        #[arg(long)]
+        tf: bool,
+        /// The Python script to write (default: FILE with the extension .py).
+        #[arg(short = 'o', long = "output", value_name = "OUT.py")]
+        out: Option<PathBuf>,
+        /// List every construct TensorFlow lacks, and write nothing.
+        #[arg(long)]
+        check: bool,
+        /// Leave statements that only inspect the tape out (each becomes a comment).
+        #[arg(long)]
+        drop_inspection: bool,
+        /// Train under tf.distribute: `mirrored` (the devices of one machine) or
+        /// `multiworker` (several machines, TF_CONFIG).
+        #[arg(long, value_name = "STRATEGY", value_parser = ["mirrored", "multiworker"])]
+        distribute: Option<String>,
+        /// Also write the output the DGL run printed (for parity tests).
+        #[arg(long, value_name = "FILE", hide = true)]
+        expected_out: Option<PathBuf>,
+    },
     /// The language server (LSP over stdin/stdout), for editors.
     Lsp,
     /// Print the reference of every builtin, method and stdlib name as Markdown (docs/reference.md).
@@ -135,6 +161,10 @@ pub fn main() -> i32 {
             }
         }
         Some(Command::Check { file }) => check(&file, color),
+        Some(Command::Export { file, tf: _, out, check, drop_inspection, distribute, expected_out }) => {
+            let opts = crate::export::Options { file, out, check, drop_inspection, expected_out, distribute };
+            crate::with_big_stack(move || crate::export::main(opts, color))
+        }
         Some(Command::Lsp) => crate::lsp::main(),
         Some(Command::Doc) => match crate::with_big_stack(crate::help::reference::generate) {
             Ok(text) => {

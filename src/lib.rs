@@ -6,6 +6,7 @@ pub mod builtins;
 pub mod cli;
 pub mod diagnostic;
 pub mod error;
+pub mod export;
 pub mod files;
 pub mod help;
 pub mod intern;
@@ -55,6 +56,9 @@ pub fn run_program(rt: &mut Interp, name: &str, path: Option<&Path>, text: &str,
     }
     rt.argv = argv;
     let id = rt.sources.add(name, path.map(|p| p.to_path_buf()), text);
+    if let Some(x) = rt.export.as_mut() {
+        x.skip_src = Some(id);
+    }
     let globals = std::rc::Rc::new(Globals::default());
     let result = rt.run_source(id, &globals);
     let _ = std::io::Write::flush(&mut *rt.out.borrow_mut());

@@ -330,7 +330,7 @@ fn dropout(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let scale = 1.0 / (1.0 - rate);
     let mut rng = rt.rng.stream("dropout", seed);
     let mask = (0..n).map(|_| if rng.random::<f64>() >= rate { scale } else { 0.0 }).collect();
-    let mask = Tensor::new(Array::from_f64(x.dtype(), &shape, mask));
+    let mask = rt.drawn("dropout", Tensor::new(Array::from_f64(x.dtype(), &shape, mask)));
     Ok(Value::Tensor(rt.ad.mul(&x, &mask)?))
 }
 

@@ -71,7 +71,7 @@ fn normal(rt: &mut Interp, args: &mut Args, name: &'static str, truncated: bool)
             mean + std * z
         })
         .collect();
-    Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &dims, vals))))
+    Ok(Value::Tensor(rt.drawn(name, Tensor::new(Array::from_f64(dtype, &dims, vals)))))
 }
 
 /// `random_uniform(shape, minval=0, maxval=None, dtype=float32, seed=None)`: uniform on
@@ -104,7 +104,7 @@ fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
             let mut rng = rt.rng.stream("random_uniform", seed);
             // The formula unseeded programs have always drawn with (their numbers stay the same).
             let vals = (0..n).map(|_| lo + (hi - lo) * rng.random::<f64>()).collect();
-            Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &dims, vals))))
+            Ok(Value::Tensor(rt.drawn("random_uniform", Tensor::new(Array::from_f64(dtype, &dims, vals)))))
         }
         DType::I64 => {
             let Some(maxval) = maxval else {
@@ -120,7 +120,8 @@ fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
             }
             let mut rng = rt.rng.stream("random_uniform", seed);
             let vals: Vec<i64> = (0..n).map(|_| rng.random_range(lo..hi)).collect();
-            Ok(Value::Tensor(Tensor::new(Array::I64(ArrayD::from_shape_vec(IxDyn(&dims), vals).expect("n values")))))
+            let t = Tensor::new(Array::I64(ArrayD::from_shape_vec(IxDyn(&dims), vals).expect("n values")));
+            Ok(Value::Tensor(rt.drawn("random_uniform", t)))
         }
         DType::Bool => bail!(Type, "random_uniform needs a float or int64 dtype, got bool"),
     }
@@ -154,7 +155,7 @@ fn shuffle(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value> {
         Array::I64(x) => Array::I64(x.select(ndarray::Axis(0), &order)),
         Array::Bool(x) => Array::Bool(x.select(ndarray::Axis(0), &order)),
     };
-    Ok(Value::Tensor(Tensor::new(out)))
+    Ok(Value::Tensor(rt.drawn("random_shuffle", Tensor::new(out))))
 }
 
 /// `categorical(logits, num_samples, dtype=None, seed=None)` (also `random_categorical`):
@@ -211,5 +212,6 @@ fn categorical(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value>
             out.push(c as i64);
         }
     }
-    Ok(Value::Tensor(Tensor::new(Array::I64(ArrayD::from_shape_vec(IxDyn(&[batch, k]), out).expect("batch·k")))))
+    let t = Tensor::new(Array::I64(ArrayD::from_shape_vec(IxDyn(&[batch, k]), out).expect("batch·k")));
+    Ok(Value::Tensor(rt.drawn("categorical", t)))
 }

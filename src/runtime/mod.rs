@@ -165,6 +165,8 @@ pub struct Interp {
     pub py_rng: Option<rand_chacha::ChaCha8Rng>,
     /// Where `sys.stderr` and `print(..., file=sys.stderr)` write (the process's stderr).
     pub err_out: Output,
+    /// What `dgl export` records while it runs the program ([`ExportRun`]); None otherwise.
+    pub export: Option<Box<ExportRun>>,
     /// Whether `recompute_grad` functions check their recomputations by default
     /// (`check=True`): on in the golden runner (`dgl test`), off otherwise.
     pub check_recompute: bool,
@@ -222,6 +224,7 @@ impl Interp {
             py_rng: None,
             err_out: Rc::new(RefCell::new(std::io::stderr())),
             check_recompute: false,
+            export: None,
             display_hook: None,
             scope: None,
             quiet_progress: false,
@@ -332,5 +335,28 @@ impl Failure {
             Failure::Runtime(e) if e.0.from_parse => 2,
             Failure::Runtime(_) => 1,
         }
+    }
+}
+
+/// The run `dgl export --tf` makes of a program (src/export/record.rs): the random tensors
+/// it draws, in order, to be replayed by the exported script, and the statements of the main
+/// script that `--drop-inspection` leaves out, which this run skips too.
+#[derive(Default)]
+pub struct ExportRun {
+    /// (op, tensor) for every random op's result (dropout: its scaled keep mask).
+    pub draws: Vec<(&'static str, crate::tensor::Tensor)>,
+    /// Start offsets of the main script's statements to skip.
+    pub skip: std::collections::HashSet<u32>,
+    /// The main script's source, once it runs.
+    pub skip_src: Option<SourceId>,
+}
+
+impl Interp {
+    /// `t`, the result of the random op `op`, noted when `dgl export` is recording.
+    pub fn drawn(&mut self, op: &'static str, t: crate::tensor::Tensor) -> crate::tensor::Tensor {
+        if let Some(x) = self.export.as_mut() {
+            x.draws.push((op, t.clone()));
+        }
+        t
     }
 }

@@ -1,0 +1,235 @@
+
+
+# ---------------------------------------------------------------------------------------------
+# Run time of exported programs: DGL's random draws replayed, DGL's recompute_grad and
+# custom_gradient contracts (LANGUAGE.md §5) over tf.custom_gradient, and the small builtins
+# TF spells differently. (Appended to dgl_tf.py by `dgl export`: src/export/dgl_tf_runtime.py.)
+# ---------------------------------------------------------------------------------------------
+
+import functools as _functools
+import json as _json
+import sys as _sys
+import types as _types
+
+import numpy as _np
+import tensorflow as _tf
+
+_draws = None  # the .npz DGL's run wrote, and how far the script has read it
+_next_draw = 0
+
+
+def load_draws(path):
+    """Loads the random numbers DGL drew (an .npz beside the script): the exported script
+    replays them in order, since TensorFlow's generators draw other numbers."""
+    global _draws, _next_draw
+    data = _np.load(_resolve(path))
+    _draws = (data, _json.loads(bytes(data["meta"]).decode("utf-8")))
+    _next_draw = 0
+
+
+def _draw(op, shape=None):
+    """The next tensor DGL's run drew, which must have come from op (and have shape)."""
+    global _next_draw
+    if _draws is None:
+        raise RuntimeError(f"{op}: this script has no recorded random numbers (export it again)")
+    data, ops = _draws
+    if _next_draw >= len(ops):
+        raise RuntimeError(f"{op}: the script draws more random numbers than the DGL run did")
+    if ops[_next_draw] != op:
+        raise RuntimeError(f"{op}: the DGL run drew with {ops[_next_draw]} here; the script is out of step")
+    value = data[f"draw_{_next_draw:05d}"]
+    _next_draw += 1
+    if shape is not None and tuple(int(d) for d in shape) != tuple(value.shape):
+        raise RuntimeError(f"{op}: shape {tuple(shape)} differs from the DGL run's {tuple(value.shape)}")
+    return _tf.constant(value)
+
+
+def _dims(shape):
+    if isinstance(shape, (_tf.Tensor, _np.ndarray)):
+        return [int(d) for d in _np.asarray(shape).reshape(-1)]
+    if isinstance(shape, int):
+        return [shape]
+    return [int(d) for d in shape]
+
+
+def set_seed(seed):
+    """DGL's set_seed: the draws are replayed from DGL's run, so this only seeds TF's own."""
+    _tf.random.set_seed(seed)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None):
+    return _draw("random_normal", _dims(shape))
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None):
+    return _draw("truncated_normal", _dims(shape))
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=None, seed=None, name=None):
+    return _draw("random_uniform", _dims(shape))
+
+
+def random_shuffle(value, seed=None, name=None):
+    return _draw("random_shuffle")
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    return _draw("categorical")
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """DGL's dropout: x times the scaled keep mask DGL drew (none for rate 0)."""
+    if rate == 0:
+        return x
+    return x * _tf.cast(_draw("dropout"), x.dtype)
+
+
+def function(func=None, **options):
+    """DGL's `function` runs the function eagerly (prints inside it run on every call)."""
+    if func is None:
+        return lambda f: f
+    return func
+
+
+def argv():
+    return list(_sys.argv)
+
+
+def progress(iterable, desc=None, total=None, leave=True, disable=None, **options):
+    """DGL's progress bar draws on stderr only; the exported script iterates plainly."""
+    return iterable
+
+
+class ShapeError(ValueError):
+    """DGL's ShapeError (TF reports shape mismatches as InvalidArgumentError)."""
+
+
+def finish():
+    """The end of the script: every draw DGL made must have been used."""
+    if _draws is not None and _next_draw != len(_draws[1]):
+        raise RuntimeError(
+            f"the script used {_next_draw} of the {len(_draws[1])} random draws DGL made: out of step"
+        )
+
+
+def _is_tensor(x):
+    return isinstance(x, _tf.Tensor) and not isinstance(x, _tf.Variable)
+
+
+def _captured_tensors(f):
+    """The tensors f reads from its module's globals and its closure (LANGUAGE.md §5: they
+    get their true gradients, so they become explicit inputs)."""
+    code = getattr(f, "__code__", None)
+    if code is None:
+        return {}, {}
+    globs = {n: f.__globals__[n] for n in code.co_names if n in f.__globals__ and _is_tensor(f.__globals__[n])}
+    cells = {}
+    for i, (n, c) in enumerate(zip(code.co_freevars, f.__closure__ or ())):
+        try:
+            v = c.cell_contents
+        except ValueError:
+            continue
+        if _is_tensor(v):
+            cells[i] = v
+    return globs, cells
+
+
+def _with_captured(f, globs, cells, values):
+    """f rebuilt to read `values` where it read the captured tensors."""
+    names = list(globs)
+    g = dict(f.__globals__)
+    g.update(zip(names, values[: len(names)]))
+    closure = list(f.__closure__ or ())
+    for (i, _), v in zip(cells.items(), values[len(names):]):
+        closure[i] = _types.CellType(v)
+    return _types.FunctionType(f.__code__, g, f.__name__, f.__defaults__, tuple(closure) or None)
+
+
+_recomputing = [0]
+
+
+def recompute_grad(f=None, check=None):
+    """DGL's recompute_grad (LANGUAGE.md §5) over tf.custom_gradient: the forward pass
+    keeps only the inputs; tape.gradient runs f again under a local tape. Unlike
+    tf.recompute_grad, tensors f reads from globals or closures become explicit inputs (their
+    gradients are true, not None), a Variable passed as an input is read into a tensor first
+    (so it is not counted twice), random numbers are replayed (load_draws), and higher-order
+    gradients run through the recomputation."""
+    if f is None:
+        return lambda fn: recompute_grad(fn, check=check)
+    target = f if isinstance(f, _types.FunctionType) else getattr(f, "__call__", f)
+
+    @_functools.wraps(f)
+    def g(*args):
+        globs, cells = _captured_tensors(target)
+        extra = list(globs.values()) + list(cells.values())
+        fn = _with_captured(target, globs, cells, extra) if extra else target
+        n = len(args)
+        inputs = [_tf.identity(a) if isinstance(a, _tf.Variable) else a for a in args] + extra
+
+        def run(values):
+            if extra:
+                fn2 = _with_captured(target, globs, cells, values[n:])
+                return fn2(*values[:n])
+            return fn(*values[:n])
+
+        @_tf.custom_gradient
+        def checkpointed(*xs):
+            y = run(list(xs))
+
+            def grad_fn(*upstream, variables=None):
+                watched = [x for x in xs if isinstance(x, _tf.Tensor)]
+                _recomputing[0] += 1
+                try:
+                    with _tf.GradientTape() as local:
+                        local.watch(watched)
+                        y2 = run(list(xs))
+                finally:
+                    _recomputing[0] -= 1
+                sources = list(xs) + list(variables or [])
+                ys = y2 if isinstance(y2, (list, tuple)) else [y2]
+                grads = local.gradient(ys, sources, output_gradients=list(upstream),
+                                       unconnected_gradients=_tf.UnconnectedGradients.ZERO)
+                input_grads = grads[: len(xs)]
+                if variables:
+                    return input_grads, grads[len(xs):]
+                return input_grads
+
+            return y, grad_fn
+
+        return checkpointed(*inputs)
+
+    g.__wrapped__ = f
+    return g
+
+
+def custom_gradient(f):
+    """DGL's custom_gradient (LANGUAGE.md §5): tf.custom_gradient, with each gradient grad_fn
+    returns checked against its input's shape and dtype (TF checks only their number)."""
+
+    @_functools.wraps(f)
+    def g(*args, **kwargs):
+        def inner(*xs):
+            y, grad_fn = f(*xs, **kwargs)
+
+            def checked(*upstream, **kw):
+                grads = grad_fn(*upstream, **kw)
+                input_grads = grads[0] if kw.get("variables") else grads
+                flat = list(input_grads) if isinstance(input_grads, (list, tuple)) else [input_grads]
+                if len(xs) == 1 and not isinstance(input_grads, (list, tuple)):
+                    flat = [input_grads]
+                for i, (x, gr) in enumerate(zip(xs, flat)):
+                    if gr is None or isinstance(gr, (int, float)) or not isinstance(x, _tf.Tensor):
+                        continue
+                    if tuple(gr.shape) != tuple(x.shape):
+                        raise ValueError(
+                            f"custom_gradient: {f.__name__}'s gradient for input {i} has shape "
+                            f"{tuple(gr.shape)}, but the input has shape {tuple(x.shape)}"
+                        )
+                return grads
+
+            return y, checked
+
+        return _tf.custom_gradient(inner)(*args)
+
+    return g

@@ -1,0 +1,335 @@
+//! Statements to Python lines, with the source's comments kept where they stood and the
+//! statements `--drop-inspection` leaves out replaced by a comment.
+
+use super::expr::py_str;
+use super::Exporter;
+use crate::syntax::ast::*;
+
+impl Exporter<'_> {
+    /// Emits a block at the current indentation (`pass` when nothing of it is left).
+    pub fn block(&mut self, body: &[Stmt]) {
+        let before = self.code_lines;
+        for s in body {
+            self.stmt(s);
+        }
+        if self.code_lines == before {
+            self.line("pass");
+        }
+    }
+
+    /// Emits one line of code at the current indentation.
+    pub fn line(&mut self, text: &str) {
+        let pad = "    ".repeat(self.indent);
+        for (i, l) in text.lines().enumerate() {
+            if i == 0 || !l.is_empty() {
+                self.out.push_str(&pad);
+            }
+            self.out.push_str(l);
+            self.out.push('\n');
+        }
+        self.code_lines += 1;
+    }
+
+    fn comment_line(&mut self, text: &str) {
+        let pad = "    ".repeat(self.indent);
+        self.out.push_str(&format!("{pad}{text}\n"));
+    }
+
+    /// The comments that stand before byte `pos`, not yet written, each on its own line.
+    pub(super) fn comments_before(&mut self, pos: u32) {
+        while let Some(c) = self.comments.get(self.next_comment) {
+            if c.pos >= pos {
+                break;
+            }
+            self.next_comment += 1;
+            if c.blank_before && !self.out.is_empty() && !self.out.ends_with("\n\n") {
+                self.out.push('\n');
+            }
+            let text = c.text.clone();
+            self.comment_line(&text);
+        }
+    }
+
+    /// The comments inside `span` (a simple statement's own lines), appended to its last
+    /// emitted line.
+    fn comments_within(&mut self, span: crate::source::Span) {
+        let mut trailing = vec![];
+        while let Some(c) = self.comments.get(self.next_comment) {
+            if c.pos >= self.line_end(span.end) {
+                break;
+            }
+            self.next_comment += 1;
+            trailing.push(c.text.clone());
+        }
+        if !trailing.is_empty() {
+            self.out.pop();
+            self.out.push_str(&format!("  {}\n", trailing.join(" ")));
+        }
+    }
+
+    /// The byte offset of the end of the line holding `pos`.
+    fn line_end(&self, pos: u32) -> u32 {
+        let rest = &self.src[(pos as usize).min(self.src.len())..];
+        pos + rest.find('\n').unwrap_or(rest.len()) as u32
+    }
+
+    /// The first line of a statement's source text.
+    fn first_line(&self, s: &Stmt) -> String {
+        let text = &self.src[s.span.start as usize..s.span.end as usize];
+        text.lines().next().unwrap_or("").trim().to_string()
+    }
+
+    pub fn stmt(&mut self, s: &Stmt) {
+        self.comments_before(s.span.start);
+        if self.blank_before(s) && !self.out.is_empty() && !self.out.ends_with("\n\n") {
+            self.out.push('\n');
+        }
+        if self.dropped.contains(&s.span.start) {
+            let text = format!("# dropped by --drop-inspection (tape inspection): {}", self.first_line(s));
+            self.comment_line(&text);
+            self.skip_comments_within(s.span);
+            return;
+        }
+        let before = self.problems.len();
+        self.current_stmt = Some(s.span);
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                let t = self.expr(e);
+                self.line(&t);
+            }
+            StmtKind::Assign(targets, value) => {
+                let mut t: Vec<String> = targets.iter().map(|x| self.target(x)).collect();
+                t.push(self.expr(value));
+                self.line(&t.join(" = "));
+            }
+            StmtKind::AugAssign(target, op, value) => {
+                let t = self.target(target);
+                let v = self.expr(value);
+                self.line(&format!("{t} {}= {v}", op.symbol()));
+            }
+            StmtKind::If(arms, orelse) => {
+                for (i, (cond, body)) in arms.iter().enumerate() {
+                    let c = self.expr(cond);
+                    self.line(&format!("{} {c}:", if i == 0 { "if" } else { "elif" }));
+                    self.indented(body);
+                }
+                if let Some(b) = orelse {
+                    self.line("else:");
+                    self.indented(b);
+                }
+                return;
+            }
+            StmtKind::While(cond, body, orelse) => {
+                let c = self.expr(cond);
+                self.line(&format!("while {c}:"));
+                self.indented(body);
+                self.else_block(orelse);
+                return;
+            }
+            StmtKind::For(target, iter, body, orelse) => {
+                let t = self.target(target);
+                let i = self.expr(iter);
+                self.line(&format!("for {t} in {i}:"));
+                self.indented(body);
+                self.else_block(orelse);
+                return;
+            }
+            StmtKind::Break => self.line("break"),
+            StmtKind::Continue => self.line("continue"),
+            StmtKind::Pass => self.line("pass"),
+            StmtKind::Return(None) => self.line("return"),
+            StmtKind::Return(Some(x)) => {
+                let t = match &x.kind {
+                    ExprKind::Tuple(items) if items.len() > 1 => {
+                        items.iter().map(|i| self.expr(i)).collect::<Vec<_>>().join(", ")
+                    }
+                    _ => self.expr(x),
+                };
+                self.line(&format!("return {t}"));
+            }
+            StmtKind::Def(def) => {
+                self.def(def);
+                return;
+            }
+            StmtKind::Class(c) => {
+                self.class(c);
+                return;
+            }
+            StmtKind::With(items, body) => {
+                let parts: Vec<String> = items
+                    .iter()
+                    .map(|(ctx, t)| match t {
+                        Some(t) => format!("{} as {}", self.expr(ctx), self.target(t)),
+                        None => self.expr(ctx),
+                    })
+                    .collect();
+                self.line(&format!("with {}:", parts.join(", ")));
+                self.indented(body);
+                return;
+            }
+            StmtKind::Import(items) => {
+                for (path, alias, _) in items {
+                    let path: Vec<String> = path.iter().map(|p| p.name().to_string()).collect();
+                    let line = self.import_line(&path, alias.as_ref().map(|a| a.name().to_string()), s.span);
+                    self.line(&line);
+                }
+            }
+            StmtKind::FromImport(path, items) => {
+                let path: Vec<String> = path.iter().map(|p| p.name().to_string()).collect();
+                let module = self.module_path(&path, s.span);
+                let names: Vec<String> = items
+                    .iter()
+                    .map(|(n, alias, _, _)| match alias {
+                        Some(a) => format!("{} as {}", n.name(), a.name()),
+                        None => n.name().to_string(),
+                    })
+                    .collect();
+                self.line(&format!("from {module} import {}", names.join(", ")));
+            }
+            StmtKind::Assert(cond, msg) => {
+                let c = self.expr(cond);
+                match msg {
+                    Some(m) => {
+                        let m = self.expr(m);
+                        self.line(&format!("assert {c}, {m}"));
+                    }
+                    None => self.line(&format!("assert {c}")),
+                }
+            }
+            StmtKind::Raise(None) => self.line("raise"),
+            StmtKind::Raise(Some(x)) => {
+                let t = self.expr(x);
+                self.line(&format!("raise {t}"));
+            }
+            StmtKind::Try { body, handlers, orelse, finally } => {
+                self.line("try:");
+                self.indented(body);
+                for h in handlers {
+                    self.comments_before(h.span.start);
+                    let head = match (&h.kind, &h.name) {
+                        (Some(k), Some(n)) => format!("except {} as {}:", self.expr(k), self.local_name(&n.name())),
+                        (Some(k), None) => format!("except {}:", self.expr(k)),
+                        _ => "except:".to_string(),
+                    };
+                    self.line(&head);
+                    self.indented(&h.body);
+                }
+                self.else_block(orelse);
+                if let Some(f) = finally {
+                    self.line("finally:");
+                    self.indented(f);
+                }
+                return;
+            }
+            StmtKind::Global(ns) => {
+                let n: Vec<String> = ns.iter().map(|n| self.local_name(&n.name())).collect();
+                self.line(&format!("global {}", n.join(", ")));
+            }
+            StmtKind::Nonlocal(ns) => {
+                let n: Vec<String> = ns.iter().map(|n| self.local_name(&n.name())).collect();
+                self.line(&format!("nonlocal {}", n.join(", ")));
+            }
+            StmtKind::Del(targets) => {
+                let t: Vec<String> = targets.iter().map(|x| self.target(x)).collect();
+                self.line(&format!("del {}", t.join(", ")));
+            }
+        }
+        let _ = before;
+        self.comments_within(s.span);
+    }
+
+    fn skip_comments_within(&mut self, span: crate::source::Span) {
+        let end = self.line_end(span.end);
+        while self.comments.get(self.next_comment).is_some_and(|c| c.pos < end) {
+            self.next_comment += 1;
+        }
+    }
+
+    /// Whether a blank line stood before the statement in the source (kept for readability).
+    fn blank_before(&self, s: &Stmt) -> bool {
+        let head = &self.src[..s.span.start as usize];
+        let head = head.trim_end_matches([' ', '\t']);
+        let Some(head) = head.strip_suffix('\n') else { return false };
+        let prev = head.rsplit('\n').next().unwrap_or("");
+        prev.trim().is_empty() && !head.is_empty()
+    }
+
+    fn indented(&mut self, body: &[Stmt]) {
+        self.indent += 1;
+        self.block(body);
+        self.indent -= 1;
+    }
+
+    fn else_block(&mut self, orelse: &Option<Block>) {
+        if let Some(b) = orelse {
+            self.line("else:");
+            self.indented(b);
+        }
+    }
+
+    fn decorators(&mut self, decorators: &[Expr]) {
+        for d in decorators {
+            let t = self.expr(d);
+            self.line(&format!("@{t}"));
+        }
+    }
+
+    fn docstring(&mut self, doc: &Option<std::rc::Rc<str>>) {
+        if let Some(d) = doc {
+            if d.contains('\n') && !d.contains("\"\"\"") && !d.contains('\\') {
+                let pad = "    ".repeat(self.indent);
+                let body: Vec<String> = d
+                    .lines()
+                    .enumerate()
+                    .map(|(i, l)| if i == 0 || l.is_empty() { l.to_string() } else { format!("{pad}{l}") })
+                    .collect();
+                self.line(&format!("\"\"\"{}\n{pad}\"\"\"", body.join("\n")));
+            } else {
+                self.line(&py_str(d));
+            }
+        }
+    }
+
+    fn def(&mut self, def: &FuncDef) {
+        self.decorators(&def.decorators);
+        let scope = super::scope::function_scope(def);
+        // Defaults are evaluated where the def stands.
+        let params = self.params(&def.params);
+        self.push_scope(scope);
+        self.line(&format!("def {}({params}):", self.local_name(&def.name.name())));
+        self.indent += 1;
+        self.docstring(&def.doc);
+        let before = self.code_lines;
+        for s in &def.body {
+            self.stmt(s);
+        }
+        if self.code_lines == before && def.doc.is_none() {
+            self.line("pass");
+        }
+        self.indent -= 1;
+        self.pop_scope();
+    }
+
+    fn class(&mut self, c: &ClassDef) {
+        self.decorators(&c.decorators);
+        let head = match &c.base {
+            Some(b) => format!("class {}({}):", c.name.name(), self.expr(b)),
+            None => format!("class {}:", c.name.name()),
+        };
+        self.line(&head);
+        self.push_class_scope(super::scope::class_scope(c));
+        self.class_depth += 1;
+        self.indent += 1;
+        self.docstring(&c.doc);
+        let before = self.code_lines;
+        for s in &c.body {
+            self.stmt(s);
+        }
+        if self.code_lines == before && c.doc.is_none() {
+            self.line("pass");
+        }
+        self.indent -= 1;
+        self.class_depth -= 1;
+        self.pop_scope();
+    }
+}

@@ -1,0 +1,450 @@
+//! Expressions to Python text: the same syntax (DGL is a Python subset), builtin names
+//! through [`super::names`], f-string fields through DGL's `str`/`format`, and the tensor
+//! methods TF lacks (`item`, `numpy`, `tolist`) through the support module.
+
+use super::names::{self, Mapping};
+use super::Exporter;
+use crate::syntax::ast::*;
+
+/// Binding strength, as in Python's grammar (higher binds tighter).
+const LAMBDA: u8 = 0;
+const IFELSE: u8 = 1;
+const OR: u8 = 2;
+const AND: u8 = 3;
+const NOT: u8 = 4;
+const CMP: u8 = 5;
+const UNARY: u8 = 12;
+const POW: u8 = 13;
+const ATOM: u8 = 14;
+
+fn binop_prec(op: BinOp) -> u8 {
+    match op {
+        BinOp::BitOr => 6,
+        BinOp::BitXor => 7,
+        BinOp::BitAnd => 8,
+        BinOp::LShift | BinOp::RShift => 9,
+        BinOp::Add | BinOp::Sub => 10,
+        BinOp::Mul | BinOp::Div | BinOp::FloorDiv | BinOp::Mod | BinOp::MatMul => 11,
+        BinOp::Pow => POW,
+    }
+}
+
+fn cmp_text(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Lt => "<",
+        CmpOp::Le => "<=",
+        CmpOp::Gt => ">",
+        CmpOp::Ge => ">=",
+        CmpOp::Eq => "==",
+        CmpOp::Ne => "!=",
+        CmpOp::In => "in",
+        CmpOp::NotIn => "not in",
+        CmpOp::Is => "is",
+        CmpOp::IsNot => "is not",
+    }
+}
+
+/// A Python string literal for `s`, in double quotes unless it holds more of them than
+/// single ones.
+pub fn py_str(s: &str) -> String {
+    py_str_quoted(s, if s.contains('"') && !s.contains('\'') { '\'' } else { '"' })
+}
+
+/// A Python string literal for `s` in the quote `q`.
+pub fn py_str_quoted(s: &str, q: char) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(q);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == q => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push(q);
+    out
+}
+
+/// A float literal Python reads back to the same number.
+fn py_float(f: f64) -> String {
+    let s = format!("{f:?}");
+    if s.contains(['.', 'e', 'E', 'n', 'i']) {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+impl Exporter<'_> {
+    /// `e` as Python text.
+    pub fn expr(&mut self, e: &Expr) -> String {
+        self.expr_at(e, LAMBDA)
+    }
+
+    /// `e` as Python text, parenthesised if it binds more loosely than `min`.
+    fn expr_at(&mut self, e: &Expr, min: u8) -> String {
+        let (text, prec) = self.expr_prec(e);
+        if prec < min {
+            format!("({text})")
+        } else {
+            text
+        }
+    }
+
+    fn expr_prec(&mut self, e: &Expr) -> (String, u8) {
+        let text = match &e.kind {
+            ExprKind::Name(n, _) => self.name(&n.name(), e.span),
+            ExprKind::Int(i) => i.to_string(),
+            ExprKind::Float(f) => py_float(*f),
+            ExprKind::Str(s) if self.in_fstring => py_str_quoted(s, '\''),
+            ExprKind::Str(s) => py_str(s),
+            ExprKind::Bool(b) => (if *b { "True" } else { "False" }).to_string(),
+            ExprKind::None => "None".to_string(),
+            ExprKind::Ellipsis => "...".to_string(),
+            ExprKind::FString(parts) => self.fstring(parts),
+            ExprKind::List(items) => format!("[{}]", self.list(items)),
+            ExprKind::Tuple(items) => match items.len() {
+                1 => format!("({},)", self.expr(&items[0])),
+                _ => format!("({})", self.list(items)),
+            },
+            ExprKind::Set(items) => format!("{{{}}}", self.list(items)),
+            ExprKind::Dict(pairs) => {
+                let parts: Vec<String> =
+                    pairs.iter().map(|(k, v)| format!("{}: {}", self.expr(k), self.expr(v))).collect();
+                format!("{{{}}}", parts.join(", "))
+            }
+            ExprKind::Starred(x) => format!("*{}", self.expr_at(x, ATOM)),
+            ExprKind::Yield(None) => return ("(yield)".into(), ATOM),
+            ExprKind::Yield(Some(x)) => return (format!("(yield {})", self.expr(x)), ATOM),
+            ExprKind::YieldFrom(x) => return (format!("(yield from {})", self.expr(x)), ATOM),
+            ExprKind::GenExp(def, first) => format!("({})", self.genexp(def, first)),
+            ExprKind::Attr(obj, name) => self.attr(obj, &name.name(), e.span),
+            ExprKind::Index(obj, index) => {
+                let obj = self.expr_at(obj, ATOM);
+                let index = match &index.kind {
+                    ExprKind::Tuple(items) if !items.is_empty() => {
+                        let parts: Vec<String> = items.iter().map(|i| self.subscript(i)).collect();
+                        if parts.len() == 1 {
+                            format!("{},", parts[0])
+                        } else {
+                            parts.join(", ")
+                        }
+                    }
+                    _ => self.subscript(index),
+                };
+                format!("{obj}[{index}]")
+            }
+            ExprKind::Slice(..) => self.subscript(e),
+            ExprKind::Call(f, args) => self.call(f, args, e.span),
+            ExprKind::Unary(op, x) => {
+                let sym = match op {
+                    UnaryOp::Neg => "-",
+                    UnaryOp::Pos => "+",
+                    UnaryOp::Invert => "~",
+                };
+                return (format!("{sym}{}", self.expr_at(x, UNARY)), UNARY);
+            }
+            ExprKind::Not(x) => return (format!("not {}", self.expr_at(x, NOT)), NOT),
+            ExprKind::Binary(op, a, b) => {
+                let p = binop_prec(*op);
+                let (l, r) = if *op == BinOp::Pow {
+                    (self.expr_at(a, ATOM), self.expr_at(b, UNARY))
+                } else {
+                    (self.expr_at(a, p), self.expr_at(b, p + 1))
+                };
+                return (format!("{l} {} {r}", op.symbol()), p);
+            }
+            ExprKind::Compare(first, rest) => {
+                let mut s = self.expr_at(first, CMP + 1);
+                for (op, x) in rest {
+                    s.push_str(&format!(" {} {}", cmp_text(*op), self.expr_at(x, CMP + 1)));
+                }
+                return (s, CMP);
+            }
+            ExprKind::And(a, b) => return (format!("{} and {}", self.expr_at(a, AND), self.expr_at(b, AND + 1)), AND),
+            ExprKind::Or(a, b) => return (format!("{} or {}", self.expr_at(a, OR), self.expr_at(b, OR + 1)), OR),
+            ExprKind::IfElse(cond, a, b) => {
+                let s =
+                    format!("{} if {} else {}", self.expr_at(a, OR), self.expr_at(cond, OR), self.expr_at(b, IFELSE));
+                return (s, IFELSE);
+            }
+            ExprKind::Lambda(def) => {
+                self.push_scope(super::scope::function_scope(def));
+                let params = self.params(&def.params);
+                let body = match def.body.first().map(|s| &s.kind) {
+                    Some(StmtKind::Return(Some(x))) => self.expr(x),
+                    Some(StmtKind::Expr(x)) => self.expr(x),
+                    _ => "None".to_string(),
+                };
+                self.pop_scope();
+                let head = if params.is_empty() { "lambda".to_string() } else { format!("lambda {params}") };
+                return (format!("{head}: {body}"), LAMBDA);
+            }
+            ExprKind::Comp(kind, elt, fors, _) => {
+                self.push_scope(super::scope::comp_scope(fors));
+                let elt_text = match kind {
+                    CompKind::Dict(value) => format!("{}: {}", self.expr(elt), self.expr(value)),
+                    _ => self.expr(elt),
+                };
+                let tail = self.comp_fors(fors);
+                self.pop_scope();
+                match kind {
+                    CompKind::List => format!("[{elt_text}{tail}]"),
+                    CompKind::Set | CompKind::Dict(_) => format!("{{{elt_text}{tail}}}"),
+                }
+            }
+        };
+        (text, ATOM)
+    }
+
+    fn list(&mut self, items: &[Expr]) -> String {
+        items.iter().map(|i| self.expr(i)).collect::<Vec<_>>().join(", ")
+    }
+
+    fn subscript(&mut self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Slice(a, b, c) => {
+                let mut s = String::new();
+                if let Some(a) = a {
+                    s.push_str(&self.expr(a));
+                }
+                s.push(':');
+                if let Some(b) = b {
+                    s.push_str(&self.expr(b));
+                }
+                if let Some(c) = c {
+                    s.push(':');
+                    s.push_str(&self.expr(c));
+                }
+                s
+            }
+            _ => self.expr(e),
+        }
+    }
+
+    fn comp_fors(&mut self, fors: &[CompFor]) -> String {
+        let mut s = String::new();
+        for f in fors {
+            s.push_str(&format!(" for {} in {}", self.target(&f.target), self.expr_at(&f.iter, OR)));
+            for c in &f.conds {
+                s.push_str(&format!(" if {}", self.expr_at(c, OR)));
+            }
+        }
+        s
+    }
+
+    /// A generator expression back from its desugared form (parser/expr.rs `genexp`): loops
+    /// and ifs around `yield elt`, the first loop over the parameter `.0`.
+    fn genexp(&mut self, def: &FuncDef, first: &Expr) -> String {
+        let mut fors: Vec<CompFor> = vec![];
+        let mut body = &def.body;
+        let elt = loop {
+            match body.first().map(|s| &s.kind) {
+                Some(StmtKind::For(target, iter, inner, _)) => {
+                    let iter = if fors.is_empty() { first.clone() } else { iter.clone() };
+                    fors.push(CompFor { target: target.clone(), iter, conds: vec![] });
+                    body = inner;
+                }
+                Some(StmtKind::If(arms, None)) if arms.len() == 1 => {
+                    if let Some(f) = fors.last_mut() {
+                        f.conds.push(arms[0].0.clone());
+                    }
+                    body = &arms[0].1;
+                }
+                Some(StmtKind::Expr(Expr { kind: ExprKind::Yield(Some(x)), .. })) => break (**x).clone(),
+                _ => break Expr { kind: ExprKind::None, span: def.span },
+            }
+        };
+        self.push_scope(super::scope::comp_scope(&fors));
+        let elt = self.expr(&elt);
+        let tail = self.comp_fors(&fors);
+        self.pop_scope();
+        format!("{elt}{tail}")
+    }
+
+    /// An assignment or loop target (a name, `x[i]`, `obj.a`, a tuple of them).
+    pub fn target(&mut self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Tuple(items) | ExprKind::List(items) if !items.is_empty() => {
+                let parts: Vec<String> = items.iter().map(|i| self.target(i)).collect();
+                if parts.len() == 1 {
+                    format!("{},", parts[0])
+                } else {
+                    parts.join(", ")
+                }
+            }
+            ExprKind::Name(n, _) => self.local_name(&n.name()),
+            _ => self.expr_at(e, ATOM),
+        }
+    }
+
+    /// Parameters of a def or lambda (a bare `*` before keyword-only ones).
+    pub fn params(&mut self, params: &[Param]) -> String {
+        let mut parts = vec![];
+        let mut star = false;
+        for p in params {
+            let name = self.local_name(&p.name.name());
+            match p.kind {
+                ParamKind::VarArgs => {
+                    star = true;
+                    parts.push(format!("*{name}"));
+                }
+                ParamKind::KwOnly if !star => {
+                    star = true;
+                    parts.push("*".into());
+                    parts.push(self.param_with_default(&name, p));
+                }
+                ParamKind::VarKw => parts.push(format!("**{name}")),
+                _ => parts.push(self.param_with_default(&name, p)),
+            }
+        }
+        parts.join(", ")
+    }
+
+    fn param_with_default(&mut self, name: &str, p: &Param) -> String {
+        match &p.default {
+            Some(d) => format!("{name}={}", self.expr(d)),
+            None => name.to_string(),
+        }
+    }
+
+    /// A name read: the user's binding, else the builtin's exported form.
+    fn name(&mut self, n: &str, span: crate::source::Span) -> String {
+        if self.is_bound(n) {
+            return self.local_name(n);
+        }
+        match names::builtin(n) {
+            Some(Mapping::Python) | None => n.to_string(),
+            Some(Mapping::Expr(e)) => {
+                if e.starts_with("dgl_tf.") {
+                    self.uses_support = true;
+                }
+                e
+            }
+            Some(Mapping::Refused(nearest)) => {
+                self.refuse(span, format!("`{n}` (DGL only)"), nearest);
+                n.to_string()
+            }
+        }
+    }
+
+    /// A name the program binds, renamed if it would hide a name the script itself needs.
+    pub fn local_name(&self, n: &str) -> String {
+        if names::RESERVED.contains(&n) {
+            format!("{n}_")
+        } else {
+            n.to_string()
+        }
+    }
+
+    fn attr(&mut self, obj: &Expr, name: &str, span: crate::source::Span) -> String {
+        if let Some((_, nearest)) = names::TAPE_METHODS.iter().find(|(m, _)| *m == name) {
+            if self.is_tape(obj) {
+                self.refuse(span, format!("`tape.{name}`"), nearest.to_string());
+            }
+        }
+        format!("{}.{name}", self.expr_at(obj, ATOM))
+    }
+
+    fn call(&mut self, f: &Expr, args: &[Arg], span: crate::source::Span) -> String {
+        // The tensor methods TF's tensors lack go through dgl_tf, which calls an object's
+        // own method when it is not a tensor.
+        if let ExprKind::Attr(obj, m) = &f.kind {
+            let m = m.name();
+            if matches!(&*m, "item" | "numpy" | "tolist") && args.is_empty() {
+                self.uses_support = true;
+                return format!("dgl_tf.{m}({})", self.expr(obj));
+            }
+        }
+        if let ExprKind::Name(n, _) = &f.kind {
+            let n = n.name();
+            if !self.is_bound(&n) && n.as_ref() == "is_recomputing" {
+                self.refuse(
+                    span,
+                    "`is_recomputing()`".into(),
+                    "none: TF's recompute_grad does not tell a function it is being recomputed".into(),
+                );
+            }
+        }
+        let callee = self.expr_at(f, ATOM);
+        let parts: Vec<String> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Pos(x) => self.expr(x),
+                Arg::Star(x) => format!("*{}", self.expr_at(x, ATOM)),
+                Arg::Kw(k, x) => format!("{}={}", k.name(), self.expr(x)),
+                Arg::StarStar(x) => format!("**{}", self.expr_at(x, ATOM)),
+            })
+            .collect();
+        format!("{callee}({})", parts.join(", "))
+    }
+
+    /// An f-string whose fields go through DGL's `str`, `repr` and `format` (imported from
+    /// dgl_tf), so tensors and floats print as DGL prints them.
+    fn fstring(&mut self, parts: &[FPart]) -> String {
+        let mut pieces: Vec<(bool, String)> = vec![]; // (is_field, text)
+        for p in parts {
+            match p {
+                FPart::Text(t) => pieces.push((false, t.to_string())),
+                FPart::Field { expr, repr, spec } => {
+                    let outer = std::mem::replace(&mut self.in_fstring, true);
+                    let x = self.expr(expr);
+                    self.in_fstring = outer;
+                    let field = if *repr {
+                        format!("repr({x})")
+                    } else if spec.is_empty() {
+                        format!("str({x})")
+                    } else {
+                        let spec = match spec.as_slice() {
+                            [FPart::Text(t)] => py_str_quoted(t, '\''),
+                            _ => {
+                                let outer = std::mem::replace(&mut self.in_fstring, true);
+                                let s = self.fstring(spec);
+                                self.in_fstring = outer;
+                                s
+                            }
+                        };
+                        format!("format({x}, {spec})")
+                    };
+                    pieces.push((true, field));
+                }
+            }
+        }
+        if pieces.iter().all(|(f, _)| !f) {
+            return py_str(&pieces.iter().map(|(_, t)| t.as_str()).collect::<String>());
+        }
+        // Python 3.11 allows neither the f-string's quote nor a backslash inside a field:
+        // such fields make the string a concatenation instead.
+        let quote = '"';
+        if pieces.iter().any(|(f, t)| *f && (t.contains(quote) || t.contains('\\') || t.contains('#'))) {
+            let items: Vec<String> = pieces.iter().map(|(f, t)| if *f { t.clone() } else { py_str(t) }).collect();
+            return format!("({})", items.join(" + "));
+        }
+        let mut s = String::from("f\"");
+        for (field, t) in pieces {
+            if field {
+                s.push('{');
+                s.push_str(&t);
+                s.push('}');
+            } else {
+                let lit = py_str(&t);
+                let inner = &lit[1..lit.len() - 1];
+                let inner = if lit.starts_with('\'') {
+                    inner.replace("\\'", "'").replace('"', "\\\"")
+                } else {
+                    inner.to_string()
+                };
+                s.push_str(&inner.replace('{', "{{").replace('}', "}}"));
+            }
+        }
+        s.push('"');
+        s
+    }
+}

@@ -1,0 +1,409 @@
+//! `dgl export --tf FILE.dgl`: a DGL program as a TensorFlow 2.21 Python script with the same
+//! stdout (issue 14). DGL is a Python subset with TF's op names, so the translation is
+//! statement by statement: builtins become `tf.` names ([`names`]), DGL's printing and the few
+//! semantics TF lacks come from the support module `dgl_tf.py` written beside the script, and
+//! the random numbers DGL drew are replayed from an `.npz` ([`record`]). What TF cannot do
+//! (tape inspection, DGL-only builtins) stops the export with a spanned error naming the
+//! construct and TF's nearest equivalent; `--check` lists them all; `--drop-inspection`
+//! leaves statements that only inspect the tape out ([`inspect`]).
+
+mod emit;
+mod expr;
+mod inspect;
+pub mod names;
+mod record;
+mod scope;
+
+use crate::source::Span;
+use crate::syntax::ast::*;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// The support module written beside every exported script.
+pub const SUPPORT: &str = concat!(include_str!("dgl_tf.py"), include_str!("dgl_tf_runtime.py"));
+
+/// The pinned Python packages of an exported script.
+pub const REQUIREMENTS: &str = "tensorflow-cpu==2.21.0\nnumpy>=1.26,<3\n";
+
+/// A construct the export cannot carry to TensorFlow.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    /// The file the construct is in (the script or a module).
+    pub file: String,
+    pub span: Span,
+    /// What it is: "`tape.stats`", "`plot` (DGL only)".
+    pub construct: String,
+    /// TF's nearest equivalent, or why there is none.
+    pub nearest: String,
+}
+
+/// One comment of the source.
+#[derive(Debug, Clone)]
+pub struct Comment {
+    pub pos: u32,
+    pub text: String,
+    /// A blank line stood before it.
+    pub blank_before: bool,
+}
+
+/// The translator of one source file.
+pub struct Exporter<'a> {
+    pub src: &'a str,
+    pub file: String,
+    pub out: String,
+    pub indent: usize,
+    pub code_lines: usize,
+    pub comments: Vec<Comment>,
+    pub next_comment: usize,
+    scopes: Vec<(HashSet<String>, bool)>,
+    pub class_depth: usize,
+    pub problems: Vec<Problem>,
+    pub uses_support: bool,
+    pub in_fstring: bool,
+    /// Statements left out (their start offsets), with `--drop-inspection`.
+    pub dropped: HashSet<u32>,
+    /// Names bound by `with GradientTape() as t` or `t = GradientTape()`.
+    pub tapes: HashSet<String>,
+    /// The modules imported: (name, is DGL's stdlib).
+    pub imports: Vec<(String, bool)>,
+    pub current_stmt: Option<Span>,
+    /// The folder of the script (user modules are looked up there).
+    pub dir: PathBuf,
+}
+
+impl<'a> Exporter<'a> {
+    pub fn new(src: &'a str, file: &str, dir: &Path) -> Exporter<'a> {
+        Exporter {
+            src,
+            file: file.to_string(),
+            out: String::new(),
+            indent: 0,
+            code_lines: 0,
+            comments: comments(src),
+            next_comment: 0,
+            scopes: vec![],
+            class_depth: 0,
+            problems: vec![],
+            uses_support: false,
+            in_fstring: false,
+            dropped: HashSet::new(),
+            tapes: HashSet::new(),
+            imports: vec![],
+            current_stmt: None,
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    pub fn push_scope(&mut self, names: HashSet<String>) {
+        self.scopes.push((names, false));
+    }
+
+    pub(super) fn push_class_scope(&mut self, names: HashSet<String>) {
+        self.scopes.push((names, true));
+    }
+
+    pub fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+
+    /// Whether the program binds `n` where it is read: a class body's names are seen by the
+    /// class body only, not by the methods in it (Python's rule).
+    pub fn is_bound(&self, n: &str) -> bool {
+        let last = self.scopes.len().saturating_sub(1);
+        self.scopes.iter().enumerate().any(|(i, (names, class))| (!class || i == last) && names.contains(n))
+    }
+
+    pub fn refuse(&mut self, span: Span, construct: String, nearest: String) {
+        if self.problems.iter().any(|p| p.span == span && p.construct == construct) {
+            return;
+        }
+        self.problems.push(Problem { file: self.file.clone(), span, construct, nearest });
+    }
+
+    /// Whether `e` names a GradientTape the program made.
+    pub fn is_tape(&self, e: &Expr) -> bool {
+        matches!(&e.kind, ExprKind::Name(n, _) if self.tapes.contains(&*n.name()))
+    }
+
+    /// `import a.b as c` in Python: DGL's stdlib modules come from the package `dgl_stdlib`
+    /// written beside the script, the user's own from their exported `.py` beside it.
+    fn import_line(&mut self, path: &[String], alias: Option<String>, span: Span) -> String {
+        let module = self.module_path(path, span);
+        let bound = alias.unwrap_or_else(|| path[0].clone());
+        if module == bound {
+            format!("import {module}")
+        } else if let Some((pkg, last)) = module.rsplit_once('.') {
+            if last == bound {
+                format!("from {pkg} import {last}")
+            } else {
+                format!("from {pkg} import {last} as {bound}")
+            }
+        } else {
+            format!("import {module} as {bound}")
+        }
+    }
+
+    /// The Python module path of a DGL import, noting the module to export.
+    fn module_path(&mut self, path: &[String], span: Span) -> String {
+        let name = path.join(".");
+        let user = self.dir.join(format!("{}.dgl", name.replace('.', "/"))).is_file();
+        let stdlib = !user && crate::runtime::import::STDLIB.iter().any(|(n, _)| *n == name);
+        if !self.imports.iter().any(|(n, _)| *n == name) && (user || stdlib) {
+            self.imports.push((name.clone(), stdlib));
+        }
+        match name.as_str() {
+            _ if user => name,
+            _ if stdlib => format!("dgl_stdlib.{name}"),
+            "math" | "time" | "sys" => name,
+            "random" => {
+                self.refuse(
+                    span,
+                    "`import random` (Python's random module in DGL)".into(),
+                    "its draws are not replayed yet; use random_uniform/random_normal, which are".into(),
+                );
+                name
+            }
+            _ => name,
+        }
+    }
+
+    /// Translates a whole module.
+    pub fn module(&mut self, body: &[Stmt], header: &str) {
+        self.out.push_str(header);
+        self.push_scope(scope::module_scope(body));
+        self.tapes = inspect::tape_names(body);
+        for s in body {
+            self.stmt(s);
+        }
+        self.comments_before(u32::MAX);
+        self.pop_scope();
+    }
+}
+
+/// The comments of `src`: the text between tokens that starts with `#`.
+fn comments(src: &str) -> Vec<Comment> {
+    use logos::Logos;
+    let mut out = vec![];
+    let mut last = 0usize;
+    let mut gaps = vec![];
+    for (_, span) in crate::syntax::token::Tok::lexer(src).spanned() {
+        gaps.push((last, span.start));
+        last = span.end;
+    }
+    gaps.push((last, src.len()));
+    for (a, b) in gaps {
+        let gap = &src[a..b];
+        let mut offset = 0;
+        while let Some(i) = gap[offset..].find('#') {
+            let start = offset + i;
+            let end = gap[start..].find('\n').map(|e| start + e).unwrap_or(gap.len());
+            let text = gap[start..end].trim_end().to_string();
+            let before = &src[..a + start];
+            let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+            let own_line = src[line_start..a + start].trim().is_empty();
+            let blank_before = own_line && {
+                let head = &src[..line_start];
+                let head = head.strip_suffix('\n').unwrap_or(head);
+                let prev = head.rsplit('\n').next().unwrap_or("");
+                line_start > 0 && prev.trim().is_empty()
+            };
+            // An own-line comment belongs before what follows it; a trailing one to its line.
+            out.push(Comment { pos: (a + start) as u32, text, blank_before });
+            offset = end;
+            if offset >= gap.len() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// What `dgl export` was asked for.
+pub struct Options {
+    pub file: PathBuf,
+    pub out: Option<PathBuf>,
+    pub check: bool,
+    pub drop_inspection: bool,
+    /// Write the stdout the DGL run printed (the prints left out skipped) here.
+    pub expected_out: Option<PathBuf>,
+    pub distribute: Option<String>,
+}
+
+/// Runs `dgl export`; returns the exit status, the report written to stderr.
+pub fn main(opts: Options, color: bool) -> i32 {
+    match run(&opts, color) {
+        Ok(code) => code,
+        Err(text) => {
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
+            if text.starts_with("Error: IOError") {
+                2
+            } else {
+                1
+            }
+        }
+    }
+}
+
+/// A translated file: its Python text and what could not be carried over.
+pub struct Translated {
+    pub python: String,
+    pub problems: Vec<Problem>,
+    pub dropped: HashSet<u32>,
+    pub imports: Vec<(String, bool)>,
+}
+
+const HEADER: &str = "import tensorflow as tf\n\nimport dgl_tf\nfrom dgl_tf import print, str, repr, format  # DGL's print format (LANGUAGE.md §3)\n\ndgl_tf.set_script(__file__)\n";
+
+/// Translates the DGL source `text` of the file `name` (in folder `dir`).
+pub fn translate(text: &str, name: &str, dir: &Path, drop_inspection: bool, main: bool) -> Result<Translated, String> {
+    let body = crate::syntax::parse_module(text).map_err(|errs| {
+        let mut rt = crate::runtime::Interp::new(std::rc::Rc::new(std::cell::RefCell::new(std::io::sink())));
+        let id = rt.sources.add(name, None, text);
+        rt.report(&crate::runtime::Failure::Syntax(id, errs))
+    })?;
+    let mut ex = Exporter::new(text, name, dir);
+    if drop_inspection {
+        ex.dropped = inspect::droppable(&body);
+    }
+    let header = if main {
+        format!("# Exported from {name} by `dgl export --tf`: TensorFlow 2.21 code with the same output.\n{HEADER}")
+    } else {
+        format!("# Exported from {name} by `dgl export --tf`.\n{HEADER}")
+    };
+    ex.module(&body, &header);
+    if main {
+        ex.out.push_str("\ndgl_tf.finish()\n");
+    }
+    Ok(Translated { python: ex.out, problems: ex.problems, dropped: ex.dropped, imports: ex.imports })
+}
+
+fn run(opts: &Options, color: bool) -> Result<i32, String> {
+    let text = crate::files::read_source(&opts.file).map_err(|m| format!("Error: IOError: {m}\n"))?;
+    let dir =
+        opts.file.parent().map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d }).unwrap_or(Path::new("."));
+    let display = opts.file.display().to_string();
+    let stem = opts.file.file_stem().and_then(|s| s.to_str()).unwrap_or("exported").to_string();
+    // The script, then every module it imports (and they import), each translated once.
+    let main_t = translate(&text, &display, dir, opts.drop_inspection, true)?;
+    let mut files: Vec<(String, String)> = vec![];
+    let mut problems = main_t.problems.clone();
+    let mut pending = main_t.imports.clone();
+    let mut done: HashSet<String> = HashSet::new();
+    while let Some((name, stdlib)) = pending.pop() {
+        if !done.insert(name.clone()) {
+            continue;
+        }
+        let (src, shown) = if stdlib {
+            let src = crate::runtime::import::STDLIB.iter().find(|(n, _)| *n == name).map(|(_, s)| s.to_string());
+            (src.unwrap_or_default(), format!("<stdlib>/{name}.dgl"))
+        } else {
+            let path = dir.join(format!("{}.dgl", name.replace('.', "/")));
+            (
+                crate::files::read_source(&path).map_err(|m| format!("Error: IOError: {m}\n"))?,
+                path.display().to_string(),
+            )
+        };
+        let t = translate(&src, &shown, dir, false, false)?;
+        problems.extend(t.problems);
+        pending.extend(t.imports);
+        let out = if stdlib { format!("dgl_stdlib/{name}.py") } else { format!("{}.py", name.replace('.', "/")) };
+        files.push((out, t.python));
+    }
+    if opts.check {
+        return Ok(report_check(&display, &text, &problems, color));
+    }
+    if let Some(p) = problems.first() {
+        return Err(render_problem(p, &text, color, problems.len()));
+    }
+    let out_path = opts.out.clone().unwrap_or_else(|| dir.join(format!("{stem}.py")));
+    let out_dir =
+        out_path.parent().map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d }).unwrap_or(Path::new("."));
+    // The run that records DGL's random draws (and, for the parity test, its stdout).
+    let recorded = record::run(&opts.file, &text, &main_t.dropped)?;
+    let npz_name = format!("{}.draws.npz", out_path.file_stem().and_then(|s| s.to_str()).unwrap_or("exported"));
+    let mut python = main_t.python;
+    if !recorded.draws.is_empty() {
+        python = python.replacen(
+            "dgl_tf.set_script(__file__)\n",
+            &format!(
+                "dgl_tf.set_script(__file__)\ndgl_tf.load_draws({})  # the random numbers DGL drew\n",
+                expr::py_str(&npz_name)
+            ),
+            1,
+        );
+        record::write_npz(&out_dir.join(&npz_name), &recorded.draws)?;
+    }
+    if recorded.code != 0 {
+        python = python.replacen("\ndgl_tf.finish()\n", "\n", 1);
+    }
+    write(&out_path, &python)?;
+    write(&out_dir.join("dgl_tf.py"), SUPPORT)?;
+    write(&out_dir.join("requirements.txt"), REQUIREMENTS)?;
+    if files.iter().any(|(f, _)| f.starts_with("dgl_stdlib/")) {
+        write(
+            &out_dir.join("dgl_stdlib/__init__.py"),
+            "# DGL's standard library (stdlib/*.dgl), exported by `dgl export --tf`.\n",
+        )?;
+    }
+    for (f, text) in &files {
+        write(&out_dir.join(f), text)?;
+    }
+    if let Some(p) = &opts.expected_out {
+        write(p, &recorded.stdout)?;
+        let mut status = p.clone().into_os_string();
+        status.push(".status");
+        write(Path::new(&status), &format!("{}\n", recorded.code))?;
+    }
+    Ok(0)
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(d) = path.parent() {
+        if !d.as_os_str().is_empty() {
+            std::fs::create_dir_all(d).map_err(|e| format!("Error: IOError: cannot create {}: {e}\n", d.display()))?;
+        }
+    }
+    crate::files::write_atomic(path, |w| w.write_all(text.as_bytes()))
+        .map_err(|e| format!("Error: IOError: cannot write {}: {e}\n", path.display()))
+}
+
+/// The spanned error for the first construct the export cannot carry over.
+fn render_problem(p: &Problem, text: &str, color: bool, count: usize) -> String {
+    let more =
+        if count > 1 { format!(" ({} more: `dgl export --check` lists them all)", count - 1) } else { String::new() };
+    let message = format!("cannot export {} to TensorFlow: {}{more}", p.construct, p.nearest);
+    render(p, text, &message, color)
+}
+
+fn render(p: &Problem, main_text: &str, message: &str, color: bool) -> String {
+    let text = if p.file.starts_with("<stdlib>/") {
+        let name = p.file.trim_start_matches("<stdlib>/").trim_end_matches(".dgl");
+        crate::runtime::import::STDLIB.iter().find(|(n, _)| *n == name).map(|(_, s)| s.to_string()).unwrap_or_default()
+    } else if std::path::Path::new(&p.file).is_file() {
+        crate::files::read_source(Path::new(&p.file)).unwrap_or_else(|_| main_text.to_string())
+    } else {
+        main_text.to_string()
+    };
+    let mut rt = crate::runtime::Interp::new(std::rc::Rc::new(std::cell::RefCell::new(std::io::sink())));
+    rt.color = color;
+    let id = rt.sources.add(&p.file, None, &text);
+    let mut e = crate::error::Exc::new(crate::error::ErrorKind::NotImplemented, message.to_string());
+    e.0.at = Some((id, p.span));
+    rt.report(&crate::runtime::Failure::Runtime(e))
+}
+
+/// `dgl export --check`: every construct that stops the export, at once.
+fn report_check(display: &str, text: &str, problems: &[Problem], color: bool) -> i32 {
+    use std::io::Write;
+    if problems.is_empty() {
+        let _ = writeln!(std::io::stdout(), "{display}: exportable to TensorFlow");
+        return 0;
+    }
+    let mut err = std::io::stderr().lock();
+    for p in problems {
+        let message = format!("cannot export {} to TensorFlow: {}", p.construct, p.nearest);
+        let _ = err.write_all(render(p, text, &message, color).as_bytes());
+    }
+    let _ = writeln!(err, "{display}: {} construct(s) TensorFlow lacks", problems.len());
+    1
+}

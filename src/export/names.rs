@@ -1,0 +1,206 @@
+//! What each DGL builtin becomes in an exported TensorFlow script (issue 14): one table,
+//! read from the help entries' `TF:` lines (src/help/*.md, the text `help()` shows) with the
+//! few overrides below where DGL's semantics differ from the TF op's and the support module
+//! `dgl_tf.py` carries DGL's.
+
+use crate::help::entries::Registry;
+
+/// The exported form of a builtin name.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mapping {
+    /// A Python builtin of the same name (`len`, `range`, `zip`, `ValueError`).
+    Python,
+    /// A Python expression: `tf.reduce_sum`, `dgl_tf.constant`, `tf.float32`.
+    Expr(String),
+    /// Not exportable: TF has no such thing. The text names the nearest TF equivalent.
+    Refused(String),
+}
+
+/// Builtins whose exported form is written by hand: DGL's semantics carried by `dgl_tf`, or
+/// a name TF spells differently from what the help entry's first TF name suggests.
+const OVERRIDES: &[(&str, &str)] = &[
+    // DGL's dtype rules (numbers become float32; int ranges int64), LANGUAGE.md §4.
+    ("constant", "dgl_tf.constant"),
+    ("convert_to_tensor", "dgl_tf.constant"),
+    ("range_tensor", "dgl_tf.range_tensor"),
+    // Paths relative to the script's folder (LANGUAGE.md §4), through NumPy.
+    ("read_csv", "dgl_tf.read_csv"),
+    ("load_npy", "dgl_tf.load_npy"),
+    ("save_npy", "dgl_tf.save_npy"),
+    // DGL's draws, replayed from the .npz written beside the script.
+    ("set_seed", "dgl_tf.set_seed"),
+    ("random_normal", "dgl_tf.random_normal"),
+    ("truncated_normal", "dgl_tf.truncated_normal"),
+    ("random_uniform", "dgl_tf.random_uniform"),
+    ("random_shuffle", "dgl_tf.random_shuffle"),
+    ("shuffle", "dgl_tf.random_shuffle"),
+    ("categorical", "dgl_tf.categorical"),
+    ("random_categorical", "dgl_tf.categorical"),
+    ("dropout", "dgl_tf.dropout"),
+    // LANGUAGE.md §5: DGL's recompute and custom-gradient contracts, checked at run time.
+    ("recompute_grad", "dgl_tf.recompute_grad"),
+    ("custom_gradient", "dgl_tf.custom_gradient"),
+    // DGL's `function` runs eagerly (prints inside it run on every call).
+    ("function", "dgl_tf.function"),
+    ("argv", "dgl_tf.argv"),
+    ("progress", "dgl_tf.progress"),
+    // The dtypes.
+    ("float32", "tf.float32"),
+    ("float64", "tf.float64"),
+    ("float16", "tf.float16"),
+    ("bfloat16", "tf.bfloat16"),
+    ("half", "tf.half"),
+    ("int64", "tf.int64"),
+    ("int32", "tf.int32"),
+    ("int16", "tf.int16"),
+    ("int8", "tf.int8"),
+    ("uint8", "tf.uint8"),
+    ("uint16", "tf.uint16"),
+    ("uint32", "tf.uint32"),
+    ("uint64", "tf.uint64"),
+    ("complex64", "tf.complex64"),
+    ("complex128", "tf.complex128"),
+    ("Tensor", "tf.Tensor"),
+    ("UnconnectedGradients", "tf.UnconnectedGradients"),
+    ("newaxis", "tf.newaxis"),
+    ("ShapeError", "dgl_tf.ShapeError"),
+    ("IOError", "OSError"),
+];
+
+/// Python's builtins that DGL has under the same name and meaning.
+const PYTHON: &[&str] = &[
+    "abs",
+    "all",
+    "any",
+    "bin",
+    "bool",
+    "callable",
+    "chr",
+    "classmethod",
+    "dict",
+    "divmod",
+    "enumerate",
+    "filter",
+    "float",
+    "format",
+    "getattr",
+    "hasattr",
+    "hash",
+    "hex",
+    "input",
+    "int",
+    "isinstance",
+    "iter",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "next",
+    "oct",
+    "open",
+    "ord",
+    "print",
+    "property",
+    "range",
+    "repr",
+    "reversed",
+    "set",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "tuple",
+    "type",
+    "zip",
+    "object",
+    "super",
+    "setattr",
+    "delattr",
+    "id",
+    "issubclass",
+    "round",
+    "pow",
+    "slice",
+    "frozenset",
+    "vars",
+    "Exception",
+    "AssertionError",
+    "AttributeError",
+    "EOFError",
+    "ImportError",
+    "IndexError",
+    "KeyError",
+    "KeyboardInterrupt",
+    "NameError",
+    "NotImplementedError",
+    "OverflowError",
+    "RecursionError",
+    "RuntimeError",
+    "StopIteration",
+    "SyntaxError",
+    "TypeError",
+    "ValueError",
+    "ZeroDivisionError",
+    "BaseException",
+    "NotImplemented",
+    "Ellipsis",
+];
+
+/// Tape and recompute inspection: DGL shows what TF keeps hidden. `--drop-inspection` leaves
+/// statements that only use these out.
+pub const INSPECTION: &[&str] =
+    &["recompute_ledger", "trace_gradients", "watch_gradient", "draw_graph", "checkpoint_report"];
+
+/// The tape methods TF's GradientTape lacks (all inspection), with the nearest TF tool.
+pub const TAPE_METHODS: &[(&str, &str)] = &[
+    ("stats", "none: TF does not report what a tape holds; the TensorFlow Profiler's memory view is the nearest"),
+    ("summary", "none: TF does not list a tape's entries; the TensorFlow Profiler's trace viewer is the nearest"),
+    ("explain", "none: TF returns None without a reason; print the gradient and check `tape.watched_variables()`"),
+    ("suggest_checkpoints", "none: TF has no checkpoint planner; wrap blocks in `tf.recompute_grad` by hand"),
+    ("draw", "none: TF does not draw tapes; TensorBoard's graph view is the nearest"),
+    ("peak_backward_bytes", "none: the TensorFlow Profiler's memory view is the nearest"),
+];
+
+/// The exported form of the builtin `name`, or None when `name` is no builtin.
+pub fn builtin(name: &str) -> Option<Mapping> {
+    if let Some((_, e)) = OVERRIDES.iter().find(|(n, _)| *n == name) {
+        return Some(Mapping::Expr(e.to_string()));
+    }
+    if PYTHON.contains(&name) {
+        return Some(Mapping::Python);
+    }
+    let entry = Registry::get().entry(name)?;
+    let line = entry.body.lines().find_map(|l| l.trim().strip_prefix("- TF:"))?.trim();
+    if let Some(rest) = line.strip_prefix('`') {
+        let tf = rest.split('`').next().unwrap_or("");
+        if let Some(path) = tf.strip_prefix("tf.") {
+            // `tf.foo(x)`-shaped names only: the entry may show a call or a method.
+            let path: String = path.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.').collect();
+            if !path.is_empty() && !path.ends_with('.') {
+                return Some(Mapping::Expr(format!("tf.{path}")));
+            }
+        }
+        if tf.starts_with("tf.keras.") {
+            return Some(Mapping::Expr(tf.to_string()));
+        }
+    }
+    Some(Mapping::Refused(refusal_text(line)))
+}
+
+/// The nearest equivalent an entry's `TF:` line names, for a refusal.
+fn refusal_text(line: &str) -> String {
+    let line = line.trim_end_matches('.');
+    let inner =
+        line.strip_prefix("none").map(|r| r.trim().trim_start_matches('(').trim_end_matches(')')).unwrap_or(line);
+    let inner = inner.trim_start_matches("DGL only").trim_start_matches(';').trim();
+    if inner.is_empty() {
+        "TensorFlow has no equivalent".to_string()
+    } else {
+        format!("nearest in TensorFlow: {inner}")
+    }
+}
+
+/// Python's keywords and the names an exported script binds itself: a DGL name that clashes
+/// gets a trailing underscore.
+pub const RESERVED: &[&str] = &["tf", "np", "dgl_tf", "dgl_stdlib"];
