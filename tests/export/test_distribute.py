@@ -149,6 +149,19 @@ class Distribute(unittest.TestCase):
                 self.fail(f"{what}: step {step} loss {b!r}, single process {a!r}")
         self.assertLessEqual(abs(run["correct"] - self.plain["correct"]), 1, f"{what}: correct test images")
 
+    def assert_same_print(self, out, what):
+        """The same lines as the single process, except that a printed loss may differ by one
+        unit in its last (4th) decimal: the losses agree to RTOL, and a value within that of a
+        rounding boundary could round either way."""
+        got, ref = out.splitlines(), self.plain_stdout.splitlines()
+        self.assertEqual(len(got), len(ref), f"{what}: printed lines\n{out}")
+        for g, r in zip(got, ref):
+            if g != r:
+                head_g, _, loss_g = g.rpartition(" ")
+                head_r, _, loss_r = r.rpartition(" ")
+                ok = head_g == head_r and "loss" in head_r and abs(float(loss_g) - float(loss_r)) <= 1.5e-4
+                self.assertTrue(ok, f"{what} printed {g!r} where the single process printed {r!r}")
+
     # (a)
     def test_single_process_prints_what_dgl_prints(self):
         with open(DGL_OUT) as f:
@@ -166,7 +179,6 @@ class Distribute(unittest.TestCase):
             env["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}})
             envs.append(env)
         chief_out, other_out = run_workers(DISTRIBUTED, envs)
-        self.assertEqual(chief_out, self.plain_stdout, "the chief prints what the single process prints")
         self.assertEqual(other_out, "", "only the chief prints")
         record = envs[0]["DGL_TF_RECORD"]
         chief, worker1 = load_record(record), load_record(record + ".worker1")
@@ -175,6 +187,7 @@ class Distribute(unittest.TestCase):
         self.assertEqual(worker1["local_rows"], second, "worker 1 holds the second half of every batch")
         self.assertEqual(worker1["step_losses"], chief["step_losses"], "every worker sees the reduced loss")
         self.assert_same_training(chief, "two workers")
+        self.assert_same_print(chief_out, "two workers")
         with np.load(envs[0]["DGL_TF_SAVE"]) as trained:
             self.assertEqual(sorted(trained.files), ["w0", "w1", "w2", "w3"])
         dgl = find_dgl(required=False)
@@ -191,10 +204,10 @@ class Distribute(unittest.TestCase):
         env = base_env(self.tmp, "mirrored")
         env.update(DGL_TF_DISTRIBUTE="mirrored", DGL_TF_CPU_REPLICAS="2")
         out = run_one(DISTRIBUTED, env)
-        self.assertEqual(out, self.plain_stdout)
         record = load_record(env["DGL_TF_RECORD"])
         self.assertEqual(record["local_rows"], [a + b for a, b in zip(*halves(global_batches()))])
         self.assert_same_training(record, "mirrored")
+        self.assert_same_print(out, "mirrored")
 
     # (d)
     def test_a_loss_not_scaled_by_the_global_batch_is_caught(self):
