@@ -37,7 +37,10 @@ INIT = os.path.join(FIXTURES, "10_digits_distributed.init.npz")
 DGL_OUT = os.path.join(ROOT, "examples", "10_digits_distributed.out")
 
 TIMEOUT = 150  # seconds, for any one process; a normal run takes 3 to 10
-GLOBAL_BATCH, EPOCHS, N_TRAIN = 64, 10, 1498
+FIT = os.path.join(FIXTURES, "digits_fit_distributed.py")
+FIT_OUT = os.path.join(ROOT, "examples", "11_digits_fit.out")
+
+GLOBAL_BATCH, N_TRAIN = 64, 1498
 # Per-step loss tolerance, relative to the loss. Splitting a batch over replicas only
 # reassociates float32 sums: the 64 per-example losses and each gradient entry are summed in
 # another order, which changes a step's result by at most ~64 ulp (64 * 6e-8 = 4e-6 relative)
@@ -118,22 +121,27 @@ def load_record(path):
         return json.load(f)
 
 
-def global_batches():
+def global_batches(epochs):
     """The rows of every global batch of the run: 23 full batches and one of 26, per epoch."""
     one_epoch = [GLOBAL_BATCH] * (N_TRAIN // GLOBAL_BATCH) + [N_TRAIN % GLOBAL_BATCH]
-    return one_epoch * EPOCHS
+    return one_epoch * epochs
 
 
 def halves(rows):
     return [[r // 2] for r in rows], [[r - r // 2] for r in rows]
 
 
-class Distribute(unittest.TestCase):
+class Checks:
+    """The runs and checks shared by the two program shapes. A subclass names the script run
+    distributed (DISTRIBUTED), its single-process reference (PLAIN, with the environment
+    PLAIN_ENV adds), DGL's output (DGL_OUT) and the number of epochs."""
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="dgl_distribute_")
         env = base_env(cls.tmp, "plain")
-        cls.plain_stdout = run_one(PLAIN, env)
+        env.update(cls.PLAIN_ENV)
+        cls.plain_stdout = run_one(cls.PLAIN, env)
         cls.plain = load_record(env["DGL_TF_RECORD"])
 
     @classmethod
@@ -164,9 +172,9 @@ class Distribute(unittest.TestCase):
 
     # (a)
     def test_single_process_prints_what_dgl_prints(self):
-        with open(DGL_OUT) as f:
+        with open(self.DGL_OUT) as f:
             self.assertEqual(self.plain_stdout, f.read())
-        self.assertEqual(self.plain["local_rows"], [[r] for r in global_batches()])
+        self.assertEqual(self.plain["local_rows"], [[r] for r in global_batches(self.EPOCHS)])
 
     # (b)
     def test_two_workers_multiworker_mirrored(self):
@@ -178,11 +186,11 @@ class Distribute(unittest.TestCase):
             env["DGL_TF_DISTRIBUTE"] = "multiworker"
             env["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}})
             envs.append(env)
-        chief_out, other_out = run_workers(DISTRIBUTED, envs)
+        chief_out, other_out = run_workers(self.DISTRIBUTED, envs)
         self.assertEqual(other_out, "", "only the chief prints")
         record = envs[0]["DGL_TF_RECORD"]
         chief, worker1 = load_record(record), load_record(record + ".worker1")
-        first, second = halves(global_batches())
+        first, second = halves(global_batches(self.EPOCHS))
         self.assertEqual(chief["local_rows"], first, "worker 0 holds the first half of every batch")
         self.assertEqual(worker1["local_rows"], second, "worker 1 holds the second half of every batch")
         self.assertEqual(worker1["step_losses"], chief["step_losses"], "every worker sees the reduced loss")
@@ -203,11 +211,18 @@ class Distribute(unittest.TestCase):
     def test_mirrored_on_two_logical_cpus(self):
         env = base_env(self.tmp, "mirrored")
         env.update(DGL_TF_DISTRIBUTE="mirrored", DGL_TF_CPU_REPLICAS="2")
-        out = run_one(DISTRIBUTED, env)
+        out = run_one(self.DISTRIBUTED, env)
         record = load_record(env["DGL_TF_RECORD"])
-        self.assertEqual(record["local_rows"], [a + b for a, b in zip(*halves(global_batches()))])
+        self.assertEqual(record["local_rows"], [a + b for a, b in zip(*halves(global_batches(self.EPOCHS)))])
         self.assert_same_training(record, "mirrored")
         self.assert_same_print(out, "mirrored")
+
+
+
+class CustomLoop(Checks, unittest.TestCase):
+    """examples/10_digits_distributed.dgl: a Dataset, an @function step, a custom loop."""
+
+    PLAIN, PLAIN_ENV, DISTRIBUTED, DGL_OUT, EPOCHS = PLAIN, {}, DISTRIBUTED, DGL_OUT, 10
 
     # (d)
     def test_a_loss_not_scaled_by_the_global_batch_is_caught(self):
@@ -240,6 +255,13 @@ class Distribute(unittest.TestCase):
         with np.load(INIT) as committed:
             for name in committed.files:
                 np.testing.assert_array_equal(committed[name], np.load(os.path.join(out, name + ".npy")))
+
+
+class Fit(Checks, unittest.TestCase):
+    """examples/11_digits_fit.dgl: compile and fit, exported as a distributed custom loop. Its
+    single-process reference is the same script on one replica."""
+
+    PLAIN, PLAIN_ENV, DISTRIBUTED, DGL_OUT, EPOCHS = FIT, {"DGL_TF_DISTRIBUTE": "mirrored"}, FIT, FIT_OUT, 5
 
 
 def find_dgl(required=True):
