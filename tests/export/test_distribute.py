@@ -1,5 +1,6 @@
-"""Runs the exported forms of examples/10_digits_distributed.dgl for real and checks that
-distributing the training changes nothing but the speed.
+"""Runs the exported forms of examples/10_digits_distributed.dgl (CustomLoop) and
+examples/11_digits_fit.dgl (Fit) for real, and checks that distributing the training changes
+nothing but the speed.
 
     python tests/export/test_distribute.py        (the Python that has TensorFlow 2.21)
 
@@ -10,11 +11,12 @@ distributing the training changes nothing but the speed.
     batch; the per-step losses match (a) and the test accuracy is within one image.
 (c) the same script under MirroredStrategy over two logical CPU devices, same checks.
 (d) a copy of the script whose loss is not scaled by the global batch fails those checks.
+Fit runs (a) to (c) for example 11; its single-process reference is its script on one replica.
 With a dgl binary (DGL_BIN, else target/{release,debug}/dgl, else `dgl` on PATH), also: the
 committed initial weights are the ones DGL draws, and the weights the two workers trained,
 loaded back into DGL, classify the test images as TensorFlow does.
 
-Every subprocess runs under a hard timeout; the whole file takes about 30 s on two cores.
+Every subprocess runs under a hard timeout; the whole file takes 40 to 80 s on two cores.
 """
 import json
 import os
