@@ -952,14 +952,17 @@ def range_tensor(start, limit=None, delta=1, dtype=None):
 # ---------------------------------------------------------------------------
 
 _script_dir = os.getcwd()
+_here = os.getcwd()  # the exported script's own folder (its .npz of draws is there)
 
 
-def set_script(path):
+def set_script(path, data_dir="."):
     """Relative paths given to the data functions resolve against the folder
     of the script at `path` (LANGUAGE.md §4), as DGL resolves them against the
-    running script's folder."""
-    global _script_dir
-    _script_dir = os.path.dirname(os.path.abspath(path))
+    running script's folder; `data_dir`, relative to that folder, is where the
+    DGL script was when the export was written elsewhere (`-o`)."""
+    global _script_dir, _here
+    _here = os.path.dirname(os.path.abspath(path))
+    _script_dir = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), data_dir))
 
 
 def _resolve(path):

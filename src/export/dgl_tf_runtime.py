@@ -22,7 +22,7 @@ def load_draws(path):
     """Loads the random numbers DGL drew (an .npz beside the script): the exported script
     replays them in order, since TensorFlow's generators draw other numbers."""
     global _draws, _next_draw
-    data = _np.load(_resolve(path))
+    data = _np.load(os.path.join(_here, path))
     _draws = (data, _json.loads(bytes(data["meta"]).decode("utf-8")))
     _next_draw = 0
 
@@ -233,3 +233,56 @@ def custom_gradient(f):
         return _tf.custom_gradient(inner)(*args)
 
     return g
+
+
+def round(x, ndigits=None):
+    """DGL's round: Python's for numbers, TF's (half to even) elementwise for tensors."""
+    if isinstance(x, (_tf.Tensor, _tf.Variable)):
+        return _tf.round(x)
+    return builtins.round(x) if ndigits is None else builtins.round(x, ndigits)
+
+
+def _wide(x):
+    """x as float64 when it is float32 (DGL accumulates float sums in float64)."""
+    x = _tf.convert_to_tensor(x) if not isinstance(x, (_tf.Tensor, _tf.Variable)) else x
+    if x.dtype in (_tf.float32, _tf.float16, _tf.bfloat16):
+        return _tf.cast(x, _tf.float64), x.dtype
+    return x, None
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    """DGL's reduce_sum: a float32 sum accumulates in float64 (exact to the last digits on
+    millions of terms, where TF's float32 accumulation drifts); the gradient is the same."""
+    x, dtype = _wide(input_tensor)
+    s = _tf.reduce_sum(x, axis=axis, keepdims=keepdims)
+    return _tf.cast(s, dtype) if dtype is not None else s
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    """DGL's reduce_mean, accumulated in float64 as reduce_sum."""
+    x, dtype = _wide(input_tensor)
+    s = _tf.reduce_mean(x, axis=axis, keepdims=keepdims)
+    return _tf.cast(s, dtype) if dtype is not None else s
+
+
+def _parameter_names(fn):
+    """The names fn accepts as keyword arguments, in order (DGL's stdlib helper; a bound
+    method's receiver left out, *args and **kwargs giving none)."""
+    import inspect
+
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [p.name for p in inspect.signature(fn).parameters.values() if p.kind in kinds]
+
+
+def _hash_variables_by_identity():
+    """DGL's Variables are hashable by identity (optimizers key their slots by them); TF's
+    refuse hashing because `==` is elementwise. Identity hashing keeps `==` as it is: a dict
+    finds a key by identity before it would compare."""
+    try:
+        from tensorflow.python.ops.resource_variable_ops import BaseResourceVariable
+    except ImportError:  # pragma: no cover - TF moved it
+        return
+    BaseResourceVariable.__hash__ = lambda self: id(self)
+
+
+_hash_variables_by_identity()

@@ -296,6 +296,7 @@ impl Exporter<'_> {
         // Defaults are evaluated where the def stands.
         let params = self.params(&def.params);
         self.push_scope(scope);
+        self.fn_depth += 1;
         self.line(&format!("def {}({params}):", self.local_name(&def.name.name())));
         self.indent += 1;
         self.docstring(&def.doc);
@@ -307,6 +308,7 @@ impl Exporter<'_> {
             self.line("pass");
         }
         self.indent -= 1;
+        self.fn_depth -= 1;
         self.pop_scope();
     }
 

@@ -177,12 +177,14 @@ impl Exporter<'_> {
             }
             ExprKind::Lambda(def) => {
                 self.push_scope(super::scope::function_scope(def));
+                self.fn_depth += 1;
                 let params = self.params(&def.params);
                 let body = match def.body.first().map(|s| &s.kind) {
                     Some(StmtKind::Return(Some(x))) => self.expr(x),
                     Some(StmtKind::Expr(x)) => self.expr(x),
                     _ => "None".to_string(),
                 };
+                self.fn_depth -= 1;
                 self.pop_scope();
                 let head = if params.is_empty() { "lambda".to_string() } else { format!("lambda {params}") };
                 return (format!("{head}: {body}"), LAMBDA);
@@ -319,6 +321,17 @@ impl Exporter<'_> {
     fn name(&mut self, n: &str, span: crate::source::Span) -> String {
         if self.is_bound(n) {
             return self.local_name(n);
+        }
+        if let Some((_, nearest)) = names::FIGURES.iter().find(|(f, _)| *f == n) {
+            self.refuse(span, format!("`{n}` (DGL's figures)"), format!("nearest in Python: {nearest}"));
+            return n.to_string();
+        }
+        let lazy = crate::runtime::import::LAZY_BUILTINS.iter().find(|(b, _)| *b == n);
+        if let (Some((_, m)), false) = (lazy, names::is_override(n)) {
+            if !self.lazy.iter().any(|l| l == m) {
+                self.lazy.push(m.to_string());
+            }
+            return format!("dgl_stdlib.{m}.{n}");
         }
         match names::builtin(n) {
             Some(Mapping::Python) | None => n.to_string(),

@@ -67,6 +67,12 @@ pub struct Exporter<'a> {
     /// The modules imported: (name, is DGL's stdlib).
     pub imports: Vec<(String, bool)>,
     pub current_stmt: Option<Span>,
+    /// The stdlib modules of the lazily loaded builtins the file uses (`Module`: `_module`).
+    pub lazy: Vec<String>,
+    /// Functions and lambdas being emitted (0: module-level code).
+    pub fn_depth: usize,
+    /// The module names bound by the statements emitted so far.
+    pub module_defined: HashSet<String>,
     /// The folder of the script (user modules are looked up there).
     pub dir: PathBuf,
 }
@@ -90,6 +96,9 @@ impl<'a> Exporter<'a> {
             tapes: HashSet::new(),
             imports: vec![],
             current_stmt: None,
+            lazy: vec![],
+            fn_depth: 0,
+            module_defined: HashSet::new(),
             dir: dir.to_path_buf(),
         }
     }
@@ -110,7 +119,14 @@ impl<'a> Exporter<'a> {
     /// class body only, not by the methods in it (Python's rule).
     pub fn is_bound(&self, n: &str) -> bool {
         let last = self.scopes.len().saturating_sub(1);
-        self.scopes.iter().enumerate().any(|(i, (names, class))| (!class || i == last) && names.contains(n))
+        self.scopes.iter().enumerate().any(|(i, (names, class))| {
+            // Module code runs top to bottom: before its binding, a module name that is also
+            // a builtin reads the builtin (`relu = relu` re-exports it).
+            if i == 0 && self.fn_depth == 0 {
+                return self.module_defined.contains(n);
+            }
+            (!class || i == last) && names.contains(n)
+        })
     }
 
     pub fn refuse(&mut self, span: Span, construct: String, nearest: String) {
@@ -153,6 +169,8 @@ impl<'a> Exporter<'a> {
         }
         match name.as_str() {
             _ if user => name,
+            // DGL's preinstalled namespaces are TF's.
+            "linalg" => "tensorflow.linalg".into(),
             _ if stdlib => format!("dgl_stdlib.{name}"),
             "math" | "time" | "sys" => name,
             "random" => {
@@ -174,6 +192,7 @@ impl<'a> Exporter<'a> {
         self.tapes = inspect::tape_names(body);
         for s in body {
             self.stmt(s);
+            self.module_defined.extend(scope::module_scope(std::slice::from_ref(s)));
         }
         self.comments_before(u32::MAX);
         self.pop_scope();
@@ -252,7 +271,11 @@ pub struct Translated {
     pub imports: Vec<(String, bool)>,
 }
 
-const HEADER: &str = "import tensorflow as tf\n\nimport dgl_tf\nfrom dgl_tf import print, str, repr, format  # DGL's print format (LANGUAGE.md §3)\n\ndgl_tf.set_script(__file__)\n";
+/// Where the lines a translation decides last go: the stdlib modules DGL's lazily loaded
+/// builtins come from; in the script, `set_script` and `load_draws`.
+const PROLOGUE: &str = "#<prologue>\n";
+
+const HEADER: &str = "import tensorflow as tf\n\nimport dgl_tf\nfrom dgl_tf import print, str, repr, format  # DGL's print format (LANGUAGE.md §3)\n";
 
 /// Translates the DGL source `text` of the file `name` (in folder `dir`).
 pub fn translate(text: &str, name: &str, dir: &Path, drop_inspection: bool, main: bool) -> Result<Translated, String> {
@@ -266,11 +289,21 @@ pub fn translate(text: &str, name: &str, dir: &Path, drop_inspection: bool, main
         ex.dropped = inspect::droppable(&body);
     }
     let header = if main {
-        format!("# Exported from {name} by `dgl export --tf`: TensorFlow 2.21 code with the same output.\n{HEADER}")
+        format!("# Exported from {name} by `dgl export --tf`: TensorFlow 2.21 code with the same output.\n{HEADER}{PROLOGUE}")
     } else {
-        format!("# Exported from {name} by `dgl export --tf`.\n{HEADER}")
+        format!("# Exported from {name} by `dgl export --tf`.\n{HEADER}{PROLOGUE}")
     };
     ex.module(&body, &header);
+    let mut prologue: String = ex.lazy.iter().map(|m| format!("import dgl_stdlib.{m}\n")).collect();
+    for m in &ex.lazy {
+        if !ex.imports.iter().any(|(n, _)| n == m) {
+            ex.imports.push((m.clone(), true));
+        }
+    }
+    if main {
+        prologue.push_str("\ndgl_tf.set_script(__file__)\n");
+    }
+    ex.out = ex.out.replacen(PROLOGUE, &prologue, 1);
     if main {
         ex.out.push_str("\ndgl_tf.finish()\n");
     }
@@ -322,17 +355,23 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
     let recorded = record::run(&opts.file, &text, &main_t.dropped)?;
     let npz_name = format!("{}.draws.npz", out_path.file_stem().and_then(|s| s.to_str()).unwrap_or("exported"));
     let mut python = main_t.python;
+    // Relative paths stay relative to the DGL script's folder (LANGUAGE.md §4).
+    let data_dir = relative_dir(out_dir, dir);
+    let mut setup = if data_dir != "." {
+        format!(
+            "dgl_tf.set_script(__file__, {})  # where the DGL script's relative paths start\n",
+            expr::py_str(&data_dir)
+        )
+    } else {
+        "dgl_tf.set_script(__file__)\n".to_string()
+    };
+    std::fs::create_dir_all(out_dir)
+        .map_err(|e| format!("Error: IOError: cannot create {}: {e}\n", out_dir.display()))?;
     if !recorded.draws.is_empty() {
-        python = python.replacen(
-            "dgl_tf.set_script(__file__)\n",
-            &format!(
-                "dgl_tf.set_script(__file__)\ndgl_tf.load_draws({})  # the random numbers DGL drew\n",
-                expr::py_str(&npz_name)
-            ),
-            1,
-        );
+        setup.push_str(&format!("dgl_tf.load_draws({})  # the random numbers DGL drew\n", expr::py_str(&npz_name)));
         record::write_npz(&out_dir.join(&npz_name), &recorded.draws)?;
     }
+    python = python.replacen("dgl_tf.set_script(__file__)\n", &setup, 1);
     if recorded.code != 0 {
         python = python.replacen("\ndgl_tf.finish()\n", "\n", 1);
     }
@@ -406,4 +445,18 @@ fn report_check(display: &str, text: &str, problems: &[Problem], color: bool) ->
     }
     let _ = writeln!(err, "{display}: {} construct(s) TensorFlow lacks", problems.len());
     1
+}
+
+/// `to` relative to `from` (both folders), for the exported script to find the DGL
+/// script's data: `../../examples`, or `.` when they are the same folder.
+fn relative_dir(from: &Path, to: &Path) -> String {
+    let (Ok(a), Ok(b)) = (std::fs::canonicalize(from), std::fs::canonicalize(to)) else { return ".".into() };
+    let common = a.components().zip(b.components()).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = a.components().skip(common).map(|_| "..".to_string()).collect();
+    parts.extend(b.components().skip(common).map(|c| c.as_os_str().to_string_lossy().into_owned()));
+    if parts.is_empty() {
+        ".".into()
+    } else {
+        parts.join("/")
+    }
 }

@@ -43,6 +43,11 @@ const OVERRIDES: &[(&str, &str)] = &[
     // DGL's `function` runs eagerly (prints inside it run on every call).
     ("function", "dgl_tf.function"),
     ("argv", "dgl_tf.argv"),
+    ("_parameter_names", "dgl_tf._parameter_names"),
+    ("round", "dgl_tf.round"),
+    // Float sums accumulate in float64 in DGL (exact on millions of float32 terms).
+    ("reduce_sum", "dgl_tf.reduce_sum"),
+    ("reduce_mean", "dgl_tf.reduce_mean"),
     ("progress", "dgl_tf.progress"),
     // The dtypes.
     ("float32", "tf.float32"),
@@ -119,7 +124,6 @@ const PYTHON: &[&str] = &[
     "delattr",
     "id",
     "issubclass",
-    "round",
     "pow",
     "slice",
     "frozenset",
@@ -149,8 +153,26 @@ const PYTHON: &[&str] = &[
 
 /// Tape and recompute inspection: DGL shows what TF keeps hidden. `--drop-inspection` leaves
 /// statements that only use these out.
-pub const INSPECTION: &[&str] =
-    &["recompute_ledger", "trace_gradients", "watch_gradient", "draw_graph", "checkpoint_report"];
+pub const INSPECTION: &[&str] = &[
+    "recompute_ledger",
+    "trace_gradients",
+    "watch_gradient",
+    "draw_graph",
+    "checkpoint_report",
+    // Figures: a look at results, as DGL draws them (matplotlib is the nearest in Python).
+    "plot",
+    "hist",
+    "imshow",
+    "Figure",
+];
+
+/// DGL's figures, refused with their nearest Python equivalent.
+pub const FIGURES: &[(&str, &str)] = &[
+    ("plot", "matplotlib's `plt.plot` (then `plt.savefig`)"),
+    ("hist", "matplotlib's `plt.hist`"),
+    ("imshow", "matplotlib's `plt.imshow`"),
+    ("Figure", "matplotlib's `plt.figure`"),
+];
 
 /// The tape methods TF's GradientTape lacks (all inspection), with the nearest TF tool.
 pub const TAPE_METHODS: &[(&str, &str)] = &[
@@ -161,6 +183,11 @@ pub const TAPE_METHODS: &[(&str, &str)] = &[
     ("draw", "none: TF does not draw tapes; TensorBoard's graph view is the nearest"),
     ("peak_backward_bytes", "none: the TensorFlow Profiler's memory view is the nearest"),
 ];
+
+/// Whether `name`'s exported form is written by hand (the table above).
+pub fn is_override(name: &str) -> bool {
+    OVERRIDES.iter().any(|(n, _)| *n == name)
+}
 
 /// The exported form of the builtin `name`, or None when `name` is no builtin.
 pub fn builtin(name: &str) -> Option<Mapping> {

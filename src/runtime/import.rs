@@ -30,7 +30,7 @@ pub const STDLIB: &[(&str, &str)] = &[
 
 /// Builtins written in DGL: (name, stdlib module defining it). Each loads on the first
 /// read of its name ([`Interp::lazy_builtin`]), so start-up does not parse them.
-const LAZY_BUILTINS: &[(&str, &str)] = &[
+pub const LAZY_BUILTINS: &[(&str, &str)] = &[
     ("Module", "_module"),
     ("checkpoint_sequential", "_checkpoint"),
     ("Figure", "_figures"),
