@@ -367,8 +367,15 @@ def _str(x):
     return _repr(x)
 
 
+_DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+
+
 def _repr(x):
     """DGL's `repr(x)` (LANGUAGE.md §3)."""
+    if isinstance(x, _DICT_VIEWS):  # DGL's keys()/values()/items() are lists
+        return _repr(list(x))
+    if isinstance(x, tf.UnconnectedGradients):  # DGL names them by their strings
+        return x.value
     if x is None or x is True or x is False:
         return _py_str(x)
     if isinstance(x, (list, tuple, dict, set, frozenset)):

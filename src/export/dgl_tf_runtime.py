@@ -160,7 +160,9 @@ def recompute_grad(f=None, check=None):
     target = f if isinstance(f, _types.FunctionType) else getattr(f, "__call__", f)
 
     @_functools.wraps(f)
-    def g(*args):
+    def g(*args, **kwargs):
+        if kwargs:  # keyword arguments are configuration, not differentiated (LANGUAGE.md §5)
+            return recompute_grad(_functools.partial(f, **kwargs))(*args)
         globs, cells = _captured_tensors(target)
         extra = list(globs.values()) + list(cells.values())
         fn = _with_captured(target, globs, cells, extra) if extra else target
@@ -286,3 +288,31 @@ def _hash_variables_by_identity():
 
 
 _hash_variables_by_identity()
+
+
+def name(x):
+    """`x.name` as DGL shows it: a Variable's name without TF's `:0` suffix (TF's unnamed
+    Variables are `Variable:0`, DGL's None-named ones print without a name)."""
+    n = x.name
+    if isinstance(x, _tf.Variable) and isinstance(n, builtins.str) and n.endswith(":0"):
+        return n[:-2]
+    return n
+
+
+def open(file, mode="r", *args, **kwargs):
+    """DGL's open: a relative path starts at the script's folder (LANGUAGE.md §4)."""
+    return builtins.open(_resolve(file), mode, *args, **kwargs)
+
+
+def where(condition, x=None, y=None, name=None):
+    """DGL's where: a numeric condition counts as `condition != 0` (TF's needs bool)."""
+    c = _tf.convert_to_tensor(condition)
+    if c.dtype != _tf.bool:
+        c = _tf.not_equal(c, _tf.zeros([], c.dtype))
+    return _tf.where(c, x, y)
+
+
+def softsign(x):
+    """x / (1 + |x|), written with ops every order of derivative goes through (TF registers
+    no gradient for SoftsignGrad, so its second derivative fails)."""
+    return x / (1 + _tf.abs(x))

@@ -206,6 +206,15 @@ impl Exporter<'_> {
                 self.indented(body);
                 for h in handlers {
                     self.comments_before(h.span.start);
+                    if let Some(n) = &h.name {
+                        if super::inspect::block_reads(&h.body, &n.name()) {
+                            self.refuse(
+                                h.span,
+                                format!("the text of a caught error (`{}`)", n.name()),
+                                "TF raises its own errors (tf.errors.*, ValueError, ...) with other messages than DGL's, so what the handler shows would differ".into(),
+                            );
+                        }
+                    }
                     let head = match (&h.kind, &h.name) {
                         (Some(k), Some(n)) => format!("except {} as {}:", self.expr(k), self.local_name(&n.name())),
                         (Some(k), None) => format!("except {}:", self.expr(k)),

@@ -275,14 +275,24 @@ impl Exporter<'_> {
     pub fn target(&mut self, e: &Expr) -> String {
         match &e.kind {
             ExprKind::Tuple(items) | ExprKind::List(items) if !items.is_empty() => {
-                let parts: Vec<String> = items.iter().map(|i| self.target(i)).collect();
+                let parts: Vec<String> = items.iter().map(|i| self.inner_target(i)).collect();
                 if parts.len() == 1 {
                     format!("{},", parts[0])
                 } else {
                     parts.join(", ")
                 }
             }
+            _ => self.inner_target(e),
+        }
+    }
+
+    /// A target inside a tuple target: a nested tuple keeps its parentheses.
+    fn inner_target(&mut self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Tuple(_) | ExprKind::List(_) => format!("({})", self.target(e)),
+            ExprKind::Starred(x) => format!("*{}", self.inner_target(x)),
             ExprKind::Name(n, _) => self.local_name(&n.name()),
+            ExprKind::Attr(obj, n) => format!("{}.{}", self.expr_at(obj, ATOM), n.name()),
             _ => self.expr_at(e, ATOM),
         }
     }
@@ -363,6 +373,11 @@ impl Exporter<'_> {
                 self.refuse(span, format!("`tape.{name}`"), nearest.to_string());
             }
         }
+        if name == "name" {
+            // A Variable's name without TF's `:0` suffix, as DGL shows it.
+            self.uses_support = true;
+            return format!("dgl_tf.name({})", self.expr(obj));
+        }
         format!("{}.{name}", self.expr_at(obj, ATOM))
     }
 
@@ -399,6 +414,19 @@ impl Exporter<'_> {
         format!("{callee}({})", parts.join(", "))
     }
 
+    /// A format spec (which may hold fields of its own) as a Python string expression.
+    fn spec(&mut self, spec: &[FPart]) -> String {
+        match spec {
+            [FPart::Text(t)] => py_str_quoted(t, '\''),
+            _ => {
+                let outer = std::mem::replace(&mut self.in_fstring, true);
+                let s = self.fstring(spec);
+                self.in_fstring = outer;
+                s
+            }
+        }
+    }
+
     /// An f-string whose fields go through DGL's `str`, `repr` and `format` (imported from
     /// dgl_tf), so tensors and floats print as DGL prints them.
     fn fstring(&mut self, parts: &[FPart]) -> String {
@@ -410,20 +438,15 @@ impl Exporter<'_> {
                     let outer = std::mem::replace(&mut self.in_fstring, true);
                     let x = self.expr(expr);
                     self.in_fstring = outer;
-                    let field = if *repr {
+                    let field = if *repr && spec.is_empty() {
                         format!("repr({x})")
+                    } else if *repr {
+                        let spec = self.spec(spec);
+                        format!("format(repr({x}), {spec})")
                     } else if spec.is_empty() {
                         format!("str({x})")
                     } else {
-                        let spec = match spec.as_slice() {
-                            [FPart::Text(t)] => py_str_quoted(t, '\''),
-                            _ => {
-                                let outer = std::mem::replace(&mut self.in_fstring, true);
-                                let s = self.fstring(spec);
-                                self.in_fstring = outer;
-                                s
-                            }
-                        };
+                        let spec = self.spec(spec);
                         format!("format({x}, {spec})")
                     };
                     pieces.push((true, field));

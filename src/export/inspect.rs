@@ -246,3 +246,16 @@ fn visit(body: &[Stmt], tapes: &HashSet<String>, tainted: &mut HashSet<String>, 
         }
     }
 }
+
+/// Whether any statement of `body` (nested blocks included) reads the name `n`.
+pub fn block_reads(body: &[Stmt], n: &str) -> bool {
+    let names: HashSet<String> = std::iter::once(n.to_string()).collect();
+    let mut found = false;
+    walk_stmts(body, &mut |s| {
+        let (reads, _) = own_exprs(s);
+        if reads.iter().any(|e| reads_any(e, &names)) {
+            found = true;
+        }
+    });
+    found
+}

@@ -162,7 +162,10 @@ impl<'a> Exporter<'a> {
     /// The Python module path of a DGL import, noting the module to export.
     fn module_path(&mut self, path: &[String], span: Span) -> String {
         let name = path.join(".");
-        let user = self.dir.join(format!("{}.dgl", name.replace('.', "/"))).is_file();
+        // DGL's preinstalled namespaces come before files (tests/tensor/linalg.dgl imports the
+        // builtin linalg, not itself).
+        let preinstalled = name == "linalg";
+        let user = !preinstalled && self.dir.join(format!("{}.dgl", name.replace('.', "/"))).is_file();
         let stdlib = !user && crate::runtime::import::STDLIB.iter().any(|(n, _)| *n == name);
         if !self.imports.iter().any(|(n, _)| *n == name) && (user || stdlib) {
             self.imports.push((name.clone(), stdlib));

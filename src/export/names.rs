@@ -43,6 +43,9 @@ const OVERRIDES: &[(&str, &str)] = &[
     // DGL's `function` runs eagerly (prints inside it run on every call).
     ("function", "dgl_tf.function"),
     ("argv", "dgl_tf.argv"),
+    ("open", "dgl_tf.open"),
+    ("where", "dgl_tf.where"),
+    ("softsign", "dgl_tf.softsign"),
     ("_parameter_names", "dgl_tf._parameter_names"),
     ("round", "dgl_tf.round"),
     // Float sums accumulate in float64 in DGL (exact on millions of float32 terms).
@@ -184,6 +187,13 @@ pub const TAPE_METHODS: &[(&str, &str)] = &[
     ("peak_backward_bytes", "none: the TensorFlow Profiler's memory view is the nearest"),
 ];
 
+/// Python builtins whose output in Python is not DGL's, with what Python shows instead.
+const PYTHON_REFUSED: &[(&str, &str)] = &[
+    ("help", "Python's `help()` shows Python's and TensorFlow's documentation, not DGL's"),
+    ("dir", "Python's `dir()` lists TensorFlow's attributes, not DGL's"),
+    ("display", "IPython's `display()`, in a notebook"),
+];
+
 /// Whether `name`'s exported form is written by hand (the table above).
 pub fn is_override(name: &str) -> bool {
     OVERRIDES.iter().any(|(n, _)| *n == name)
@@ -193,6 +203,9 @@ pub fn is_override(name: &str) -> bool {
 pub fn builtin(name: &str) -> Option<Mapping> {
     if let Some((_, e)) = OVERRIDES.iter().find(|(n, _)| *n == name) {
         return Some(Mapping::Expr(e.to_string()));
+    }
+    if let Some((_, why)) = PYTHON_REFUSED.iter().find(|(n, _)| *n == name) {
+        return Some(Mapping::Refused(format!("nearest: {why}")));
     }
     if PYTHON.contains(&name) {
         return Some(Mapping::Python);
