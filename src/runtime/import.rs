@@ -27,6 +27,7 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_figures", include_str!("../../stdlib/_figures.dgl")),
     ("_progress", include_str!("../../stdlib/_progress.dgl")),
     // Adapters where Keras's or NumPy's functions differ from DGL's (`import tensorflow`, `numpy`).
+    ("_tf", include_str!("../../stdlib/_tf.dgl")),
     ("_keras", include_str!("../../stdlib/_keras.dgl")),
     ("_numpy", include_str!("../../stdlib/_numpy.dgl")),
 ];

@@ -30,7 +30,7 @@ const TABLE: &[(&str, &str)] = &[
     ),
     (
         "numpy.linalg",
-        "norm inv=linalg.inv det=linalg.det solve=linalg.solve cholesky=linalg.cholesky",
+        "norm inv=linalg.inv det=linalg.det solve=_numpy.solve cholesky=linalg.cholesky",
     ),
 ];
 

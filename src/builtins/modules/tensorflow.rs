@@ -3,7 +3,9 @@
 //! `tf.range` is `range_tensor`, `tf.keras.layers.Dense` is `nn.Dense`; `import keras` is
 //! `tf.keras`. A TF name is bound only where DGL's function behaves as TF's (the help
 //! entries' "TF:" lines name each builtin's counterpart; the documented differences, such as
-//! int64 where TF makes int32, are small). `tf.keras.losses.mse` and the other Keras loss
+//! int64 where TF makes int32, are small). `tf.constant` and `tf.convert_to_tensor` make
+//! integer and bool tensors of Python ints and bools, as TF does (stdlib/_tf.dgl), where
+//! DGL's `constant` makes float32. `tf.keras.losses.mse` and the other Keras loss
 //! functions return one loss per example, as Keras's do (stdlib/_keras.dgl), where DGL's
 //! `losses` functions return their mean.
 
@@ -26,7 +28,7 @@ const TABLE: &[(&str, &str)] = &[
     (
         "tensorflow",
         concat!(
-            "constant convert_to_tensor zeros ones fill zeros_like ones_like eye range=range_tensor linspace \
+            "constant=_tf.constant convert_to_tensor=_tf.convert_to_tensor zeros ones fill zeros_like ones_like eye range=range_tensor linspace \
              one_hot cast identity Variable Tensor Module=_module.Module GradientTape function custom_gradient \
              recompute_grad grad_pass_through stop_gradient UnconnectedGradients newaxis ",
             dtypes!(),
