@@ -185,3 +185,30 @@ fn dir_lists_names_not_yet_bound() {
     assert!(names.iter().any(|n| n == "Dense"), "{names:?}");
     assert!(!rt.modules.contains_key("nn"), "dir loaded nn");
 }
+
+#[test]
+fn every_name_has_help() {
+    for lib in [&TENSORFLOW, &NUMPY] {
+        let mut rt = interp();
+        let mut bad = vec![];
+        for module in lib.modules() {
+            for e in lib.entries(module) {
+                let path = format!("{module}.{}", e.name);
+                // `newaxis` is None, whose help is None's.
+                let Ok(v) = lookup(&mut rt, &path) else { continue };
+                if matches!(v, Value::None) {
+                    continue;
+                }
+                let text = dgl::help::help_text(&mut rt, &v);
+                if text.contains("No help entry") || text.contains("no help entry") || text.trim().is_empty() {
+                    bad.push(format!("{path}: {}", text.lines().next().unwrap_or("")));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "names whose help is missing:\n{}", bad.join("\n"));
+    }
+    // help(tf) starts with the module's entry.
+    let mut rt = interp();
+    let tf = lookup(&mut rt, "tensorflow").expect("tf");
+    assert!(dgl::help::help_text(&mut rt, &tf).starts_with("tensorflow\n\n`import tensorflow as tf`"));
+}
