@@ -284,6 +284,7 @@ impl Interp {
             Value::Module(m) => match m.globals.get(name) {
                 Some(v) => Ok(v),
                 None if name == sym::DOC => Ok(m.doc.clone().map_or(Value::None, Value::Str)),
+                None if name == sym::NAME => Ok(Value::Str(m.name.clone())),
                 None => match m.hooks {
                     Some(h) => (h.missing)(self, m, name),
                     None => bail!(Attribute, "module '{}' has no attribute '{}'", m.name, name),

@@ -174,9 +174,9 @@ fn missing_module(name: &str) -> Exc {
     let top = name.split('.').next().unwrap_or(name);
     let rest = &name[top.len()..];
     let hint = match top {
-        "tensorflow" => format!("; DGL has no tf{rest} (TensorFlow's tf{rest} is not implemented)"),
-        "keras" => format!("; DGL has no tf.keras{rest} (TensorFlow's tf.keras{rest} is not implemented)"),
-        "numpy" => format!("; DGL has no np{rest} (NumPy's np{rest} is not implemented)"),
+        "tensorflow" => format!("; DGL has no module tf{rest}"),
+        "keras" => format!("; DGL has no module tf.keras{rest}"),
+        "numpy" => format!("; DGL has no module np{rest}"),
         "torch" => "; DGL follows TensorFlow, not PyTorch: `torch.tensor` is `constant`, `torch.sum` is `reduce_sum`, \
              `nn.Linear` is `nn.Dense` (import nn), gradients come from `GradientTape`"
             .to_string(),
