@@ -86,11 +86,10 @@ impl Library {
             let globals = Rc::new(Globals::default());
             let module = Rc::new(Module { hooks: Some(self.hooks), ..Module::new(path, globals, None) });
             for e in self.entries(path).filter(|e| !e.source.contains('.')) {
-                let v = rt
-                    .builtins
-                    .get(&intern(e.source))
-                    .cloned()
-                    .ok_or_else(|| err!(Runtime, "internal error: {path}.{} names no builtin {}", e.name, e.source))?;
+                let v =
+                    rt.builtins.get(&intern(e.source)).cloned().ok_or_else(|| {
+                        err!(Runtime, "internal error: {path}.{} names no builtin {}", e.name, e.source)
+                    })?;
                 rt.set_global(&module.globals, intern(e.name), v);
             }
             if let Some((parent, last)) = path.rsplit_once('.') {
@@ -141,7 +140,11 @@ impl Library {
 /// from the standard library or the native modules, never from a user's file).
 pub fn source_value(rt: &mut Interp, source: &str) -> R<Value> {
     match source.split_once('.') {
-        None => rt.builtins.get(&intern(source)).cloned().ok_or_else(|| err!(Runtime, "internal error: no builtin {source}")),
+        None => rt
+            .builtins
+            .get(&intern(source))
+            .cloned()
+            .ok_or_else(|| err!(Runtime, "internal error: no builtin {source}")),
         Some((module, attr)) => {
             let m = rt.import_stdlib(module)?;
             rt.get_attr(&Value::Module(m), intern(attr))

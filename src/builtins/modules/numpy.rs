@@ -28,10 +28,7 @@ const TABLE: &[(&str, &str)] = &[
          tile sort \
          float32 float64 int64 int32 bool_=bool newaxis pi=math.pi e=math.e inf=math.inf nan=math.nan",
     ),
-    (
-        "numpy.linalg",
-        "norm inv=linalg.inv det=linalg.det solve=_numpy.solve cholesky=linalg.cholesky",
-    ),
+    ("numpy.linalg", "norm inv=linalg.inv det=linalg.det solve=_numpy.solve cholesky=linalg.cholesky"),
 ];
 
 /// NumPy, as DGL provides it.
