@@ -37,7 +37,7 @@ pub fn install(rt: &mut Interp) {
             rt.set_global(&globals, intern(name), v);
         }
     }
-    let module = Rc::new(Module { name: "linalg".into(), globals, doc: None });
+    let module = Rc::new(Module::new("linalg", globals, None));
     rt.modules.insert("linalg".to_string(), module.clone());
     rt.builtins.insert(intern("linalg"), Value::Module(module));
 }

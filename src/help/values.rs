@@ -62,7 +62,19 @@ pub fn help_of(rt: &mut Interp, v: &Value) -> String {
         },
         Value::Class(c) => class_help(rt, c),
         Value::Instance(i) => class_help(rt, &i.class),
-        Value::Module(m) => module_help(rt, m),
+        Value::Module(m) => {
+            // A namespace that binds names on first use (`tf.keras.layers`) binds them all
+            // now, so its help lists every name.
+            if let Some(h) = m.hooks {
+                for n in (h.unbound)(m) {
+                    let n = crate::intern::intern(n);
+                    if m.globals.get(n).is_none() {
+                        let _ = (h.missing)(rt, m, n);
+                    }
+                }
+            }
+            module_help(rt, m)
+        }
         Value::ErrorType(k) => lookup(k.map_or("Exception", |k| k.name())).unwrap_or_default(),
         Value::DType(d) => lookup(d.name()).unwrap_or_default(),
         other => {
@@ -260,7 +272,9 @@ pub fn user_function(v: &Value) -> Option<Rc<Function>> {
 
 /// `module name`, its docstring, then its public names with their summaries.
 fn module_help(rt: &Interp, m: &crate::runtime::value::Module) -> String {
-    let mut text = format!("module {}\n", m.name);
+    // TensorFlow's and NumPy's namespaces: their entry, then the names with their DGL values.
+    let entry = m.hooks.and_then(|_| lookup(&m.name));
+    let mut text = entry.unwrap_or_else(|| format!("module {}\n", m.name));
     if let Some(doc) = &m.doc {
         text.push_str(&format!("\n{doc}\n"));
     }
@@ -286,10 +300,16 @@ fn module_help(rt: &Interp, m: &crate::runtime::value::Module) -> String {
             v => match user_function(v) {
                 Some(f) => (format!("{n}({})", signature(rt, &f, false)), summary(f.def.doc.as_ref()).to_string()),
                 None => {
-                    let key = format!("{}.{n}", m.name);
-                    let entry = super::entries::Registry::get().entry(&key);
-                    match entry {
-                        Some(e) => (e.heading.clone(), e.summary()),
+                    let registry = super::entries::Registry::get();
+                    // A builtin under another module's name (`tf.range`) shows its own entry.
+                    let own = match &v {
+                        Value::Builtin(b) => registry.entry(&b.name),
+                        Value::DType(d) => registry.entry(d.name()),
+                        _ => None,
+                    };
+                    match registry.entry(&format!("{}.{n}", m.name)).or(own) {
+                        Some(e) if e.heading.split('(').next() == Some(&*n.name()) => (e.heading.clone(), e.summary()),
+                        Some(e) => (format!("{n} = {}", e.heading), e.summary()),
                         None => (n.name().to_string(), String::new()),
                     }
                 }
@@ -321,7 +341,7 @@ pub fn dir_names(rt: &Interp, v: &Value) -> Vec<String> {
             class_chain(&i.class, &mut out);
         }
         Value::Class(c) => class_chain(c, &mut out),
-        Value::Module(m) => out.extend(m.globals.bound().iter().map(|(k, _)| k.name().to_string())),
+        Value::Module(m) => out.extend(m.names()),
         Value::Func(_) => out.extend(["__doc__".to_string(), "__name__".to_string()]),
         _ => {}
     }

@@ -284,7 +284,11 @@ impl Interp {
             Value::Module(m) => match m.globals.get(name) {
                 Some(v) => Ok(v),
                 None if name == sym::DOC => Ok(m.doc.clone().map_or(Value::None, Value::Str)),
-                None => bail!(Attribute, "module '{}' has no attribute '{}'", m.name, name),
+                None if name == sym::NAME => Ok(Value::Str(m.name.clone())),
+                None => match m.hooks {
+                    Some(h) => (h.missing)(self, m, name),
+                    None => bail!(Attribute, "module '{}' has no attribute '{}'", m.name, name),
+                },
             },
             Value::Super(s) => match s.0.lookup(name) {
                 Some(v) => self.bind_class_attr(v, &s.1),

@@ -162,7 +162,13 @@ impl Interp {
             StmtKind::Import(mods) => {
                 for (path, alias, slot) in mods {
                     let name = path.iter().map(|p| p.name().to_string()).collect::<Vec<_>>().join(".");
-                    let m = self.import(&name).map_err(|e| self.locate(e, s.span))?;
+                    let mut m = self.import(&name).map_err(|e| self.locate(e, s.span))?;
+                    // `import tensorflow.keras` binds `tensorflow`, as in Python, when the
+                    // package is itself a loaded module (a file package `a/b.dgl` without
+                    // an `a` module binds `a` to `a.b`).
+                    if let (None, Some(top)) = (alias, self.modules.get(&*path[0].name()).filter(|_| path.len() > 1)) {
+                        m = top.clone();
+                    }
                     store(alias.unwrap_or(path[0]), slot.get(), Value::Module(m), env);
                 }
             }
@@ -170,12 +176,23 @@ impl Interp {
                 let name = path.iter().map(|p| p.name().to_string()).collect::<Vec<_>>().join(".");
                 let m = self.import(&name).map_err(|e| self.locate(e, s.span))?;
                 for (n, alias, span, slot) in names {
-                    let v = m.globals.get(*n).ok_or_else(|| {
-                        let e = err!(Import, "cannot import name '{}' from '{}'", n, name);
-                        let names: Vec<String> = m.globals.bound().iter().map(|(n, _)| n.to_string()).collect();
-                        super::suggest::with_hint(e, &n.to_string(), names.iter().map(String::as_str))
-                            .at(self.src, *span)
-                    })?;
+                    let v = match (m.globals.get(*n), m.hooks) {
+                        (Some(v), _) => v,
+                        // A hooked module binds the name now, or says why it cannot.
+                        (None, Some(h)) => (h.missing)(self, &m, *n).map_err(|mut e| {
+                            if e.0.kind == ErrorKind::Attribute {
+                                e.0.kind = ErrorKind::Import;
+                                e.0.message = format!("cannot import name '{n}' from '{name}': {}", e.0.message);
+                            }
+                            e.at(self.src, *span)
+                        })?,
+                        (None, None) => {
+                            let e = err!(Import, "cannot import name '{}' from '{}'", n, name);
+                            let names = m.names();
+                            return Err(super::suggest::with_hint(e, &n.to_string(), names.iter().map(String::as_str))
+                                .at(self.src, *span));
+                        }
+                    };
                     store(alias.unwrap_or(*n), slot.get(), v, env);
                 }
             }

@@ -26,6 +26,10 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_checkpoint", include_str!("../../stdlib/_checkpoint.dgl")),
     ("_figures", include_str!("../../stdlib/_figures.dgl")),
     ("_progress", include_str!("../../stdlib/_progress.dgl")),
+    // Adapters where Keras's or NumPy's functions differ from DGL's (`import tensorflow`, `numpy`).
+    ("_tf", include_str!("../../stdlib/_tf.dgl")),
+    ("_keras", include_str!("../../stdlib/_keras.dgl")),
+    ("_numpy", include_str!("../../stdlib/_numpy.dgl")),
 ];
 
 /// Builtins written in DGL: (name, stdlib module defining it). Each loads on the first
@@ -114,7 +118,7 @@ impl Interp {
         let id = self.sources.add(display, path, &text);
         let globals = Rc::new(Globals::default());
         let doc = crate::syntax::module_docstring(&text);
-        let module = Rc::new(Module { name: name.into(), globals: globals.clone(), doc });
+        let module = Rc::new(Module::new(name, globals.clone(), doc));
         self.loading.push(name.to_string());
         let result = self.run_source(id, &globals);
         self.loading.pop();
@@ -140,6 +144,11 @@ impl Interp {
     /// A native module, built now (on first import) and kept like any other.
     fn native_module(&mut self, name: &str, build: super::ModuleBuilder) -> R<Rc<Module>> {
         let entries = build(self)?;
+        // A builder may register a family of modules itself (`tensorflow` and its
+        // submodules, built together): the one registered under `name` is the module.
+        if let Some(m) = self.modules.get(name) {
+            return Ok(m.clone());
+        }
         let globals = Rc::new(Globals::default());
         {
             let mut names = globals.names.borrow_mut();
@@ -152,31 +161,26 @@ impl Interp {
                 slots[i].value = Some(v);
             }
         }
-        let module = Rc::new(Module { name: name.into(), globals, doc: None });
+        let module = Rc::new(Module::new(name, globals, None));
         self.modules.insert(name.to_string(), module.clone());
         Ok(module)
     }
 }
 
-/// The ImportError for a module that does not exist. DGL is TensorFlow without the
-/// prefix, so importing TensorFlow (or NumPy, PyTorch) says where their names went.
+/// The ImportError for a module that does not exist. `tensorflow` and `numpy` are DGL's own
+/// namespaces (built by the builtins layer), so a missing submodule of theirs is an API DGL
+/// lacks; PyTorch's names are pointed to DGL's.
 fn missing_module(name: &str) -> Exc {
     let top = name.split('.').next().unwrap_or(name);
+    let rest = &name[top.len()..];
     let hint = match top {
-        "tensorflow" | "keras" => {
-            "; DGL's names are TensorFlow's without the `tf.` prefix: `tf.reduce_sum` is `reduce_sum`, \
-             `tf.GradientTape` is `GradientTape`, `tf.keras.layers.Dense` is `nn.Dense` (import nn), \
-             `tf.keras.optimizers.Adam` is `optim.Adam` (import optim)"
-        }
-        "numpy" => {
-            "; DGL has no NumPy: make arrays with `constant([...])`, `zeros`, `ones`, `range_tensor`, \
-             and use TensorFlow's names without the `tf.` prefix (`np.sum` is `reduce_sum`, `np.dot` is `matmul`)"
-        }
-        "torch" => {
-            "; DGL follows TensorFlow, not PyTorch: `torch.tensor` is `constant`, `torch.sum` is `reduce_sum`, \
+        "tensorflow" => format!("; DGL has no module tf{rest}"),
+        "keras" => format!("; DGL has no module tf.keras{rest}"),
+        "numpy" => format!("; DGL has no module np{rest}"),
+        "torch" => "; DGL follows TensorFlow, not PyTorch: `torch.tensor` is `constant`, `torch.sum` is `reduce_sum`, \
              `nn.Linear` is `nn.Dense` (import nn), gradients come from `GradientTape`"
-        }
-        _ => "",
+            .to_string(),
+        _ => String::new(),
     };
     crate::err!(Import, "No module named '{name}'{hint}")
 }

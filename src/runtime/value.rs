@@ -214,6 +214,43 @@ pub struct Module {
     pub globals: Rc<Globals>,
     /// The module's docstring (`module.__doc__`), if its source starts with one.
     pub doc: Option<Rc<str>>,
+    /// How a module built in Rust answers for names it has not bound: `None` for
+    /// modules written in DGL, whose unbound names are plain AttributeErrors.
+    pub hooks: Option<&'static ModuleHooks>,
+}
+
+impl Module {
+    /// A module without hooks (a file's, the stdlib's, a native one's).
+    pub fn new(name: &str, globals: Rc<Globals>, doc: Option<Rc<str>>) -> Module {
+        Module { name: name.into(), globals, doc, hooks: None }
+    }
+
+    /// Every name the module answers for: its bound names, then the ones its hooks
+    /// bind on first use (for `dir`, `help` and "did you mean" hints).
+    pub fn names(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.globals.bound().iter().map(|(n, _)| n.to_string()).collect();
+        if let Some(h) = self.hooks {
+            out.extend((h.unbound)(self).into_iter().map(str::to_string));
+        }
+        out
+    }
+}
+
+/// A namespace whose names are resolved on first use (TF's `tf.keras.layers.Dense` loads the
+/// `nn` stdlib only when it is read) and whose missing names say what is missing (`tf.signal`:
+/// "DGL has no tf.signal ..."). Installed by the builtins layer.
+pub struct ModuleHooks {
+    /// The value of a name the module has not bound: bound now and returned, or the
+    /// AttributeError for a name it lacks.
+    pub missing: fn(&mut Interp, &Module, Sym) -> R<Value>,
+    /// The names `missing` would bind (not yet bound ones may be among them).
+    pub unbound: fn(&Module) -> Vec<&'static str>,
+}
+
+impl std::fmt::Debug for ModuleHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ModuleHooks")
+    }
 }
 
 /// A variable shared between frames (a closure's captured variable); empty while unbound.

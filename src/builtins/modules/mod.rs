@@ -1,12 +1,16 @@
-//! The modules built in Rust: `math`, `time`, `random`, `sys`. Each is built on
-//! its first `import` (the interpreter starts without them), then shared like
+//! The modules built in Rust: `math`, `time`, `random`, `sys`, and the namespaces of
+//! TensorFlow and NumPy made of DGL's values (`tensorflow`, `keras`, `numpy`). Each is
+//! built on its first `import` (the interpreter starts without them), then shared like
 //! any module (LANGUAGE.md §6).
 
+pub mod foreign;
 mod math;
+pub mod numpy;
 mod plot;
 mod progress;
 mod random;
 mod sys;
+pub mod tensorflow;
 mod time;
 
 use crate::runtime::ModuleBuilder;
@@ -20,6 +24,8 @@ pub fn find(name: &str) -> Option<ModuleBuilder> {
         "sys" => sys::build,
         "_plot" => plot::build,
         "_progress_bar" => progress::build,
+        _ if tensorflow::TENSORFLOW.resolve_import(name).is_some() => tensorflow::build,
+        _ if numpy::NUMPY.resolve_import(name).is_some() => numpy::build,
         _ => return None,
     })
 }

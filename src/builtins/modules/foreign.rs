@@ -1,0 +1,153 @@
+//! Another library's namespaces made of DGL's own values: `import tensorflow as tf` and
+//! `import numpy as np` (issue 14). A [`Library`] is one table of module paths and the
+//! names each binds; every module of the family is built together on the first import of
+//! any of them, binding builtins at once and stdlib values (`tf.keras.layers.Dense` is
+//! `nn.Dense`) on first read, so importing TensorFlow loads no stdlib module. A name the
+//! table lacks is an AttributeError naming the library's API.
+
+use crate::err;
+use crate::runtime::error::{Exc, R};
+use crate::runtime::intern::{intern, Sym};
+use crate::runtime::value::{Globals, Module, ModuleHooks, Value};
+use crate::runtime::Interp;
+use std::rc::Rc;
+
+/// A library's namespaces, as DGL provides them.
+pub struct Library {
+    /// The top module's import name (`tensorflow`).
+    pub root: &'static str,
+    /// How code usually names the top module (`tf`), for error messages.
+    pub alias: &'static str,
+    /// The library's name in prose (`TensorFlow`).
+    pub title: &'static str,
+    /// Each module's path (`tensorflow.math`) and its names, separated by white space:
+    /// `NAME` is DGL's builtin of that name, `NAME=builtin` another builtin, and
+    /// `NAME=module.attr` an attribute of a DGL module read on first use (`Dense=nn.Dense`).
+    /// A module's parents are modules too, and each binds its children by their last part.
+    pub table: &'static [(&'static str, &'static str)],
+    /// Other import names of a module (`keras` for `tensorflow.keras`), with their children.
+    pub other_names: &'static [(&'static str, &'static str)],
+    /// The hooks every module of the family carries (built from this library).
+    pub hooks: &'static ModuleHooks,
+}
+
+/// One name of a module: its name in the library and where DGL's value comes from.
+pub struct Entry {
+    pub name: &'static str,
+    /// A builtin's name, or `module.attr`.
+    pub source: &'static str,
+}
+
+impl Library {
+    /// The names the table gives the module `path`, in table order.
+    pub fn entries<'a>(&'a self, path: &'a str) -> impl Iterator<Item = Entry> + 'a {
+        let rows = self.table.iter().filter(move |(p, _)| *p == path);
+        rows.flat_map(|(_, names)| names.split_whitespace()).map(|token| match token.split_once('=') {
+            Some((name, source)) => Entry { name, source },
+            None => Entry { name: token, source: token },
+        })
+    }
+
+    /// Every module path of the family: the table's and their parents, parents first.
+    pub fn modules(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for (path, _) in self.table {
+            for (i, _) in path.match_indices('.').chain([(path.len(), "")]) {
+                if !out.contains(&&path[..i]) {
+                    out.push(&path[..i]);
+                }
+            }
+        }
+        out
+    }
+
+    /// The module path an import name stands for (`keras.layers` is `tensorflow.keras.layers`).
+    pub fn resolve_import(&self, name: &str) -> Option<String> {
+        let full = self
+            .other_names
+            .iter()
+            .find_map(|(other, path)| {
+                let rest = name.strip_prefix(other)?;
+                (rest.is_empty() || rest.starts_with('.')).then(|| format!("{path}{rest}"))
+            })
+            .unwrap_or_else(|| name.to_string());
+        self.modules().contains(&full.as_str()).then_some(full)
+    }
+
+    /// `tf.keras.layers` for the module path `tensorflow.keras.layers`.
+    pub fn shown(&self, path: &str) -> String {
+        format!("{}{}", self.alias, &path[self.root.len()..])
+    }
+
+    /// Builds every module of the family and registers each under its import names.
+    pub fn register(&self, rt: &mut Interp) -> R<()> {
+        let mut built: Vec<(&'static str, Rc<Module>)> = Vec::new();
+        for path in self.modules() {
+            let globals = Rc::new(Globals::default());
+            let module = Rc::new(Module { hooks: Some(self.hooks), ..Module::new(path, globals, None) });
+            for e in self.entries(path).filter(|e| !e.source.contains('.')) {
+                let v =
+                    rt.builtins.get(&intern(e.source)).cloned().ok_or_else(|| {
+                        err!(Runtime, "internal error: {path}.{} names no builtin {}", e.name, e.source)
+                    })?;
+                rt.set_global(&module.globals, intern(e.name), v);
+            }
+            if let Some((parent, last)) = path.rsplit_once('.') {
+                if let Some((_, p)) = built.iter().find(|(n, _)| *n == parent) {
+                    rt.set_global(&p.globals, intern(last), Value::Module(module.clone()));
+                }
+            }
+            built.push((path, module));
+        }
+        for (path, module) in built {
+            for (other, target) in self.other_names {
+                if let Some(rest) = path.strip_prefix(target).filter(|r| r.is_empty() || r.starts_with('.')) {
+                    rt.modules.insert(format!("{other}{rest}"), module.clone());
+                }
+            }
+            rt.modules.insert(path.to_string(), module);
+        }
+        Ok(())
+    }
+
+    /// The value of `name` in module `m`, bound now; or the AttributeError naming the API
+    /// DGL lacks, with a near name of the module as a hint.
+    pub fn missing(&self, rt: &mut Interp, m: &Module, name: Sym) -> R<Value> {
+        let text = name.name();
+        let Some(entry) = self.entries(&m.name).find(|e| e.name == &*text) else {
+            return Err(self.lacks(m, &text));
+        };
+        let v = source_value(rt, entry.source)?;
+        rt.set_global(&m.globals, name, v.clone());
+        Ok(v)
+    }
+
+    /// The error for a name the module `m` does not have.
+    pub fn lacks(&self, m: &Module, name: &str) -> Exc {
+        let api = format!("{}.{name}", self.shown(&m.name));
+        let e = err!(Attribute, "DGL has no {api} ({}'s {api} is not implemented)", self.title);
+        let names = m.names();
+        crate::runtime::suggest::with_hint(e, name, names.iter().map(String::as_str))
+    }
+
+    /// The names of module `m` read on first use (for `dir`, `help` and hints).
+    pub fn unbound(&self, m: &Module) -> Vec<&'static str> {
+        self.entries(&m.name).filter(|e| e.source.contains('.')).map(|e| e.name).collect()
+    }
+}
+
+/// DGL's value for a table source: a builtin, or `module.attr` of a DGL module (imported
+/// from the standard library or the native modules, never from a user's file).
+pub fn source_value(rt: &mut Interp, source: &str) -> R<Value> {
+    match source.split_once('.') {
+        None => rt
+            .builtins
+            .get(&intern(source))
+            .cloned()
+            .ok_or_else(|| err!(Runtime, "internal error: no builtin {source}")),
+        Some((module, attr)) => {
+            let m = rt.import_stdlib(module)?;
+            rt.get_attr(&Value::Module(m), intern(attr))
+        }
+    }
+}

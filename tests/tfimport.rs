@@ -1,0 +1,214 @@
+//! `import tensorflow as tf` and `import numpy as np` (issue 14): every name of the two tables
+//! resolves to a DGL value (no stale entry), every TF name a help entry's "TF:" line gives is
+//! reachable under `tf.` (or deliberately left out, with the reason), names DGL lacks are
+//! AttributeErrors naming the library's API, and importing stays lazy.
+
+use dgl::builtins::modules::foreign::Library;
+use dgl::builtins::modules::numpy::NUMPY;
+use dgl::builtins::modules::tensorflow::TENSORFLOW;
+use dgl::help::entries::Registry;
+use dgl::intern::intern;
+use dgl::runtime::value::Value;
+use dgl::runtime::Interp;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+fn interp() -> Interp {
+    Interp::new(Rc::new(RefCell::new(Vec::<u8>::new())))
+}
+
+/// The value at `path` (`tensorflow.keras.layers.Dense`), read attribute by attribute from the
+/// imported top module, as `tf.keras.layers.Dense` reads it.
+fn lookup(rt: &mut Interp, path: &str) -> Result<Value, String> {
+    let mut parts = path.split('.');
+    let top = parts.next().expect("a path");
+    let mut v = Value::Module(rt.import(top).map_err(|e| e.to_string())?);
+    for p in parts {
+        v = rt.get_attr(&v, intern(p)).map_err(|e| e.to_string())?;
+    }
+    Ok(v)
+}
+
+/// The table names of `lib` that do not resolve, as `path: error`.
+fn unresolved(lib: &Library) -> Vec<String> {
+    let mut rt = interp();
+    let mut bad = vec![];
+    let mut count = 0;
+    for module in lib.modules() {
+        for e in lib.entries(module) {
+            count += 1;
+            let path = format!("{module}.{}", e.name);
+            if let Err(msg) = lookup(&mut rt, &path) {
+                bad.push(format!("{path} (= {}): {msg}", e.source));
+            }
+        }
+    }
+    assert!(count > 40, "{} has only {count} names: is the table read?", lib.root);
+    bad
+}
+
+#[test]
+fn every_tensorflow_name_in_the_table_resolves() {
+    let bad = unresolved(&TENSORFLOW);
+    assert!(bad.is_empty(), "TF names that do not resolve:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn every_numpy_name_in_the_table_resolves() {
+    let bad = unresolved(&NUMPY);
+    assert!(bad.is_empty(), "NumPy names that do not resolve:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn tf_names_are_dgls_own_values() {
+    let mut rt = interp();
+    for (tf, dgl) in [
+        ("tensorflow.reduce_sum", "reduce_sum"),
+        ("tensorflow.math.log", "log"),
+        ("tensorflow.nn.relu", "relu"),
+        ("tensorflow.range", "range_tensor"),
+        ("tensorflow.random.normal", "random_normal"),
+        ("tensorflow.random.set_seed", "set_seed"),
+        ("tensorflow.GradientTape", "GradientTape"),
+        ("tensorflow.Variable", "Variable"),
+        ("tensorflow.custom_gradient", "custom_gradient"),
+        ("tensorflow.recompute_grad", "recompute_grad"),
+        ("tensorflow.function", "function"),
+        ("tensorflow.float32", "float32"),
+        ("tensorflow.linalg.matmul", "matmul"),
+        ("numpy.sum", "reduce_sum"),
+        ("numpy.exp", "exp"),
+    ] {
+        let v = lookup(&mut rt, tf).expect(tf);
+        let own = rt.builtins.get(&intern(dgl)).cloned().expect(dgl);
+        assert!(v.is(&own), "{tf} is not DGL's {dgl}");
+    }
+    for (tf, module, name) in [
+        ("tensorflow.keras.layers.Dense", "nn", "Dense"),
+        ("tensorflow.keras.Sequential", "nn", "Sequential"),
+        ("tensorflow.keras.optimizers.Adam", "optim", "Adam"),
+        ("tensorflow.keras.losses.MeanSquaredError", "losses", "MeanSquaredError"),
+        ("tensorflow.data.Dataset", "data", "Dataset"),
+        ("keras.layers.Dense", "nn", "Dense"),
+        ("tensorflow.linalg.solve", "linalg", "solve"),
+    ] {
+        let v = lookup(&mut rt, tf).expect(tf);
+        let own = lookup(&mut rt, &format!("{module}.{name}")).expect(name);
+        assert!(v.is(&own), "{tf} is not DGL's {module}.{name}");
+    }
+}
+
+/// TF names the help entries give that `tf.` deliberately does not bind, with the reason.
+const LEFT_OUT: &[(&str, &str)] = &[
+    ("tf.errors.InvalidArgumentError", "DGL raises its own error kinds (ShapeError, ValueError, ...)"),
+    ("tf.print", "TF prints tensors in NumPy's format, DGL's print does not"),
+];
+
+#[test]
+fn every_tf_name_of_the_help_entries_is_reachable() {
+    let mut rt = interp();
+    let mut missing = vec![];
+    let mut checked = 0;
+    for e in Registry::get().entries() {
+        // Methods and attributes (`tf.Tensor.shape`) are reached through their values.
+        if e.key.contains('.') && !e.key.starts_with("linalg.") {
+            continue;
+        }
+        let text = e.text();
+        let Some(line) = text.lines().find(|l| l.starts_with("- TF:")) else { continue };
+        let mut rest = line;
+        while let Some(i) = rest.find("`tf.") {
+            let after = &rest[i + 1..];
+            let end = after.find('`').unwrap_or(after.len());
+            let name = &after[..end];
+            rest = &after[end..];
+            if LEFT_OUT.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            checked += 1;
+            if let Err(msg) = lookup(&mut rt, &format!("tensorflow{}", &name[2..])) {
+                missing.push(format!("{name} (entry {}): {msg}", e.key));
+            }
+        }
+    }
+    assert!(checked > 150, "only {checked} TF names found in the help entries");
+    assert!(missing.is_empty(), "TF names of help entries that `tf.` lacks:\n{}", missing.join("\n"));
+}
+
+#[test]
+fn a_name_dgl_lacks_is_an_attribute_error_naming_the_api() {
+    let mut rt = interp();
+    for (path, message) in [
+        ("tensorflow.signal", "DGL has no tf.signal (TensorFlow's tf.signal is not implemented)"),
+        ("tensorflow.nn.ctc_loss", "DGL has no tf.nn.ctc_loss (TensorFlow's tf.nn.ctc_loss is not implemented)"),
+        (
+            "tensorflow.keras.layers.LSTM",
+            "DGL has no tf.keras.layers.LSTM (TensorFlow's tf.keras.layers.LSTM is not implemented)",
+        ),
+        ("tensorflow.print", "DGL has no tf.print (TensorFlow's tf.print is not implemented)"),
+        ("numpy.fft", "DGL has no np.fft (NumPy's np.fft is not implemented)"),
+        ("numpy.linalg.eig", "DGL has no np.linalg.eig (NumPy's np.linalg.eig is not implemented)"),
+    ] {
+        let e = match lookup(&mut rt, path) {
+            Ok(_) => panic!("{path} resolved"),
+            Err(e) => e,
+        };
+        // The message, then perhaps a near name as a hint.
+        assert!(e.starts_with(&format!("AttributeError: {message}")), "{path}: {e}");
+    }
+    let e = lookup(&mut rt, "tensorflow.reduce_summ").expect_err("a typo");
+    assert!(e.ends_with("Did you mean: 'reduce_sum'?"), "{e}");
+}
+
+#[test]
+fn importing_tensorflow_loads_no_stdlib_module_until_a_name_needs_it() {
+    let mut rt = interp();
+    let loaded = |rt: &Interp, m: &str| rt.modules.contains_key(m);
+    lookup(&mut rt, "tensorflow.reduce_sum").expect("tf.reduce_sum");
+    lookup(&mut rt, "tensorflow.keras.layers").expect("tf.keras.layers");
+    for m in ["nn", "optim", "losses", "metrics", "data", "initializers", "_tf", "_keras"] {
+        assert!(!loaded(&rt, m), "importing tensorflow loaded {m}");
+    }
+    lookup(&mut rt, "tensorflow.keras.layers.Dense").expect("Dense");
+    assert!(loaded(&rt, "nn"), "tf.keras.layers.Dense did not load nn");
+    assert!(!loaded(&rt, "optim"), "tf.keras.layers.Dense loaded optim");
+    // A name read once is bound: the module's globals hold it now.
+    let Value::Module(layers) = lookup(&mut rt, "tensorflow.keras.layers").unwrap() else { panic!("a module") };
+    assert!(layers.globals.get(intern("Dense")).is_some());
+}
+
+#[test]
+fn dir_lists_names_not_yet_bound() {
+    let mut rt = interp();
+    let layers = lookup(&mut rt, "tensorflow.keras.layers").expect("tf.keras.layers");
+    let names = dgl::help::values::dir_names(&rt, &layers);
+    assert!(names.iter().any(|n| n == "Dense"), "{names:?}");
+    assert!(!rt.modules.contains_key("nn"), "dir loaded nn");
+}
+
+#[test]
+fn every_name_has_help() {
+    for lib in [&TENSORFLOW, &NUMPY] {
+        let mut rt = interp();
+        let mut bad = vec![];
+        for module in lib.modules() {
+            for e in lib.entries(module) {
+                let path = format!("{module}.{}", e.name);
+                // `newaxis` is None, whose help is None's.
+                let Ok(v) = lookup(&mut rt, &path) else { continue };
+                if matches!(v, Value::None) {
+                    continue;
+                }
+                let text = dgl::help::help_text(&mut rt, &v);
+                if text.contains("No help entry") || text.contains("no help entry") || text.trim().is_empty() {
+                    bad.push(format!("{path}: {}", text.lines().next().unwrap_or("")));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "names whose help is missing:\n{}", bad.join("\n"));
+    }
+    // help(tf) starts with the module's entry.
+    let mut rt = interp();
+    let tf = lookup(&mut rt, "tensorflow").expect("tf");
+    assert!(dgl::help::help_text(&mut rt, &tf).starts_with("tensorflow\n\n`import tensorflow as tf`"));
+}
