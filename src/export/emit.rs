@@ -170,9 +170,39 @@ impl Exporter<'_> {
             StmtKind::Import(items) => {
                 for (path, alias, _) in items {
                     let path: Vec<String> = path.iter().map(|p| p.name().to_string()).collect();
+                    if let Some(module) = super::foreign_module(&path.join(".")) {
+                        // DGL binds TF's names to its own values: each use is exported as
+                        // that value is (so `tf.keras.layers.Dense` draws as DGL's does).
+                        let bound = alias.as_ref().map(|a| a.name().to_string()).unwrap_or_else(|| path[0].clone());
+                        let module =
+                            if alias.is_none() { super::foreign_module(&path[0]).unwrap_or(module) } else { module };
+                        self.foreign_modules.insert(bound, module);
+                        let text = format!("# {}: its names become DGL's own below", self.first_line(s));
+                        self.comment_line(&text);
+                        continue;
+                    }
                     let line = self.import_line(&path, alias.as_ref().map(|a| a.name().to_string()), s.span);
                     self.line(&line);
                 }
+            }
+            StmtKind::FromImport(path, items)
+                if super::foreign_module(&path.iter().map(|p| p.name().to_string()).collect::<Vec<_>>().join("."))
+                    .is_some() =>
+            {
+                let joined = path.iter().map(|p| p.name().to_string()).collect::<Vec<_>>().join(".");
+                let module = super::foreign_module(&joined).unwrap_or(joined);
+                let lib = super::foreign_library(&module);
+                for (n, alias, _, _) in items {
+                    let bound = alias.as_ref().unwrap_or(n).name().to_string();
+                    let child = format!("{module}.{}", n.name());
+                    if lib.modules().contains(&child.as_str()) {
+                        self.foreign_modules.insert(bound, child);
+                    } else if let Some(entry) = lib.entries(&module).find(|e| e.name == &*n.name()) {
+                        self.foreign_values.insert(bound, entry.source.to_string());
+                    }
+                }
+                let text = format!("# {}: its names become DGL's own below", self.first_line(s));
+                self.comment_line(&text);
             }
             StmtKind::FromImport(path, items) => {
                 let path: Vec<String> = path.iter().map(|p| p.name().to_string()).collect();

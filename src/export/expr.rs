@@ -125,7 +125,10 @@ impl Exporter<'_> {
             ExprKind::Yield(Some(x)) => return (format!("(yield {})", self.expr(x)), ATOM),
             ExprKind::YieldFrom(x) => return (format!("(yield from {})", self.expr(x)), ATOM),
             ExprKind::GenExp(def, first) => format!("({})", self.genexp(def, first)),
-            ExprKind::Attr(obj, name) => self.attr(obj, &name.name(), e.span),
+            ExprKind::Attr(obj, name) => match self.foreign_attr(e) {
+                Some(text) => text,
+                None => self.attr(obj, &name.name(), e.span),
+            },
             ExprKind::Index(obj, index) => {
                 let obj = self.expr_at(obj, ATOM);
                 let index = match &index.kind {
@@ -330,8 +333,22 @@ impl Exporter<'_> {
     /// A name read: the user's binding, else the builtin's exported form.
     fn name(&mut self, n: &str, span: crate::source::Span) -> String {
         if self.is_bound(n) {
+            if let Some(source) = self.foreign_values.get(n).cloned() {
+                return self.source_ref(&source, span);
+            }
+            if let Some(path) = self.foreign_modules.get(n).cloned() {
+                // A bridge module used as a value: TF's (or NumPy's) own module.
+                let lib = super::foreign_library(&path);
+                let shown = lib.shown(&path);
+                return if lib.alias == "np" { format!("__import__('numpy'){}", &shown[2..]) } else { shown };
+            }
             return self.local_name(n);
         }
+        self.builtin_ref(n, span)
+    }
+
+    /// The exported form of DGL's builtin `n`.
+    fn builtin_ref(&mut self, n: &str, span: crate::source::Span) -> String {
         if let Some((_, nearest)) = names::FIGURES.iter().find(|(f, _)| *f == n) {
             self.refuse(span, format!("`{n}` (DGL's figures)"), format!("nearest in Python: {nearest}"));
             return n.to_string();
@@ -365,6 +382,68 @@ impl Exporter<'_> {
         } else {
             n.to_string()
         }
+    }
+
+    /// A value `import tensorflow as tf` (or numpy) gives a name: the table's source, a
+    /// builtin (`reduce_sum`) or a stdlib module's attribute (`nn.Dense`).
+    fn source_ref(&mut self, source: &str, span: crate::source::Span) -> String {
+        match source.split_once('.') {
+            Some(("linalg", attr)) => format!("tf.linalg.{attr}"),
+            Some((module @ ("math" | "time" | "sys"), attr)) => {
+                if !self.py_modules.iter().any(|l| l == module) {
+                    self.py_modules.push(module.to_string());
+                }
+                format!("{module}.{attr}")
+            }
+            Some((module, attr)) => {
+                if !self.lazy.iter().any(|l| l == module) {
+                    self.lazy.push(module.to_string());
+                }
+                format!("dgl_stdlib.{module}.{attr}")
+            }
+            None => self.builtin_ref(source, span),
+        }
+    }
+
+    /// `tf.keras.layers.Dense` where `tf` is `import tensorflow as tf`: the DGL value the
+    /// import bridge binds (src/builtins/modules/tensorflow.rs), exported as that value is.
+    /// None when `e` is no such chain.
+    fn foreign_attr(&mut self, e: &Expr) -> Option<String> {
+        let mut parts = vec![];
+        let mut x = e;
+        while let ExprKind::Attr(obj, n) = &x.kind {
+            parts.push(n.name().to_string());
+            x = obj;
+        }
+        let ExprKind::Name(root, _) = &x.kind else { return None };
+        let root = root.name();
+        let mut path = self.foreign_modules.get(&*root)?.clone();
+        if !self.is_bound(&root) {
+            return None;
+        }
+        parts.reverse();
+        let lib = super::foreign_library(&path);
+        for (i, attr) in parts.iter().enumerate() {
+            let child = format!("{path}.{attr}");
+            if lib.modules().contains(&child.as_str()) {
+                path = child;
+                continue;
+            }
+            let Some(entry) = lib.entries(&path).find(|en| en.name == attr.as_str()) else {
+                let shown = lib.shown(&child);
+                self.refuse(e.span, format!("`{shown}`"), "DGL has no such name (its import bridge lacks it)".into());
+                return Some(format!("{}.{}", lib.shown(&path), parts[i..].join(".")));
+            };
+            let value = self.source_ref(entry.source, e.span);
+            let rest: Vec<&String> = parts[i + 1..].iter().collect();
+            return Some(if rest.is_empty() {
+                value
+            } else {
+                format!("{value}.{}", rest.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("."))
+            });
+        }
+        // A module itself, used as a value: TF's own module of that name.
+        Some(lib.shown(&path).replacen(lib.alias, if lib.alias == "np" { "np" } else { "tf" }, 1))
     }
 
     fn attr(&mut self, obj: &Expr, name: &str, span: crate::source::Span) -> String {

@@ -69,6 +69,14 @@ pub struct Exporter<'a> {
     pub current_stmt: Option<Span>,
     /// The stdlib modules of the lazily loaded builtins the file uses (`Module`: `_module`).
     pub lazy: Vec<String>,
+    /// Names bound by `import tensorflow as tf` (or numpy) to a module of the import
+    /// bridge: name → module path (`tensorflow.keras`).
+    pub foreign_modules: std::collections::HashMap<String, String>,
+    /// Names bound by `from tensorflow.keras.layers import Dense` to a bridge value: name →
+    /// its source in the bridge's table (`nn.Dense`).
+    pub foreign_values: std::collections::HashMap<String, String>,
+    /// Python modules the import bridge's names need (`math` for `np.pi`).
+    pub py_modules: Vec<String>,
     /// Functions and lambdas being emitted (0: module-level code).
     pub fn_depth: usize,
     /// The module names bound by the statements emitted so far.
@@ -98,6 +106,9 @@ impl<'a> Exporter<'a> {
             current_stmt: None,
             lazy: vec![],
             fn_depth: 0,
+            py_modules: vec![],
+            foreign_modules: Default::default(),
+            foreign_values: Default::default(),
             module_defined: HashSet::new(),
             dir: dir.to_path_buf(),
         }
@@ -297,7 +308,8 @@ pub fn translate(text: &str, name: &str, dir: &Path, drop_inspection: bool, main
         format!("# Exported from {name} by `dgl export --tf`.\n{HEADER}{PROLOGUE}")
     };
     ex.module(&body, &header);
-    let mut prologue: String = ex.lazy.iter().map(|m| format!("import dgl_stdlib.{m}\n")).collect();
+    let mut prologue: String = ex.py_modules.iter().map(|m| format!("import {m}\n")).collect();
+    prologue.extend(ex.lazy.iter().map(|m| format!("import dgl_stdlib.{m}\n")));
     for m in &ex.lazy {
         if !ex.imports.iter().any(|(n, _)| n == m) {
             ex.imports.push((m.clone(), true));
@@ -461,5 +473,24 @@ fn relative_dir(from: &Path, to: &Path) -> String {
         ".".into()
     } else {
         parts.join("/")
+    }
+}
+
+/// The import bridge's library a module path belongs to.
+pub fn foreign_library(path: &str) -> &'static crate::builtins::modules::foreign::Library {
+    if path == "numpy" || path.starts_with("numpy.") {
+        &crate::builtins::modules::numpy::NUMPY
+    } else {
+        &crate::builtins::modules::tensorflow::TENSORFLOW
+    }
+}
+
+/// The bridge module an import names (`tensorflow`, `keras.layers`, `numpy`), if any.
+fn foreign_module(name: &str) -> Option<String> {
+    let top = name.split('.').next().unwrap_or(name);
+    match top {
+        "tensorflow" | "keras" => crate::builtins::modules::tensorflow::TENSORFLOW.resolve_import(name),
+        "numpy" => crate::builtins::modules::numpy::NUMPY.resolve_import(name),
+        _ => None,
     }
 }
