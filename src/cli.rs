@@ -86,6 +86,10 @@ enum Command {
         /// `multiworker` (several machines, TF_CONFIG).
         #[arg(long, value_name = "STRATEGY", value_parser = ["mirrored", "multiworker"])]
         distribute: Option<String>,
+        /// At its end, the exported script saves every Variable it made into DIR (.npy files
+        /// DGL's load_npy reads, and variables.txt): trained weights come back to DGL.
+        #[arg(long, value_name = "DIR")]
+        save_variables: Option<String>,
         /// Also write the output the DGL run printed (for parity tests).
         #[arg(long, value_name = "FILE", hide = true)]
         expected_out: Option<PathBuf>,
@@ -161,8 +165,18 @@ pub fn main() -> i32 {
             }
         }
         Some(Command::Check { file }) => check(&file, color),
-        Some(Command::Export { file, tf: _, out, check, drop_inspection, distribute, expected_out }) => {
-            let opts = crate::export::Options { file, out, check, drop_inspection, expected_out, distribute };
+        Some(Command::Export {
+            file,
+            tf: _,
+            out,
+            check,
+            drop_inspection,
+            distribute,
+            save_variables,
+            expected_out,
+        }) => {
+            let opts =
+                crate::export::Options { file, out, check, drop_inspection, expected_out, distribute, save_variables };
             crate::with_big_stack(move || crate::export::main(opts, color))
         }
         Some(Command::Lsp) => crate::lsp::main(),

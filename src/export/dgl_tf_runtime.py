@@ -316,3 +316,32 @@ def softsign(x):
     """x / (1 + |x|), written with ops every order of derivative goes through (TF registers
     no gradient for SoftsignGrad, so its second derivative fails)."""
     return x / (1 + _tf.abs(x))
+
+
+# Every Variable the program creates, in creation order (for save_variables).
+_created = []
+
+
+def _track(next_creator, **kwargs):
+    v = next_creator(**kwargs)
+    _created.append(v)
+    return v
+
+
+_tracking = _tf.variable_creator_scope(_track)
+_tracking.__enter__()
+
+
+def save_variables(folder):
+    """Saves every Variable the program created as `folder/NNN_NAME.npy` (creation order,
+    NumPy's .npy, which DGL's load_npy reads), and `folder/variables.txt` listing them: a model
+    trained at scale comes back to DGL with `layer.kernel.assign(load_npy(...))`. Relative
+    folders start where the DGL script's relative paths do."""
+    os.makedirs(_resolve(folder), exist_ok=True)
+    lines = []
+    for i, v in enumerate(_created):
+        file = f"{i:03d}_{name(v).replace('/', '_')}.npy"
+        save_npy(os.path.join(folder, file), v)
+        lines.append(f"{file} {v.dtype.name} {list(v.shape)}\n")
+    with builtins.open(_resolve(os.path.join(folder, "variables.txt")), "w") as f:
+        f.writelines(lines)

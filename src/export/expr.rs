@@ -460,7 +460,7 @@ impl Exporter<'_> {
         format!("{}.{name}", self.expr_at(obj, ATOM))
     }
 
-    fn call(&mut self, f: &Expr, args: &[Arg], span: crate::source::Span) -> String {
+    fn call(&mut self, f: &Expr, args: &[Arg], _span: crate::source::Span) -> String {
         // The tensor methods TF's tensors lack go through dgl_tf, which calls an object's
         // own method when it is not a tensor.
         if let ExprKind::Attr(obj, m) = &f.kind {
@@ -468,16 +468,6 @@ impl Exporter<'_> {
             if matches!(&*m, "item" | "numpy" | "tolist") && args.is_empty() {
                 self.uses_support = true;
                 return format!("dgl_tf.{m}({})", self.expr(obj));
-            }
-        }
-        if let ExprKind::Name(n, _) = &f.kind {
-            let n = n.name();
-            if !self.is_bound(&n) && n.as_ref() == "is_recomputing" {
-                self.refuse(
-                    span,
-                    "`is_recomputing()`".into(),
-                    "none: TF's recompute_grad does not tell a function it is being recomputed".into(),
-                );
             }
         }
         let callee = self.expr_at(f, ATOM);

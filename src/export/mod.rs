@@ -260,6 +260,8 @@ pub struct Options {
     /// Write the stdout the DGL run printed (the prints left out skipped) here.
     pub expected_out: Option<PathBuf>,
     pub distribute: Option<String>,
+    /// The folder the exported script saves its Variables into at its end.
+    pub save_variables: Option<String>,
 }
 
 /// Runs `dgl export`; returns the exit status, the report written to stderr.
@@ -387,6 +389,16 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
         record::write_npz(&out_dir.join(&npz_name), &recorded.draws)?;
     }
     python = python.replacen("dgl_tf.set_script(__file__)\n", &setup, 1);
+    if let Some(folder) = &opts.save_variables {
+        python = python.replacen(
+            "\ndgl_tf.finish()\n",
+            &format!(
+                "\ndgl_tf.finish()\ndgl_tf.save_variables({})  # the trained Variables, for DGL's load_npy\n",
+                expr::py_str(folder)
+            ),
+            1,
+        );
+    }
     if recorded.code != 0 {
         python = python.replacen("\ndgl_tf.finish()\n", "\n", 1);
     }

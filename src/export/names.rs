@@ -192,6 +192,7 @@ const PYTHON_REFUSED: &[(&str, &str)] = &[
     ("help", "Python's `help()` shows Python's and TensorFlow's documentation, not DGL's"),
     ("dir", "Python's `dir()` lists TensorFlow's attributes, not DGL's"),
     ("display", "IPython's `display()`, in a notebook"),
+    ("is_recomputing", "none: TF's recompute_grad does not tell a function it is being recomputed"),
 ];
 
 /// Whether `name`'s exported form is written by hand (the table above).
@@ -244,3 +245,32 @@ fn refusal_text(line: &str) -> String {
 /// Python's keywords and the names an exported script binds itself: a DGL name that clashes
 /// gets a trailing underscore.
 pub const RESERVED: &[&str] = &["tf", "np", "dgl_tf", "dgl_stdlib"];
+
+/// The mapping table of docs/export.md: every builtin of the help reference, by section, with
+/// what an exported script says for it (tests/export.rs keeps the page equal to this).
+pub fn mapping_table() -> String {
+    let mut out = String::new();
+    for section in &Registry::get().sections {
+        let rows: Vec<String> = section
+            .entries
+            .iter()
+            .filter(|e| !e.key.contains('.') && !e.key.starts_with('_'))
+            .filter_map(|e| {
+                let shown = match builtin(&e.key)? {
+                    Mapping::Python => format!("`{}` (Python's)", e.key),
+                    Mapping::Expr(x) => format!("`{x}`"),
+                    Mapping::Refused(why) => format!("refused: {}", why.replace('|', "\\|").replace('\n', " ")),
+                };
+                Some(format!("| `{}` | {shown} |\n", e.key))
+            })
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("\n**{}**\n\n| DGL | exported as |\n|---|---|\n", section.title));
+        for r in rows {
+            out.push_str(&r);
+        }
+    }
+    out
+}

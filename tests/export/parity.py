@@ -49,6 +49,16 @@ def cases(only):
 LOOSE = {"examples/07_digits_cnn.dgl": 1e-2, "examples/09_tf_guide.dgl": 0.2}
 
 
+# Exports known to differ from DGL, each an open defect of the exporter (listed in the run's
+# summary, never counted as equal; a case that starts to pass must be taken off this list).
+KNOWN = {
+    "tests/tensor/conv_pool.dgl": "conv2d with a window larger than the VALID input: TF's shape is not DGL's (1, 0, 4, 3)",
+    "tests/tensor/linalg.dgl": "linalg.slogdet: DGL's result is a named tuple (LogMatrixDeterminant(sign=..., ...)), TF's a plain one",
+    "tests/tfstyle/numpy_style.dgl": "np.tile with an int repetition count: TF's tile needs a list",
+    "tests/autodiff/dropout_recompute.dgl": "a gradient through dropout under recompute differs in its 5th digit (float32 order)",
+}
+
+
 def same_text(expected, actual, rel=2e-5):
     """Lines equal, numbers within float32 tolerance (relative 2e-5, absolute 1e-6), or one
     unit in the last digit printed."""
@@ -116,6 +126,55 @@ def run_script(script):
     return out.getvalue(), status, error
 
 
+# The digits MLP trained under TF comes back to DGL: the Variables the exported script saves,
+# loaded into the same model in DGL, classify the test images as the TF run reported.
+WEIGHTS_BACK = """
+import nn
+data, columns = read_csv("data/digits.csv")
+x_all = data[:, :64] / 16.0
+y_all = cast(data[:, 64], int64)
+test_rows = [i for i in range(x_all.shape[0]) if i % 6 == 5]
+x_test, y_test = gather(x_all, test_rows), gather(y_all, test_rows)
+block1 = nn.Sequential([nn.Dense(128, activation="relu"), nn.Dense(64, activation="relu")])
+block2 = nn.Sequential([nn.Dense(128, activation="relu"), nn.Dense(64, activation="relu")])
+head = nn.Dense(10)
+head(block2(block1(x_test[:1])))
+variables = block1.trainable_variables + block2.trainable_variables + head.trainable_variables
+lines = open(argv()[1] + "/variables.txt").read().splitlines()
+for v, line in zip(variables, lines[:len(variables)]):
+    v.assign(load_npy(argv()[1] + "/" + line.split()[0]))
+predicted = argmax(head(block2(block1(x_test))), axis=1)
+print(f"test accuracy: {reduce_mean(cast(predicted == y_test, float32)).item():.3f}")
+"""
+
+
+def weights_come_back(dgl, work):
+    """Exports example 03 with --drop-inspection --save-variables, trains it under TF, and
+    checks DGL's accuracy with the saved weights equals the accuracy the TF run printed."""
+    out_dir = os.path.join(work, "weights_back")
+    os.makedirs(out_dir, exist_ok=True)
+    script = os.path.join(out_dir, "digits.py")
+    weights = os.path.join(out_dir, "weights")
+    case = os.path.join(ROOT, "examples", "03_digits_mlp.dgl")
+    subprocess.run([dgl, "export", "--tf", case, "-o", script, "--drop-inspection", "--save-variables", weights],
+                   check=True, timeout=300)
+    start = time.time()
+    printed, status, error = run_script(script)
+    seconds = time.time() - start
+    assert status == 0, error
+    tf_accuracy = [l for l in printed.splitlines() if l.startswith("test accuracy")][-1]
+    probe = os.path.join(ROOT, "examples", "_weights_back_probe.dgl")
+    with open(probe, "w") as f:
+        f.write(WEIGHTS_BACK)
+    try:
+        r = subprocess.run([dgl, probe, weights], capture_output=True, text=True, timeout=120)
+    finally:
+        os.remove(probe)
+    assert r.returncode == 0, r.stderr
+    print(f"weights back: TF run {tf_accuracy!r} ({seconds:.1f} s for 20 epochs), DGL with its weights {r.stdout.strip()!r}")
+    return r.stdout.strip() == tf_accuracy
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only")
@@ -126,7 +185,7 @@ def main():
     import tensorflow as tf  # noqa: F401  (loaded once for every case)
 
     work = args.keep or tempfile.mkdtemp(prefix="dgl-parity-")
-    exported, refused, failed, dropped = [], {}, [], 0
+    exported, refused, failed, dropped, known = [], {}, [], 0, []
     start = time.time()
     for case in cases(args.only):
         rel = os.path.relpath(case, ROOT)
@@ -145,6 +204,14 @@ def main():
         ok, why = same_text(expected, actual, LOOSE.get(rel, 2e-5))
         if ok and code != status:
             ok, why = False, f"exit status {code} instead of {status} {error}"
+        if rel in KNOWN:
+            if ok:
+                failed.append((rel, "now equal: take it off KNOWN", ""))
+                print(f"FAILED   {rel}: equal now; take it off the KNOWN list")
+            else:
+                known.append(rel)
+                print(f"known    {rel}: {KNOWN[rel]}")
+            continue
         if ok:
             exported.append(rel)
             if args.v:
@@ -152,8 +219,11 @@ def main():
         else:
             failed.append((rel, why, error))
             print(f"FAILED   {rel}: {why}" + (f"\n         ({error})" if error and error not in why else ""))
+    if args.only is None and not weights_come_back(dgl, work):
+        failed.append(("weights back", "DGL's accuracy with the TF-trained weights differs", ""))
+        print("FAILED   weights back")
     print(f"\n{len(exported)} exported and equal ({dropped} with --drop-inspection), {len(failed)} differ, "
-          f"{len(refused)} refused, in {time.time() - start:.0f} s")
+          f"{len(known)} known to differ, {len(refused)} refused, in {time.time() - start:.0f} s")
     kinds = {}
     for construct in refused.values():
         key = re.sub(r"^cannot export (.*?) to TensorFlow.*$", r"\1", construct)

@@ -1,0 +1,206 @@
+//! `dgl export --tf` without TensorFlow (issue 14): what it writes, what it refuses and how,
+//! `--check` and `--drop-inspection`. The exported scripts themselves run under TensorFlow in
+//! tests/export/parity.py (.ci/run).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn dgl(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dgl")).args(args).current_dir(dir).output().expect("dgl runs")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn export_writes_the_script_its_support_module_and_requirements() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = write(
+        dir.path(),
+        "prog.dgl",
+        "# A comment before the code.\nx = Variable(2.0)  # the input\nwith GradientTape() as tape:\n    y = x * x\nprint(tape.gradient(y, x))\n",
+    );
+    let out = dgl(&["export", "--tf", src.to_str().unwrap(), "-o", "out/prog.py"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let script = std::fs::read_to_string(dir.path().join("out/prog.py")).unwrap();
+    assert!(script.contains("import tensorflow as tf"), "{script}");
+    assert!(script.contains("x = tf.Variable(2.0)  # the input"), "{script}");
+    assert!(script.contains("# A comment before the code."), "{script}");
+    assert!(script.contains("with tf.GradientTape() as tape:\n    y = x * x\n"), "{script}");
+    assert!(dir.path().join("out/dgl_tf.py").is_file());
+    let req = std::fs::read_to_string(dir.path().join("out/requirements.txt")).unwrap();
+    assert!(req.contains("tensorflow-cpu==2.21.0"), "{req}");
+    // No random numbers drawn: no .npz.
+    assert!(!dir.path().join("out/prog.draws.npz").exists());
+}
+
+#[test]
+fn random_draws_are_written_beside_the_script_and_replayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = write(dir.path(), "r.dgl", "set_seed(1)\nw = random_normal([3, 2])\nprint(reduce_sum(w))\n");
+    let out = dgl(&["export", "--tf", src.to_str().unwrap()], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let script = std::fs::read_to_string(dir.path().join("r.py")).unwrap();
+    assert!(script.contains("dgl_tf.load_draws(\"r.draws.npz\")"), "{script}");
+    assert!(script.contains("w = dgl_tf.random_normal([3, 2])"), "{script}");
+    let npz = std::fs::read(dir.path().join("r.draws.npz")).unwrap();
+    assert!(npz.starts_with(b"PK"), "an .npz is a zip archive");
+}
+
+const INSPECTING: &str = "\
+x = Variable(3.0)
+with GradientTape() as tape:
+    y = x * x
+stats = tape.stats()
+print('saved', stats['saved_bytes'])
+print('gradient', tape.gradient(y, x))
+if is_recomputing():
+    print('never')
+fig = plot([1.0, 2.0])
+";
+
+#[test]
+fn a_refusal_is_a_spanned_error_naming_the_construct_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = write(dir.path(), "insp.dgl", INSPECTING);
+    let out = dgl(&["export", "--tf", src.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("Error: NotImplementedError: cannot export `tape.stats` to TensorFlow"), "{err}");
+    assert!(err.contains("insp.dgl:4:9"), "the span points at tape.stats: {err}");
+    assert!(err.contains("`dgl export --check` lists them all"), "{err}");
+    assert!(!dir.path().join("insp.py").exists(), "nothing is written");
+}
+
+#[test]
+fn check_lists_every_construct_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = write(dir.path(), "insp.dgl", INSPECTING);
+    let out = dgl(&["export", "--tf", "--check", src.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for construct in ["`tape.stats`", "`is_recomputing` (DGL only)", "`plot` (DGL's figures)"] {
+        assert!(err.contains(&format!("cannot export {construct}")), "{construct} missing: {err}");
+    }
+    assert!(err.contains("insp.dgl: 3 construct(s) TensorFlow lacks"), "{err}");
+    let ok = write(dir.path(), "fine.dgl", "print(reduce_sum(constant([1.0, 2.0])))\n");
+    let out = dgl(&["export", "--tf", "--check", ok.to_str().unwrap()], dir.path());
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("exportable to TensorFlow"));
+}
+
+#[test]
+fn drop_inspection_leaves_inspection_and_what_uses_it_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = INSPECTING.replace("if is_recomputing():\n    print('never')\n", "");
+    let src = write(dir.path(), "insp.dgl", &text);
+    let out = dgl(
+        &["export", "--tf", "--drop-inspection", src.to_str().unwrap(), "--expected-out", "expected.txt"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let script = std::fs::read_to_string(dir.path().join("insp.py")).unwrap();
+    for line in ["stats = tape.stats()", "print('saved', stats['saved_bytes'])", "fig = plot([1.0, 2.0])"] {
+        assert!(script.contains(&format!("# dropped by --drop-inspection (tape inspection): {line}")), "{script}");
+    }
+    assert!(script.contains("print(\"gradient\", tape.gradient(y, x))"), "{script}");
+    // The DGL run the export makes skips the same statements: its output is the parity target.
+    let expected = std::fs::read_to_string(dir.path().join("expected.txt")).unwrap();
+    assert_eq!(expected, "gradient 6.0\n");
+    assert_eq!(std::fs::read_to_string(dir.path().join("expected.txt.status")).unwrap(), "0\n");
+}
+
+/// Every example and golden case exports (its translation, `--check`) or is refused with a
+/// NotImplementedError; and so does every prefix of them cut at a line (a generated corpus of
+/// half-programs): never a panic, never an internal error.
+#[test]
+fn every_case_and_every_cut_of_it_is_exported_or_refused_cleanly() {
+    let mut files = vec![];
+    for folder in [
+        "examples",
+        "tests/lang",
+        "tests/tensor",
+        "tests/autodiff",
+        "tests/stdlib",
+        "tests/seeds",
+        "tests/errors",
+        "tests/tfstyle",
+    ] {
+        let Ok(entries) = std::fs::read_dir(root().join(folder)) else { continue };
+        for e in entries.flatten() {
+            if e.path().extension().is_some_and(|x| x == "dgl") {
+                files.push(e.path());
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() > 250, "the corpus: {}", files.len());
+    let dir = tempfile::tempdir().unwrap();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut cases = 0;
+    for (i, f) in files.iter().enumerate() {
+        let text = std::fs::read_to_string(f).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        // The whole file, and for every fourth file a cut at a pseudo-random line.
+        let mut variants = vec![text.clone()];
+        if i % 4 == 0 && lines.len() > 2 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let cut = 1 + (seed >> 33) as usize % (lines.len() - 1);
+            variants.push(lines[..cut].join("\n") + "\n");
+        }
+        for v in variants {
+            let p = write(dir.path(), "case.dgl", &v);
+            // Data files a case names stay where the case is: check from its folder.
+            let out = dgl(&["export", "--tf", "--check", p.to_str().unwrap()], f.parent().unwrap());
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!err.contains("internal error") && !err.contains("panicked"), "{}: {err}", f.display());
+            match out.status.code() {
+                Some(0) => {}
+                Some(1) => assert!(
+                    err.contains("Error: NotImplementedError: cannot export") || err.contains("Error: SyntaxError"),
+                    "{}: {err}",
+                    f.display()
+                ),
+                Some(2) => assert!(
+                    err.contains("Error: SyntaxError") || err.contains("Error: IOError"),
+                    "{}: {err}",
+                    f.display()
+                ),
+                other => panic!("{}: exit {other:?}: {err}", f.display()),
+            }
+            cases += 1;
+        }
+    }
+    assert!(cases > 300, "{cases}");
+}
+
+/// docs/export.md's mapping table is the exporter's own (src/export/names.rs), regenerated
+/// with `DGL_BLESS=1 cargo test --test export`.
+#[test]
+fn the_mapping_table_in_the_docs_is_the_exporters() {
+    let path = root().join("docs/export.md");
+    let page = std::fs::read_to_string(&path).unwrap();
+    let (begin, end) = ("<!-- mapping:begin -->\n", "<!-- mapping:end -->");
+    let (Some(a), Some(b)) = (page.find(begin), page.find(end)) else {
+        panic!("docs/export.md lacks the mapping markers")
+    };
+    let table = dgl::export::names::mapping_table();
+    let current = &page[a + begin.len()..b];
+    if std::env::var_os("DGL_BLESS").is_some() {
+        std::fs::write(&path, format!("{}{table}{}", &page[..a + begin.len()], &page[b..])).unwrap();
+        return;
+    }
+    assert_eq!(current, table, "docs/export.md's mapping table is stale: DGL_BLESS=1 cargo test --test export");
+    for line in
+        ["| `reduce_sum` | `dgl_tf.reduce_sum` |", "| `exp` | `tf.exp` |", "| `GradientTape` | `tf.GradientTape` |"]
+    {
+        assert!(table.contains(line), "{line}");
+    }
+}
