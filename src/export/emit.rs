@@ -85,7 +85,7 @@ impl Exporter<'_> {
             self.out.push('\n');
         }
         if self.dropped.contains(&s.span.start) {
-            let text = format!("# dropped by --drop-inspection (tape inspection): {}", self.first_line(s));
+            let text = format!("# left out by --drop-inspection: {}", self.first_line(s));
             self.comment_line(&text);
             self.skip_comments_within(s.span);
             return;

@@ -514,6 +514,11 @@ impl Exporter<'_> {
                         format!("format(repr({x}), {spec})")
                     } else if spec.is_empty() {
                         format!("str({x})")
+                    } else if let Some(t) = native_spec(spec) {
+                        // A spec with an explicit presentation type formats as Python does
+                        // (and a scalar tensor through NumPy): the field stays as written.
+                        pieces.push((true, format!("{x}:{t}")));
+                        continue;
                     } else {
                         let spec = self.spec(spec);
                         format!("format({x}, {spec})")
@@ -552,4 +557,13 @@ impl Exporter<'_> {
         s.push('"');
         s
     }
+}
+
+/// A literal format spec that Python formats as DGL does: one ending in an explicit
+/// presentation type other than the general ones (`.4f`, `2d`, `.1%`, `>8s`), with no nested
+/// field. DGL's text differs from Python's only where no type (or `g`, `n`) is given.
+fn native_spec(spec: &[FPart]) -> Option<String> {
+    let [FPart::Text(t)] = spec else { return None };
+    let last = t.chars().last()?;
+    ("bcdeEfFosxX%".contains(last) && !t.contains(['{', '}', '"', '\'', '\\'])).then(|| t.to_string())
 }

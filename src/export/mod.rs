@@ -339,6 +339,10 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
     let mut problems = main_t.problems.clone();
     let mut pending = main_t.imports.clone();
     let mut done: HashSet<String> = HashSet::new();
+    // Which user module imports which: DGL refuses an import cycle at run time (a
+    // RuntimeError), where Python would run the half-initialised modules.
+    let mut graph: Vec<(String, Vec<String>)> =
+        vec![(String::new(), main_t.imports.iter().filter(|(_, s)| !s).map(|(n, _)| n.clone()).collect())];
     while let Some((name, stdlib)) = pending.pop() {
         if !done.insert(name.clone()) {
             continue;
@@ -354,10 +358,21 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
             )
         };
         let t = translate(&src, &shown, dir, false, false)?;
+        if !stdlib {
+            graph.push((name.clone(), t.imports.iter().filter(|(_, s)| !s).map(|(n, _)| n.clone()).collect()));
+        }
         problems.extend(t.problems);
         pending.extend(t.imports);
         let out = if stdlib { format!("dgl_stdlib/{name}.py") } else { format!("{}.py", name.replace('.', "/")) };
         files.push((out, t.python));
+    }
+    if let Some(cycle) = import_cycle(&graph) {
+        problems.push(Problem {
+            file: display.clone(),
+            span: Span::new(0, text.find('\n').unwrap_or(text.len())),
+            construct: format!("an import cycle ({})", cycle.join(" -> ")),
+            nearest: "DGL stops it with a RuntimeError, Python would run the modules half-initialised".into(),
+        });
     }
     if opts.check {
         return Ok(report_check(&display, &text, &problems, color));
@@ -388,6 +403,7 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
         setup.push_str(&format!("dgl_tf.load_draws({})  # the random numbers DGL drew\n", expr::py_str(&npz_name)));
         record::write_npz(&out_dir.join(&npz_name), &recorded.draws)?;
     }
+    setup.push('\n');
     python = python.replacen("dgl_tf.set_script(__file__)\n", &setup, 1);
     if let Some(folder) = &opts.save_variables {
         python = python.replacen(
@@ -479,6 +495,10 @@ fn report_check(display: &str, text: &str, problems: &[Problem], color: bool) ->
 fn relative_dir(from: &Path, to: &Path) -> String {
     let (Ok(a), Ok(b)) = (std::fs::canonicalize(from), std::fs::canonicalize(to)) else { return ".".into() };
     let common = a.components().zip(b.components()).take_while(|(x, y)| x == y).count();
+    if common <= 1 {
+        // Nothing shared but the root: the absolute path reads better than ../../..
+        return b.display().to_string();
+    }
     let mut parts: Vec<String> = a.components().skip(common).map(|_| "..".to_string()).collect();
     parts.extend(b.components().skip(common).map(|c| c.as_os_str().to_string_lossy().into_owned()));
     if parts.is_empty() {
@@ -505,4 +525,26 @@ fn foreign_module(name: &str) -> Option<String> {
         "numpy" => crate::builtins::modules::numpy::NUMPY.resolve_import(name),
         _ => None,
     }
+}
+
+/// A cycle among the user's modules (`a -> b -> a`), if the import graph has one.
+fn import_cycle(graph: &[(String, Vec<String>)]) -> Option<Vec<String>> {
+    fn visit(n: &str, graph: &[(String, Vec<String>)], path: &mut Vec<String>) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == n) {
+            let mut cycle = path[i..].to_vec();
+            cycle.push(n.to_string());
+            return Some(cycle);
+        }
+        path.push(n.to_string());
+        let next = graph.iter().find(|(m, _)| m == n).map(|(_, e)| e.clone()).unwrap_or_default();
+        for m in next {
+            if let Some(c) = visit(&m, graph, path) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        None
+    }
+    let roots = graph.first()?.1.clone();
+    roots.iter().find_map(|r| visit(r, graph, &mut vec![]))
 }
