@@ -116,13 +116,36 @@ def _is_tensor(x):
     return isinstance(x, _tf.Tensor) and not isinstance(x, _tf.Variable)
 
 
+def _codes_reached(f):
+    """The code objects f runs: its own, the nested ones (lambdas, comprehensions), and those
+    of the functions of its module it names, transitively (a helper f calls)."""
+    codes, todo, seen = [], [f.__code__], set()
+    while todo:
+        code = todo.pop()
+        if id(code) in seen:
+            continue
+        seen.add(id(code))
+        codes.append(code)
+        todo.extend(c for c in code.co_consts if isinstance(c, _types.CodeType))
+        for n in code.co_names:
+            g = f.__globals__.get(n)
+            if isinstance(g, _types.FunctionType) and g.__globals__ is f.__globals__:
+                todo.append(g.__code__)
+    return codes
+
+
 def _captured_tensors(f):
-    """The tensors f reads from its module's globals and its closure (LANGUAGE.md §5: they
-    get their true gradients, so they become explicit inputs)."""
+    """The tensors f reads from its module's globals (directly or in the module's functions it
+    calls) and from its closure: LANGUAGE.md §5 gives them their true gradients, so they
+    become explicit inputs of the checkpointed function."""
     code = getattr(f, "__code__", None)
     if code is None:
         return {}, {}
-    globs = {n: f.__globals__[n] for n in code.co_names if n in f.__globals__ and _is_tensor(f.__globals__[n])}
+    globs = {}
+    for c in _codes_reached(f):
+        for n in c.co_names:
+            if n in f.__globals__ and _is_tensor(f.__globals__[n]):
+                globs[n] = f.__globals__[n]
     cells = {}
     for i, (n, c) in enumerate(zip(code.co_freevars, f.__closure__ or ())):
         try:
@@ -135,10 +158,14 @@ def _captured_tensors(f):
 
 
 def _with_captured(f, globs, cells, values):
-    """f rebuilt to read `values` where it read the captured tensors."""
+    """f rebuilt to read `values` where it read the captured tensors: its module's functions
+    are rebuilt over the same substituted globals, so a helper f calls reads them too."""
     names = list(globs)
     g = dict(f.__globals__)
     g.update(zip(names, values[: len(names)]))
+    for n, v in list(g.items()):
+        if isinstance(v, _types.FunctionType) and v.__globals__ is f.__globals__:
+            g[n] = _types.FunctionType(v.__code__, g, v.__name__, v.__defaults__, v.__closure__)
     closure = list(f.__closure__ or ())
     for (i, _), v in zip(cells.items(), values[len(names):]):
         closure[i] = _types.CellType(v)

@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|-?inf")
 
 # Folders whose cases are exported (each X.dgl with an X.out beside it).
-FOLDERS = ["examples", "tests/seeds", "tests/autodiff", "tests/tensor", "tests/lang", "tests/stdlib", "tests/modules", "tests/tfstyle"]
+FOLDERS = ["examples", "tests/seeds", "tests/autodiff", "tests/tensor", "tests/lang", "tests/stdlib", "tests/modules", "tests/tfstyle", "tests/export/cases"]
 
 
 def cases(only):
