@@ -207,6 +207,7 @@ def recompute_grad(f=None, check=None):
             y = run(list(xs))
 
             def grad_fn(*upstream, variables=None):
+                upstream = [_dense(u) for u in upstream]
                 watched = [x for x in xs if isinstance(x, _tf.Tensor)]
                 _recomputing[0] += 1
                 try:
@@ -242,7 +243,8 @@ def custom_gradient(f):
             y, grad_fn = f(*xs, **kwargs)
 
             def checked(*upstream, **kw):
-                grads = grad_fn(*upstream, **kw)
+                # DGL's upstream gradients are dense (TF's may be IndexedSlices).
+                grads = grad_fn(*[_dense(u) for u in upstream], **kw)
                 input_grads = grads[0] if kw.get("variables") else grads
                 flat = list(input_grads) if isinstance(input_grads, (list, tuple)) else [input_grads]
                 if len(xs) == 1 and not isinstance(input_grads, (list, tuple)):
@@ -345,18 +347,22 @@ def softsign(x):
     return x / (1 + _tf.abs(x))
 
 
-# Every Variable the program creates, in creation order (for save_variables).
-_created = []
+# Every Variable the program creates, in creation order (for save_variables). The creator
+# scope is entered once per process (kept on the tf module), so importing this module again,
+# as the parity test does for each script, does not nest scopes.
+if not hasattr(_tf, "_dgl_tf_created"):
+    _tf._dgl_tf_created = []
 
+    def _track(next_creator, **kwargs):
+        v = next_creator(**kwargs)
+        _tf._dgl_tf_created.append(v)
+        return v
 
-def _track(next_creator, **kwargs):
-    v = next_creator(**kwargs)
-    _created.append(v)
-    return v
-
-
-_tracking = _tf.variable_creator_scope(_track)
-_tracking.__enter__()
+    # Kept alive on purpose: a collected scope object would leave the scope.
+    _tf._dgl_tf_scope = _tf.variable_creator_scope(_track)
+    _tf._dgl_tf_scope.__enter__()
+_created = _tf._dgl_tf_created
+_created.clear()
 
 
 def save_variables(folder):
@@ -372,3 +378,24 @@ def save_variables(folder):
         lines.append(f"{file} {v.dtype.name} {list(v.shape)}\n")
     with builtins.open(_resolve(os.path.join(folder, "variables.txt")), "w") as f:
         f.writelines(lines)
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """-sum(labels * log_softmax(logits)) over `axis`, written with differentiable ops: the
+    true gradient for labels that do not sum to 1, and second derivatives that are right
+    (TF's fused op gets both wrong, as DGL's docs say)."""
+    return -_tf.reduce_sum(labels * _tf.nn.log_softmax(logits, axis=axis), axis=axis)
+
+
+def _dense(g):
+    return _tf.convert_to_tensor(g) if isinstance(g, _tf.IndexedSlices) else g
+
+
+class GradientTape(_tf.GradientTape):
+    """tf.GradientTape whose gradients are dense tensors, as DGL's are (TF gives the gradient
+    of a gather as IndexedSlices, which prints and combines differently)."""
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients=_tf.UnconnectedGradients.NONE):
+        grads = super().gradient(target, sources, output_gradients=output_gradients,
+                                 unconnected_gradients=unconnected_gradients)
+        return _tf.nest.map_structure(_dense, grads)

@@ -46,6 +46,9 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("open", "dgl_tf.open"),
     ("where", "dgl_tf.where"),
     ("softsign", "dgl_tf.softsign"),
+    ("softmax_cross_entropy_with_logits", "dgl_tf.softmax_cross_entropy_with_logits"),
+    // Dense gradients, as DGL's (TF's gradient of a gather is IndexedSlices).
+    ("GradientTape", "dgl_tf.GradientTape"),
     ("_parameter_names", "dgl_tf._parameter_names"),
     ("round", "dgl_tf.round"),
     // Float sums accumulate in float64 in DGL (exact on millions of float32 terms).

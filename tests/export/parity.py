@@ -27,8 +27,8 @@ NUMBER = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|-?inf")
 FOLDERS = ["examples", "tests/seeds", "tests/autodiff", "tests/tensor", "tests/lang", "tests/stdlib", "tests/modules", "tests/tfstyle", "tests/export/cases"]
 
 
-def cases(only):
-    for folder in FOLDERS:
+def cases(only, extra=()):
+    for folder in FOLDERS + list(extra):
         d = os.path.join(ROOT, folder)
         if not os.path.isdir(d):
             continue
@@ -79,6 +79,26 @@ def same_text(expected, actual, rel=2e-5):
             if not math.isclose(fx, fy, rel_tol=rel, abs_tol=max(1e-6, unit * 1.01)):
                 return False, f"line {i + 1}: expected {e!r}, got {a!r}"
     return True, ""
+
+
+def generate(dgl, count, work):
+    """`count` programs of tools/difftest/gen.py (seeds 0..count-1, every differentiation
+    feature, the recompute classes where TF alone is wrong among them) with DGL's output as
+    their expectation: a generated-input test of the exporter."""
+    sys.path.insert(0, os.path.join(ROOT, "tools", "difftest"))
+    import gen  # noqa: E402
+
+    folder = os.path.join(work, "generated")
+    os.makedirs(folder, exist_ok=True)
+    for seed in range(count):
+        path = os.path.join(folder, f"g{seed:04d}.dgl")
+        with open(path, "w") as f:
+            f.write(gen.gen(seed))
+        r = subprocess.run([dgl, path], capture_output=True, text=True, timeout=120)
+        if r.returncode == 0:
+            with open(path[:-4] + ".out", "w") as f:
+                f.write(r.stdout)
+    return folder
 
 
 def export(dgl, case, out_dir):
@@ -180,6 +200,8 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--keep", help="keep the exported scripts in this folder")
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--generated", type=int, default=0, metavar="N",
+                    help="also N programs of the differential tester's generator (tools/difftest/gen.py)")
     args = ap.parse_args()
     dgl = os.environ.get("DGL", os.path.join(ROOT, "target", "debug", "dgl"))
     import tensorflow as tf  # noqa: F401  (loaded once for every case)
@@ -187,7 +209,10 @@ def main():
     work = args.keep or tempfile.mkdtemp(prefix="dgl-parity-")
     exported, refused, failed, dropped, known = [], {}, [], 0, []
     start = time.time()
-    for case in cases(args.only):
+    extra = []
+    if args.generated:
+        extra.append(generate(dgl, args.generated, work))
+    for case in cases(args.only, extra):
         rel = os.path.relpath(case, ROOT)
         out_dir = os.path.join(work, rel.replace("/", "_")[:-4])
         shutil.rmtree(out_dir, ignore_errors=True)
