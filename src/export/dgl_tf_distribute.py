@@ -6,6 +6,9 @@
 # src/export/dgl_tf_distribute.py; tests/export/distributed/RECIPE.md describes the rewrite.)
 # ---------------------------------------------------------------------------------------------
 
+import atexit as _atexit
+import time as _time
+
 _CHIEF = True  # `print` writes only when this process is the chief
 _TASK_ID = 0
 _strategy = None
@@ -113,10 +116,9 @@ def global_rows(per_example):
 
 def _start_record():
     global _record
-    import atexit
 
-    _record = {"step_losses": [], "local_rows": [], "epoch_seconds": []}
-    atexit.register(_write_record)
+    _record = {"step_losses": [], "local_rows": [], "step_ends": []}
+    _atexit.register(_write_record)
 
 
 def _write_record():
@@ -126,8 +128,9 @@ def _write_record():
 
 
 def record_steps(step):
-    """With DGL_TF_RECORD set, notes every step's reduced loss and the rows each local replica
-    held (tests/export/test_distribute.py reads them); otherwise `step` itself."""
+    """With DGL_TF_RECORD set, notes every step's reduced loss, the rows each local replica
+    held and when it ended (tests/export/test_distribute.py reads them); otherwise `step`
+    itself."""
     if not os.environ.get("DGL_TF_RECORD"):
         return step
 
@@ -138,6 +141,7 @@ def record_steps(step):
             local = _strategy.experimental_local_results(first)
             _record["local_rows"].append([int(t.shape[0]) for t in local])
             _record["step_losses"].append(float(np.asarray(loss)))
+            _record["step_ends"].append(_time.perf_counter())
         return loss
 
     return recorded
