@@ -73,13 +73,14 @@ def is_chief():
     return _CHIEF
 
 
-def distribute_dataset(strategy, dataset):
-    """Splits every global batch of `dataset` among the replicas, each taking a consecutive
-    part. The shard policy is DATA: every worker reads the whole source, as the DGL program
-    does, and keeps its own part of each batch (AUTO would first try to split by file)."""
+def sharded_by_data(dataset):
+    """`dataset` with the shard policy DATA, for `strategy.experimental_distribute_dataset`,
+    which splits every global batch among the replicas, each taking a consecutive part: every
+    worker reads the whole source, as the DGL program does, and keeps its own part of each
+    batch (the default, AUTO, would first try to split by file)."""
     options = tf.data.Options()
     options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
-    return strategy.experimental_distribute_dataset(dataset.with_options(options))
+    return dataset.with_options(options)
 
 
 def build_weights(model, dataset):

@@ -247,7 +247,8 @@ pub fn plan(body: &[Stmt], src: &str, kind: &str) -> Result<Plan, Vec<Refusal>> 
         match &f.kind {
             ExprKind::Attr(obj, m) if &*m.name() == "apply_gradients" => {
                 let opt = name_of(obj).unwrap_or_default();
-                let made = body.iter().take(first_loop).any(|s| optimizers.contains_key(&s.span.start) && binds(s, &opt));
+                let made =
+                    body.iter().take(first_loop).any(|s| optimizers.contains_key(&s.span.start) && binds(s, &opt));
                 if !made {
                     refusals.push(needs(
                         e.span,
@@ -322,7 +323,7 @@ pub fn plan(body: &[Stmt], src: &str, kind: &str) -> Result<Plan, Vec<Refusal>> 
                     walk_stmts(&step.body, &mut |s| {
                         if let StmtKind::Assign(t, v) = &s.kind {
                             if t.len() == 1 && name_of(&t[0]).as_deref() == Some(&n) {
-                                            found = Some((s.span.start, v));
+                                found = Some((s.span.start, v));
                             }
                         }
                     });
@@ -489,14 +490,19 @@ impl Exporter<'_> {
                 None => text,
             };
             self.line(&format!("{t} = {text}"));
-            self.line(&format!("{} = dgl_tf.distribute_dataset(strategy, {t})", plan.dataset.2));
+            self.line(&format!(
+                "{} = strategy.experimental_distribute_dataset(dgl_tf.sharded_by_data({t}))",
+                plan.dataset.2
+            ));
             return true;
         }
         if let Some(class) = plan.optimizers.get(&at) {
             let StmtKind::Assign(t, Expr { kind: ExprKind::Call(_, args), .. }) = &s.kind else { return false };
             let t = self.target(&t[0]);
             let args = self.call_args(args);
-            self.line(&format!("{t} = tf.keras.optimizers.{class}({args})  # Keras's {class}: it all-reduces the gradients"));
+            self.line(&format!(
+                "{t} = tf.keras.optimizers.{class}({args})  # Keras's {class}: it all-reduces the gradients"
+            ));
             return true;
         }
         if let Some(form) = plan.loss.get(&at) {
@@ -516,9 +522,7 @@ impl Exporter<'_> {
                         self.line(&format!("per_example = {pe_text}"));
                         "per_example".to_string()
                     };
-                    format!(
-                        "tf.nn.compute_average_loss({pe_text}, global_batch_size=dgl_tf.global_rows({pe_text}))"
-                    )
+                    format!("tf.nn.compute_average_loss({pe_text}, global_batch_size=dgl_tf.global_rows({pe_text}))")
                 }
             };
             self.line(&format!("{head}{text}"));
@@ -559,7 +563,9 @@ impl Exporter<'_> {
             if !self.out.ends_with("\n\n") {
                 self.out.push('\n');
             }
-            self.comment_line("# --distribute: the model's and the optimizer's variables are made in the scope (mirrored)");
+            self.comment_line(
+                "# --distribute: the model's and the optimizer's variables are made in the scope (mirrored)",
+            );
             self.line("with strategy.scope():");
             self.indent += 1;
         }

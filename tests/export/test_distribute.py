@@ -302,7 +302,7 @@ class ExportedCustomLoop(BrokenLoss, Checks, unittest.TestCase):
             "with strategy.scope():",
             "strategy.run(replica_train_step, args=(x, y))",
             "strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)",
-            "dist_train_ds = dgl_tf.distribute_dataset(strategy, train_ds)",
+            "dist_train_ds = strategy.experimental_distribute_dataset(dgl_tf.sharded_by_data(train_ds))",
             "for x, y in dist_train_ds:",
             "tf.keras.optimizers.Adam(learning_rate=0.005)",
         ]:
