@@ -69,6 +69,7 @@ fn example_10_is_written_in_its_distributed_form() {
             "return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)",
             "for x, y in dist_train_ds:",
             "steps = len(train_ds)",
+            "dgl_tf.save_trained_weights(__file__, model)",
         ] {
             assert!(py.contains(part), "{kind}: no {part:?} in\n{py}");
         }

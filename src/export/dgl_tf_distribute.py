@@ -146,3 +146,15 @@ def record_steps(step):
         return loss
 
     return recorded
+
+
+def save_trained_weights(script, *models):
+    """On the chief only: writes the trained weights of `models` as w0, w1, ... (each model's
+    `weights` in order) into the .npz that DGL_TF_SAVE names, by default SCRIPT.trained.npz
+    beside the script. DGL reads them back with load_npy once the .npz is unzipped."""
+    if not _CHIEF:
+        return
+    stem = os.path.splitext(os.path.basename(script))[0]
+    path = os.environ.get("DGL_TF_SAVE", os.path.join(_here, stem + ".trained.npz"))
+    values = [np.asarray(w.numpy()) for m in models for w in getattr(m, "weights", [])]
+    np.savez(path, **{f"w{i}": v for i, v in enumerate(values)})

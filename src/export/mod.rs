@@ -358,6 +358,13 @@ pub fn translate_distributed(
         ));
     }
     ex.out = ex.out.replacen(PROLOGUE, &prologue, 1);
+    if let (true, Some(plan)) = (main, &ex.plan) {
+        let models: Vec<String> = plan.models.iter().map(|m| ex.local_name(m)).collect();
+        ex.out.push_str(&format!(
+            "\ndgl_tf.save_trained_weights(__file__, {})  # --distribute: the chief writes the trained weights\n",
+            models.join(", ")
+        ));
+    }
     if main {
         ex.out.push_str("\ndgl_tf.finish()\n");
     }

@@ -273,7 +273,7 @@ class ExportedCustomLoop(BrokenLoss, Checks, unittest.TestCase):
     """`dgl export --tf --distribute multiworker|mirrored examples/10_digits_distributed.dgl`,
     run as exported. Its single-process reference is the mirrored export on one device."""
 
-    PLAIN_ENV, DGL_OUT, EPOCHS, CHOOSE, SAVES = {}, DGL_OUT, 10, False, False
+    PLAIN_ENV, DGL_OUT, EPOCHS, CHOOSE, SAVES = {}, DGL_OUT, 10, False, True
 
     @classmethod
     def prepare(cls):
