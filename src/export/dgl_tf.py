@@ -522,6 +522,9 @@ def repr(x):
     return _repr(x)
 
 
+_CHIEF = True  # False in a --distribute worker that is not the chief (dgl_tf_distribute.py)
+
+
 def print(*values, sep=" ", end="\n", file=None, flush=False):
     """`print(...)`: writes DGL's `str` of each value, as DGL's print does (under
     `--distribute`, on the chief only)."""

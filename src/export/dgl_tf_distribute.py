@@ -9,7 +9,7 @@
 import atexit as _atexit
 import time as _time
 
-_CHIEF = True  # `print` writes only when this process is the chief
+# `_CHIEF` (dgl_tf.py, beside `print`) is whether this process is the chief: only it prints.
 _TASK_ID = 0
 _strategy = None
 _record = None  # with DGL_TF_RECORD set: what every step did, written at exit (for the tests)
