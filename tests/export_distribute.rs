@@ -184,5 +184,7 @@ fn model_fit_is_refused_until_the_exporter_writes_it() {
     let tmp = tempfile::tempdir().unwrap();
     let (code, err) = export(&root().join("examples/11_digits_fit.dgl"), tmp.path());
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("--distribute needs a training step"), "{err}");
+    assert!(err.contains("cannot export `Model.fit` under --distribute"), "{err}");
+    assert!(err.contains("write the training as a custom loop"), "{err}");
+    assert!(err.contains("11_digits_fit.dgl:"), "spanned: {err}");
 }

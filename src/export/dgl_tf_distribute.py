@@ -87,7 +87,8 @@ def build_weights(model, dataset):
     """Makes the weights of a model whose layers build on their first call (DGL's Sequential
     does) by calling it once on one zero example shaped as the dataset's first component, so
     that they are made here, in the strategy's scope, drawing what DGL drew on the first step."""
-    if list(model.variables):
+    variables = getattr(model, "variables", None)
+    if variables is None or not callable(model) or list(variables):
         return
     spec = dataset.element_spec
     while isinstance(spec, (tuple, list)):

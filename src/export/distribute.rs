@@ -123,6 +123,13 @@ pub fn plan(body: &[Stmt], src: &str, kind: &str) -> Result<Plan, Vec<Refusal>> 
         _ => None,
     });
     let Some((step_stmt, step)) = step else {
+        if let Some(fit) = fit_call(body) {
+            return Err(vec![needs(
+                fit,
+                "`Model.fit` under --distribute",
+                "not exported yet: write the training as a custom loop (a batched Dataset, a step decorated @function that calls apply_gradients)",
+            )]);
+        }
         let at = body.iter().find(|s| matches!(s.kind, StmtKind::For(..) | StmtKind::While(..))).map(|s| s.span);
         return Err(vec![needs(at.unwrap_or(whole), "this program's structure", STEP_NEEDED)]);
     };
@@ -354,6 +361,21 @@ pub fn plan(body: &[Stmt], src: &str, kind: &str) -> Result<Plan, Vec<Refusal>> 
         loss,
         loops,
     })
+}
+
+/// The first `X.fit(...)` call at top level (outside functions and classes).
+fn fit_call(body: &[Stmt]) -> Option<Span> {
+    let mut found = None;
+    for s in body.iter().filter(|s| !matches!(s.kind, StmtKind::Def(_) | StmtKind::Class(_))) {
+        each_expr(std::slice::from_ref(s), &mut |e| {
+            if let ExprKind::Call(f, _) = &e.kind {
+                if matches!(&f.kind, ExprKind::Attr(_, m) if &*m.name() == "fit") && found.is_none() {
+                    found = Some(e.span);
+                }
+            }
+        });
+    }
+    found
 }
 
 fn first_span(body: &[Stmt]) -> Span {
