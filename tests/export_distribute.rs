@@ -112,7 +112,8 @@ fn a_step_not_called_on_a_dataset_is_refused() {
 #[test]
 fn shuffles_dropout_and_other_losses_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let cases: Vec<(&str, Box<dyn Fn(&str) -> String>, &str)> = vec![
+    type Edit = Box<dyn Fn(&str) -> String>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
         (
             "shuffle.dgl",
             Box::new(|t| t.replace(".batch(GLOBAL_BATCH)", ".shuffle(100).batch(GLOBAL_BATCH)")),
