@@ -522,8 +522,14 @@ def repr(x):
     return _repr(x)
 
 
+_CHIEF = True  # False in a --distribute worker that is not the chief (dgl_tf_distribute.py)
+
+
 def print(*values, sep=" ", end="\n", file=None, flush=False):
-    """`print(...)`: writes DGL's `str` of each value, as DGL's print does."""
+    """`print(...)`: writes DGL's `str` of each value, as DGL's print does (under
+    `--distribute`, on the chief only)."""
+    if not _CHIEF:
+        return
     builtins.print(*(_str(v) for v in values), sep=sep, end=end, file=file, flush=flush)
 
 

@@ -30,7 +30,7 @@ impl Exporter<'_> {
         self.code_lines += 1;
     }
 
-    fn comment_line(&mut self, text: &str) {
+    pub(super) fn comment_line(&mut self, text: &str) {
         let pad = "    ".repeat(self.indent);
         self.out.push_str(&format!("{pad}{text}\n"));
     }
@@ -81,7 +81,7 @@ impl Exporter<'_> {
 
     pub fn stmt(&mut self, s: &Stmt) {
         self.comments_before(s.span.start);
-        if self.blank_before(s) && !self.out.is_empty() && !self.out.ends_with("\n\n") {
+        if self.blank_before(s) && !self.out.is_empty() && !self.out.ends_with("\n\n") && !self.out.ends_with(":\n") {
             self.out.push('\n');
         }
         if self.dropped.contains(&s.span.start) {
@@ -92,6 +92,10 @@ impl Exporter<'_> {
         }
         let before = self.problems.len();
         self.current_stmt = Some(s.span);
+        if self.distributed_stmt(s) {
+            self.comments_within(s.span);
+            return;
+        }
         match &s.kind {
             StmtKind::Expr(e) => {
                 let t = self.expr(e);
@@ -293,13 +297,13 @@ impl Exporter<'_> {
         prev.trim().is_empty() && !head.is_empty()
     }
 
-    fn indented(&mut self, body: &[Stmt]) {
+    pub(super) fn indented(&mut self, body: &[Stmt]) {
         self.indent += 1;
         self.block(body);
         self.indent -= 1;
     }
 
-    fn else_block(&mut self, orelse: &Option<Block>) {
+    pub(super) fn else_block(&mut self, orelse: &Option<Block>) {
         if let Some(b) = orelse {
             self.line("else:");
             self.indented(b);
@@ -329,14 +333,19 @@ impl Exporter<'_> {
         }
     }
 
-    fn def(&mut self, def: &FuncDef) {
-        self.decorators(&def.decorators);
+    pub(super) fn def(&mut self, def: &FuncDef) {
+        // Under --distribute the step is written undecorated, as the per-replica function.
+        let rename = self.def_rename.take();
+        if rename.is_none() {
+            self.decorators(&def.decorators);
+        }
         let scope = super::scope::function_scope(def);
         // Defaults are evaluated where the def stands.
         let params = self.params(&def.params);
         self.push_scope(scope);
         self.fn_depth += 1;
-        self.line(&format!("def {}({params}):", self.local_name(&def.name.name())));
+        let name = rename.unwrap_or_else(|| self.local_name(&def.name.name()));
+        self.line(&format!("def {name}({params}):"));
         self.indent += 1;
         self.docstring(&def.doc);
         let before = self.code_lines;

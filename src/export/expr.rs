@@ -471,6 +471,12 @@ impl Exporter<'_> {
             }
         }
         let callee = self.expr_at(f, ATOM);
+        let args = self.call_args(args);
+        format!("{callee}({args})")
+    }
+
+    /// The arguments of a call, as Python text between its parentheses.
+    pub(super) fn call_args(&mut self, args: &[Arg]) -> String {
         let parts: Vec<String> = args
             .iter()
             .map(|a| match a {
@@ -480,7 +486,7 @@ impl Exporter<'_> {
                 Arg::StarStar(x) => format!("**{}", self.expr_at(x, ATOM)),
             })
             .collect();
-        format!("{callee}({})", parts.join(", "))
+        parts.join(", ")
     }
 
     /// A format spec (which may hold fields of its own) as a Python string expression.

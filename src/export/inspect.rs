@@ -41,7 +41,7 @@ fn makes_tape(e: &Expr) -> bool {
 }
 
 /// Every statement of `body`, nested blocks included, in source order.
-fn walk_stmts(body: &[Stmt], f: &mut impl FnMut(&Stmt)) {
+pub(super) fn walk_stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
     for s in body {
         f(s);
         for b in sub_blocks(s) {
@@ -50,7 +50,7 @@ fn walk_stmts(body: &[Stmt], f: &mut impl FnMut(&Stmt)) {
     }
 }
 
-fn sub_blocks(s: &Stmt) -> Vec<&Block> {
+fn sub_blocks<'a>(s: &'a Stmt) -> Vec<&'a Block> {
     match &s.kind {
         StmtKind::If(arms, orelse) => arms.iter().map(|(_, b)| b).chain(orelse.iter()).collect(),
         StmtKind::While(_, b, orelse) | StmtKind::For(_, _, b, orelse) => {
@@ -70,7 +70,7 @@ fn sub_blocks(s: &Stmt) -> Vec<&Block> {
 
 /// The expressions a statement evaluates itself (not those of its nested blocks), and the
 /// names it binds.
-fn own_exprs(s: &Stmt) -> (Vec<&Expr>, Vec<&Expr>) {
+pub(super) fn own_exprs(s: &Stmt) -> (Vec<&Expr>, Vec<&Expr>) {
     match &s.kind {
         StmtKind::Expr(e) => (vec![e], vec![]),
         StmtKind::Assign(targets, v) => {
@@ -97,7 +97,7 @@ fn own_exprs(s: &Stmt) -> (Vec<&Expr>, Vec<&Expr>) {
     }
 }
 
-fn walk_expr<'e>(e: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
+pub(super) fn walk_expr<'e>(e: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
     f(e);
     match &e.kind {
         ExprKind::FString(parts) => {

@@ -7,6 +7,7 @@
 //! construct and TF's nearest equivalent; `--check` lists them all; `--drop-inspection`
 //! leaves statements that only inspect the tape out ([`inspect`]).
 
+mod distribute;
 mod emit;
 mod expr;
 mod inspect;
@@ -20,7 +21,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The support module written beside every exported script.
-pub const SUPPORT: &str = concat!(include_str!("dgl_tf.py"), include_str!("dgl_tf_runtime.py"));
+pub const SUPPORT: &str =
+    concat!(include_str!("dgl_tf.py"), include_str!("dgl_tf_runtime.py"), include_str!("dgl_tf_distribute.py"));
 
 /// The pinned Python packages of an exported script.
 pub const REQUIREMENTS: &str = "tensorflow-cpu==2.21.0\nnumpy>=1.26,<3\n";
@@ -83,6 +85,10 @@ pub struct Exporter<'a> {
     pub module_defined: HashSet<String>,
     /// The folder of the script (user modules are looked up there).
     pub dir: PathBuf,
+    /// Under `--distribute`: the statements written in their distributed form.
+    pub plan: Option<std::rc::Rc<distribute::Plan>>,
+    /// The name the next `def` is written under (the step's per-replica function).
+    pub def_rename: Option<String>,
 }
 
 impl<'a> Exporter<'a> {
@@ -111,6 +117,8 @@ impl<'a> Exporter<'a> {
             foreign_values: Default::default(),
             module_defined: HashSet::new(),
             dir: dir.to_path_buf(),
+            plan: None,
+            def_rename: None,
         }
     }
 
@@ -205,7 +213,9 @@ impl<'a> Exporter<'a> {
         self.push_scope(scope::module_scope(body));
         self.tapes = inspect::tape_names(body);
         for s in body {
+            self.distributed_before(s);
             self.stmt(s);
+            self.distributed_after(s);
             self.module_defined.extend(scope::module_scope(std::slice::from_ref(s)));
         }
         self.comments_before(u32::MAX);
@@ -295,6 +305,18 @@ const HEADER: &str = "import tensorflow as tf\n\nimport dgl_tf\nfrom dgl_tf impo
 
 /// Translates the DGL source `text` of the file `name` (in folder `dir`).
 pub fn translate(text: &str, name: &str, dir: &Path, drop_inspection: bool, main: bool) -> Result<Translated, String> {
+    translate_distributed(text, name, dir, drop_inspection, main, None)
+}
+
+/// [`translate`], with `--distribute KIND` for the script (`main`).
+pub fn translate_distributed(
+    text: &str,
+    name: &str,
+    dir: &Path,
+    drop_inspection: bool,
+    main: bool,
+    distribute: Option<&str>,
+) -> Result<Translated, String> {
     let body = crate::syntax::parse_module(text).map_err(|errs| {
         let mut rt = crate::runtime::Interp::new(std::rc::Rc::new(std::cell::RefCell::new(std::io::sink())));
         let id = rt.sources.add(name, None, text);
@@ -303,6 +325,16 @@ pub fn translate(text: &str, name: &str, dir: &Path, drop_inspection: bool, main
     let mut ex = Exporter::new(text, name, dir);
     if drop_inspection {
         ex.dropped = inspect::droppable(&body);
+    }
+    if let (true, Some(kind)) = (main, distribute) {
+        match distribute::plan(&body, text, kind) {
+            Ok(plan) => ex.plan = Some(std::rc::Rc::new(plan)),
+            Err(refusals) => {
+                for (span, construct, nearest) in refusals {
+                    ex.refuse(span, construct, nearest);
+                }
+            }
+        }
     }
     let header = if main {
         format!("# Exported from {name} by `dgl export --tf`: TensorFlow 2.21 code with the same output.\n{HEADER}{PROLOGUE}")
@@ -320,7 +352,21 @@ pub fn translate(text: &str, name: &str, dir: &Path, drop_inspection: bool, main
     if main {
         prologue.push_str("\ndgl_tf.set_script(__file__)\n");
     }
+    if let (true, Some(plan)) = (main, &ex.plan) {
+        prologue.push_str(&format!(
+            "# --distribute {0}: the strategy comes before any other TensorFlow operation; only the chief prints.\nstrategy = dgl_tf.make_strategy({1})\n",
+            plan.kind,
+            expr::py_str(&plan.kind)
+        ));
+    }
     ex.out = ex.out.replacen(PROLOGUE, &prologue, 1);
+    if let (true, Some(plan)) = (main, &ex.plan) {
+        let models: Vec<String> = plan.models.iter().map(|m| ex.local_name(m)).collect();
+        ex.out.push_str(&format!(
+            "\ndgl_tf.save_trained_weights(__file__, {})  # --distribute: the chief writes the trained weights\n",
+            models.join(", ")
+        ));
+    }
     if main {
         ex.out.push_str("\ndgl_tf.finish()\n");
     }
@@ -334,7 +380,7 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
     let display = opts.file.display().to_string();
     let stem = opts.file.file_stem().and_then(|s| s.to_str()).unwrap_or("exported").to_string();
     // The script, then every module it imports (and they import), each translated once.
-    let main_t = translate(&text, &display, dir, opts.drop_inspection, true)?;
+    let main_t = translate_distributed(&text, &display, dir, opts.drop_inspection, true, opts.distribute.as_deref())?;
     let mut files: Vec<(String, String)> = vec![];
     let mut problems = main_t.problems.clone();
     let mut pending = main_t.imports.clone();
@@ -387,6 +433,8 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
     let recorded = record::run(&opts.file, &text, &main_t.dropped)?;
     let npz_name = format!("{}.draws.npz", out_path.file_stem().and_then(|s| s.to_str()).unwrap_or("exported"));
     let mut python = main_t.python;
+    std::fs::create_dir_all(out_dir)
+        .map_err(|e| format!("Error: IOError: cannot create {}: {e}\n", out_dir.display()))?;
     // Relative paths stay relative to the DGL script's folder (LANGUAGE.md §4).
     let data_dir = relative_dir(out_dir, dir);
     let mut setup = if data_dir != "." {

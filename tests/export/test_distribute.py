@@ -1,22 +1,26 @@
-"""Runs the exported forms of examples/10_digits_distributed.dgl (CustomLoop) and
-examples/11_digits_fit.dgl (Fit) for real, and checks that distributing the training changes
-nothing but the speed.
+"""Runs the distributed forms of examples/10_digits_distributed.dgl (a custom loop) and
+examples/11_digits_fit.dgl (Model.fit) for real, and checks that distributing the training
+changes nothing but the speed.
 
     python tests/export/test_distribute.py        (the Python that has TensorFlow 2.21)
 
-(a) digits_plain.py, one process: the reference per-step losses and test accuracy; its stdout
-    must equal DGL's (examples/10_digits_distributed.out).
-(b) digits_distributed.py under MultiWorkerMirroredStrategy, as two worker processes on this
-    machine, on two 127.0.0.1 ports picked free here: each worker gets half of every global
-    batch; the per-step losses match (a) and the test accuracy is within one image.
-(c) the same script under MirroredStrategy over two logical CPU devices, same checks.
-(d) a copy of the script whose loss is not scaled by the global batch fails those checks.
-Fit runs (a) to (c) for example 11; its single-process reference is its script on one replica.
-With a dgl binary (DGL_BIN, else target/{release,debug}/dgl, else `dgl` on PATH), also: the
-committed initial weights are the ones DGL draws, and the weights the two workers trained,
-loaded back into DGL, classify the test images as TensorFlow does.
+Exported: `dgl export --tf --distribute multiworker|mirrored` of example 10 (the dgl binary:
+DGL, else DGL_BIN, else target/{debug,release}/dgl, else `dgl` on PATH; skipped without one).
+Hand-written: the target forms of tests/export/distributed/ (RECIPE.md), for example 10 and
+for example 11 (Model.fit, which the exporter refuses under --distribute so far).
 
-Every subprocess runs under a hard timeout; the whole file takes 40 to 80 s on two cores.
+(a) the single-process reference, one replica: per-step losses and test accuracy; its stdout
+    must equal DGL's (examples/NN_*.out).
+(b) the script under MultiWorkerMirroredStrategy, as two worker processes on this machine,
+    on two 127.0.0.1 ports picked free here: each worker gets half of every global batch; the
+    per-step losses match (a) and the test accuracy is within one image; only the chief prints.
+(c) the script under MirroredStrategy over two logical CPU devices, same checks.
+(d) a copy of the script whose loss is not scaled by the global batch fails those checks.
+With a dgl binary, also: the committed initial weights of the hand-written scripts are the
+ones DGL draws, and the weights the two workers trained, loaded back into DGL, classify the
+test images as TensorFlow does.
+
+Every subprocess runs under a hard timeout; the whole file takes about 2 minutes on two cores.
 """
 import json
 import os
@@ -118,9 +122,14 @@ def run_workers(script, envs):
     return outs
 
 
-def load_record(path):
+def load_record(path, stdout=None):
+    """The JSON a run recorded; `correct` read from its stdout when the script did not note it."""
     with open(path) as f:
-        return json.load(f)
+        record = json.load(f)
+    if "correct" not in record and stdout is not None:
+        line = [l for l in stdout.splitlines() if l.startswith("test accuracy: ")][-1]
+        record["correct"] = int(line.split(": ")[1].split("/")[0])
+    return record
 
 
 def global_batches(epochs):
@@ -134,17 +143,25 @@ def halves(rows):
 
 
 class Checks:
-    """The runs and checks shared by the two program shapes. A subclass names the script run
-    distributed (DISTRIBUTED), its single-process reference (PLAIN, with the environment
-    PLAIN_ENV adds), DGL's output (DGL_OUT) and the number of epochs."""
+    """The runs and checks shared by the two program shapes. A subclass names the scripts run
+    distributed (MULTIWORKER, MIRRORED), its single-process reference (PLAIN, with the
+    environment PLAIN_ENV adds), DGL's output (DGL_OUT), the number of epochs, and whether the
+    runs choose the strategy through DGL_TF_DISTRIBUTE (CHOOSE) or by what was exported."""
+
+    CHOOSE = True
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="dgl_distribute_")
+        cls.prepare()
         env = base_env(cls.tmp, "plain")
         env.update(cls.PLAIN_ENV)
         cls.plain_stdout = run_one(cls.PLAIN, env)
-        cls.plain = load_record(env["DGL_TF_RECORD"])
+        cls.plain = load_record(env["DGL_TF_RECORD"], cls.plain_stdout)
+
+    @classmethod
+    def prepare(cls):
+        pass
 
     @classmethod
     def tearDownClass(cls):
@@ -185,19 +202,22 @@ class Checks:
         envs = []
         for index in range(2):
             env = base_env(self.tmp, "multiworker")
-            env["DGL_TF_DISTRIBUTE"] = "multiworker"
+            if self.CHOOSE:
+                env["DGL_TF_DISTRIBUTE"] = "multiworker"
             env["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}})
             envs.append(env)
-        chief_out, other_out = run_workers(self.DISTRIBUTED, envs)
+        chief_out, other_out = run_workers(self.MULTIWORKER, envs)
         self.assertEqual(other_out, "", "only the chief prints")
         record = envs[0]["DGL_TF_RECORD"]
-        chief, worker1 = load_record(record), load_record(record + ".worker1")
+        chief, worker1 = load_record(record, chief_out), load_record(record + ".worker1")
         first, second = halves(global_batches(self.EPOCHS))
         self.assertEqual(chief["local_rows"], first, "worker 0 holds the first half of every batch")
         self.assertEqual(worker1["local_rows"], second, "worker 1 holds the second half of every batch")
         self.assertEqual(worker1["step_losses"], chief["step_losses"], "every worker sees the reduced loss")
         self.assert_same_training(chief, "two workers")
         self.assert_same_print(chief_out, "two workers")
+        if not self.SAVES:
+            return
         with np.load(envs[0]["DGL_TF_SAVE"]) as trained:
             self.assertEqual(sorted(trained.files), ["w0", "w1", "w2", "w3"])
         dgl = find_dgl(required=False)
@@ -212,23 +232,22 @@ class Checks:
     # (c)
     def test_mirrored_on_two_logical_cpus(self):
         env = base_env(self.tmp, "mirrored")
-        env.update(DGL_TF_DISTRIBUTE="mirrored", DGL_TF_CPU_REPLICAS="2")
-        out = run_one(self.DISTRIBUTED, env)
-        record = load_record(env["DGL_TF_RECORD"])
+        env.update(DGL_TF_CPU_REPLICAS="2")
+        if self.CHOOSE:
+            env["DGL_TF_DISTRIBUTE"] = "mirrored"
+        out = run_one(self.MIRRORED, env)
+        record = load_record(env["DGL_TF_RECORD"], out)
         self.assertEqual(record["local_rows"], [a + b for a, b in zip(*halves(global_batches(self.EPOCHS)))])
         self.assert_same_training(record, "mirrored")
         self.assert_same_print(out, "mirrored")
 
 
 
-class CustomLoop(Checks, unittest.TestCase):
-    """examples/10_digits_distributed.dgl: a Dataset, an @function step, a custom loop."""
+class BrokenLoss:
+    """(d): the mirrored script with its loss scaled wrongly fails the checks."""
 
-    PLAIN, PLAIN_ENV, DISTRIBUTED, DGL_OUT, EPOCHS = PLAIN, {}, DISTRIBUTED, DGL_OUT, 10
-
-    # (d)
     def test_a_loss_not_scaled_by_the_global_batch_is_caught(self):
-        with open(DISTRIBUTED) as f:
+        with open(self.MIRRORED) as f:
             source = f.read()
         scaled = "tf.nn.compute_average_loss(per_example, global_batch_size=GLOBAL_BATCH)"
         self.assertIn(scaled, source)
@@ -236,17 +255,65 @@ class CustomLoop(Checks, unittest.TestCase):
             ("mean", "tf.reduce_mean(per_example)"),
             ("local", "tf.nn.compute_average_loss(per_example)"),
         ]:
-            broken = os.path.join(FIXTURES, f"_broken_{name}_{os.getpid()}.py")
+            # Beside the script, so that it finds what the script finds there.
+            broken = os.path.join(os.path.dirname(self.MIRRORED), f"_broken_{name}_{os.getpid()}.py")
             try:
                 with open(broken, "w") as f:
                     f.write(source.replace(scaled, wrong))
                 env = base_env(self.tmp, "broken_" + name)
                 env.update(DGL_TF_DISTRIBUTE="mirrored", DGL_TF_CPU_REPLICAS="2")
-                run_one(broken, env)
+                out = run_one(broken, env)
                 with self.assertRaises(AssertionError, msg=f"a {name} loss passes the check"):
-                    self.assert_same_training(load_record(env["DGL_TF_RECORD"]), name)
+                    self.assert_same_training(load_record(env["DGL_TF_RECORD"], out), name)
             finally:
                 os.remove(broken)
+
+
+class ExportedCustomLoop(BrokenLoss, Checks, unittest.TestCase):
+    """`dgl export --tf --distribute multiworker|mirrored examples/10_digits_distributed.dgl`,
+    run as exported. Its single-process reference is the mirrored export on one device."""
+
+    PLAIN_ENV, DGL_OUT, EPOCHS, CHOOSE, SAVES = {}, DGL_OUT, 10, False, True
+
+    @classmethod
+    def prepare(cls):
+        dgl = find_dgl()
+        source = os.path.join(ROOT, "examples", "10_digits_distributed.dgl")
+        for kind in ("multiworker", "mirrored"):
+            script = os.path.join(cls.tmp, kind, "ex10.py")
+            done = subprocess.run(
+                [dgl, "export", "--tf", "--distribute", kind, source, "-o", script],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            if done.returncode != 0:
+                raise AssertionError(f"dgl export --distribute {kind} exited {done.returncode}:\n{done.stderr}")
+            with open(script) as f:
+                text = f.read()
+            assert f'strategy = dgl_tf.make_strategy("{kind}")' in text, text
+            setattr(cls, kind.upper(), script)
+        cls.PLAIN = cls.MIRRORED
+
+    def test_the_export_is_the_distributed_form(self):
+        with open(self.MULTIWORKER) as f:
+            text = f.read()
+        for part in [
+            "with strategy.scope():",
+            "strategy.run(replica_train_step, args=(x, y))",
+            "strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)",
+            "dist_train_ds = strategy.experimental_distribute_dataset(dgl_tf.sharded_by_data(train_ds))",
+            "for x, y in dist_train_ds:",
+            "tf.keras.optimizers.Adam(learning_rate=0.005)",
+        ]:
+            self.assertIn(part, text)
+
+
+class CustomLoop(BrokenLoss, Checks, unittest.TestCase):
+    """The hand-written target of example 10 (tests/export/distributed/digits_distributed.py)."""
+
+    PLAIN, PLAIN_ENV, DGL_OUT, EPOCHS, SAVES = PLAIN, {}, DGL_OUT, 10, True
+    MULTIWORKER = MIRRORED = DISTRIBUTED
 
     # DGL's side of the bridge
     def test_initial_weights_are_the_ones_dgl_draws(self):
@@ -263,12 +330,13 @@ class Fit(Checks, unittest.TestCase):
     """examples/11_digits_fit.dgl: compile and fit, exported as a distributed custom loop. Its
     single-process reference is the same script on one replica."""
 
-    PLAIN, PLAIN_ENV, DISTRIBUTED, DGL_OUT, EPOCHS = FIT, {"DGL_TF_DISTRIBUTE": "mirrored"}, FIT, FIT_OUT, 5
+    PLAIN, PLAIN_ENV, DGL_OUT, EPOCHS, SAVES = FIT, {"DGL_TF_DISTRIBUTE": "mirrored"}, FIT_OUT, 5, True
+    MULTIWORKER = MIRRORED = FIT
 
 
 def find_dgl(required=True):
-    candidates = [os.environ.get("DGL_BIN")]
-    candidates += [os.path.join(ROOT, "target", kind, "dgl") for kind in ("release", "debug")]
+    candidates = [os.environ.get("DGL"), os.environ.get("DGL_BIN")]
+    candidates += [os.path.join(ROOT, "target", kind, "dgl") for kind in ("debug", "release")]
     candidates.append(shutil.which("dgl"))
     for c in candidates:
         if c and os.access(c, os.X_OK):

@@ -1,0 +1,191 @@
+//! `dgl export --tf --distribute mirrored|multiworker` without TensorFlow: the custom loop of
+//! example 10 is written in its distributed form (strategy scope, strategy.run and reduce, the
+//! dataset distributed, the loss scaled by the global batch), and programs of other shapes are
+//! refused with a spanned error naming the structure needed. tests/export/test_distribute.py
+//! runs the exported scripts under TensorFlow.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn dgl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dgl")).args(args).output().expect("dgl runs")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The example-10 training loop, with `edit` applied to its text, written into `dir`.
+fn variant(dir: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let text = std::fs::read_to_string(root().join("examples/10_digits_distributed.dgl")).unwrap();
+    let path = dir.join(name);
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::copy(root().join("examples/data/digits.csv"), dir.join("data/digits.csv")).unwrap();
+    std::fs::write(&path, edit(&text)).unwrap();
+    path
+}
+
+/// Exports `file` with `--distribute mirrored`; returns (exit code, stderr).
+fn export(file: &Path, out: &Path) -> (i32, String) {
+    let o = dgl(&[
+        "export",
+        "--tf",
+        "--distribute",
+        "mirrored",
+        file.to_str().unwrap(),
+        "-o",
+        out.join("x.py").to_str().unwrap(),
+    ]);
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn example_10_is_written_in_its_distributed_form() {
+    let tmp = tempfile::tempdir().unwrap();
+    for kind in ["mirrored", "multiworker"] {
+        let out = tmp.path().join(kind).join("ex10.py");
+        let o = dgl(&[
+            "export",
+            "--tf",
+            "--distribute",
+            kind,
+            root().join("examples/10_digits_distributed.dgl").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let py = std::fs::read_to_string(&out).unwrap();
+        for part in [
+            &format!("strategy = dgl_tf.make_strategy(\"{kind}\")"),
+            "with strategy.scope():",
+            "    model = nn.Sequential(",
+            "    opt = tf.keras.optimizers.Adam(learning_rate=0.005)",
+            "    dgl_tf.build_optimizer(opt, model.trainable_variables)",
+            "train_ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).batch(GLOBAL_BATCH)",
+            "dist_train_ds = strategy.experimental_distribute_dataset(dgl_tf.sharded_by_data(train_ds))",
+            "def replica_train_step(x, y):",
+            "loss = tf.nn.compute_average_loss(per_example, global_batch_size=GLOBAL_BATCH)",
+            "per_replica = strategy.run(replica_train_step, args=(x, y))",
+            "return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)",
+            "for x, y in dist_train_ds:",
+            "steps = len(train_ds)",
+            "dgl_tf.save_trained_weights(__file__, model)",
+        ] {
+            assert!(py.contains(part), "{kind}: no {part:?} in\n{py}");
+        }
+        // The strategy is made before the program's first TensorFlow operation.
+        assert!(py.find("make_strategy").unwrap() < py.find("dgl_tf.read_csv").unwrap());
+        // The step is no longer DGL's eager function.
+        assert!(!py.contains("@dgl_tf.function"), "{py}");
+        let support = std::fs::read_to_string(tmp.path().join(kind).join("dgl_tf.py")).unwrap();
+        assert!(support.contains("def make_strategy(kind):"));
+    }
+}
+
+#[test]
+fn a_program_without_a_step_is_refused_with_the_structure_needed() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The same training without @function: a plain loop.
+    let file = variant(tmp.path(), "nostep.dgl", |t| t.replace("@function\n", ""));
+    let (code, err) = export(&file, &tmp.path().join("out"));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--distribute needs a training step: a function decorated @function"), "{err}");
+    assert!(err.contains("nostep.dgl:"), "spanned: {err}");
+    // The plain export of the same program works.
+    let o = dgl(&["export", "--tf", file.to_str().unwrap(), "-o", tmp.path().join("plain/x.py").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn a_step_not_called_on_a_dataset_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = variant(tmp.path(), "list.dgl", |t| {
+        t.replace("    for x, y in train_ds:\n", "    for x, y in [(x_train, y_train)]:\n")
+    });
+    let (code, err) = export(&file, &tmp.path().join("out"));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("the call of the step `train_step`"), "{err}");
+    assert!(err.contains("--distribute needs the step to be called on the elements of a batched Dataset"), "{err}");
+    assert!(err.contains("list.dgl:"), "{err}");
+}
+
+#[test]
+fn shuffles_dropout_and_other_losses_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    type Edit = Box<dyn Fn(&str) -> String>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "shuffle.dgl",
+            Box::new(|t| t.replace(".batch(GLOBAL_BATCH)", ".shuffle(100).batch(GLOBAL_BATCH)")),
+            "cannot replay DGL's shuffle on every replica",
+        ),
+        (
+            "dropout.dgl",
+            Box::new(|t| t.replace("nn.Dense(10)])", "nn.Dropout(0.2), nn.Dense(10)])")),
+            "`Dropout` in the model",
+        ),
+        (
+            "maxloss.dgl",
+            Box::new(|t| t.replace("reduce_sum(per_example) / GLOBAL_BATCH", "reduce_max(per_example)")),
+            "--distribute needs the loss as reduce_sum(per_example) / GLOBAL_BATCH or reduce_mean(per_example)",
+        ),
+        (
+            "inside.dgl",
+            Box::new(|t| {
+                t.replace(
+                    "    with GradientTape() as tape:\n",
+                    "    v = Variable(1.0)\n    with GradientTape() as tape:\n",
+                )
+            }),
+            "it is created inside the step; create it before the training loop",
+        ),
+    ];
+    for (name, edit, message) in cases {
+        let file = variant(tmp.path(), name, edit);
+        let (code, err) = export(&file, &tmp.path().join("out"));
+        assert_eq!(code, 1, "{name}: {err}");
+        assert!(err.contains(message), "{name}: {err}");
+        assert!(err.contains(&format!("{name}:")), "{name} spanned: {err}");
+    }
+}
+
+#[test]
+fn a_mean_loss_is_divided_by_the_rows_of_the_whole_global_batch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = variant(tmp.path(), "mean.dgl", |t| {
+        t.replace("reduce_sum(per_example) / GLOBAL_BATCH", "reduce_mean(per_example)")
+    });
+    let (code, err) = export(&file, &tmp.path().join("out"));
+    assert_eq!(code, 0, "{err}");
+    let py = std::fs::read_to_string(tmp.path().join("out/x.py")).unwrap();
+    assert!(
+        py.contains(
+            "loss = tf.nn.compute_average_loss(per_example, global_batch_size=dgl_tf.global_rows(per_example))"
+        ),
+        "{py}"
+    );
+}
+
+#[test]
+fn check_lists_every_refusal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = variant(tmp.path(), "both.dgl", |t| {
+        t.replace(".batch(GLOBAL_BATCH)", ".shuffle(100).batch(GLOBAL_BATCH)")
+            .replace("reduce_sum(per_example) / GLOBAL_BATCH", "reduce_max(per_example)")
+    });
+    let o = dgl(&["export", "--tf", "--check", "--distribute", "multiworker", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("shuffle on every replica") && err.contains("--distribute needs the loss"), "{err}");
+    assert!(err.contains("2 construct(s)"), "{err}");
+}
+
+#[test]
+fn model_fit_is_refused_until_the_exporter_writes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, err) = export(&root().join("examples/11_digits_fit.dgl"), tmp.path());
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("cannot export `Model.fit` under --distribute"), "{err}");
+    assert!(err.contains("write the training as a custom loop"), "{err}");
+    assert!(err.contains("11_digits_fit.dgl:"), "spanned: {err}");
+}
