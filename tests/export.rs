@@ -33,7 +33,7 @@ fn export_writes_the_script_its_support_module_and_requirements() {
     assert!(script.contains("import tensorflow as tf"), "{script}");
     assert!(script.contains("x = tf.Variable(2.0)  # the input"), "{script}");
     assert!(script.contains("# A comment before the code."), "{script}");
-    assert!(script.contains("with tf.GradientTape() as tape:\n    y = x * x\n"), "{script}");
+    assert!(script.contains("with dgl_tf.GradientTape() as tape:\n    y = x * x\n"), "{script}");
     assert!(dir.path().join("out/dgl_tf.py").is_file());
     let req = std::fs::read_to_string(dir.path().join("out/requirements.txt")).unwrap();
     assert!(req.contains("tensorflow-cpu==2.21.0"), "{req}");
@@ -200,7 +200,7 @@ fn the_mapping_table_in_the_docs_is_the_exporters() {
     }
     assert_eq!(current, table, "docs/export.md's mapping table is stale: DGL_BLESS=1 cargo test --test export");
     for line in
-        ["| `reduce_sum` | `dgl_tf.reduce_sum` |", "| `exp` | `tf.exp` |", "| `GradientTape` | `tf.GradientTape` |"]
+        ["| `reduce_sum` | `dgl_tf.reduce_sum` |", "| `exp` | `tf.exp` |", "| `GradientTape` | `dgl_tf.GradientTape` |"]
     {
         assert!(table.contains(line), "{line}");
     }
