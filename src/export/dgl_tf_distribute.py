@@ -43,19 +43,6 @@ def make_strategy(kind):
     return _strategy
 
 
-def _hash_distributed_variables_by_identity():
-    """A strategy's variables (MirroredVariable) hash by identity too, as DGL's Variables do
-    (see _hash_variables_by_identity)."""
-    try:
-        from tensorflow.python.distribute.values import DistributedVariable
-    except ImportError:  # pragma: no cover - TF moved it
-        return
-    DistributedVariable.__hash__ = lambda self: id(self)
-
-
-_hash_distributed_variables_by_identity()
-
-
 def _task_of(strategy):
     """(is the chief, task index). The chief is the task of type 'chief', else worker 0 when
     TF_CONFIG names no chief, else the only process (mirrored, or no TF_CONFIG)."""

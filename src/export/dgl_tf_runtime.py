@@ -308,12 +308,16 @@ def _parameter_names(fn):
 def _hash_variables_by_identity():
     """DGL's Variables are hashable by identity (optimizers key their slots by them); TF's
     refuse hashing because `==` is elementwise. Identity hashing keeps `==` as it is: a dict
-    finds a key by identity before it would compare."""
-    try:
-        from tensorflow.python.ops.resource_variable_ops import BaseResourceVariable
-    except ImportError:  # pragma: no cover - TF moved it
-        return
-    BaseResourceVariable.__hash__ = lambda self: id(self)
+    finds a key by identity before it would compare. A strategy's variables (MirroredVariable,
+    under --distribute) too."""
+    import importlib
+
+    for module, cls in [("tensorflow.python.ops.resource_variable_ops", "BaseResourceVariable"),
+                        ("tensorflow.python.distribute.values", "DistributedVariable")]:
+        try:
+            getattr(importlib.import_module(module), cls).__hash__ = lambda self: id(self)
+        except (ImportError, AttributeError):  # pragma: no cover - TF moved it
+            pass
 
 
 _hash_variables_by_identity()
