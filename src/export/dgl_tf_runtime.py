@@ -403,3 +403,10 @@ class GradientTape(_tf.GradientTape):
         grads = super().gradient(target, sources, output_gradients=output_gradients,
                                  unconnected_gradients=unconnected_gradients)
         return _tf.nest.map_structure(_dense, grads)
+
+
+def tile(input, multiples, name=None):
+    """DGL's tile: an int `multiples` stands for a one-entry list (TF's needs the list)."""
+    if isinstance(multiples, int):
+        multiples = [multiples]
+    return _tf.tile(input, multiples)

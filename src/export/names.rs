@@ -46,6 +46,7 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("open", "dgl_tf.open"),
     ("where", "dgl_tf.where"),
     ("softsign", "dgl_tf.softsign"),
+    ("tile", "dgl_tf.tile"),
     ("softmax_cross_entropy_with_logits", "dgl_tf.softmax_cross_entropy_with_logits"),
     // Dense gradients, as DGL's (TF's gradient of a gather is IndexedSlices).
     ("GradientTape", "dgl_tf.GradientTape"),
