@@ -90,8 +90,6 @@ impl Exporter<'_> {
             self.skip_comments_within(s.span);
             return;
         }
-        let before = self.problems.len();
-        self.current_stmt = Some(s.span);
         if self.distributed_stmt(s) {
             self.comments_within(s.span);
             return;
@@ -277,7 +275,6 @@ impl Exporter<'_> {
                 self.line(&format!("del {}", t.join(", ")));
             }
         }
-        let _ = before;
         self.comments_within(s.span);
     }
 

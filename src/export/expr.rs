@@ -362,12 +362,7 @@ impl Exporter<'_> {
         }
         match names::builtin(n) {
             Some(Mapping::Python) | None => n.to_string(),
-            Some(Mapping::Expr(e)) => {
-                if e.starts_with("dgl_tf.") {
-                    self.uses_support = true;
-                }
-                e
-            }
+            Some(Mapping::Expr(e)) => e,
             Some(Mapping::Refused(nearest)) => {
                 self.refuse(span, format!("`{n}` (DGL only)"), nearest);
                 n.to_string()
@@ -454,7 +449,6 @@ impl Exporter<'_> {
         }
         if name == "name" {
             // A Variable's name without TF's `:0` suffix, as DGL shows it.
-            self.uses_support = true;
             return format!("dgl_tf.name({})", self.expr(obj));
         }
         format!("{}.{name}", self.expr_at(obj, ATOM))
@@ -466,7 +460,6 @@ impl Exporter<'_> {
         if let ExprKind::Attr(obj, m) = &f.kind {
             let m = m.name();
             if matches!(&*m, "item" | "numpy" | "tolist") && args.is_empty() {
-                self.uses_support = true;
                 return format!("dgl_tf.{m}({})", self.expr(obj));
             }
         }

@@ -60,7 +60,6 @@ pub struct Exporter<'a> {
     scopes: Vec<(HashSet<String>, bool)>,
     pub class_depth: usize,
     pub problems: Vec<Problem>,
-    pub uses_support: bool,
     pub in_fstring: bool,
     /// Statements left out (their start offsets), with `--drop-inspection`.
     pub dropped: HashSet<u32>,
@@ -68,7 +67,6 @@ pub struct Exporter<'a> {
     pub tapes: HashSet<String>,
     /// The modules imported: (name, is DGL's stdlib).
     pub imports: Vec<(String, bool)>,
-    pub current_stmt: Option<Span>,
     /// The stdlib modules of the lazily loaded builtins the file uses (`Module`: `_module`).
     pub lazy: Vec<String>,
     /// Names bound by `import tensorflow as tf` (or numpy) to a module of the import
@@ -104,12 +102,10 @@ impl<'a> Exporter<'a> {
             scopes: vec![],
             class_depth: 0,
             problems: vec![],
-            uses_support: false,
             in_fstring: false,
             dropped: HashSet::new(),
             tapes: HashSet::new(),
             imports: vec![],
-            current_stmt: None,
             lazy: vec![],
             fn_depth: 0,
             py_modules: vec![],

@@ -4,7 +4,7 @@
 //! statements `--drop-inspection` leaves out are skipped here too, so this run's stdout is
 //! what the exported script must print.
 
-use crate::tensor::{Array, DType};
+use crate::tensor::Array;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -42,12 +42,11 @@ pub fn run(path: &Path, text: &str, skip: &HashSet<u32>) -> Result<Recorded, Str
             .into_iter()
             .map(|(op, t)| {
                 let shape = t.shape().to_vec();
-                let values = match (&*t.data, t.dtype()) {
-                    (Array::F32(a), _) => Values::F32(a.iter().copied().collect()),
-                    (Array::F64(a), _) => Values::F64(a.iter().copied().collect()),
-                    (Array::I64(a), _) => Values::I64(a.iter().copied().collect()),
-                    (Array::Bool(a), DType::Bool) => Values::Bool(a.iter().copied().collect()),
-                    (Array::Bool(a), _) => Values::Bool(a.iter().copied().collect()),
+                let values = match &*t.data {
+                    Array::F32(a) => Values::F32(a.iter().copied().collect()),
+                    Array::F64(a) => Values::F64(a.iter().copied().collect()),
+                    Array::I64(a) => Values::I64(a.iter().copied().collect()),
+                    Array::Bool(a) => Values::Bool(a.iter().copied().collect()),
                 };
                 Draw { op, shape, values }
             })
