@@ -80,6 +80,24 @@ fn a_refusal_is_a_spanned_error_naming_the_construct_and_writes_nothing() {
 }
 
 #[test]
+fn an_import_cycle_is_refused_at_the_import_that_closes_it() {
+    // main -> a -> b -> c -> a: the span is c's `import a`, the edge that closes the cycle,
+    // whichever file holds it.
+    let dir = tempfile::tempdir().unwrap();
+    let main = write(dir.path(), "main.dgl", "import helper\nimport a\nprint(a.x)\n");
+    write(dir.path(), "helper.dgl", "y = 1\n");
+    write(dir.path(), "a.dgl", "import b\nx = 1\n");
+    write(dir.path(), "b.dgl", "# b\nimport helper\nimport c\n");
+    write(dir.path(), "c.dgl", "z = 2\n\nimport a\n");
+    let out = dgl(&["export", "--tf", main.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot export an import cycle (a -> b -> c -> a)"), "{err}");
+    assert!(err.contains("c.dgl:3:1"), "the span is c's import: {err}");
+    assert!(!dir.path().join("main.py").exists(), "nothing is written");
+}
+
+#[test]
 fn check_lists_every_construct_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let src = write(dir.path(), "insp.dgl", INSPECTING);

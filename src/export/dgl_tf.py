@@ -470,6 +470,11 @@ def _repr(x):
 def _container_repr(x):
     if isinstance(x, list):
         return "[" + ", ".join(_repr(v) for v in x) + "]"
+    if isinstance(x, tuple) and hasattr(type(x), "_fields"):
+        # TF's named results (top_k's TopKV2, slogdet's LogMatrixDeterminant, unique's
+        # Unique) print as DGL's named tuples do: Name(field=value, ...).
+        fields = ", ".join(f"{f}={_repr(v)}" for f, v in zip(type(x)._fields, x))
+        return f"{type(x).__name__}({fields})"
     if isinstance(x, tuple):
         if len(x) == 1:
             return f"({_repr(x[0])},)"
@@ -923,6 +928,43 @@ def _float_arg(v, what):
     if arr is not None and arr.size == 1:
         return float(arr.reshape(()).item())
     raise TypeError(f"range_tensor() argument '{what}' must be a number, not {_type_name(v)}")
+
+
+def fill(dims, value, dtype=None, name=None):
+    """`fill(dims, value, dtype=None)` with DGL's dtypes: a Python int fills int64 (TF's
+    fill: int32), a bool bool, a float float32, a scalar tensor keeps its dtype; `dtype`
+    (which TF's fill lacks) casts the value first."""
+    if dtype is not None or _is_tensor(value) or _is_variable(value):
+        value = constant(value, dtype)
+    elif isinstance(value, bool):
+        value = tf.constant(value)
+    elif _is_int(value):
+        value = tf.constant(value, tf.int64)
+    elif isinstance(value, float):
+        value = tf.constant(value, tf.float32)
+    return tf.fill(dims, value)
+
+
+def rank(input, out_type=None, name=None):
+    """`rank(input, out_type=None)`: DGL's rank is int64 whatever `out_type` says (TF's is
+    int32, and TF's rank has no `out_type`)."""
+    return tf.cast(tf.rank(input), tf.int64)
+
+
+def map_fn(fn, elems, fallback_to_while_loop=None, dtype=None, fn_output_signature=None,
+           parallel_iterations=None, name=None):
+    """tf.map_fn; DGL also accepts vectorized_map's `fallback_to_while_loop`, which has no
+    meaning here."""
+    return tf.map_fn(fn, elems, dtype=dtype, fn_output_signature=fn_output_signature,
+                     parallel_iterations=parallel_iterations)
+
+
+def vectorized_map(fn, elems, fallback_to_while_loop=None, dtype=None, fn_output_signature=None,
+                   parallel_iterations=None, name=None):
+    """tf.vectorized_map; DGL also accepts map_fn's `dtype`, `fn_output_signature` and
+    `parallel_iterations`, which it ignores, as here."""
+    kwargs = {} if fallback_to_while_loop is None else {"fallback_to_while_loop": fallback_to_while_loop}
+    return tf.vectorized_map(fn, elems, **kwargs)
 
 
 def range_tensor(start, limit=None, delta=1, dtype=None):

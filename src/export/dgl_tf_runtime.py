@@ -266,11 +266,11 @@ def custom_gradient(f):
     return g
 
 
-def round(x, ndigits=None):
+def round(number, ndigits=None):
     """DGL's round: Python's for numbers, TF's (half to even) elementwise for tensors."""
-    if isinstance(x, (_tf.Tensor, _tf.Variable)):
-        return _tf.round(x)
-    return builtins.round(x) if ndigits is None else builtins.round(x, ndigits)
+    if isinstance(number, (_tf.Tensor, _tf.Variable)):
+        return _tf.round(number)
+    return builtins.round(number) if ndigits is None else builtins.round(number, ndigits)
 
 
 def _wide(x):
@@ -345,10 +345,10 @@ def where(condition, x=None, y=None, name=None):
     return _tf.where(c, x, y)
 
 
-def softsign(x):
-    """x / (1 + |x|), written with ops every order of derivative goes through (TF registers
-    no gradient for SoftsignGrad, so its second derivative fails)."""
-    return x / (1 + _tf.abs(x))
+def softsign(features, name=None):
+    """features / (1 + |features|), written with ops every order of derivative goes through
+    (TF registers no gradient for SoftsignGrad, so its second derivative fails)."""
+    return features / (1 + _tf.abs(features))
 
 
 # Every Variable the program creates, in creation order (for save_variables). The creator
@@ -403,6 +403,46 @@ class GradientTape(_tf.GradientTape):
         grads = super().gradient(target, sources, output_gradients=output_gradients,
                                  unconnected_gradients=unconnected_gradients)
         return _tf.nest.map_structure(_dense, grads)
+
+
+def _window_pair(value, data_format):
+    """A strides/dilations argument as the (height, width) pair: an int, 1, 2 or 4 entries."""
+    if isinstance(value, int):
+        return value, value
+    value = [int(v) for v in value]
+    if len(value) == 1:
+        return value[0], value[0]
+    if len(value) == 2:
+        return value[0], value[1]
+    return (value[1], value[2]) if data_format == "NHWC" else (value[2], value[3])
+
+
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+    """tf.nn.conv2d, except where the window is larger than the VALID (or explicitly padded)
+    input by less than one stride: the output then has a zero-sized spatial axis, as DGL and
+    TF's reference kernel give, while TF's oneDNN kernel returns a tensor of the wrong shape.
+    The empty result stays connected to both inputs (zero gradients)."""
+    kwargs = {"data_format": data_format, "dilations": dilations}
+    if isinstance(padding, str) and padding.upper() == "SAME":
+        return _tf.nn.conv2d(input, filters, strides, padding, **kwargs)
+    x, w = _tf.convert_to_tensor(input), _tf.convert_to_tensor(filters)
+    axes = (1, 2) if data_format == "NHWC" else (2, 3)
+    stride = _window_pair(strides, data_format)
+    dilation = _window_pair(1 if dilations is None else dilations, data_format)
+    out = []
+    for i, axis in enumerate(axes):
+        size = int(x.shape[axis])
+        if not isinstance(padding, str):
+            size += int(padding[axis][0]) + int(padding[axis][1])
+        reach = (int(w.shape[i]) - 1) * dilation[i] + 1
+        out.append((size - reach + stride[i]) // stride[i])
+    if min(out) != 0:
+        return _tf.nn.conv2d(input, filters, strides, padding, **kwargs)
+    shape = [int(x.shape[0])] + out + [int(w.shape[3])]
+    if data_format != "NHWC":
+        shape = [shape[0], shape[3], shape[1], shape[2]]
+    connected = _tf.reduce_sum(_tf.reshape(x, [-1])[:0]) + _tf.reduce_sum(_tf.reshape(w, [-1])[:0])
+    return _tf.zeros(shape, x.dtype) + connected
 
 
 def tile(input, multiples, name=None):

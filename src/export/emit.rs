@@ -81,7 +81,11 @@ impl Exporter<'_> {
 
     pub fn stmt(&mut self, s: &Stmt) {
         self.comments_before(s.span.start);
-        if self.blank_before(s) && !self.out.is_empty() && !self.out.ends_with("\n\n") && !self.out.ends_with(":\n") {
+        if super::blank_line_before(self.src, s.span.start as usize)
+            && !self.out.is_empty()
+            && !self.out.ends_with("\n\n")
+            && !self.out.ends_with(":\n")
+        {
             self.out.push('\n');
         }
         if self.dropped.contains(&s.span.start) {
@@ -283,15 +287,6 @@ impl Exporter<'_> {
         while self.comments.get(self.next_comment).is_some_and(|c| c.pos < end) {
             self.next_comment += 1;
         }
-    }
-
-    /// Whether a blank line stood before the statement in the source (kept for readability).
-    fn blank_before(&self, s: &Stmt) -> bool {
-        let head = &self.src[..s.span.start as usize];
-        let head = head.trim_end_matches([' ', '\t']);
-        let Some(head) = head.strip_suffix('\n') else { return false };
-        let prev = head.rsplit('\n').next().unwrap_or("");
-        prev.trim().is_empty() && !head.is_empty()
     }
 
     pub(super) fn indented(&mut self, body: &[Stmt]) {

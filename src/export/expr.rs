@@ -464,18 +464,28 @@ impl Exporter<'_> {
             }
         }
         let callee = self.expr_at(f, ATOM);
-        let args = self.call_args(args);
+        let args = self.call_args_renamed(args, names::keyword_renames(&callee));
         format!("{callee}({args})")
     }
 
     /// The arguments of a call, as Python text between its parentheses.
     pub(super) fn call_args(&mut self, args: &[Arg]) -> String {
+        self.call_args_renamed(args, &[])
+    }
+
+    /// [`Self::call_args`], with the keywords the called TF op spells differently renamed
+    /// (`(DGL's, TF's)` pairs).
+    fn call_args_renamed(&mut self, args: &[Arg], renames: &[(&str, &str)]) -> String {
         let parts: Vec<String> = args
             .iter()
             .map(|a| match a {
                 Arg::Pos(x) => self.expr(x),
                 Arg::Star(x) => format!("*{}", self.expr_at(x, ATOM)),
-                Arg::Kw(k, x) => format!("{}={}", k.name(), self.expr(x)),
+                Arg::Kw(k, x) => {
+                    let k = k.name();
+                    let k = renames.iter().find(|(d, _)| **d == *k).map_or(&*k, |(_, t)| t);
+                    format!("{k}={}", self.expr(x))
+                }
                 Arg::StarStar(x) => format!("**{}", self.expr_at(x, ATOM)),
             })
             .collect();

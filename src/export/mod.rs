@@ -65,8 +65,8 @@ pub struct Exporter<'a> {
     pub dropped: HashSet<u32>,
     /// Names bound by `with GradientTape() as t` or `t = GradientTape()`.
     pub tapes: HashSet<String>,
-    /// The modules imported: (name, is DGL's stdlib).
-    pub imports: Vec<(String, bool)>,
+    /// The modules imported: (name, is DGL's stdlib, the span of its first import).
+    pub imports: Vec<(String, bool, Span)>,
     /// The stdlib modules of the lazily loaded builtins the file uses (`Module`: `_module`).
     pub lazy: Vec<String>,
     /// Names bound by `import tensorflow as tf` (or numpy) to a module of the import
@@ -182,8 +182,8 @@ impl<'a> Exporter<'a> {
         let preinstalled = name == "linalg";
         let user = !preinstalled && self.dir.join(format!("{}.dgl", name.replace('.', "/"))).is_file();
         let stdlib = !user && crate::runtime::import::STDLIB.iter().any(|(n, _)| *n == name);
-        if !self.imports.iter().any(|(n, _)| *n == name) && (user || stdlib) {
-            self.imports.push((name.clone(), stdlib));
+        if !self.imports.iter().any(|(n, ..)| *n == name) && (user || stdlib) {
+            self.imports.push((name.clone(), stdlib, span));
         }
         match name.as_str() {
             _ if user => name,
@@ -237,15 +237,7 @@ fn comments(src: &str) -> Vec<Comment> {
             let start = offset + i;
             let end = gap[start..].find('\n').map(|e| start + e).unwrap_or(gap.len());
             let text = gap[start..end].trim_end().to_string();
-            let before = &src[..a + start];
-            let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-            let own_line = src[line_start..a + start].trim().is_empty();
-            let blank_before = own_line && {
-                let head = &src[..line_start];
-                let head = head.strip_suffix('\n').unwrap_or(head);
-                let prev = head.rsplit('\n').next().unwrap_or("");
-                line_start > 0 && prev.trim().is_empty()
-            };
+            let blank_before = blank_line_before(src, a + start);
             // An own-line comment belongs before what follows it; a trailing one to its line.
             out.push(Comment { pos: (a + start) as u32, text, blank_before });
             offset = end;
@@ -255,6 +247,17 @@ fn comments(src: &str) -> Vec<Comment> {
         }
     }
     out
+}
+
+/// Whether `offset` starts its line (only blanks before it) and a blank line stands above
+/// it: the blank lines the export keeps before comments and statements.
+fn blank_line_before(src: &str, offset: usize) -> bool {
+    let line_start = src[..offset].rfind('\n').map_or(0, |i| i + 1);
+    if line_start == 0 || !src[line_start..offset].trim().is_empty() {
+        return false;
+    }
+    let above = src[..line_start - 1].rsplit('\n').next().unwrap_or("");
+    above.trim().is_empty()
 }
 
 /// What `dgl export` was asked for.
@@ -290,7 +293,7 @@ pub struct Translated {
     pub python: String,
     pub problems: Vec<Problem>,
     pub dropped: HashSet<u32>,
-    pub imports: Vec<(String, bool)>,
+    pub imports: Vec<(String, bool, Span)>,
 }
 
 /// Where the lines a translation decides last go: the stdlib modules DGL's lazily loaded
@@ -341,8 +344,8 @@ pub fn translate_distributed(
     let mut prologue: String = ex.py_modules.iter().map(|m| format!("import {m}\n")).collect();
     prologue.extend(ex.lazy.iter().map(|m| format!("import dgl_stdlib.{m}\n")));
     for m in &ex.lazy {
-        if !ex.imports.iter().any(|(n, _)| n == m) {
-            ex.imports.push((m.clone(), true));
+        if !ex.imports.iter().any(|(n, ..)| n == m) {
+            ex.imports.push((m.clone(), true, Span::new(0, 0)));
         }
     }
     if main {
@@ -383,9 +386,8 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
     let mut done: HashSet<String> = HashSet::new();
     // Which user module imports which: DGL refuses an import cycle at run time (a
     // RuntimeError), where Python would run the half-initialised modules.
-    let mut graph: Vec<(String, Vec<String>)> =
-        vec![(String::new(), main_t.imports.iter().filter(|(_, s)| !s).map(|(n, _)| n.clone()).collect())];
-    while let Some((name, stdlib)) = pending.pop() {
+    let mut graph = vec![ImportNode { module: String::new(), file: display.clone(), imports: user_imports(&main_t) }];
+    while let Some((name, stdlib, _)) = pending.pop() {
         if !done.insert(name.clone()) {
             continue;
         }
@@ -401,17 +403,17 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
         };
         let t = translate(&src, &shown, dir, false, false)?;
         if !stdlib {
-            graph.push((name.clone(), t.imports.iter().filter(|(_, s)| !s).map(|(n, _)| n.clone()).collect()));
+            graph.push(ImportNode { module: name.clone(), file: shown.clone(), imports: user_imports(&t) });
         }
         problems.extend(t.problems);
         pending.extend(t.imports);
         let out = if stdlib { format!("dgl_stdlib/{name}.py") } else { format!("{}.py", name.replace('.', "/")) };
         files.push((out, t.python));
     }
-    if let Some(cycle) = import_cycle(&graph) {
+    if let Some((cycle, file, span)) = import_cycle(&graph) {
         problems.push(Problem {
-            file: display.clone(),
-            span: Span::new(0, text.find('\n').unwrap_or(text.len())),
+            file,
+            span,
             construct: format!("an import cycle ({})", cycle.join(" -> ")),
             nearest: "DGL stops it with a RuntimeError, Python would run the modules half-initialised".into(),
         });
@@ -571,24 +573,36 @@ fn foreign_module(name: &str) -> Option<String> {
     }
 }
 
-/// A cycle among the user's modules (`a -> b -> a`), if the import graph has one.
-fn import_cycle(graph: &[(String, Vec<String>)]) -> Option<Vec<String>> {
-    fn visit(n: &str, graph: &[(String, Vec<String>)], path: &mut Vec<String>) -> Option<Vec<String>> {
-        if let Some(i) = path.iter().position(|p| p == n) {
-            let mut cycle = path[i..].to_vec();
-            cycle.push(n.to_string());
-            return Some(cycle);
-        }
+/// A file of the user's program (the script is module `""`) and the user modules it imports,
+/// each with the span of its import statement.
+struct ImportNode {
+    module: String,
+    file: String,
+    imports: Vec<(String, Span)>,
+}
+
+fn user_imports(t: &Translated) -> Vec<(String, Span)> {
+    t.imports.iter().filter(|(_, stdlib, _)| !stdlib).map(|(n, _, span)| (n.clone(), *span)).collect()
+}
+
+/// A cycle among the user's modules (`a -> b -> a`), if the import graph has one, with the
+/// file and span of the import that closes it.
+fn import_cycle(graph: &[ImportNode]) -> Option<(Vec<String>, String, Span)> {
+    fn visit(n: &str, graph: &[ImportNode], path: &mut Vec<String>) -> Option<(Vec<String>, String, Span)> {
+        let node = graph.iter().find(|g| g.module == n)?;
         path.push(n.to_string());
-        let next = graph.iter().find(|(m, _)| m == n).map(|(_, e)| e.clone()).unwrap_or_default();
-        for m in next {
-            if let Some(c) = visit(&m, graph, path) {
-                return Some(c);
+        for (m, span) in &node.imports {
+            if let Some(i) = path.iter().position(|p| p == m) {
+                let mut cycle = path[i..].to_vec();
+                cycle.push(m.clone());
+                return Some((cycle, node.file.clone(), *span));
+            }
+            if let Some(found) = visit(m, graph, path) {
+                return Some(found);
             }
         }
         path.pop();
         None
     }
-    let roots = graph.first()?.1.clone();
-    roots.iter().find_map(|r| visit(r, graph, &mut vec![]))
+    visit("", graph, &mut vec![])
 }

@@ -5,6 +5,19 @@
 
 use crate::help::entries::Registry;
 
+/// (DGL's keyword, TF's keyword) pairs.
+type Renames = &'static [(&'static str, &'static str)];
+
+/// Keyword arguments a TF op spells differently from the DGL builtin it exports: the op's
+/// exported name, then (DGL's keyword, TF's keyword) pairs.
+const KEYWORD_RENAMES: &[(&str, Renames)] =
+    &[("tf.nn.relu", &[("x", "features")]), ("tf.math.softplus", &[("x", "features")])];
+
+/// The keyword renames of a call of `callee` (its exported text), none for most.
+pub fn keyword_renames(callee: &str) -> Renames {
+    KEYWORD_RENAMES.iter().find(|(c, _)| *c == callee).map_or(&[], |(_, r)| r)
+}
+
 /// The exported form of a builtin name.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Mapping {
@@ -23,6 +36,12 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("constant", "dgl_tf.constant"),
     ("convert_to_tensor", "dgl_tf.constant"),
     ("range_tensor", "dgl_tf.range_tensor"),
+    // Arguments TF's op lacks (dtype=, out_type=, the other mapping op's options), and
+    // DGL's dtypes for fill and rank.
+    ("fill", "dgl_tf.fill"),
+    ("rank", "dgl_tf.rank"),
+    ("map_fn", "dgl_tf.map_fn"),
+    ("vectorized_map", "dgl_tf.vectorized_map"),
     // Paths relative to the script's folder (LANGUAGE.md §4), through NumPy.
     ("read_csv", "dgl_tf.read_csv"),
     ("load_npy", "dgl_tf.load_npy"),
@@ -47,6 +66,8 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("where", "dgl_tf.where"),
     ("softsign", "dgl_tf.softsign"),
     ("tile", "dgl_tf.tile"),
+    // TF's oneDNN conv2d gives a wrong shape where the VALID output is empty.
+    ("conv2d", "dgl_tf.conv2d"),
     ("softmax_cross_entropy_with_logits", "dgl_tf.softmax_cross_entropy_with_logits"),
     // Dense gradients, as DGL's (TF's gradient of a gather is IndexedSlices).
     ("GradientTape", "dgl_tf.GradientTape"),

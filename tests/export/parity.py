@@ -46,17 +46,20 @@ def cases(only, extra=()):
 #   so what TF and DGL compute is float32 noise (1e-7) of either sign, and Adam turns the sign
 #   of noise into a full step of the learning rate. The training losses agree to 6 digits;
 #   the BatchNorm moving means, which follow that bias, differ by up to 15% after 30 epochs.
-LOOSE = {"examples/07_digits_cnn.dgl": 1e-2, "examples/09_tf_guide.dgl": 0.2}
+# - tests/autodiff/dropout_recompute.dgl: its last lines are second derivatives through
+#   tanh at |h| near 4, where tanh' = 1 - tanh^2 ~ 1e-3 cancels: float32 rounding alone moves
+#   them by ~1e-4 relative. Against the float64 values (the exported script rerun in
+#   float64), DGL's are off by 3.7e-5 and 5e-6 relative, TF's by 1.1e-4 and 1.1e-5.
+LOOSE = {
+    "examples/07_digits_cnn.dgl": 1e-2,
+    "examples/09_tf_guide.dgl": 0.2,
+    "tests/autodiff/dropout_recompute.dgl": 2e-4,
+}
 
 
 # Exports known to differ from DGL, each an open defect of the exporter (listed in the run's
 # summary, never counted as equal; a case that starts to pass must be taken off this list).
-KNOWN = {
-    "tests/tensor/conv_pool.dgl": "conv2d with a window larger than the VALID input: TF's shape is not DGL's (1, 0, 4, 3)",
-    "tests/tensor/linalg.dgl": "linalg.slogdet: DGL's result is a named tuple (LogMatrixDeterminant(sign=..., ...)), TF's a plain one",
-    "tests/tfstyle/numpy_style.dgl": "np.arange through DGL's NumPy adapter passes dtype= to a TF op that takes none",
-    "tests/autodiff/dropout_recompute.dgl": "a gradient through dropout under recompute differs in its 5th digit (float32 order)",
-}
+KNOWN = {}
 
 
 def same_text(expected, actual, rel=2e-5):

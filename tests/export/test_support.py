@@ -808,5 +808,93 @@ class PythonOnlyValues(unittest.TestCase):
             self.assertEqual(dgl_tf.repr(dgl_tf.load_npy(os.path.join(tmp, "x.npy"))), "tensor([1.0, 2.0])")
 
 
+def export_support(folder):
+    """The support module as exported scripts get it (dgl_tf.py with the runtime parts),
+    written by exporting an empty program into `folder`; returns the imported module."""
+    import importlib.util
+
+    src = os.path.join(folder, "empty.dgl")
+    with open(src, "w") as f:
+        f.write("pass\n")
+    out = os.path.join(folder, "empty.py")
+    subprocess.run([DGL, "export", "--tf", src, "-o", out], check=True, capture_output=True, timeout=120)
+    spec = importlib.util.spec_from_file_location("dgl_tf_exported", os.path.join(folder, "dgl_tf.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def signature_mismatches(support, rows):
+    """For each (DGL builtin, exported expression) of the mapping table, the DGL parameters
+    (from the `## name(...)` lines of src/help/*.md) that the exported callable does not
+    accept by name (after the exporter's keyword renames in src/export/names.rs)."""
+    import inspect
+    import re
+
+    help_sigs = {}
+    for name in sorted(os.listdir(os.path.join(ROOT, "src", "help"))):
+        with open(os.path.join(ROOT, "src", "help", name), encoding="utf-8") as f:
+            for m in re.finditer(r"^## ([\w.]+)\((.*)\)\s*$", f.read(), re.M):
+                help_sigs.setdefault(m.group(1), m.group(2))
+    with open(os.path.join(ROOT, "src", "export", "names.rs"), encoding="utf-8") as f:
+        names_rs = f.read()
+    renames = {}
+    for callee, pairs in re.findall(r'\("([\w.]+)", &\[((?:\("\w+", "\w+"\),? ?)+)\]\)', names_rs):
+        renames[callee] = dict(re.findall(r'\("(\w+)", "(\w+)"\)', pairs))
+    found = []
+    for name, expr in rows:
+        root, _, rest = expr.partition(".")
+        if root not in ("tf", "dgl_tf") or name not in help_sigs:
+            continue
+        target = tf if root == "tf" else support
+        for part in rest.split("."):
+            target = getattr(target, part)
+        try:
+            params = inspect.signature(target).parameters
+        except (TypeError, ValueError):
+            continue
+        if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+            continue
+        depth, current, dgl_params = 0, "", []
+        for ch in help_sigs[name] + ",":
+            depth += ch in "([{"
+            depth -= ch in ")]}"
+            if ch == "," and depth == 0:
+                dgl_params.append(current.split("=")[0].strip().lstrip("*"))
+                current = ""
+            else:
+                current += ch
+        renamed = renames.get(expr, {})
+        missing = [p for p in dgl_params if p not in ("", "/") and renamed.get(p, p) not in params]
+        if missing:
+            found.append((name, expr, missing))
+    return found
+
+
+class Signatures(unittest.TestCase):
+    """Every argument a DGL builtin takes by name, its exported form takes too: a call with
+    `dtype=` (fill), `out_type=` (rank) or `x=` (relu, whose TF op says `features=`) must not
+    break the script. The table is docs/export.md's, which tests/export.rs keeps equal to
+    src/export/names.rs."""
+
+    def rows(self):
+        import re
+
+        with open(os.path.join(ROOT, "docs", "export.md"), encoding="utf-8") as f:
+            return re.findall(r"^\| `([\w.]+)` \| `([\w.]+)` \|", f.read(), re.M)
+
+    def test_exported_forms_take_the_dgl_arguments(self):
+        rows = self.rows()
+        self.assertGreater(len(rows), 150)
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertEqual(signature_mismatches(export_support(tmp), rows), [])
+
+    def test_a_mismatch_is_caught(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            support = export_support(tmp)
+        found = signature_mismatches(support, [("fill", "tf.fill"), ("relu", "tf.nn.relu"), ("abs", "tf.abs")])
+        self.assertEqual(found, [("fill", "tf.fill", ["dtype"])])
+
+
 if __name__ == "__main__":
     unittest.main()
