@@ -43,6 +43,7 @@ Known differences from DGL that this module cannot remove:
 """
 
 import builtins
+import collections.abc
 import decimal
 import io
 import math
@@ -62,6 +63,7 @@ __all__ = [
 ]
 
 _py_str = builtins.str
+_py_set = builtins.set
 _py_repr = builtins.repr
 _py_format = builtins.format
 
@@ -282,7 +284,7 @@ def _str_repr(s):
 
 
 # Containers being printed, by id: a container inside itself prints as `[...]`.
-_printing = set()
+_printing = _py_set()
 
 
 _LIBRARIES = ("builtins", "tensorflow", "keras", "numpy")
@@ -378,7 +380,7 @@ def _repr(x):
         return x.value
     if x is None or x is True or x is False:
         return _py_str(x)
-    if isinstance(x, (list, tuple, dict, set, frozenset)):
+    if isinstance(x, (list, tuple, dict, _py_set, frozenset, set)):
         key = id(x)
         if key in _printing:
             return "{...}" if isinstance(x, dict) else "[...]"
@@ -499,6 +501,94 @@ class _StrType(type):
 
     def __getattr__(cls, name):
         return getattr(_py_str, name)
+
+
+class set(collections.abc.MutableSet):
+    """DGL's set: its elements keep the order they were first added in, so it iterates and
+    prints as DGL's does (a Python set goes by hash order). Exported set displays,
+    comprehensions and `set(...)` calls make these. As in DGL, `pop()` takes the oldest
+    element, and an operator's result holds the left operand's elements (in its order),
+    then the right one's new ones. Equal to any set with the same elements."""
+
+    __slots__ = ("_items",)
+    __hash__ = None
+
+    def __init__(self, iterable=()):
+        self._items = dict.fromkeys(iterable)
+
+    @classmethod
+    def _from_iterable(cls, iterable):
+        return cls(iterable)
+
+    def __contains__(self, x):
+        return x in self._items
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self):
+        return len(self._items)
+
+    def add(self, elem):
+        self._items.setdefault(elem)
+
+    def discard(self, elem):
+        self._items.pop(elem, None)
+
+    def remove(self, elem):
+        if elem not in self._items:
+            raise KeyError(elem)
+        del self._items[elem]
+
+    def pop(self):
+        if not self._items:
+            raise KeyError("pop from an empty set")
+        elem = next(iter(self._items))
+        del self._items[elem]
+        return elem
+
+    def clear(self):
+        self._items.clear()
+
+    def copy(self):
+        return set(self)
+
+    def update(self, *others):
+        for other in others:
+            self._items.update(dict.fromkeys(other))
+
+    def union(self, *others):
+        out = self.copy()
+        out.update(*others)
+        return out
+
+    def intersection(self, *others):
+        others = [o if isinstance(o, collections.abc.Set) else _py_set(o) for o in others]
+        return set(x for x in self if all(x in o for o in others))
+
+    def difference(self, *others):
+        others = [o if isinstance(o, collections.abc.Set) else _py_set(o) for o in others]
+        return set(x for x in self if not any(x in o for o in others))
+
+    def symmetric_difference(self, other):
+        return self ^ set(other)
+
+    def issubset(self, other):
+        return self <= set(other)
+
+    def issuperset(self, other):
+        return self >= set(other)
+
+    def isdisjoint(self, other):
+        return not any(x in self for x in other)
+
+    def __and__(self, other):
+        if not isinstance(other, collections.abc.Set):
+            return NotImplemented
+        return set(x for x in self if x in other)
+
+    def __repr__(self):
+        return _repr(self)
 
 
 class str(metaclass=_StrType):

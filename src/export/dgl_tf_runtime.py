@@ -119,7 +119,7 @@ def _is_tensor(x):
 def _codes_reached(f):
     """The code objects f runs: its own, the nested ones (lambdas, comprehensions), and those
     of the functions of its module it names, transitively (a helper f calls)."""
-    codes, todo, seen = [], [f.__code__], set()
+    codes, todo, seen = [], [f.__code__], builtins.set()
     while todo:
         code = todo.pop()
         if id(code) in seen:

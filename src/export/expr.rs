@@ -114,7 +114,8 @@ impl Exporter<'_> {
                 1 => format!("({},)", self.expr(&items[0])),
                 _ => format!("({})", self.list(items)),
             },
-            ExprKind::Set(items) => format!("{{{}}}", self.list(items)),
+            // DGL's sets keep insertion order (Python's print in hash order): dgl_tf.set.
+            ExprKind::Set(items) => format!("dgl_tf.set([{}])", self.list(items)),
             ExprKind::Dict(pairs) => {
                 let parts: Vec<String> =
                     pairs.iter().map(|(k, v)| format!("{}: {}", self.expr(k), self.expr(v))).collect();
@@ -202,7 +203,8 @@ impl Exporter<'_> {
                 self.pop_scope();
                 match kind {
                     CompKind::List => format!("[{elt_text}{tail}]"),
-                    CompKind::Set | CompKind::Dict(_) => format!("{{{elt_text}{tail}}}"),
+                    CompKind::Set => format!("dgl_tf.set({elt_text}{tail})"),
+                    CompKind::Dict(_) => format!("{{{elt_text}{tail}}}"),
                 }
             }
         };

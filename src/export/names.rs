@@ -64,6 +64,8 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("argv", "dgl_tf.argv"),
     ("open", "dgl_tf.open"),
     ("where", "dgl_tf.where"),
+    // Sets in insertion order, as DGL's (a Python set iterates and prints in hash order).
+    ("set", "dgl_tf.set"),
     ("softsign", "dgl_tf.softsign"),
     ("tile", "dgl_tf.tile"),
     // TF's oneDNN conv2d gives a wrong shape where the VALID output is empty.
