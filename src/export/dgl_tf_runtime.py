@@ -29,6 +29,11 @@ def load_draws(path):
 
 def _draw(op, shape=None):
     """The next tensor DGL's run drew, which must have come from op (and have shape)."""
+    return _tf.constant(_drawn(op, shape))
+
+
+def _drawn(op, shape=None):
+    """The next value DGL's run drew (a NumPy array), which must have come from op."""
     global _next_draw
     if _draws is None:
         raise RuntimeError(f"{op}: this script has no recorded random numbers (export it again)")
@@ -41,7 +46,65 @@ def _draw(op, shape=None):
     _next_draw += 1
     if shape is not None and tuple(int(d) for d in shape) != tuple(value.shape):
         raise RuntimeError(f"{op}: shape {tuple(shape)} differs from the DGL run's {tuple(value.shape)}")
-    return _tf.constant(value)
+    return value
+
+
+def _python_random():
+    """The module `dgl_tf_random`, what `import random` becomes: DGL's `random` functions
+    replaying the numbers the DGL run drew (DGL's generator is not CPython's). Each
+    function first checks its arguments as CPython's does (the same errors for an empty
+    range or sequence), on a generator of its own whose numbers are thrown away."""
+    import random as py_random
+
+    check = py_random.Random(0)
+    m = _types.ModuleType("dgl_tf_random", _python_random.__doc__)
+
+    def seed(a=None, version=2):
+        """Seeding is part of the recorded draws: nothing to do."""
+        if a is not None and not isinstance(a, (int, float, builtins.str)):
+            raise TypeError(f"The only supported seed types are: None, int, float, str, not {type(a).__name__}")
+
+    def random():
+        return float(_drawn("random.random"))
+
+    def uniform(a, b):
+        check.uniform(a, b)
+        return float(_drawn("random.uniform"))
+
+    def randint(a, b):
+        check.randint(a, b)
+        return int(_drawn("random.randint"))
+
+    def randrange(start, stop=None, step=1):
+        check.randrange(start, stop, step)
+        return int(_drawn("random.randrange"))
+
+    def choice(seq):
+        items = list(seq)
+        check.choice(items)
+        return items[int(_drawn("random.choice"))]
+
+    def shuffle(x):
+        if not isinstance(x, list):
+            raise TypeError("shuffle() needs a list (it shuffles in place)")
+        order = _drawn("random.shuffle", [len(x)])
+        x[:] = [x[int(i)] for i in order]
+
+    def sample(population, k):
+        items = list(population)
+        check.sample(items, k)
+        return [items[int(i)] for i in _drawn("random.sample", [k])]
+
+    def gauss(mu=0.0, sigma=1.0):
+        return float(_drawn("random.gauss"))
+
+    for f in (seed, random, uniform, randint, randrange, choice, shuffle, sample, gauss):
+        setattr(m, f.__name__, f)
+    m.normalvariate = gauss
+    return m
+
+
+_sys.modules["dgl_tf_random"] = _python_random()
 
 
 def _dims(shape):

@@ -191,14 +191,9 @@ impl<'a> Exporter<'a> {
             "linalg" => "tensorflow.linalg".into(),
             _ if stdlib => format!("dgl_stdlib.{name}"),
             "math" | "time" | "sys" => name,
-            "random" => {
-                self.refuse(
-                    span,
-                    "`import random` (Python's random module in DGL)".into(),
-                    "its draws are not replayed yet; use random_uniform/random_normal, which are".into(),
-                );
-                name
-            }
+            // DGL's `random` draws other numbers than Python's: the support module's
+            // `dgl_tf_random` replays the ones the DGL run drew.
+            "random" => "dgl_tf_random".into(),
             _ => name,
         }
     }

@@ -12,6 +12,8 @@ use crate::builtins::{Signature, NO_ARGS};
 use crate::runtime::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
+use crate::tensor::{Array, Tensor};
+use ndarray::{ArrayD, IxDyn};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -30,6 +32,24 @@ pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
         ("normalvariate", gauss),
     ];
     Ok(fns.iter().map(|&(n, f)| (n, Value::native(n, f))).collect())
+}
+
+/// Notes a draw for `dgl export` (the exported script replays it: src/export/record.rs),
+/// as a float64 scalar; returns it.
+fn noted(rt: &mut Interp, op: &'static str, v: f64) -> f64 {
+    if rt.export.is_some() {
+        rt.drawn(op, Tensor::new(Array::F64(ArrayD::from_elem(IxDyn(&[]), v))));
+    }
+    v
+}
+
+/// Notes integer draws for `dgl export`: a scalar when `scalar`, else a vector.
+fn noted_ints(rt: &mut Interp, op: &'static str, v: &[i64], scalar: bool) {
+    if rt.export.is_some() {
+        let shape = if scalar { vec![] } else { vec![v.len()] };
+        let a = ArrayD::from_shape_vec(IxDyn(&shape), v.to_vec()).expect("the shape holds the values");
+        rt.drawn(op, Tensor::new(Array::I64(a)));
+    }
 }
 
 /// The module's generator, seeded from the clock on first use.
@@ -75,7 +95,8 @@ fn seed(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// `random.random()`: a float in [0, 1).
 fn random(rt: &mut Interp, args: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, args)?;
-    Ok(Value::Float(unit(rt)))
+    let u = unit(rt);
+    Ok(Value::Float(noted(rt, "random.random", u)))
 }
 
 /// `random.uniform(a, b)`: `a + (b - a) * random()`, a float between a and b.
@@ -83,7 +104,8 @@ fn uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["a", "b"], 2);
     let mut s = SIG.bind(rt, args)?;
     let (a, b) = (s.float("a")?, s.float("b")?);
-    Ok(Value::Float(a + (b - a) * unit(rt)))
+    let v = a + (b - a) * unit(rt);
+    Ok(Value::Float(noted(rt, "random.uniform", v)))
 }
 
 /// An int argument; a float is a TypeError as in CPython 3.11's randrange.
@@ -116,10 +138,9 @@ fn randint(rt: &mut Interp, args: &mut Args) -> R<Value> {
     if b < a {
         bail!(Value, "empty range for randrange() ({a}, {}, {})", b as i128 + 1, b as i128 + 1 - a as i128);
     }
-    if a == i64::MIN && b == i64::MAX {
-        return Ok(Value::Int(rng(rt).random::<i64>()));
-    }
-    Ok(Value::Int(rng(rt).random_range(a..=b)))
+    let v = if a == i64::MIN && b == i64::MAX { rng(rt).random::<i64>() } else { rng(rt).random_range(a..=b) };
+    noted_ints(rt, "random.randint", &[v], true);
+    Ok(Value::Int(v))
 }
 
 /// `random.randrange(stop)` or `random.randrange(start, stop, step=1)`.
@@ -140,7 +161,9 @@ fn randrange(rt: &mut Interp, args: &mut Args) -> R<Value> {
     if step == 1 && start >= stop {
         bail!(Value, "empty range for randrange() ({start}, {stop}, {})", stop as i128 - start as i128);
     }
-    Ok(Value::Int(draw_range(rt, start, stop, step)?))
+    let v = draw_range(rt, start, stop, step)?;
+    noted_ints(rt, "random.randrange", &[v], true);
+    Ok(Value::Int(v))
 }
 
 /// `random.choice(seq)`: one element. Errors: IndexError "Cannot choose from an empty sequence".
@@ -152,6 +175,7 @@ fn choice(rt: &mut Interp, args: &mut Args) -> R<Value> {
         bail!(Index, "Cannot choose from an empty sequence");
     }
     let i = rng(rt).random_range(0..items.len());
+    noted_ints(rt, "random.choice", &[i as i64], true);
     Ok(items[i].clone())
 }
 
@@ -162,10 +186,14 @@ fn shuffle(rt: &mut Interp, args: &mut Args) -> R<Value> {
         bail!(Type, "shuffle() needs a list (it shuffles in place)")
     };
     let n = l.borrow().len();
+    // Where each element came from, for `dgl export`.
+    let mut from: Vec<i64> = (0..n as i64).collect();
     for i in (1..n).rev() {
         let j = rng(rt).random_range(0..=i);
         l.borrow_mut().swap(i, j);
+        from.swap(i, j);
     }
+    noted_ints(rt, "random.shuffle", &from, false);
     Ok(Value::None)
 }
 
@@ -181,11 +209,14 @@ fn sample(rt: &mut Interp, args: &mut Args) -> R<Value> {
         bail!(Value, "Sample larger than population or is negative");
     }
     // A partial Fisher–Yates: position i takes a uniform pick of the rest.
+    let mut from: Vec<i64> = (0..items.len() as i64).collect();
     for i in 0..k as usize {
         let j = rng(rt).random_range(i..items.len());
         items.swap(i, j);
+        from.swap(i, j);
     }
     items.truncate(k as usize);
+    noted_ints(rt, "random.sample", &from[..k as usize], false);
     Ok(Value::list(items))
 }
 
@@ -198,5 +229,5 @@ fn gauss(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let u1 = 1.0 - unit(rt); // in (0, 1], so the log is finite
     let u2 = unit(rt);
     let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-    Ok(Value::Float(mu + sigma * z))
+    Ok(Value::Float(noted(rt, "random.gauss", mu + sigma * z)))
 }
