@@ -98,6 +98,62 @@ fn an_import_cycle_is_refused_at_the_import_that_closes_it() {
 }
 
 #[test]
+fn the_export_never_overwrites_a_file_it_did_not_write() {
+    // Each file the export writes, in turn, is already there as the user's own: the export
+    // stops before it runs the program or writes anything, and leaves the file as it was.
+    let main = "import helper\nx = random_normal([2])\nprint(helper.y, x.shape)\n";
+    let targets = ["main.py", "dgl_tf.py", "requirements.txt", "main.draws.npz", "helper.py", "dgl_stdlib/__init__.py"];
+    for own in targets {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "main.dgl", &format!("import nn\n{main}"));
+        write(dir.path(), "helper.dgl", "y = 1\n");
+        std::fs::create_dir_all(dir.path().join("dgl_stdlib")).unwrap();
+        let mine = format!("the user's own {own}\n");
+        write(dir.path(), own, &mine);
+        let out = dgl(&["export", "--tf", "main.dgl"], dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{own}: {err}");
+        assert!(err.contains("a file that `dgl export` did not write is there"), "{own}: {err}");
+        assert_eq!(std::fs::read_to_string(dir.path().join(own)).unwrap(), mine, "{own} is untouched");
+        assert!(!dir.path().join(if own == "main.py" { "dgl_tf.py" } else { "main.py" }).exists(), "{own}");
+        // Without it, the export writes everything; a second export replaces its own files.
+        std::fs::remove_file(dir.path().join(own)).unwrap();
+        for _ in 0..2 {
+            let out = dgl(&["export", "--tf", "main.dgl"], dir.path());
+            assert!(out.status.success(), "{own}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        for t in targets {
+            assert!(dir.path().join(t).is_file(), "{own}: {t} written");
+        }
+    }
+    // Outputs that would land on a DGL source or on each other.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "main.dgl", main);
+    write(dir.path(), "helper.dgl", "y = 1\n");
+    for (o, says) in [
+        ("main.dgl", "that is the DGL source"),
+        ("helper.dgl", "that is the DGL source"),
+        ("./helper.py", "goes there too"),
+        ("dgl_tf.py", "goes there too"),
+        ("requirements.txt", "goes there too"),
+    ] {
+        let out = dgl(&["export", "--tf", "main.dgl", "-o", o], dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "-o {o}: {err}");
+        assert!(err.contains(says), "-o {o}: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(dir.path().join("main.dgl")).unwrap(), main);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "nothing written");
+    // A module of the user's own named as one the script needs.
+    write(dir.path(), "dgl_tf.dgl", "z = 1\n");
+    write(dir.path(), "m.dgl", "# uses it\nimport dgl_tf\n");
+    let out = dgl(&["export", "--tf", "m.dgl"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("a module of your own named `dgl_tf`") && err.contains("m.dgl:2:1"), "{err}");
+}
+
+#[test]
 fn check_lists_every_construct_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let src = write(dir.path(), "insp.dgl", INSPECTING);

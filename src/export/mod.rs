@@ -25,7 +25,13 @@ pub const SUPPORT: &str =
     concat!(include_str!("dgl_tf.py"), include_str!("dgl_tf_runtime.py"), include_str!("dgl_tf_distribute.py"));
 
 /// The pinned Python packages of an exported script.
-pub const REQUIREMENTS: &str = "tensorflow-cpu==2.21.0\nnumpy>=1.26,<3\n";
+pub const REQUIREMENTS: &str =
+    "# Written by `dgl export --tf` for the scripts beside it.\ntensorflow-cpu==2.21.0\nnumpy>=1.26,<3\n";
+
+/// Module names the exported scripts need for themselves: a user module of one of these
+/// names would be shadowed by (or shadow) the support module, DGL's stdlib package, the
+/// replay of `random`, or TensorFlow and NumPy.
+const RESERVED_MODULES: &[&str] = &["dgl_tf", "dgl_stdlib", "dgl_tf_random", "tensorflow", "numpy"];
 
 /// A construct the export cannot carry to TensorFlow.
 #[derive(Debug, Clone)]
@@ -379,6 +385,8 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
     let mut problems = main_t.problems.clone();
     let mut pending = main_t.imports.clone();
     let mut done: HashSet<String> = HashSet::new();
+    // The DGL files read: none of them may be overwritten by what the export writes.
+    let mut sources = vec![opts.file.clone()];
     // Which user module imports which: DGL refuses an import cycle at run time (a
     // RuntimeError), where Python would run the half-initialised modules.
     let mut graph = vec![ImportNode { module: String::new(), file: display.clone(), imports: user_imports(&main_t) }];
@@ -391,6 +399,7 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
             (src.unwrap_or_default(), format!("<stdlib>/{name}.dgl"))
         } else {
             let path = dir.join(format!("{}.dgl", name.replace('.', "/")));
+            sources.push(path.clone());
             (
                 crate::files::read_source(&path).map_err(|m| format!("Error: IOError: {m}\n"))?,
                 path.display().to_string(),
@@ -413,6 +422,19 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
             nearest: "DGL stops it with a RuntimeError, Python would run the modules half-initialised".into(),
         });
     }
+    for node in &graph {
+        for (m, span) in &node.imports {
+            let root = m.split('.').next().unwrap_or(m);
+            if RESERVED_MODULES.contains(&root) {
+                problems.push(Problem {
+                    file: node.file.clone(),
+                    span: *span,
+                    construct: format!("a module of your own named `{root}`"),
+                    nearest: "the exported scripts need that name for themselves; rename the module".into(),
+                });
+            }
+        }
+    }
     if opts.check {
         return Ok(report_check(&display, &text, &problems, color));
     }
@@ -422,9 +444,23 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
     let out_path = opts.out.clone().unwrap_or_else(|| dir.join(format!("{stem}.py")));
     let out_dir =
         out_path.parent().map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d }).unwrap_or(Path::new("."));
+    let npz_name = format!("{}.draws.npz", out_path.file_stem().and_then(|s| s.to_str()).unwrap_or("exported"));
+    // Every file the export writes, checked before anything runs or is written.
+    let mut targets = vec![
+        ("the script".to_string(), out_path.clone()),
+        ("the support module".into(), out_dir.join("dgl_tf.py")),
+        ("requirements.txt".into(), out_dir.join("requirements.txt")),
+        ("the random numbers DGL drew".into(), out_dir.join(&npz_name)),
+    ];
+    if files.iter().any(|(f, _)| f.starts_with("dgl_stdlib/")) {
+        targets.push(("DGL's stdlib package".into(), out_dir.join("dgl_stdlib/__init__.py")));
+    }
+    for (f, _) in &files {
+        targets.push((format!("the export of {}", f.trim_end_matches(".py").replace('/', ".")), out_dir.join(f)));
+    }
+    check_targets(&targets, &sources)?;
     // The run that records DGL's random draws (and, for the parity test, its stdout).
     let recorded = record::run(&opts.file, &text, &main_t.dropped)?;
-    let npz_name = format!("{}.draws.npz", out_path.file_stem().and_then(|s| s.to_str()).unwrap_or("exported"));
     let mut python = main_t.python;
     std::fs::create_dir_all(out_dir)
         .map_err(|e| format!("Error: IOError: cannot create {}: {e}\n", out_dir.display()))?;
@@ -478,6 +514,73 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
         write(Path::new(&status), &format!("{}\n", recorded.code))?;
     }
     Ok(0)
+}
+
+/// Refuses an export that would overwrite a file it did not write: one of the DGL sources,
+/// a file of the user's own (a hand-written `helper.py`, the project's `requirements.txt`),
+/// or two of its own outputs on one path (`-o helper.py` beside a module `helper`). An
+/// existing output is replaced only if an earlier export wrote it.
+fn check_targets(targets: &[(String, PathBuf)], sources: &[PathBuf]) -> Result<(), String> {
+    // A path made absolute, through the links of the part that exists already.
+    let resolved = |p: &Path| -> PathBuf {
+        if let Ok(p) = p.canonicalize() {
+            return p;
+        }
+        let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        match (parent.canonicalize(), p.file_name()) {
+            (Ok(d), Some(name)) => d.join(name),
+            _ => p.to_path_buf(),
+        }
+    };
+    let same = |a: &Path, b: &Path| resolved(a) == resolved(b);
+    for (i, (what, path)) in targets.iter().enumerate() {
+        if let Some(src) = sources.iter().find(|s| same(s, path)) {
+            return Err(format!(
+                "Error: IOError: cannot write {what} to {}: that is the DGL source {}; choose another output with -o\n",
+                path.display(),
+                src.display()
+            ));
+        }
+        if let Some((other, _)) = targets[..i].iter().find(|(_, p)| same(p, path)) {
+            return Err(format!(
+                "Error: IOError: cannot write {what} to {}: {other} goes there too; choose another output with -o\n",
+                path.display()
+            ));
+        }
+        if path.is_dir() {
+            return Err(format!("Error: IOError: cannot write {}: it is a folder\n", path.display()));
+        }
+        if path.exists() && !written_by_export(path) {
+            return Err(format!(
+                "Error: IOError: cannot write {what} to {}: a file that `dgl export` did not write is there; \
+                 export into another folder with -o, or move the file\n",
+                path.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the file at `path` is one an earlier export wrote (so replacing it loses nothing):
+/// the first line of every text file the export writes says so; the `.draws.npz` holds `meta`.
+fn written_by_export(path: &Path) -> bool {
+    if path.extension().is_some_and(|e| e == "npz") {
+        let Ok(f) = std::fs::File::open(path) else { return false };
+        let Ok(mut npz) = ndarray_npy::NpzReader::new(f) else { return false };
+        return npz.names().is_ok_and(|n| n.iter().any(|n| n == "meta" || n == "meta.npy"));
+    }
+    let Ok(f) = std::fs::File::open(path) else { return false };
+    let mut first = String::new();
+    use std::io::{BufRead, Read};
+    let _ = std::io::BufReader::new(f.take(4096)).read_line(&mut first);
+    [
+        "# Exported from ",
+        "# Written by `dgl export --tf`",
+        "\"\"\"dgl_tf: the support module",
+        "# DGL's standard library (stdlib/*.dgl), exported by",
+    ]
+    .iter()
+    .any(|m| first.starts_with(m))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
