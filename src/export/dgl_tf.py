@@ -392,7 +392,7 @@ def _repr(x):
     if isinstance(x, (bool, np.bool_)):
         return "True" if x else "False"
     if isinstance(x, (int, np.integer)):
-        return _py_str(int(x))
+        return _py_str(_int64(int(x)))
     if isinstance(x, float):
         return fmt_f64(x)
     if isinstance(x, np.floating):
@@ -639,6 +639,15 @@ _SPEC = re.compile(
 )
 
 
+def _int64(x):
+    """x, if it fits DGL's 64-bit ints (LANGUAGE.md §3). DGL raises OverflowError where a
+    result leaves them; Python's ints grow instead, so a value that did is stopped where it
+    is shown, the way it would show the difference."""
+    if not -(1 << 63) <= x < (1 << 63):
+        raise OverflowError(f"integer overflow: {x} does not fit in 64 bits (DGL's ints are 64-bit)")
+    return x
+
+
 def format(value, spec=""):
     """DGL's text of an f-string field `{value:spec}` (and of `format(value, spec)`).
 
@@ -666,6 +675,8 @@ def format(value, spec=""):
             digits = m.group(what)
             if digits is not None and int(digits) > MAX_WIDTH:
                 raise ValueError(f"format {what} {digits} is too large (the limit is {MAX_WIDTH})")
+    if isinstance(value, int):
+        _int64(value)
     # Python checks the spec (and raises its errors, which DGL copies) in any case.
     text = _py_format(value, spec)
     if (m and isinstance(value, float) and m.group("type") is None and m.group("precision") is None
@@ -779,6 +790,8 @@ def _percent_arg(value):
         number = arr.reshape(()).item()
     else:
         number = None
+    if isinstance(number, int):
+        _int64(number)
     base = _PercentArg if number is None else _PercentInt if isinstance(number, int) else _PercentNumber
     name = "Tensor" if _is_tensor(value) else "Variable" if _is_variable(value) else _type_name(value)
     if (base, name) not in _PROXIES:

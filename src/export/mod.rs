@@ -569,6 +569,10 @@ fn written_by_export(path: &Path) -> bool {
         let Ok(mut npz) = ndarray_npy::NpzReader::new(f) else { return false };
         return npz.names().is_ok_and(|n| n.iter().any(|n| n == "meta" || n == "meta.npy"));
     }
+    // What the first exports wrote as requirements.txt, without the line that says so.
+    if std::fs::read(path).is_ok_and(|b| b == b"tensorflow-cpu==2.21.0\nnumpy>=1.26,<3\n") {
+        return true;
+    }
     let Ok(f) = std::fs::File::open(path) else { return false };
     let mut first = String::new();
     use std::io::{BufRead, Read};
