@@ -153,6 +153,76 @@ fn the_export_never_overwrites_a_file_it_did_not_write() {
     assert!(err.contains("a module of your own named `dgl_tf`") && err.contains("m.dgl:2:1"), "{err}");
 }
 
+/// `n` nested blocks of one kind, as DGL source (which DGL runs at any depth).
+fn nested(kind: &str, n: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        let p = "    ".repeat(i);
+        out += &match kind {
+            "for" => format!("{p}for _ in [1]:\n"),
+            "with" => format!("{p}with open(\"f.txt\", \"w\") as f:\n"),
+            "try" => format!("{p}try:\n"),
+            "except" => format!("{p}try:\n{p}    raise ValueError()\n{p}except ValueError as e:\n"),
+            "finally" => format!("{p}try:\n{p}    pass\n{p}finally:\n"),
+            _ => format!("{p}if True:\n"),
+        };
+    }
+    out += &format!("{}pass\n", "    ".repeat(n));
+    if kind == "try" {
+        for i in (0..n).rev() {
+            out += &format!("{p}except ValueError:\n{p}    pass\n", p = "    ".repeat(i));
+        }
+    }
+    out
+}
+
+#[test]
+fn what_python_cannot_compile_is_refused_and_what_it_can_is_not() {
+    // The deepest nesting CPython 3.11 compiles, found by compiling these very shapes (one
+    // more is "too many statically nested blocks", "too many levels of indentation" or a
+    // RecursionError during compilation). DGL runs every one of them.
+    let deepest = [("for", 20), ("with", 20), ("try", 19), ("except", 10), ("finally", 20), ("if", 99)];
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, n) in deepest {
+        for (depth, refused) in [(n, false), (n + 1, true)] {
+            // Inside a function the blocks count from 0 again (indentation does not).
+            for in_def in [false, true] {
+                let mut src = nested(kind, depth);
+                if in_def && kind == "if" {
+                    continue;
+                }
+                if in_def {
+                    src = format!("def f():\n{}", src.lines().map(|l| format!("    {l}\n")).collect::<String>());
+                }
+                let path = write(dir.path(), "deep.dgl", &src);
+                let out = dgl(&["export", "--check", path.to_str().unwrap()], dir.path());
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(
+                    out.status.code(),
+                    Some(if refused { 1 } else { 0 }),
+                    "{kind} x{depth} (in a def: {in_def}): {err}"
+                );
+            }
+        }
+    }
+    // Blocks in a function do not count toward those around the def.
+    let src = format!("{}{}", nested("for", 15).replace("pass\n", "def g():\n"), "");
+    let inner: String = nested("for", 15).lines().map(|l| format!("{}{l}\n", "    ".repeat(16))).collect();
+    let path = write(dir.path(), "deep.dgl", &format!("{src}{inner}"));
+    let out = dgl(&["export", "--check", path.to_str().unwrap()], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // A left-nested chain of 5000 additions (Python's compiler stops near 3000); 900 is fine.
+    for (terms, refused) in [(900, false), (5000, true)] {
+        let path = write(dir.path(), "deep.dgl", &format!("x = 1{}\nprint(x)\n", " + 1".repeat(terms)));
+        let out = dgl(&["export", "--check", path.to_str().unwrap()], dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(if refused { 1 } else { 0 }), "{terms} terms: {err}");
+        if refused {
+            assert!(err.contains("an expression nested more than 1000 deep"), "{err}");
+        }
+    }
+}
+
 #[test]
 fn check_lists_every_construct_at_once() {
     let dir = tempfile::tempdir().unwrap();

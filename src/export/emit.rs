@@ -5,6 +5,10 @@ use super::expr::py_str;
 use super::Exporter;
 use crate::syntax::ast::*;
 
+/// CPython's limits on statement nesting, which DGL does not share.
+const MAX_PYTHON_INDENT: usize = 100;
+const MAX_PYTHON_BLOCKS: usize = 20;
+
 impl Exporter<'_> {
     /// Emits a block at the current indentation (`pass` when nothing of it is left).
     pub fn block(&mut self, body: &[Stmt]) {
@@ -128,7 +132,7 @@ impl Exporter<'_> {
             StmtKind::While(cond, body, orelse) => {
                 let c = self.expr(cond);
                 self.line(&format!("while {c}:"));
-                self.indented(body);
+                self.in_blocks(1, s.span, body);
                 self.else_block(orelse);
                 return;
             }
@@ -136,7 +140,7 @@ impl Exporter<'_> {
                 let t = self.target(target);
                 let i = self.expr(iter);
                 self.line(&format!("for {t} in {i}:"));
-                self.indented(body);
+                self.in_blocks(1, s.span, body);
                 self.else_block(orelse);
                 return;
             }
@@ -153,12 +157,17 @@ impl Exporter<'_> {
                 };
                 self.line(&format!("return {t}"));
             }
+            // A function or class body is a code object of its own, with its own blocks.
             StmtKind::Def(def) => {
+                let outer = std::mem::take(&mut self.static_blocks);
                 self.def(def);
+                self.static_blocks = outer;
                 return;
             }
             StmtKind::Class(c) => {
+                let outer = std::mem::take(&mut self.static_blocks);
                 self.class(c);
+                self.static_blocks = outer;
                 return;
             }
             StmtKind::With(items, body) => {
@@ -170,7 +179,7 @@ impl Exporter<'_> {
                     })
                     .collect();
                 self.line(&format!("with {}:", parts.join(", ")));
-                self.indented(body);
+                self.in_blocks(items.len(), s.span, body);
                 return;
             }
             StmtKind::Import(items) => {
@@ -239,7 +248,7 @@ impl Exporter<'_> {
             }
             StmtKind::Try { body, handlers, orelse, finally } => {
                 self.line("try:");
-                self.indented(body);
+                self.in_blocks(1, s.span, body);
                 for h in handlers {
                     self.comments_before(h.span.start);
                     if let Some(n) = &h.name {
@@ -257,12 +266,12 @@ impl Exporter<'_> {
                         _ => "except:".to_string(),
                     };
                     self.line(&head);
-                    self.indented(&h.body);
+                    self.in_blocks(2, h.span, &h.body);
                 }
                 self.else_block(orelse);
                 if let Some(f) = finally {
                     self.line("finally:");
-                    self.indented(f);
+                    self.in_blocks(1, s.span, f);
                 }
                 return;
             }
@@ -291,8 +300,35 @@ impl Exporter<'_> {
 
     pub(super) fn indented(&mut self, body: &[Stmt]) {
         self.indent += 1;
+        // CPython's tokenizer allows 100 levels of indentation ("too many levels of
+        // indentation"); DGL has no such limit.
+        if self.indent == MAX_PYTHON_INDENT {
+            if let Some(first) = body.first() {
+                self.refuse(
+                    first.span,
+                    format!("blocks nested {MAX_PYTHON_INDENT} deep"),
+                    "Python allows 99 levels of indentation; move the inner blocks into functions".into(),
+                );
+            }
+        }
         self.block(body);
         self.indent -= 1;
+    }
+
+    /// `body` indented, inside `n` more of the blocks CPython's compiler counts per function
+    /// (loops, `with` items, `try` and its handlers): more than 20 is "too many statically
+    /// nested blocks", which DGL does not limit.
+    fn in_blocks(&mut self, n: usize, at: crate::source::Span, body: &[Stmt]) {
+        self.static_blocks += n;
+        if self.static_blocks > MAX_PYTHON_BLOCKS && self.static_blocks - n <= MAX_PYTHON_BLOCKS {
+            self.refuse(
+                at,
+                format!("more than {MAX_PYTHON_BLOCKS} loop, with and try blocks nested in one function"),
+                "Python's compiler allows 20 (\"too many statically nested blocks\"); move the inner ones into a function".into(),
+            );
+        }
+        self.indented(body);
+        self.static_blocks -= n;
     }
 
     pub(super) fn else_block(&mut self, orelse: &Option<Block>) {

@@ -82,6 +82,9 @@ fn py_float(f: f64) -> String {
     }
 }
 
+/// How deep an exported expression may nest (CPython 3.11 fails near 3000 levels).
+pub const MAX_PYTHON_EXPR_DEPTH: usize = 1000;
+
 impl Exporter<'_> {
     /// `e` as Python text.
     pub fn expr(&mut self, e: &Expr) -> String {
@@ -99,6 +102,23 @@ impl Exporter<'_> {
     }
 
     fn expr_prec(&mut self, e: &Expr) -> (String, u8) {
+        // CPython's compiler recurses once per level of an expression and stops near 3000
+        // ("maximum recursion depth exceeded during compilation"): a deeper expression,
+        // which DGL evaluates, would give a script Python cannot compile.
+        self.expr_depth += 1;
+        if self.expr_depth == MAX_PYTHON_EXPR_DEPTH {
+            self.refuse(
+                e.span,
+                format!("an expression nested more than {MAX_PYTHON_EXPR_DEPTH} deep"),
+                "Python's compiler cannot compile it; split it with intermediate variables".into(),
+            );
+        }
+        let out = self.expr_prec_inner(e);
+        self.expr_depth -= 1;
+        out
+    }
+
+    fn expr_prec_inner(&mut self, e: &Expr) -> (String, u8) {
         let text = match &e.kind {
             ExprKind::Name(n, _) => self.name(&n.name(), e.span),
             ExprKind::Int(i) => i.to_string(),

@@ -60,6 +60,11 @@ pub struct Exporter<'a> {
     pub file: String,
     pub out: String,
     pub indent: usize,
+    /// How deep the expression being translated is nested ([`expr::MAX_PYTHON_EXPR_DEPTH`]).
+    pub expr_depth: usize,
+    /// The loop, `with` and `try` blocks around the statement being translated, in the
+    /// current function (CPython's compiler allows 20 in one code object).
+    pub static_blocks: usize,
     pub code_lines: usize,
     pub comments: Vec<Comment>,
     pub next_comment: usize,
@@ -102,6 +107,8 @@ impl<'a> Exporter<'a> {
             file: file.to_string(),
             out: String::new(),
             indent: 0,
+            expr_depth: 0,
+            static_blocks: 0,
             code_lines: 0,
             comments: comments(src),
             next_comment: 0,
