@@ -258,6 +258,30 @@ mod tests {
     }
 
     #[test]
+    fn radix_literals_read_as_their_values() {
+        // Generated values across the whole int64 range, each written in hex, octal and
+        // binary with Python's prefixes in either case and underscores between digits.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for i in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = (x >> (i % 64)) & i64::MAX as u64;
+            let texts = [
+                format!("0x{v:x}"),
+                format!("0X{v:X}"),
+                format!("0o{v:o}"),
+                format!("0b{v:b}"),
+                // an underscore after the prefix and between every two digits
+                format!("0x_{}", format!("{v:x}").chars().map(String::from).collect::<Vec<_>>().join("_")),
+            ];
+            for t in texts {
+                assert_eq!(kinds(&t), format!("{v} NL"), "{t}");
+            }
+        }
+    }
+
+    #[test]
     fn blocks_get_indent_and_dedent() {
         assert_eq!(kinds("if a:\n    b\nc\n"), "if a : NL IN b NL DE c NL");
     }

@@ -20,6 +20,9 @@ pub enum Tok {
     #[regex(r"[\p{XID_Start}_][\p{XID_Continue}]*", |lex| Rc::<str>::from(lex.slice()), priority = 1)]
     Name(Rc<str>),
     #[regex(r"[0-9][0-9_]*", |lex| lex.slice().replace('_', ""))]
+    #[regex(r"0[xX]_?[0-9a-fA-F]+(_[0-9a-fA-F]+)*", |lex| radix_int(lex.slice(), 16))]
+    #[regex(r"0[oO]_?[0-7]+(_[0-7]+)*", |lex| radix_int(lex.slice(), 8))]
+    #[regex(r"0[bB]_?[01]+(_[01]+)*", |lex| radix_int(lex.slice(), 2))]
     Int(String),
     #[regex(r"[0-9][0-9_]*\.[0-9_]*([eE][+-]?[0-9]+)?", |lex| lex.slice().replace('_', ""))]
     #[regex(r"\.[0-9][0-9_]*([eE][+-]?[0-9]+)?", |lex| lex.slice().replace('_', ""))]
@@ -203,6 +206,13 @@ pub enum Tok {
 }
 
 /// Resolves the escapes of a quoted literal; `q` is the quote length.
+/// A `0x`/`0o`/`0b` literal (Python's, underscores allowed between digits) as decimal
+/// digits; one beyond 128 bits keeps its text, which the parser reports as too large.
+fn radix_int(text: &str, radix: u32) -> String {
+    let digits = text[2..].replace('_', "");
+    u128::from_str_radix(&digits, radix).map_or_else(|_| text.to_string(), |v| v.to_string())
+}
+
 fn unescape(slice: &str, q: usize) -> Rc<str> {
     unescape_body(&slice[q..slice.len() - q]).into()
 }
