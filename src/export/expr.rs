@@ -74,6 +74,13 @@ pub fn py_str_quoted(s: &str, q: char) -> String {
 
 /// A float literal Python reads back to the same number.
 fn py_float(f: f64) -> String {
+    // A literal too large for a float (`1e400`) is infinite; Python has no literal for it.
+    if f.is_nan() {
+        return "float(\"nan\")".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "float(\"inf\")" } else { "-float(\"inf\")" }.into();
+    }
     let s = format!("{f:?}");
     if s.contains(['.', 'e', 'E', 'n', 'i']) {
         s

@@ -217,31 +217,69 @@ fn unescape(slice: &str, q: usize) -> Rc<str> {
     unescape_body(&slice[q..slice.len() - q]).into()
 }
 
-/// `\n \t \\ \' \"` (LANGUAGE.md §2); any other backslash stays as written.
+/// A string literal's escapes, as Python reads them: `\n \t \\ \' \"` (LANGUAGE.md §2),
+/// `\r \a \b \f \v`, octal `\0`–`\777` (up to three digits), `\xhh`, `\uhhhh` and
+/// `\Uhhhhhhhh`, and a backslash before a newline continues the line. Any other backslash,
+/// and an escape with too few hex digits or past the last code point, stays as written.
 pub fn unescape_body(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
-    let mut chars = body.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
+    let mut rest = body;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let Some(c) = after.chars().next() else {
+            out.push('\\');
+            return out;
+        };
+        let simple = match c {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\x07'),
+            'b' => Some('\x08'),
+            'f' => Some('\x0c'),
+            'v' => Some('\x0b'),
+            '\\' | '\'' | '"' => Some(c),
+            _ => None,
+        };
+        if let Some(s) = simple {
+            out.push(s);
+            rest = &after[1..];
             continue;
         }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('0') => out.push('\0'),
-            Some('\\') => out.push('\\'),
-            Some('\'') => out.push('\''),
-            Some('"') => out.push('"'),
-            Some('\n') => {}
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
+        if c == '\n' {
+            rest = &after[1..];
+            continue;
+        }
+        let (value, used) = match c {
+            '0'..='7' => {
+                let n = after.bytes().take(3).take_while(|b| (b'0'..=b'7').contains(b)).count();
+                (u32::from_str_radix(&after[..n], 8).ok(), n)
             }
-            None => out.push('\\'),
+            'x' | 'u' | 'U' => {
+                let want = match c {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let hex = after[1..].bytes().take(want).take_while(u8::is_ascii_hexdigit).count();
+                let v = if hex == want { u32::from_str_radix(&after[1..1 + want], 16).ok() } else { None };
+                (v, 1 + want)
+            }
+            _ => (None, 0),
+        };
+        match value.and_then(char::from_u32) {
+            Some(ch) => {
+                out.push(ch);
+                rest = &after[used..];
+            }
+            None => {
+                out.push('\\');
+                rest = after;
+            }
         }
     }
+    out.push_str(rest);
     out
 }
 
