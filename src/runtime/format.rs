@@ -294,11 +294,7 @@ impl Interp {
                         crate::tensor::shape_str(t.shape())
                     );
                 }
-                match t.dtype() {
-                    DType::I64 => Value::Int(t.data.first_f64() as i64),
-                    DType::Bool => Value::Bool(t.data.first_f64() != 0.0),
-                    _ => Value::Float(t.data.first_f64()),
-                }
+                Value::from_elem(t.data.first_elem())
             }
             other => other.clone(),
         };

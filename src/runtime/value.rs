@@ -340,6 +340,16 @@ pub struct Args {
 }
 
 impl Value {
+    /// The Python number of one tensor element, exactly: an int64 element is an `int`
+    /// over its whole range (as NumPy's `.item()`), a bool a `bool`, a float a `float`.
+    pub fn from_elem(e: crate::tensor::Elem) -> Value {
+        match e {
+            crate::tensor::Elem::Int(i) => Value::Int(i),
+            crate::tensor::Elem::Bool(b) => Value::Bool(b),
+            crate::tensor::Elem::Float(x) => Value::Float(x),
+        }
+    }
+
     pub fn str(s: &str) -> Value {
         Value::Str(s.into())
     }
