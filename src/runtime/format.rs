@@ -186,7 +186,7 @@ impl Interp {
             }
             Value::Ellipsis => "Ellipsis".into(),
             Value::Func(f) => format!("<function {}>", f.def.name),
-            Value::Builtin(b) if super::value::TYPE_NAMES.contains(&b.name.as_ref()) => {
+            Value::Builtin(b) if super::value::is_type_object(b) => {
                 format!("<class '{}'>", b.name)
             }
             Value::Builtin(b) => format!("<built-in function {}>", b.name),

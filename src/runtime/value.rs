@@ -155,6 +155,10 @@ pub enum BuiltinKind {
     StaticMethod(Value),
     /// `classmethod(f)`: read through a class or an instance, `f` bound to the class.
     ClassMethod(Value),
+    /// The type object `type(x)` makes for a kind of value no builtin names (`NoneType`,
+    /// `function`, `module`…; [`UNNAMED_TYPES`]). Calling `NoneType()` gives `None`; the
+    /// others make no instances.
+    Type,
 }
 
 /// A user function or lambda: its definition, evaluated defaults and the
@@ -465,7 +469,32 @@ pub const TYPE_NAMES: &[&str] = &[
     "set",
     "GradientTape",
     "ForwardAccumulator",
+    "type",
+    "property",
 ];
+
+/// Types that no builtin name stands for, whose objects (`BuiltinKind::Type`) `type(x)`
+/// makes on demand ([`Interp::type_objects`]): they print as `<class 'NAME'>` as CPython's do.
+pub const UNNAMED_TYPES: &[&str] = &[
+    "NoneType",
+    "function",
+    "builtin_function_or_method",
+    "method",
+    "module",
+    "slice",
+    "ellipsis",
+    "generator",
+    "dtype",
+    "super",
+    "TextIOWrapper",
+    "stop_recording",
+];
+
+/// Whether the builtin `b` is a type object: a builtin type (`int`, `Tensor`) or one
+/// that `type(x)` made for an unnamed type (`NoneType`, `function`).
+pub fn is_type_object(b: &Builtin) -> bool {
+    matches!(b.kind, BuiltinKind::Type) || TYPE_NAMES.contains(&b.name.as_ref())
+}
 
 /// The user exception instance an error carries, if one was raised (`raise MyError(…)`).
 pub fn raised_instance(e: &Exc) -> Option<&Value> {
