@@ -284,6 +284,16 @@ impl Globals {
         self.slots.borrow().get(i as usize).and_then(|g| g.value.clone())
     }
 
+    /// Binds `name` to `v`, as an assignment at the module's top level would.
+    pub fn set(&self, name: Sym, v: Value) {
+        let i = self.names.borrow_mut().slot(name) as usize;
+        let mut slots = self.slots.borrow_mut();
+        if slots.len() <= i {
+            slots.resize_with(i + 1, Default::default);
+        }
+        slots[i].value = Some(v);
+    }
+
     /// Every bound name with its value, in index order.
     pub fn bound(&self) -> Vec<(Sym, Value)> {
         let names = self.names.borrow();
