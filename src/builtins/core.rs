@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 pub use crate::runtime::value::TYPE_NAMES;
+use crate::runtime::value::{is_type_object, Builtin, BuiltinKind, UNNAMED_TYPES};
 
 pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("print", print);
@@ -537,10 +538,16 @@ fn instance_of(v: &Value, t: &Value) -> R<bool> {
         // Everything is an object.
         Value::Class(c) if super::lang::is_object_class(c) => true,
         Value::Class(c) => matches!(v, Value::Instance(i) if i.class.is_subclass_of(c)),
-        Value::Builtin(b) if TYPE_NAMES.contains(&b.name.as_ref()) => match b.name.as_ref() {
+        Value::Builtin(b) if is_type_object(b) => match b.name.as_ref() {
             "int" => matches!(v, Value::Int(_) | Value::Bool(_)),
             "float" => matches!(v, Value::Float(_)),
             "bool" => matches!(v, Value::Bool(_)),
+            "type" => {
+                matches!(v, Value::Class(_) | Value::ErrorType(_))
+                    || matches!(v, Value::Builtin(b) if is_type_object(b))
+            }
+            "function" => matches!(v, Value::Func(_)),
+            "builtin_function_or_method" => matches!(v, Value::Builtin(b) if !is_type_object(b)),
             name => v.type_name() == name,
         },
         Value::ErrorType(None) => {
@@ -599,21 +606,33 @@ fn getattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
-/// `type(x)`: the class, or the builtin that names x's type.
+/// `type(x)`: x's type object, printed as CPython prints it (`<class 'NoneType'>`).
+/// An instance gives its class, an error its error type, a value of a builtin type
+/// that builtin (`int`, `list`, `Tensor`), a class or a type object `type` itself, and
+/// a value of any other kind that kind's type object (`NoneType`, `function`,
+/// `builtin_function_or_method`, `module`, `generator`…), one object per kind, so that
+/// `type(None) is type(None)` and `isinstance(f, type(g))` hold as in CPython.
 fn type_(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["object"], 1);
     let v = SIG.bind(rt, args)?.value("object")?;
-    Ok(match &v {
-        Value::Instance(i) => Value::Class(i.class.clone()),
-        Value::Exception(e) => Value::ErrorType(Some(e.kind())),
-        other => {
-            let name = other.type_name();
-            match rt.builtins.get(&intern(&name)) {
-                Some(b) if TYPE_NAMES.contains(&name.as_str()) => b.clone(),
-                _ => Value::Str(name.into()),
-            }
-        }
-    })
+    let name = match &v {
+        Value::Instance(i) => return Ok(Value::Class(i.class.clone())),
+        Value::Exception(e) => return Ok(Value::ErrorType(Some(e.kind()))),
+        Value::Class(_) | Value::ErrorType(_) => "type".to_string(),
+        Value::Builtin(b) if is_type_object(b) => "type".to_string(),
+        Value::Builtin(_) => "builtin_function_or_method".to_string(),
+        other => other.type_name(),
+    };
+    match rt.builtins.get(&intern(&name)) {
+        Some(b @ Value::Builtin(t)) if is_type_object(t) => return Ok(b.clone()),
+        _ => {}
+    }
+    let Some(&kind) = UNNAMED_TYPES.iter().find(|n| **n == name) else {
+        // A kind with no type object of its own (a tape's context): its name.
+        return Ok(Value::Str(name.into()));
+    };
+    let make = || Value::Builtin(Rc::new(Builtin { name: kind.into(), kind: BuiltinKind::Type }));
+    Ok(rt.type_objects.entry(kind).or_insert_with(make).clone())
 }
 
 /// `argv()`: the script's command-line arguments, as strings.

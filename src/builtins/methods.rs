@@ -17,7 +17,7 @@ use crate::runtime::index::shape_value;
 use crate::runtime::intern::{intern, Sym};
 use crate::runtime::value::{Args, Builtin, BuiltinKind, NativeFn, Value};
 use crate::runtime::Interp;
-use crate::tensor::{DType, Tensor};
+use crate::tensor::Tensor;
 use crate::{bail, err};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
@@ -393,34 +393,23 @@ fn receiver(a: &Args) -> R<&Value> {
     a.this.as_ref().ok_or_else(|| err!(Runtime, "internal error: {}() called without its receiver", a.fname))
 }
 
-/// A Python number of the tensor's kind.
-fn py_number(dtype: DType, x: f64) -> Value {
-    match dtype {
-        DType::I64 => Value::Int(x as i64),
-        DType::Bool => Value::Bool(x != 0.0),
-        _ => Value::Float(x),
-    }
-}
-
-/// No parameters: `t.numpy()`, `v.read_value()`.
-
 /// `numpy()` / `tolist()`: nested lists of Python numbers (a number for a scalar).
 fn tensor_numpy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let this = receiver(args)?.clone();
     NO_ARGS.bind(rt, args)?;
     let t = rt.to_tensor(&this, None)?;
     rt.ad.note(".numpy()", &[&t], &[]);
-    let vals = t.data.to_f64_vec();
-    fn build(shape: &[usize], vals: &[f64], dtype: DType) -> Value {
+    let vals = t.data.elems();
+    fn build(shape: &[usize], vals: &[crate::tensor::Elem]) -> Value {
         match shape.split_first() {
-            None => py_number(dtype, vals.first().copied().unwrap_or(0.0)),
+            None => vals.first().map_or(Value::Float(0.0), |&e| Value::from_elem(e)),
             Some((&n, rest)) => {
                 let stride: usize = rest.iter().product();
-                Value::list((0..n).map(|i| build(rest, &vals[i * stride..(i + 1) * stride], dtype)).collect())
+                Value::list((0..n).map(|i| build(rest, &vals[i * stride..(i + 1) * stride])).collect())
             }
         }
     }
-    Ok(build(t.shape(), &vals, t.dtype()))
+    Ok(build(t.shape(), &vals))
 }
 
 /// `item()`: the Python number of a one-element tensor.
@@ -432,7 +421,7 @@ fn tensor_item(rt: &mut Interp, args: &mut Args) -> R<Value> {
         bail!(Value, "item() needs a tensor with one element, got shape {}", crate::tensor::shape_str(t.shape()));
     }
     rt.ad.note(".item()", &[&t], &[]);
-    Ok(py_number(t.dtype(), t.data.first_f64()))
+    Ok(Value::from_elem(t.data.first_elem()))
 }
 
 fn this_var(a: &Args) -> R<Rc<crate::autodiff::Variable>> {

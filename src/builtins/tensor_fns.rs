@@ -216,27 +216,83 @@ fn eye(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &dims, vals))))
 }
 
-/// `range_tensor(start, limit=None, delta=1)`: TF's `tf.range`; int64 for int arguments.
+/// The dtype TF infers for one scalar argument of `range_tensor` or `linspace`: a Python
+/// int is int64 (DGL's int; TF's int32), a Python float float32, a tensor its own dtype.
+///
+/// Errors: TypeError for a bool or any other value, or a tensor with more than one element.
+fn scalar_dtype(rt: &mut Interp, v: &Value, what: &str) -> R<DType> {
+    let d = match v {
+        Value::Int(_) => DType::I64,
+        Value::Float(_) => DType::F32,
+        Value::Tensor(_) | Value::Variable(_) => {
+            let t = rt.to_tensor(v, None)?;
+            if t.len() != 1 {
+                bail!(Type, "{what} must be a scalar, got shape {}", crate::tensor::shape_str(t.shape()));
+            }
+            t.dtype()
+        }
+        other => bail!(Type, "{what} must be a number, not {}", other.type_name()),
+    };
+    if d == DType::Bool {
+        bail!(Type, "{what} must be a number, not a bool tensor");
+    }
+    Ok(d)
+}
+
+/// An int64 scalar argument exactly (a Python int or an int64 tensor; callers checked it).
+fn exact_int(rt: &mut Interp, v: &Value) -> R<i128> {
+    match v {
+        Value::Int(i) => Ok(*i as i128),
+        other => Ok(rt.to_tensor(other, None)?.data.first_i64()? as i128),
+    }
+}
+
+/// `range_tensor(start, limit=None, delta=1, dtype=None)`: TF's `tf.range`.
+///
+/// Dtype: `dtype` when given, else the widest of the arguments' dtypes in TF's order
+/// int64 < float32 < float64, a Python int counting as int64 and a Python float as float32
+/// (`range_tensor(0, constant(3.0, dtype=float64))` is float64, `range_tensor(0, 3, 0.5)`
+/// float32, as in TF). Int64 ranges are exact over the whole int64 range.
 ///
 /// Naming: DGL's `range` is Python's (a range of ints, LANGUAGE.md §2), so TF's
 /// `tf.range(…)` is written `range_tensor(…)`.
+///
+/// Errors: TypeError for a non-number or a non-scalar tensor argument; ValueError for a
+/// zero delta or a range too large to hold.
 fn range_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["start", "limit", "delta", "dtype"], 1);
     let mut a = SIG.bind(rt, args)?;
     let (start, limit, delta, dtype) = (a.value("start")?, a.opt("limit")?, a.opt("delta")?, a.opt_dtype("dtype")?);
-    let all_int = [Some(&start), limit.as_ref(), delta.as_ref()]
-        .iter()
-        .all(|v| matches!(v, None | Some(Value::Int(_)) | Some(Value::None)));
-    let (limit_v, delta_v) = (limit.clone(), delta.clone());
-    let s = rt.float_arg(&start, "start")?;
-    let (s, l) = match limit {
-        Some(Value::None) | None => (0.0, s),
-        Some(l) => (s, rt.float_arg(&l, "limit")?),
+    let limit = limit.filter(|l| !matches!(l, Value::None));
+    let delta = delta.filter(|d| !matches!(d, Value::None));
+    // `range_tensor(n)` counts from 0 to n.
+    let (lo, hi) = match limit {
+        Some(l) => (start, l),
+        None => (Value::Int(0), start),
     };
-    let d = match delta {
-        Some(d) => rt.float_arg(&d, "delta")?,
-        None => 1.0,
-    };
+    let step = delta.unwrap_or(Value::Int(1));
+    let mut inferred = DType::I64;
+    for (v, what) in [(&lo, "range_tensor start"), (&hi, "range_tensor limit"), (&step, "range_tensor delta")] {
+        let d = scalar_dtype(rt, v, what)?;
+        if d.is_float() && (inferred == DType::I64 || d == DType::F64) {
+            inferred = d;
+        }
+    }
+    let dtype = dtype.unwrap_or(inferred);
+    if inferred == DType::I64 && dtype == DType::I64 {
+        // Exact in i128: int64 ranges never pass through float64.
+        let (lo, hi, step) = (exact_int(rt, &lo)?, exact_int(rt, &hi)?, exact_int(rt, &step)?);
+        if step == 0 {
+            bail!(Value, "range_tensor: delta must not be zero");
+        }
+        let count =
+            if step > 0 { (hi - lo + step - 1).div_euclid(step) } else { (lo - hi - step - 1).div_euclid(-step) };
+        let count = count.max(0).min(usize::MAX as i128) as usize;
+        crate::tensor::budget::check_shape(&[count])?;
+        let vals: Vec<i64> = (0..count).map(|i| (lo + i as i128 * step) as i64).collect();
+        return Ok(Value::Tensor(Tensor::new(Array::I64(ArrayD::from_shape_vec(IxDyn(&[count]), vals).expect("1-d")))));
+    }
+    let (s, l, d) = (rt.float_arg(&lo, "start")?, rt.float_arg(&hi, "limit")?, rt.float_arg(&step, "delta")?);
     if d == 0.0 {
         bail!(Value, "range_tensor: delta must not be zero");
     }
@@ -245,35 +301,46 @@ fn range_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
         bail!(Value, "range_tensor of {n} elements is too large");
     }
     let n = n as usize;
-    let dtype = dtype.unwrap_or(if all_int { DType::I64 } else { DType::F32 });
-    if all_int && dtype == DType::I64 {
-        // Exact in i128: int64 ranges never pass through float64 (issue #7, class 4).
-        let int = |v: &Option<Value>, default: i64| match v {
-            Some(Value::Int(i)) => *i as i128,
-            _ => default as i128,
-        };
-        let first = int(&Some(start.clone()), 0);
-        let (lo, hi) = if matches!(limit_v, None | Some(Value::None)) { (0, first) } else { (first, int(&limit_v, 0)) };
-        let step = int(&delta_v, 1);
-        let count =
-            if step > 0 { (hi - lo + step - 1).div_euclid(step) } else { (lo - hi - step - 1).div_euclid(-step) };
-        let count = count.max(0) as usize;
-        crate::tensor::budget::check_shape(&[count])?;
-        let vals: Vec<i64> = (0..count).map(|i| (lo + i as i128 * step) as i64).collect();
-        return Ok(Value::Tensor(Tensor::new(Array::I64(ArrayD::from_shape_vec(IxDyn(&[count]), vals).expect("1-d")))));
-    }
     let vals = (0..n).map(|i| s + i as f64 * d).collect();
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &[n], vals))))
 }
 
-/// `linspace(start, stop, num)`: `num` evenly spaced float32 values, both ends included.
+/// `linspace(start, stop, num)`: `num` evenly spaced values from `start` to `stop`, both
+/// ends included; shape `[num]`.
+///
+/// Dtype: as TF's `tf.linspace`, `start`'s: a float32 or float64 tensor keeps its dtype, a
+/// Python float is float32, and an int start (a Python int or an int64 tensor) gives float64.
+/// `stop` must have `start`'s dtype: a Python int converts to any, a Python float only to a
+/// float dtype.
+///
+/// Errors: ValueError when `stop` is a tensor of another dtype than `start`'s (TF's
+/// "Tensor conversion requested dtype …"); TypeError for a Python float `stop` with an int
+/// `start`, a non-number or a non-scalar argument; ValueError for a negative `num`.
 fn linspace(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["start", "stop", "num"], 3);
+    static SIG: Signature = Signature::new(&["start", "stop", "num", "name", "axis"], 3);
     let mut a = SIG.bind(rt, args)?;
-    let (s, e, n) = (a.float("start")?, a.float("stop")?, a.int("num")?);
+    let (start, stop, n) = (a.value("start")?, a.value("stop")?, a.int("num")?);
+    let axis = a.opt_int("axis")?.unwrap_or(0);
+    if axis != 0 && axis != -1 {
+        bail!(Value, "linspace: axis {axis} is out of range for a 1-d result");
+    }
+    let (ds, de) = (scalar_dtype(rt, &start, "linspace start")?, scalar_dtype(rt, &stop, "linspace stop")?);
+    match &stop {
+        Value::Int(_) => {}
+        Value::Float(_) if ds.is_float() => {}
+        Value::Float(f) => {
+            bail!(Type, "linspace: cannot convert stop {} to start's dtype {ds}", crate::tensor::scalar::fmt_f64(*f))
+        }
+        _ if de != ds => {
+            bail!(Value, "linspace: stop has dtype {de}, but start has dtype {ds}; cast one of them (TF converts stop to start's dtype)")
+        }
+        _ => {}
+    }
+    let dtype = if ds.is_float() { ds } else { DType::F64 };
+    let (s, e) = (rt.float_arg(&start, "start")?, rt.float_arg(&stop, "stop")?);
     let n = rt.dims_arg(&Value::Int(n))?[0];
     let vals = (0..n).map(|i| if n == 1 { s } else { s + (e - s) * i as f64 / (n - 1) as f64 }).collect();
-    Ok(Value::Tensor(Tensor::new(Array::from_f64(DType::F32, &[n], vals))))
+    Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &[n], vals))))
 }
 
 /// `one_hot(indices, depth)`: float32 rows, zero rows for out-of-range indices.

@@ -59,6 +59,10 @@ pub fn help_of(rt: &mut Interp, v: &Value) -> String {
             | BuiltinKind::PassThrough(f)
             | BuiltinKind::StaticMethod(f)
             | BuiltinKind::ClassMethod(f) => help_of(rt, f),
+            BuiltinKind::Type => format!(
+                "class {}\n\nThe type of {} values, as `type(x)` gives it; `isinstance(x, type(y))` tests for it.\n",
+                b.name, b.name
+            ),
         },
         Value::Class(c) => class_help(rt, c),
         Value::Instance(i) => class_help(rt, &i.class),

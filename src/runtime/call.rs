@@ -59,6 +59,14 @@ impl Interp {
                 // Python 3.10+: a staticmethod object is callable as its function.
                 BuiltinKind::StaticMethod(inner) => self.call_value(inner, pos, kw),
                 BuiltinKind::ClassMethod(_) => bail!(Type, "'classmethod' object is not callable"),
+                // `type(None)()` is None, as in CPython; the other unnamed types make nothing.
+                BuiltinKind::Type if &*b.name == "NoneType" => {
+                    if !pos.is_empty() || !kw.is_empty() {
+                        bail!(Type, "NoneType takes no arguments");
+                    }
+                    Ok(Value::None)
+                }
+                BuiltinKind::Type => bail!(Type, "cannot create '{}' instances", b.name),
             },
             Value::Method(m) => {
                 let (this, func) = (&m.0, &m.1);

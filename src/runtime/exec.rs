@@ -161,20 +161,22 @@ impl Interp {
             StmtKind::With(items, body) => return self.exec_with(items, body, env),
             StmtKind::Import(mods) => {
                 for (path, alias, slot) in mods {
-                    let name = path.iter().map(|p| p.name().to_string()).collect::<Vec<_>>().join(".");
-                    let mut m = self.import(&name).map_err(|e| self.locate(e, s.span))?;
-                    // `import tensorflow.keras` binds `tensorflow`, as in Python, when the
-                    // package is itself a loaded module (a file package `a/b.dgl` without
-                    // an `a` module binds `a` to `a.b`).
-                    if let (None, Some(top)) = (alias, self.modules.get(&*path[0].name()).filter(|_| path.len() > 1)) {
-                        m = top.clone();
-                    }
+                    let parts: Vec<String> = path.iter().map(|p| p.name().to_string()).collect();
+                    let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+                    let ms = self.import_path(&parts).map_err(|e| self.locate(e, s.span))?;
+                    // `import a.b` binds `a` (with `b` its attribute), as in Python;
+                    // `import a.b as c` binds `c` to `a.b`.
+                    let m = if alias.is_some() { ms.last() } else { ms.first() };
+                    let m = m.expect("an import path has at least one part").clone();
                     store(alias.unwrap_or(path[0]), slot.get(), Value::Module(m), env);
                 }
             }
             StmtKind::FromImport(path, names) => {
                 let name = path.iter().map(|p| p.name().to_string()).collect::<Vec<_>>().join(".");
-                let m = self.import(&name).map_err(|e| self.locate(e, s.span))?;
+                let parts: Vec<String> = path.iter().map(|p| p.name().to_string()).collect();
+                let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+                let ms = self.import_path(&parts).map_err(|e| self.locate(e, s.span))?;
+                let m = ms.last().expect("an import path has at least one part").clone();
                 for (n, alias, span, slot) in names {
                     let v = match (m.globals.get(*n), m.hooks) {
                         (Some(v), _) => v,
@@ -186,6 +188,14 @@ impl Interp {
                             }
                             e.at(self.src, *span)
                         })?,
+                        // `from a import b` with `b` a submodule (a file `a/b.dgl`), as in Python.
+                        (None, None) if self.is_submodule(&name, &n.name()) => {
+                            let mut sub = parts.clone();
+                            let n_name = n.name().to_string();
+                            sub.push(&n_name);
+                            let ms = self.import_path(&sub).map_err(|e| e.at(self.src, *span))?;
+                            Value::Module(ms.last().expect("the submodule").clone())
+                        }
                         (None, None) => {
                             let e = err!(Import, "cannot import name '{}' from '{}'", n, name);
                             let names = m.names();

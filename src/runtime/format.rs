@@ -186,7 +186,7 @@ impl Interp {
             }
             Value::Ellipsis => "Ellipsis".into(),
             Value::Func(f) => format!("<function {}>", f.def.name),
-            Value::Builtin(b) if super::value::TYPE_NAMES.contains(&b.name.as_ref()) => {
+            Value::Builtin(b) if super::value::is_type_object(b) => {
                 format!("<class '{}'>", b.name)
             }
             Value::Builtin(b) => format!("<built-in function {}>", b.name),
@@ -294,11 +294,7 @@ impl Interp {
                         crate::tensor::shape_str(t.shape())
                     );
                 }
-                match t.dtype() {
-                    DType::I64 => Value::Int(t.data.first_f64() as i64),
-                    DType::Bool => Value::Bool(t.data.first_f64() != 0.0),
-                    _ => Value::Float(t.data.first_f64()),
-                }
+                Value::from_elem(t.data.first_elem())
             }
             other => other.clone(),
         };

@@ -96,10 +96,7 @@ impl Interp {
             bail!(Runtime, "import cycle: {}", cycle.join(" -> "));
         }
         let file = format!("{}.dgl", name.replace('.', "/"));
-        let mut folders = if search { vec![self.script_dir.clone()] } else { vec![] };
-        if let (true, Ok(path)) = (search, std::env::var("DGL_PATH")) {
-            folders.extend(std::env::split_paths(&path));
-        }
+        let folders = if search { self.search_folders() } else { vec![] };
         let found = folders.into_iter().map(|d| d.join(&file)).find(|p| p.is_file());
         let (display, path, text) = match found {
             Some(p) => {
@@ -111,6 +108,14 @@ impl Interp {
                 Some((n, src)) => (format!("<stdlib>/{n}.dgl"), None::<PathBuf>, src.to_string()),
                 None => match (self.native_modules)(name) {
                     Some(build) => return self.native_module(name, build),
+                    None if search && self.is_package_folder(name) => {
+                        // A folder of modules with no `NAME.dgl`: an empty package (Python's
+                        // namespace package) whose submodules become its attributes as
+                        // they are imported.
+                        let module = Rc::new(Module::new(name, Rc::new(Globals::default()), None));
+                        self.modules.insert(name.to_string(), module.clone());
+                        return Ok(module);
+                    }
                     None => return Err(missing_module(name)),
                 },
             },
@@ -141,6 +146,53 @@ impl Interp {
 }
 
 impl Interp {
+    /// `import a.b.c` (and the module part of `from a.b.c import x`): imports `a`, `a.b` and
+    /// `a.b.c` in turn, as Python does, and makes each submodule an attribute of its parent
+    /// (`a.b` is `a`'s attribute `b`) unless the parent already binds that name. Returns
+    /// every module of the path, outermost first.
+    ///
+    /// Errors: ImportError naming the first part of the path that is not a module; the
+    /// modules' own errors.
+    pub fn import_path(&mut self, path: &[&str]) -> R<Vec<Rc<Module>>> {
+        let mut out: Vec<Rc<Module>> = Vec::with_capacity(path.len());
+        for k in 1..=path.len() {
+            let name = path[..k].join(".");
+            let m = self.import(&name)?;
+            if let Some(parent) = out.last() {
+                let attr = super::intern::intern(path[k - 1]);
+                if parent.globals.get(attr).is_none() {
+                    parent.globals.set(attr, Value::Module(m.clone()));
+                }
+            }
+            out.push(m);
+        }
+        Ok(out)
+    }
+
+    /// Where imports look for module files: the script's folder, then `DGL_PATH`'s folders.
+    fn search_folders(&self) -> Vec<PathBuf> {
+        let mut folders = vec![self.script_dir.clone()];
+        if let Ok(path) = std::env::var("DGL_PATH") {
+            folders.extend(std::env::split_paths(&path));
+        }
+        folders
+    }
+
+    /// Whether `package.name` names a module file or folder of its own (`a/b.dgl` or `a/b/`),
+    /// for `from a import b`.
+    pub fn is_submodule(&self, package: &str, name: &str) -> bool {
+        let rel = format!("{}/{name}", package.replace('.', "/"));
+        let folders = self.search_folders();
+        folders.iter().any(|d| d.join(&rel).is_dir() || d.join(format!("{rel}.dgl")).is_file())
+    }
+
+    /// Whether a folder `a/b` for the module name `a.b` exists where imports look for files.
+    fn is_package_folder(&self, name: &str) -> bool {
+        let rel = name.replace('.', "/");
+        let folders = self.search_folders();
+        folders.iter().any(|d| d.join(&rel).is_dir())
+    }
+
     /// A native module, built now (on first import) and kept like any other.
     fn native_module(&mut self, name: &str, build: super::ModuleBuilder) -> R<Rc<Module>> {
         let entries = build(self)?;

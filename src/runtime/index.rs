@@ -170,7 +170,7 @@ impl Interp {
         let i = match i {
             Value::Int(i) => *i,
             Value::Bool(b) => *b as i64,
-            Value::Tensor(t) if t.dtype() == DType::I64 && t.len() == 1 => t.data.first_f64() as i64,
+            Value::Tensor(t) if t.dtype() == DType::I64 && t.len() == 1 => t.data.first_i64()?,
             other => bail!(Type, "indices must be integers, not {}", other.type_name()),
         };
         // In i128: a length past i64::MAX (a huge range) must not wrap.

@@ -179,6 +179,9 @@ pub struct Interp {
     /// Whether `progress` bars stay silent unless a call says `disable=False`: on in the
     /// golden runner (`dgl test`, `cargo test`), whose expected outputs hold no bars.
     pub quiet_progress: bool,
+    /// The type objects `type(x)` returns for kinds no builtin name stands for
+    /// (`NoneType`, `function`, `module`…), made once each so that `type(None) is type(None)`.
+    pub type_objects: FxHashMap<&'static str, Value>,
 }
 
 /// A front end's handler for `display(x)` (see [`Interp::display_hook`]).
@@ -204,6 +207,7 @@ impl Interp {
         Interp {
             sources: SourceMap::default(),
             builtins: FxHashMap::default(),
+            type_objects: FxHashMap::default(),
             modules: HashMap::new(),
             loading: Vec::new(),
             out,

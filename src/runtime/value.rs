@@ -155,6 +155,10 @@ pub enum BuiltinKind {
     StaticMethod(Value),
     /// `classmethod(f)`: read through a class or an instance, `f` bound to the class.
     ClassMethod(Value),
+    /// The type object `type(x)` makes for a kind of value no builtin names (`NoneType`,
+    /// `function`, `module`…; [`UNNAMED_TYPES`]). Calling `NoneType()` gives `None`; the
+    /// others make no instances.
+    Type,
 }
 
 /// A user function or lambda: its definition, evaluated defaults and the
@@ -280,6 +284,16 @@ impl Globals {
         self.slots.borrow().get(i as usize).and_then(|g| g.value.clone())
     }
 
+    /// Binds `name` to `v`, as an assignment at the module's top level would.
+    pub fn set(&self, name: Sym, v: Value) {
+        let i = self.names.borrow_mut().slot(name) as usize;
+        let mut slots = self.slots.borrow_mut();
+        if slots.len() <= i {
+            slots.resize_with(i + 1, Default::default);
+        }
+        slots[i].value = Some(v);
+    }
+
     /// Every bound name with its value, in index order.
     pub fn bound(&self) -> Vec<(Sym, Value)> {
         let names = self.names.borrow();
@@ -340,6 +354,16 @@ pub struct Args {
 }
 
 impl Value {
+    /// The Python number of one tensor element, exactly: an int64 element is an `int`
+    /// over its whole range (as NumPy's `.item()`), a bool a `bool`, a float a `float`.
+    pub fn from_elem(e: crate::tensor::Elem) -> Value {
+        match e {
+            crate::tensor::Elem::Int(i) => Value::Int(i),
+            crate::tensor::Elem::Bool(b) => Value::Bool(b),
+            crate::tensor::Elem::Float(x) => Value::Float(x),
+        }
+    }
+
     pub fn str(s: &str) -> Value {
         Value::Str(s.into())
     }
@@ -455,7 +479,32 @@ pub const TYPE_NAMES: &[&str] = &[
     "set",
     "GradientTape",
     "ForwardAccumulator",
+    "type",
+    "property",
 ];
+
+/// Types that no builtin name stands for, whose objects (`BuiltinKind::Type`) `type(x)`
+/// makes on demand ([`Interp::type_objects`]): they print as `<class 'NAME'>` as CPython's do.
+pub const UNNAMED_TYPES: &[&str] = &[
+    "NoneType",
+    "function",
+    "builtin_function_or_method",
+    "method",
+    "module",
+    "slice",
+    "ellipsis",
+    "generator",
+    "dtype",
+    "super",
+    "TextIOWrapper",
+    "stop_recording",
+];
+
+/// Whether the builtin `b` is a type object: a builtin type (`int`, `Tensor`) or one
+/// that `type(x)` made for an unnamed type (`NoneType`, `function`).
+pub fn is_type_object(b: &Builtin) -> bool {
+    matches!(b.kind, BuiltinKind::Type) || TYPE_NAMES.contains(&b.name.as_ref())
+}
 
 /// The user exception instance an error carries, if one was raised (`raise MyError(…)`).
 pub fn raised_instance(e: &Exc) -> Option<&Value> {

@@ -53,6 +53,15 @@ pub enum Array {
     Bool(ArrayD<bool>),
 }
 
+/// One element of an [`Array`] with its exact value: what `numpy()`, `item()` and the
+/// format specs turn into a Python number (an int64 element is exact over its whole range).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Elem {
+    Float(f64),
+    Int(i64),
+    Bool(bool),
+}
+
 /// Applies `$body` to the inner ndarray whatever its dtype, binding it to `$a`.
 #[macro_export]
 macro_rules! each_dtype {
@@ -123,6 +132,29 @@ impl Array {
 
     pub fn zeros(dtype: DType, shape: &[usize]) -> Array {
         Array::full(dtype, shape, 0.0)
+    }
+
+    /// Every element exactly as its own kind of number, in row-major order: int64
+    /// elements stay `Elem::Int` (never through f64, which is exact only to 2^53),
+    /// bools `Elem::Bool`, floats `Elem::Float` (a float32 widened exactly).
+    pub fn elems(&self) -> Vec<Elem> {
+        match self {
+            Array::F32(a) => a.iter().map(|&x| Elem::Float(x as f64)).collect(),
+            Array::F64(a) => a.iter().map(|&x| Elem::Float(x)).collect(),
+            Array::I64(a) => a.iter().map(|&x| Elem::Int(x)).collect(),
+            Array::Bool(a) => a.iter().map(|&x| Elem::Bool(x)).collect(),
+        }
+    }
+
+    /// The first element exactly, as [`Array::elems`] gives it (callers check the size;
+    /// an empty array gives a zero of its kind).
+    pub fn first_elem(&self) -> Elem {
+        match self {
+            Array::F32(a) => Elem::Float(a.iter().next().map_or(0.0, |&x| x as f64)),
+            Array::F64(a) => Elem::Float(a.iter().next().copied().unwrap_or(0.0)),
+            Array::I64(a) => Elem::Int(a.iter().next().copied().unwrap_or(0)),
+            Array::Bool(a) => Elem::Bool(a.iter().next().copied().unwrap_or(false)),
+        }
     }
 
     /// Every element as f64 (bools as 0/1), in row-major order.

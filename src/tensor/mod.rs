@@ -19,7 +19,7 @@ pub mod scalar;
 pub mod shape;
 pub mod sorting;
 
-pub use array::{Array, DType};
+pub use array::{Array, DType, Elem};
 use std::cell::Cell;
 use std::rc::Rc;
 

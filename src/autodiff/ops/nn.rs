@@ -40,7 +40,7 @@ impl Recorder {
             );
         }
         let classes = ls[ls.len() - 1];
-        let idx: Vec<i64> = labels.data.cast(DType::I64).to_f64_vec().into_iter().map(|v| v as i64).collect();
+        let idx: Vec<i64> = labels.data.cast(DType::I64).to_i64_vec()?;
         if let Some(bad) = idx.iter().find(|&&k| k < 0 || k as usize >= classes) {
             bail!(Value, "label {bad} is out of range for {classes} classes");
         }

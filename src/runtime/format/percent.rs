@@ -8,7 +8,6 @@ use super::spec::{self, Spec, MAX_WIDTH};
 use crate::runtime::error::R;
 use crate::runtime::value::{HashKey, Value};
 use crate::runtime::Interp;
-use crate::tensor::DType;
 use crate::{bail, err};
 
 /// Where conversions take their values from.
@@ -202,9 +201,9 @@ impl Interp {
             Value::Float(x) => Some(Value::Float(*x)),
             Value::Tensor(_) | Value::Variable(_) => {
                 let t = self.to_tensor(v, None).ok()?;
-                (t.len() == 1).then(|| match t.dtype() {
-                    DType::I64 | DType::Bool => Value::Int(t.data.first_f64() as i64),
-                    _ => Value::Float(t.data.first_f64()),
+                (t.len() == 1).then(|| match t.data.first_elem() {
+                    crate::tensor::Elem::Bool(b) => Value::Int(b as i64),
+                    e => Value::from_elem(e),
                 })
             }
             _ => None,

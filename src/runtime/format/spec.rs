@@ -437,7 +437,7 @@ mod tests {
 
     #[test]
     fn number_specs_follow_python() {
-        assert_eq!(f(3.14159, ".4f"), "3.1416");
+        assert_eq!(f(1.23456, ".4f"), "1.2346");
         assert_eq!(i(42, "5d"), "   42");
         assert_eq!(f(0.5, ".1%"), "50.0%");
         assert_eq!(f(12345.678, ",.2f"), "12,345.68");
