@@ -180,12 +180,168 @@ fn check_lists_every_refusal() {
     assert!(err.contains("2 construct(s)"), "{err}");
 }
 
+/// Example 11 (Model.fit), with `edit` applied to its text, written into `dir`.
+fn fit_variant(dir: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let text = std::fs::read_to_string(root().join("examples/11_digits_fit.dgl")).unwrap();
+    let path = dir.join(name);
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::copy(root().join("examples/data/digits.csv"), dir.join("data/digits.csv")).unwrap();
+    std::fs::write(&path, edit(&text)).unwrap();
+    path
+}
+
 #[test]
-fn model_fit_is_refused_until_the_exporter_writes_it() {
+fn example_11_is_written_in_its_fit_form() {
     let tmp = tempfile::tempdir().unwrap();
-    let (code, err) = export(&root().join("examples/11_digits_fit.dgl"), tmp.path());
-    assert_eq!(code, 1, "{err}");
-    assert!(err.contains("cannot export `Model.fit` under --distribute"), "{err}");
-    assert!(err.contains("write the training as a custom loop"), "{err}");
-    assert!(err.contains("11_digits_fit.dgl:"), "spanned: {err}");
+    for kind in ["mirrored", "multiworker"] {
+        let out = tmp.path().join(kind).join("ex11.py");
+        let o = dgl(&[
+            "export",
+            "--tf",
+            "--distribute",
+            kind,
+            root().join("examples/11_digits_fit.dgl").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let py = std::fs::read_to_string(&out).unwrap();
+        for part in [
+            &format!("strategy = dgl_tf.make_strategy(\"{kind}\")"),
+            "with strategy.scope():\n    model = nn.Sequential([nn.Dense(64, activation=\"relu\"), nn.Dense(10)])\n    dgl_tf.compile_model(model, ",
+            "optimizer=tf.keras.optimizers.Adam(learning_rate=0.005)",
+            "loss=dgl_tf.per_example_loss(\"sparse_categorical_crossentropy\", from_logits=True)",
+            "metrics=[\"accuracy\"])",
+            "\nhistory = dgl_tf.fit(model, x_train, y_train, batch_size=64, epochs=5, shuffle=False)",
+            "test_loss, test_accuracy = dgl_tf.evaluate(model, x_test, y_test, verbose=0)",
+            "dgl_tf.save_trained_weights(__file__, model)",
+        ] {
+            assert!(py.contains(part), "{kind}: no {part:?} in\n{py}");
+        }
+        assert!(py.find("make_strategy").unwrap() < py.find("dgl_tf.read_csv").unwrap());
+        assert!(!py.contains("model.compile(") && !py.contains("model.fit("), "{py}");
+        let support = std::fs::read_to_string(tmp.path().join(kind).join("dgl_tf.py")).unwrap();
+        assert!(support.contains("def fit(model, x=None, y=None, batch_size=None"));
+    }
+}
+
+#[test]
+fn fit_accepts_loss_names_functions_and_a_named_optimizer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases: Vec<(&str, &str, &str, &[&str])> = vec![
+        (
+            "name.dgl",
+            "loss=losses.SparseCategoricalCrossentropy(from_logits=True)",
+            "loss=\"sparse_categorical_crossentropy\"",
+            &["loss=dgl_tf.per_example_loss(\"sparse_categorical_crossentropy\")"],
+        ),
+        (
+            "function.dgl",
+            "loss=losses.SparseCategoricalCrossentropy(from_logits=True)",
+            "loss=losses.mse",
+            &["loss=dgl_tf.per_example_loss(\"mean_squared_error\")"],
+        ),
+        (
+            "string_opt.dgl",
+            "optimizer=optim.Adam(learning_rate=0.005)",
+            "optimizer=\"sgd\"",
+            &["optimizer=tf.keras.optimizers.SGD()"],
+        ),
+    ];
+    for (name, from, to, parts) in cases {
+        let file = fit_variant(tmp.path(), name, |t| t.replace(from, to));
+        let (code, err) = export(&file, &tmp.path().join(format!("out_{name}")));
+        assert_eq!(code, 0, "{name}: {err}");
+        let py = std::fs::read_to_string(tmp.path().join(format!("out_{name}")).join("x.py")).unwrap();
+        for part in parts {
+            assert!(py.contains(part), "{name}: no {part:?} in\n{py}");
+        }
+    }
+    // An optimizer bound by its own statement is made by Keras, in the scope.
+    let file = fit_variant(tmp.path(), "named.dgl", |t| {
+        t.replace("model = nn.Sequential", "opt = optim.RMSprop(0.01)\nmodel = nn.Sequential")
+            .replace("optimizer=optim.Adam(learning_rate=0.005)", "optimizer=opt")
+    });
+    let (code, err) = export(&file, &tmp.path().join("out_named"));
+    assert_eq!(code, 0, "{err}");
+    let py = std::fs::read_to_string(tmp.path().join("out_named/x.py")).unwrap();
+    assert!(py.contains("with strategy.scope():\n    opt = tf.keras.optimizers.RMSprop(0.01)"), "{py}");
+    assert!(py.contains("dgl_tf.compile_model(model, optimizer=opt, "), "{py}");
+}
+
+#[test]
+fn fit_forms_that_cannot_be_distributed_are_refused_with_what_is_needed() {
+    let tmp = tempfile::tempdir().unwrap();
+    type Edit = Box<dyn Fn(&str) -> String>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "shuffle.dgl",
+            Box::new(|t| t.replace(", shuffle=False)", ")")),
+            "--distribute needs fit(..., shuffle=False): DGL's shuffle draws from DGL's generator",
+        ),
+        (
+            "shuffle_true.dgl",
+            Box::new(|t| t.replace("shuffle=False", "shuffle=True")),
+            "--distribute needs fit(..., shuffle=False)",
+        ),
+        (
+            "dataset.dgl",
+            Box::new(|t| {
+                t.replace("import losses\n", "import data\nimport losses\n")
+                    .replace(
+                        "model = nn.Sequential",
+                        "ds = data.Dataset.from_tensor_slices((x_train, y_train)).batch(64)\nmodel = nn.Sequential",
+                    )
+                    .replace("model.fit(x_train, y_train, batch_size=64,", "model.fit(ds,")
+            }),
+            "--distribute needs fit(x, y, ..., shuffle=False) with x and y tensors",
+        ),
+        (
+            "myloss.dgl",
+            Box::new(|t| {
+                t.replace(
+                    "model = nn.Sequential",
+                    "def my_loss(a, b):\n    return reduce_mean(square(a - b))\n\n\nmodel = nn.Sequential",
+                )
+                .replace("loss=losses.SparseCategoricalCrossentropy(from_logits=True)", "loss=my_loss")
+            }),
+            "--distribute needs compile(loss=...) as a loss name",
+        ),
+        (
+            "reduction.dgl",
+            Box::new(|t| t.replace("(from_logits=True)", "(from_logits=True, reduction=\"sum\")")),
+            "give the loss its default reduction",
+        ),
+        (
+            "optimizer.dgl",
+            Box::new(|t| t.replace("optimizer=optim.Adam(learning_rate=0.005)", "optimizer=\"nadam\"")),
+            "--distribute needs compile(optimizer=...) as optim.SGD, Adam, AdamW, RMSprop or Adagrad",
+        ),
+        (
+            "metric.dgl",
+            Box::new(|t| t.replace("metrics=[\"accuracy\"]", "metrics=[\"accuracy\", \"auc\"]")),
+            "--distribute's fit computes metrics=['accuracy'] only",
+        ),
+        (
+            "dropout.dgl",
+            Box::new(|t| t.replace("nn.Dense(10)])", "nn.Dropout(0.2), nn.Dense(10)])")),
+            "`Dropout` in the model",
+        ),
+        (
+            "nocompile.dgl",
+            Box::new(|t| {
+                let start = t.find("model.compile(").unwrap();
+                let end = start + t[start..].find("\n)\n").unwrap() + 3;
+                format!("{}{}", &t[..start], &t[end..])
+            }),
+            "--distribute needs one model.compile(...) statement at top level, between the model's creation and fit",
+        ),
+    ];
+    for (name, edit, message) in cases {
+        let file = fit_variant(tmp.path(), name, edit);
+        let (code, err) = export(&file, &tmp.path().join("out"));
+        assert_eq!(code, 1, "{name}: {err}");
+        assert!(err.contains(message), "{name}: {err}");
+        assert!(err.contains(&format!("{name}:")), "{name} spanned: {err}");
+    }
 }

@@ -483,7 +483,10 @@ impl Exporter<'_> {
         format!("{}.{name}", self.expr_at(obj, ATOM))
     }
 
-    fn call(&mut self, f: &Expr, args: &[Arg], _span: crate::source::Span) -> String {
+    fn call(&mut self, f: &Expr, args: &[Arg], span: crate::source::Span) -> String {
+        if let Some(text) = self.distributed_call(f, args, span) {
+            return text;
+        }
         // The tensor methods TF's tensors lack go through dgl_tf, which calls an object's
         // own method when it is not a tensor.
         if let ExprKind::Attr(obj, m) = &f.kind {

@@ -4,10 +4,10 @@ changes nothing but the speed.
 
     python tests/export/test_distribute.py        (the Python that has TensorFlow 2.21)
 
-Exported: `dgl export --tf --distribute multiworker|mirrored` of example 10 (the dgl binary:
-DGL, else DGL_BIN, else target/{debug,release}/dgl, else `dgl` on PATH; skipped without one).
-Hand-written: the target forms of tests/export/distributed/ (RECIPE.md), for example 10 and
-for example 11 (Model.fit, which the exporter refuses under --distribute so far).
+Exported: `dgl export --tf --distribute multiworker|mirrored` of examples 10 and 11 (the dgl
+binary: DGL, else DGL_BIN, else target/{debug,release}/dgl, else `dgl` on PATH; skipped
+without one). Hand-written: tests/export/distributed/digits_distributed.py, example 10 with
+Keras's own layers and DGL's initial weights (RECIPE.md), an independent second reference.
 
 (a) the single-process reference, one replica: per-step losses and test accuracy; its stdout
     must equal DGL's (examples/NN_*.out).
@@ -37,13 +37,11 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "distributed")
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-PLAIN = os.path.join(FIXTURES, "digits_plain.py")
 DISTRIBUTED = os.path.join(FIXTURES, "digits_distributed.py")
 INIT = os.path.join(FIXTURES, "10_digits_distributed.init.npz")
 DGL_OUT = os.path.join(ROOT, "examples", "10_digits_distributed.out")
 
 TIMEOUT = 150  # seconds, for any one process; a normal run takes 3 to 10
-FIT = os.path.join(FIXTURES, "digits_fit_distributed.py")
 FIT_OUT = os.path.join(ROOT, "examples", "11_digits_fit.out")
 
 GLOBAL_BATCH, N_TRAIN = 64, 1498
@@ -122,13 +120,23 @@ def run_workers(script, envs):
     return outs
 
 
+N_TEST = 299
+
+
 def load_record(path, stdout=None):
-    """The JSON a run recorded; `correct` read from its stdout when the script did not note it."""
+    """The JSON a run recorded; `correct` read from its stdout when the script did not note it:
+    example 10 prints `test accuracy: C/299 = ...`, example 11 `test loss L, accuracy A` with
+    A to 3 decimals, which gives C exactly (C/299 steps by more than 0.003)."""
     with open(path) as f:
         record = json.load(f)
     if "correct" not in record and stdout is not None:
-        line = [l for l in stdout.splitlines() if l.startswith("test accuracy: ")][-1]
-        record["correct"] = int(line.split(": ")[1].split("/")[0])
+        lines = stdout.splitlines()
+        counted = [l for l in lines if l.startswith("test accuracy: ")]
+        if counted:
+            record["correct"] = int(counted[-1].split(": ")[1].split("/")[0])
+        else:
+            fraction = [l for l in lines if l.startswith("test loss ")][-1].split("accuracy ")[1]
+            record["correct"] = round(float(fraction) * N_TEST)
     return record
 
 
@@ -269,6 +277,26 @@ class BrokenLoss:
                 os.remove(broken)
 
 
+def export_both(cls, example, name):
+    """Exports examples/EXAMPLE both ways into cls.tmp; sets cls.MULTIWORKER, cls.MIRRORED."""
+    dgl = find_dgl()
+    source = os.path.join(ROOT, "examples", example)
+    for kind in ("multiworker", "mirrored"):
+        script = os.path.join(cls.tmp, kind, name)
+        done = subprocess.run(
+            [dgl, "export", "--tf", "--distribute", kind, source, "-o", script],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if done.returncode != 0:
+            raise AssertionError(f"dgl export --distribute {kind} exited {done.returncode}:\n{done.stderr}")
+        with open(script) as f:
+            text = f.read()
+        assert f'strategy = dgl_tf.make_strategy("{kind}")' in text, text
+        setattr(cls, kind.upper(), script)
+
+
 class ExportedCustomLoop(BrokenLoss, Checks, unittest.TestCase):
     """`dgl export --tf --distribute multiworker|mirrored examples/10_digits_distributed.dgl`,
     run as exported. Its single-process reference is the mirrored export on one device."""
@@ -277,22 +305,7 @@ class ExportedCustomLoop(BrokenLoss, Checks, unittest.TestCase):
 
     @classmethod
     def prepare(cls):
-        dgl = find_dgl()
-        source = os.path.join(ROOT, "examples", "10_digits_distributed.dgl")
-        for kind in ("multiworker", "mirrored"):
-            script = os.path.join(cls.tmp, kind, "ex10.py")
-            done = subprocess.run(
-                [dgl, "export", "--tf", "--distribute", kind, source, "-o", script],
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            if done.returncode != 0:
-                raise AssertionError(f"dgl export --distribute {kind} exited {done.returncode}:\n{done.stderr}")
-            with open(script) as f:
-                text = f.read()
-            assert f'strategy = dgl_tf.make_strategy("{kind}")' in text, text
-            setattr(cls, kind.upper(), script)
+        export_both(cls, "10_digits_distributed.dgl", "ex10.py")
         cls.PLAIN = cls.MIRRORED
 
     def test_the_export_is_the_distributed_form(self):
@@ -309,10 +322,56 @@ class ExportedCustomLoop(BrokenLoss, Checks, unittest.TestCase):
             self.assertIn(part, text)
 
 
-class CustomLoop(BrokenLoss, Checks, unittest.TestCase):
-    """The hand-written target of example 10 (tests/export/distributed/digits_distributed.py)."""
+class ExportedFit(Checks, unittest.TestCase):
+    """`dgl export --tf --distribute multiworker|mirrored examples/11_digits_fit.dgl`
+    (compile, fit, evaluate), run as exported: fit is dgl_tf's distributed loop, which notes
+    every step under DGL_TF_RECORD. Its single-process reference is the mirrored export on one
+    device; its output must be DGL's."""
 
-    PLAIN, PLAIN_ENV, DGL_OUT, EPOCHS, SAVES = PLAIN, {}, DGL_OUT, 10, True
+    PLAIN_ENV, DGL_OUT, EPOCHS, CHOOSE, SAVES = {}, FIT_OUT, 5, False, True
+
+    @classmethod
+    def prepare(cls):
+        export_both(cls, "11_digits_fit.dgl", "ex11.py")
+        cls.PLAIN = cls.MIRRORED
+
+    def test_the_export_is_the_fit_form(self):
+        with open(self.MULTIWORKER) as f:
+            text = f.read()
+        for part in [
+            "with strategy.scope():\n    model = nn.Sequential(",
+            "dgl_tf.compile_model(model, optimizer=tf.keras.optimizers.Adam(learning_rate=0.005), "
+            'loss=dgl_tf.per_example_loss("sparse_categorical_crossentropy", from_logits=True)',
+            "history = dgl_tf.fit(model, x_train, y_train, batch_size=64, epochs=5, shuffle=False)",
+            "dgl_tf.evaluate(model, x_test, y_test, verbose=0)",
+        ]:
+            self.assertIn(part, text)
+
+    def test_a_fit_loss_not_scaled_by_the_global_batch_is_caught(self):
+        """(d) for fit: the support module's loss changed to a per-replica mean fails."""
+        folder = os.path.dirname(self.MIRRORED)
+        support = os.path.join(folder, "dgl_tf.py")
+        with open(support) as f:
+            source = f.read()
+        scaled = "loss = tf.nn.compute_average_loss(per_example, global_batch_size=global_rows(per_example))"
+        self.assertEqual(source.count(scaled), 1)
+        broken = os.path.join(self.tmp, "broken_fit")
+        shutil.copytree(folder, broken)
+        with open(os.path.join(broken, "dgl_tf.py"), "w") as f:
+            f.write(source.replace(scaled, "loss = tf.reduce_mean(per_example)"))
+        env = base_env(self.tmp, "broken_fit")
+        env.update(DGL_TF_CPU_REPLICAS="2")
+        out = run_one(os.path.join(broken, os.path.basename(self.MIRRORED)), env)
+        with self.assertRaises(AssertionError, msg="a per-replica mean passes the check"):
+            self.assert_same_training(load_record(env["DGL_TF_RECORD"], out), "mean")
+
+
+class CustomLoop(BrokenLoss, Checks, unittest.TestCase):
+    """The hand-written form of example 10 (tests/export/distributed/digits_distributed.py:
+    Keras's layers, DGL's initial weights from a committed .npz), a second reference written
+    independently of the exporter. Its single-process reference is itself on one replica."""
+
+    PLAIN, PLAIN_ENV, DGL_OUT, EPOCHS, SAVES = DISTRIBUTED, {"DGL_TF_DISTRIBUTE": "mirrored"}, DGL_OUT, 10, True
     MULTIWORKER = MIRRORED = DISTRIBUTED
 
     # DGL's side of the bridge
@@ -324,14 +383,6 @@ class CustomLoop(BrokenLoss, Checks, unittest.TestCase):
         with np.load(INIT) as committed:
             for name in committed.files:
                 np.testing.assert_array_equal(committed[name], np.load(os.path.join(out, name + ".npy")))
-
-
-class Fit(Checks, unittest.TestCase):
-    """examples/11_digits_fit.dgl: compile and fit, exported as a distributed custom loop. Its
-    single-process reference is the same script on one replica."""
-
-    PLAIN, PLAIN_ENV, DGL_OUT, EPOCHS, SAVES = FIT, {"DGL_TF_DISTRIBUTE": "mirrored"}, FIT_OUT, 5, True
-    MULTIWORKER = MIRRORED = FIT
 
 
 def find_dgl(required=True):

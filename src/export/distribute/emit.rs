@@ -1,8 +1,9 @@
 //! The statements `--distribute` marks, written in their distributed form (the hooks the
 //! statement emitter calls: before and after a top-level statement, and for any statement).
 
-use super::{Loss, Plan};
+use super::{FitCall, Loss, Optimizer, Plan};
 use crate::export::Exporter;
+use crate::source::Span;
 use crate::syntax::ast::*;
 
 impl Exporter<'_> {
@@ -15,7 +16,11 @@ impl Exporter<'_> {
 
     fn distributed_stmt_with(&mut self, s: &Stmt, plan: &Plan) -> bool {
         let at = s.span.start;
-        if at == plan.dataset.0 {
+        let (dataset, dist_dataset) = match &plan.dataset {
+            Some((start, _, dist)) => (Some(*start), dist.as_str()),
+            None => (None, ""),
+        };
+        if Some(at) == dataset {
             let StmtKind::Assign(t, v) = &s.kind else { return false };
             let t = self.target(&t[0]);
             let text = self.expr(v);
@@ -26,8 +31,7 @@ impl Exporter<'_> {
             };
             self.line(&format!("{t} = {text}"));
             self.line(&format!(
-                "{} = strategy.experimental_distribute_dataset(dgl_tf.sharded_by_data({t}))",
-                plan.dataset.2
+                "{dist_dataset} = strategy.experimental_distribute_dataset(dgl_tf.sharded_by_data({t}))"
             ));
             return true;
         }
@@ -63,7 +67,7 @@ impl Exporter<'_> {
             self.line(&format!("{head}{text}"));
             return true;
         }
-        if at == plan.step {
+        if Some(at) == plan.step {
             let StmtKind::Def(d) = &s.kind else { return false };
             let name = d.name.name().to_string();
             let params: Vec<String> = d.params.iter().map(|p| self.local_name(&p.name.name())).collect();
@@ -83,7 +87,7 @@ impl Exporter<'_> {
         if plan.loops.contains(&at) {
             let StmtKind::For(target, _, body, orelse) = &s.kind else { return false };
             let t = self.target(target);
-            self.line(&format!("for {t} in {}:", plan.dataset.2));
+            self.line(&format!("for {t} in {dist_dataset}:"));
             self.indented(body);
             self.else_block(orelse);
             return true;
@@ -111,9 +115,12 @@ impl Exporter<'_> {
     pub(in crate::export) fn distributed_after(&mut self, s: &Stmt) {
         let Some(plan) = self.plan.clone() else { return };
         if plan.scope.1 == s.span.start {
-            for m in &plan.models {
-                let m = self.local_name(m);
-                self.line(&format!("dgl_tf.build_weights({m}, {})", plan.dataset.1));
+            // (Model.fit builds the weights when it starts, in the scope.)
+            if let Some((_, ds, _)) = &plan.dataset {
+                for m in &plan.models {
+                    let m = self.local_name(m);
+                    self.line(&format!("dgl_tf.build_weights({m}, {ds})"));
+                }
             }
             for (opt, vars) in &plan.builds {
                 let v = self.expr(vars);
@@ -121,5 +128,37 @@ impl Exporter<'_> {
             }
             self.indent -= 1;
         }
+    }
+
+    /// A call of `compile`, `fit` or `evaluate` on a model trained by `Model.fit`, in its
+    /// distributed form (`f` is the callee, `model.METHOD`); None for any other call.
+    pub(in crate::export) fn distributed_call(&mut self, f: &Expr, args: &[Arg], span: Span) -> Option<String> {
+        let plan = self.plan.clone()?;
+        let call = plan.calls.get(&(span.start, span.end))?;
+        let ExprKind::Attr(model, _) = &f.kind else { return None };
+        let model = self.expr(model);
+        Some(match call {
+            FitCall::Fit | FitCall::Evaluate => {
+                let name = if matches!(call, FitCall::Fit) { "fit" } else { "evaluate" };
+                let args = self.call_args(args);
+                let sep = if args.is_empty() { "" } else { ", " };
+                format!("dgl_tf.{name}({model}{sep}{args})")
+            }
+            FitCall::Compile { optimizer, loss, settings, metrics } => {
+                let optimizer = match optimizer {
+                    Optimizer::Call(class, a) => format!("tf.keras.optimizers.{class}({})", self.call_args(a)),
+                    Optimizer::Named(e) => self.expr(e),
+                    Optimizer::Default(class) => format!("tf.keras.optimizers.{class}()"),
+                };
+                let mut loss_text = format!("dgl_tf.per_example_loss({}", crate::export::expr::py_str(loss));
+                for (k, v) in settings {
+                    let v = self.expr(v);
+                    loss_text.push_str(&format!(", {k}={v}"));
+                }
+                loss_text.push(')');
+                let metrics = metrics.as_ref().map_or("None".to_string(), |m| self.expr(m));
+                format!("dgl_tf.compile_model({model}, optimizer={optimizer}, loss={loss_text}, metrics={metrics})")
+            }
+        })
     }
 }

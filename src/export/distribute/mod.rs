@@ -11,6 +11,9 @@ use crate::syntax::ast::*;
 use std::collections::{HashMap, HashSet};
 
 mod emit;
+mod fit;
+
+use fit::{FitCall, Optimizer};
 
 /// The optimizers of DGL's `optim` that become Keras's (the same update rules): DGL's own
 /// would update mirrored variables per replica without all-reducing the gradients.
@@ -44,8 +47,9 @@ pub enum Loss {
 /// What the emitter writes differently, keyed by statement start offsets.
 pub struct Plan {
     pub kind: String,
-    /// The statement binding the dataset, its name, and the distributed dataset's name.
-    pub dataset: (u32, String, String),
+    /// The statement binding the dataset, its name, and the distributed dataset's name
+    /// (the custom loop; None for `Model.fit`).
+    pub dataset: Option<(u32, String, String)>,
     /// The first and last top-level statements inside `with strategy.scope():`.
     pub scope: (u32, u32),
     /// Statements making an optimizer: start → the Keras class.
@@ -54,12 +58,14 @@ pub struct Plan {
     pub models: Vec<String>,
     /// (optimizer, the variables it updates) for each `apply_gradients`.
     pub builds: Vec<(String, Expr)>,
-    /// The step's `def`.
-    pub step: u32,
+    /// The step's `def` (the custom loop; None for `Model.fit`).
+    pub step: Option<u32>,
     /// The statement that computes the loss (an assignment or the `return`).
     pub loss: HashMap<u32, Loss>,
     /// The `for` statements over the dataset that call the step.
     pub loops: HashSet<u32>,
+    /// `Model.fit`: the calls of compile, fit and evaluate, keyed by their spans (start, end).
+    pub calls: HashMap<(u32, u32), FitCall>,
 }
 
 fn call_name(e: &Expr) -> Option<String> {
@@ -124,12 +130,8 @@ pub fn plan(body: &[Stmt], src: &str, kind: &str) -> Result<Plan, Vec<Refusal>> 
         _ => None,
     });
     let Some((step_stmt, step)) = step else {
-        if let Some(fit) = fit_call(body) {
-            return Err(vec![needs(
-                fit,
-                "`Model.fit` under --distribute",
-                "not exported yet: write the training as a custom loop (a batched Dataset, a step decorated @function that calls apply_gradients)",
-            )]);
+        if fit_call(body).is_some() {
+            return fit::plan(body, kind);
         }
         let at = body.iter().find(|s| matches!(s.kind, StmtKind::For(..) | StmtKind::While(..))).map(|s| s.span);
         return Err(vec![needs(at.unwrap_or(whole), "this program's structure", STEP_NEEDED)]);
@@ -298,27 +300,14 @@ pub fn plan(body: &[Stmt], src: &str, kind: &str) -> Result<Plan, Vec<Refusal>> 
             }
         }
     });
-    let random = |stmts: &[Stmt], place: &str, refusals: &mut Vec<Refusal>| {
-        each_expr(stmts, &mut |e| {
-            if let Some(c) = call_name(e) {
-                if RANDOM.contains(&c.as_str()) {
-                    refusals.push(needs(
-                        e.span,
-                        &format!("`{c}` {place}"),
-                        "--distribute cannot replay DGL's random draws on every replica: draw before the training loop, or train without them",
-                    ));
-                }
-            }
-        });
-    };
-    random(&step.body, "in the training step", &mut refusals);
+    refuse_random(&step.body, "in the training step", &mut refusals);
     for s in body.iter().skip(first_loop) {
         if let StmtKind::For(_, _, b, _) | StmtKind::While(_, b, _) = &s.kind {
-            random(b, "in the training loop", &mut refusals);
+            refuse_random(b, "in the training loop", &mut refusals);
         }
     }
     for &i in &in_scope {
-        random(std::slice::from_ref(&body[i]), "in the model", &mut refusals);
+        refuse_random(std::slice::from_ref(&body[i]), "in the model", &mut refusals);
     }
 
     // 4. The loss.
@@ -353,15 +342,31 @@ pub fn plan(body: &[Stmt], src: &str, kind: &str) -> Result<Plan, Vec<Refusal>> 
     }
     Ok(Plan {
         kind: kind.to_string(),
-        dataset: (body[ds_index].span.start, ds_name.clone(), format!("dist_{ds_name}")),
+        dataset: Some((body[ds_index].span.start, ds_name.clone(), format!("dist_{ds_name}"))),
         scope: (body[first].span.start, body[last].span.start),
         optimizers,
         models,
         builds,
-        step: step_stmt.span.start,
+        step: Some(step_stmt.span.start),
         loss,
         loops,
+        calls: HashMap::new(),
     })
+}
+
+/// Refuses every call in `stmts` that draws random numbers (`place` says where it stands).
+fn refuse_random(stmts: &[Stmt], place: &str, refusals: &mut Vec<Refusal>) {
+    each_expr(stmts, &mut |e| {
+        if let Some(c) = call_name(e) {
+            if RANDOM.contains(&c.as_str()) {
+                refusals.push(needs(
+                    e.span,
+                    &format!("`{c}` {place}"),
+                    "--distribute cannot replay DGL's random draws on every replica: draw before the training loop, or train without them",
+                ));
+            }
+        }
+    });
 }
 
 /// The first `X.fit(...)` call at top level (outside functions and classes).
