@@ -21,7 +21,7 @@ static REDUCE: Signature = Signature::new(&["input_tensor", "axis", "keepdims"],
 /// Registers the tensor functions of LANGUAGE.md §4.
 pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("constant", constant);
-    reg("convert_to_tensor", constant);
+    reg("convert_to_tensor", convert_to_tensor);
     reg("zeros", zeros);
     reg("ones", ones);
     reg("fill", fill);
@@ -108,6 +108,11 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
 /// whose element count is neither 1 nor the value's (TF's error kind).
 /// See: tf.constant.
 fn constant(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let (v, dtype, shape) = constant_args(rt, args)?;
+    make_constant(rt, v, dtype, shape)
+}
+
+fn constant_args(rt: &mut Interp, args: &mut Args) -> R<(Value, Option<DType>, Option<Vec<usize>>)> {
     static SIG: Signature = Signature::new(&["value", "dtype", "shape", "name"], 1);
     let mut a = SIG.bind(rt, args)?;
     let (v, dtype) = (a.value("value")?, a.opt_dtype("dtype")?);
@@ -115,6 +120,29 @@ fn constant(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Some(s) => Some(rt.dims_arg(&s)?),
         None => None,
     };
+    Ok((v, dtype, shape))
+}
+
+/// `convert_to_tensor(value, dtype=None, shape=None, name=None)`: [`constant`], except that
+/// a Variable is read as `v.read_value()` reads it, so gradients flow back to it as through
+/// TF's conversion (`constant(v)` is a snapshot, as `tf.constant(v)` is). A `dtype` other
+/// than the Variable's converts the value read (recorded, differentiable).
+fn convert_to_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let (v, dtype, shape) = constant_args(rt, args)?;
+    match (&v, shape) {
+        (Value::Variable(var), None) => {
+            let read = rt.read_variable(var);
+            let t = rt.identity(&read);
+            match dtype {
+                Some(d) if d != t.dtype() => Ok(Value::Tensor(rt.cast(&t, d)?)),
+                _ => Ok(Value::Tensor(t)),
+            }
+        }
+        (_, shape) => make_constant(rt, v, dtype, shape),
+    }
+}
+
+fn make_constant(rt: &mut Interp, v: Value, dtype: Option<DType>, shape: Option<Vec<usize>>) -> R<Value> {
     let t = match &v {
         Value::Tensor(t) => match dtype {
             Some(d) => Tensor::new(t.data.try_cast(d)?),

@@ -312,7 +312,7 @@ def _call_text(method, name):
 def _class_text(cls):
     """DGL's text of a class (what `type(x)` gives)."""
     if cls is type(None):
-        return "NoneType"
+        return "<class 'NoneType'>"
     if issubclass(cls, tf.Variable):
         return "<class 'Variable'>"
     if issubclass(cls, tf.Tensor):
@@ -980,7 +980,12 @@ def constant(value, dtype=None, shape=None, name=None):
     float as int64, a shape that does not fit.
     """
     dtype = _tf_dtype(dtype)
-    if _is_variable(value) or _is_tensor(value):
+    if _is_variable(value):
+        # A snapshot of the Variable's value, not a read the tape records (tf.constant(v)).
+        t = tf.constant(value.numpy())
+        want = dtype or (tf.int64 if t.dtype == tf.int32 else t.dtype)
+        t = t if t.dtype == want else _cast(t, want)
+    elif _is_tensor(value):
         t = tf.convert_to_tensor(value)
         want = dtype or (tf.int64 if t.dtype == tf.int32 else t.dtype)
         t = t if t.dtype == want else _cast(t, want)
@@ -1024,6 +1029,32 @@ def _is_int(v):
     return (isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)))
 
 
+def _range_dtype(v, what):
+    """The dtype an argument of range_tensor counts as (DGL's rule, TF's order): a Python int
+    int64, a Python float float32, a scalar tensor its own (int32 as int64)."""
+    if isinstance(v, bool):
+        raise TypeError(f"{what} must be a number, not bool")
+    if isinstance(v, int):
+        return tf.int64
+    if isinstance(v, float):
+        return tf.float32
+    if _is_tensor(v) or _is_variable(v):
+        t = tf.convert_to_tensor(v)
+        if t.shape.num_elements() != 1:
+            raise TypeError(f"{what} must be a scalar, got shape {_repr(_shape_tuple(t.shape))}")
+        if t.dtype == tf.bool:
+            raise TypeError(f"{what} must be a number, not a bool tensor")
+        return tf.int64 if t.dtype.is_integer else t.dtype
+    raise TypeError(f"{what} must be a number, not {_type_name(v)}")
+
+
+def _float_exact(v):
+    """A scalar argument as a Python number, ints kept exact."""
+    if isinstance(v, (int, float)):
+        return v
+    return np.asarray(tf.convert_to_tensor(v)).reshape(()).item()
+
+
 def _float_arg(v, what):
     if isinstance(v, (bool, int, float, np.number, np.bool_)):
         return float(v)
@@ -1031,6 +1062,17 @@ def _float_arg(v, what):
     if arr is not None and arr.size == 1:
         return float(arr.reshape(()).item())
     raise TypeError(f"range_tensor() argument '{what}' must be a number, not {_type_name(v)}")
+
+
+def convert_to_tensor(value, dtype=None, shape=None, name=None):
+    """DGL's `convert_to_tensor`: `constant`, except that a Variable is read (the tape records
+    the read, so gradients reach it, as with tf.convert_to_tensor); a `dtype` other than
+    its own converts the value read."""
+    if _is_variable(value) and shape is None:
+        t = tf.convert_to_tensor(value)
+        dtype = _tf_dtype(dtype)
+        return t if dtype is None or dtype == t.dtype else tf.cast(t, dtype)
+    return constant(value, dtype, shape)
 
 
 def fill(dims, value, dtype=None, name=None):
@@ -1080,7 +1122,13 @@ def range_tensor(start, limit=None, delta=1, dtype=None):
     Errors: ValueError for a zero delta or more than 2**28 elements.
     """
     dtype = _tf_dtype(dtype)
-    all_int = all(v is None or _is_int(v) for v in (start, limit, delta))
+    lo, hi = (0, start) if limit is None else (start, limit)
+    inferred = tf.int64
+    for v, what in ((lo, "start"), (hi, "limit"), (delta, "delta")):
+        d = _range_dtype(v, f"range_tensor {what}")
+        if d.is_floating and (inferred == tf.int64 or d == tf.float64):
+            inferred = d
+    all_int = inferred == tf.int64
     s = _float_arg(start, "start")
     if limit is None:
         s, lim = 0.0, s
@@ -1097,10 +1145,10 @@ def range_tensor(start, limit=None, delta=1, dtype=None):
         digits, exp = _round_ties_up(*_digits(_py_repr(float(n))), float(n)) if math.isfinite(n) else ("", 0)
         count = digits.ljust(exp + 1, "0") if digits else "inf"
         raise ValueError(f"range_tensor of {count} elements is too large")
-    dtype = dtype or (tf.int64 if all_int else tf.float32)
+    dtype = dtype or inferred
     if all_int and dtype == tf.int64:
-        lo, hi = (0, int(start)) if limit is None else (int(start), int(limit))
-        return tf.constant(np.array(range(lo, hi, int(delta)), dtype=np.int64).reshape(-1), dtype=tf.int64)
+        lo, hi, step = (int(_float_exact(v)) for v in (lo, hi, delta))
+        return tf.constant(np.array(range(lo, hi, step), dtype=np.int64).reshape(-1), dtype=tf.int64)
     vals = s + np.arange(n, dtype=np.float64) * d
     return _cast(tf.constant(vals, dtype=tf.float64), dtype)
 

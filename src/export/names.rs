@@ -34,7 +34,7 @@ pub enum Mapping {
 const OVERRIDES: &[(&str, &str)] = &[
     // DGL's dtype rules (numbers become float32; int ranges int64), LANGUAGE.md §4.
     ("constant", "dgl_tf.constant"),
-    ("convert_to_tensor", "dgl_tf.constant"),
+    ("convert_to_tensor", "dgl_tf.convert_to_tensor"),
     ("range_tensor", "dgl_tf.range_tensor"),
     // Arguments TF's op lacks (dtype=, out_type=, the other mapping op's options), and
     // DGL's dtypes for fill and rank.

@@ -375,6 +375,24 @@ impl Interp {
         let first = f.def.params.first().zip(f.def.layout.get().and_then(|l| l.params.first().copied()));
         let this = first.and_then(|(p, slot)| super::eval::load(p.name, slot, env).ok());
         let Some(this) = this else { bail!(Runtime, "super(): no arguments") };
+        self.super_above(&class, this)
+    }
+
+    /// `super(Class, obj)`, Python's two-argument form (common in TF code:
+    /// `super(MyModel, self).__init__()`): `Class`'s base, bound to `obj`, which must be an
+    /// instance of `Class` or of a subclass. Errors: TypeError otherwise.
+    pub fn make_super_of(&mut self, class: Value, obj: Value) -> R<Value> {
+        let Value::Class(class) = class else {
+            bail!(Type, "super() argument 1 must be a class, not {}", class.type_name())
+        };
+        let fits = matches!(&obj, Value::Instance(i) if i.class.is_subclass_of(&class));
+        if !fits {
+            bail!(Type, "super(type, obj): obj must be an instance or subtype of type");
+        }
+        self.super_above(&class, obj)
+    }
+
+    fn super_above(&mut self, class: &Rc<super::value::Class>, this: Value) -> R<Value> {
         // A class without a base derives from `object` (its `__init__` does nothing).
         let object = match self.builtins.get(&intern("object")) {
             Some(Value::Class(o)) => Some(o.clone()),

@@ -103,9 +103,20 @@ impl Interp {
                 Ok(Value::Slice(Rc::new(parts)))
             }
             ExprKind::Call(func, args) => {
-                if let (ExprKind::Name(sym::SUPER, slot), true) = (&func.kind, args.is_empty()) {
+                if let ExprKind::Name(sym::SUPER, slot) = &func.kind {
                     if load(sym::SUPER, slot.get(), env).is_err() {
-                        return self.make_super(env).map_err(|x| x.at(self.src, e.span));
+                        let made = match args.as_slice() {
+                            [] => self.make_super(env),
+                            [Arg::Pos(class), Arg::Pos(obj)] => {
+                                let (class, obj) = (self.eval(class, env)?, self.eval(obj, env)?);
+                                self.make_super_of(class, obj)
+                            }
+                            _ => Err(crate::err!(
+                                Type,
+                                "super() takes no arguments in a method, or two: super(Class, self)"
+                            )),
+                        };
+                        return made.map_err(|x| x.at(self.src, e.span));
                     }
                 }
                 let f = self.eval(func, env)?;
