@@ -261,8 +261,10 @@ impl Exporter<'_> {
                         }
                     }
                     let head = match (&h.kind, &h.name) {
-                        (Some(k), Some(n)) => format!("except {} as {}:", self.expr(k), self.local_name(&n.name())),
-                        (Some(k), None) => format!("except {}:", self.expr(k)),
+                        (Some(k), Some(n)) => {
+                            format!("except {} as {}:", self.except_kind(k), self.local_name(&n.name()))
+                        }
+                        (Some(k), None) => format!("except {}:", self.except_kind(k)),
                         _ => "except:".to_string(),
                     };
                     self.line(&head);
@@ -295,6 +297,24 @@ impl Exporter<'_> {
         let end = self.line_end(span.end);
         while self.comments.get(self.next_comment).is_some_and(|c| c.pos < end) {
             self.next_comment += 1;
+        }
+    }
+
+    /// The exception kinds of an `except` clause. TF reports a bad argument to an op as
+    /// `tf.errors.InvalidArgumentError` where DGL raises ValueError, ShapeError, IndexError or
+    /// TypeError, so a clause catching one of those catches TF's too.
+    fn except_kind(&mut self, k: &Expr) -> String {
+        let catches_args = |e: &Expr| matches!(&e.kind, ExprKind::Name(n, _) if matches!(&*n.name(), "ValueError" | "ShapeError" | "IndexError" | "TypeError"));
+        let text = self.expr(k);
+        match &k.kind {
+            ExprKind::Tuple(items) if items.iter().any(catches_args) => {
+                format!(
+                    "({}, tf.errors.InvalidArgumentError)",
+                    text.trim_start_matches('(').trim_end_matches(')').trim_end_matches(',')
+                )
+            }
+            _ if catches_args(k) => format!("({text}, tf.errors.InvalidArgumentError)"),
+            _ => text,
         }
     }
 

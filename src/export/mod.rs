@@ -173,6 +173,10 @@ impl<'a> Exporter<'a> {
     /// written beside the script, the user's own from their exported `.py` beside it.
     fn import_line(&mut self, path: &[String], alias: Option<String>, span: Span) -> String {
         let module = self.module_path(path, span);
+        // `import a.b` binds `a` in both languages (a module of the user's own, unrenamed).
+        if alias.is_none() && module == path.join(".") {
+            return format!("import {module}");
+        }
         let bound = alias.unwrap_or_else(|| path[0].clone());
         if module == bound {
             format!("import {module}")
