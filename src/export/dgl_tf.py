@@ -326,6 +326,40 @@ def _class_text(cls):
     return f"<class '{cls.__name__}'>"
 
 
+class _TypeMeta(builtins.type):
+    """The metaclass of `type_of`: `isinstance(x, type)` and `issubclass` answer for Python's
+    type, and calling it with one argument gives DGL's `type(x)`."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, builtins.type)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, builtins.type)
+
+    def __call__(cls, *args, **kwargs):
+        if "object" in kwargs and not args:
+            args = (kwargs.pop("object"),)
+        if len(args) != 1 or kwargs:
+            return builtins.type(*args, **kwargs)
+        x = args[0]
+        if x is cls:
+            return cls
+        if callable(x) and not isinstance(x, builtins.type) and _is_native(x) and hasattr(x, "__name__"):
+            # DGL's builtins (this module's print, TF's ops) are built-in functions.
+            return builtins.type(builtins.len)
+        t = builtins.type(x)
+        return cls if t is builtins.type or t is _TypeMeta else t
+
+
+class type_of(metaclass=_TypeMeta):
+    """DGL's `type` (the exported `type`): `type(x)` as DGL gives it, where DGL's builtins
+    are built-in functions (here most are Python functions of this module), and `type`
+    itself, `type(int)` and `type(type)` are one object."""
+
+
+type_of.__name__ = type_of.__qualname__ = "type"
+
+
 def _exception_name(cls):
     """An exception class's DGL name: Python's OSError family is DGL's IOError."""
     if issubclass(cls, OSError) and cls.__module__ == "builtins":

@@ -64,6 +64,8 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("argv", "dgl_tf.argv"),
     ("open", "dgl_tf.open"),
     ("where", "dgl_tf.where"),
+    // DGL's builtins are built-in functions, whatever implements them in the script.
+    ("type", "dgl_tf.type_of"),
     // Sets in insertion order, as DGL's (a Python set iterates and prints in hash order).
     ("set", "dgl_tf.set"),
     ("softsign", "dgl_tf.softsign"),

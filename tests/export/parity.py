@@ -59,10 +59,7 @@ LOOSE = {
 
 # Exports known to differ from DGL, each an open defect of the exporter (listed in the run's
 # summary, never counted as equal; a case that starts to pass must be taken off this list).
-KNOWN = {
-    "tests/lang/type_objects.dgl": "type() of a DGL builtin (print, len) is builtin_function_or_method in DGL; "
-    "the script's dgl_tf.print is a Python function",
-}
+KNOWN = {}
 
 
 def same_text(expected, actual, rel=2e-5):
