@@ -17,7 +17,12 @@ fn root() -> PathBuf {
 
 /// The example-10 training loop, with `edit` applied to its text, written into `dir`.
 fn variant(dir: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
-    let text = std::fs::read_to_string(root().join("examples/10_digits_distributed.dgl")).unwrap();
+    example_variant("examples/10_digits_distributed.dgl", dir, name, edit)
+}
+
+/// `example` edited by `edit`, written as `dir/name` with the digits data beside it.
+fn example_variant(example: &str, dir: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let text = std::fs::read_to_string(root().join(example)).unwrap();
     let path = dir.join(name);
     std::fs::create_dir_all(dir.join("data")).unwrap();
     std::fs::copy(root().join("examples/data/digits.csv"), dir.join("data/digits.csv")).unwrap();
@@ -111,8 +116,6 @@ fn a_step_not_called_on_a_dataset_is_refused() {
 
 #[test]
 fn shuffles_dropout_and_other_losses_are_refused() {
-    let tmp = tempfile::tempdir().unwrap();
-    type Edit = Box<dyn Fn(&str) -> String>;
     let cases: Vec<(&str, Edit, &str)> = vec![
         (
             "shuffle.dgl",
@@ -140,13 +143,7 @@ fn shuffles_dropout_and_other_losses_are_refused() {
             "it is created inside the step; create it before the training loop",
         ),
     ];
-    for (name, edit, message) in cases {
-        let file = variant(tmp.path(), name, edit);
-        let (code, err) = export(&file, &tmp.path().join("out"));
-        assert_eq!(code, 1, "{name}: {err}");
-        assert!(err.contains(message), "{name}: {err}");
-        assert!(err.contains(&format!("{name}:")), "{name} spanned: {err}");
-    }
+    assert_each_refused("examples/10_digits_distributed.dgl", cases);
 }
 
 #[test]
@@ -182,12 +179,22 @@ fn check_lists_every_refusal() {
 
 /// Example 11 (Model.fit), with `edit` applied to its text, written into `dir`.
 fn fit_variant(dir: &Path, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
-    let text = std::fs::read_to_string(root().join("examples/11_digits_fit.dgl")).unwrap();
-    let path = dir.join(name);
-    std::fs::create_dir_all(dir.join("data")).unwrap();
-    std::fs::copy(root().join("examples/data/digits.csv"), dir.join("data/digits.csv")).unwrap();
-    std::fs::write(&path, edit(&text)).unwrap();
-    path
+    example_variant("examples/11_digits_fit.dgl", dir, name, edit)
+}
+
+type Edit = Box<dyn Fn(&str) -> String>;
+
+/// Each `(file name, edit of the example, message)`: the edited `example` is refused with
+/// the message, spanned in that file.
+fn assert_each_refused(example: &str, cases: Vec<(&str, Edit, &str)>) {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, edit, message) in cases {
+        let file = example_variant(example, tmp.path(), name, edit);
+        let (code, err) = export(&file, &tmp.path().join("out"));
+        assert_eq!(code, 1, "{name}: {err}");
+        assert!(err.contains(message), "{name}: {err}");
+        assert!(err.contains(&format!("{name}:")), "{name} spanned: {err}");
+    }
 }
 
 #[test]
@@ -271,8 +278,6 @@ fn fit_accepts_loss_names_functions_and_a_named_optimizer() {
 
 #[test]
 fn fit_forms_that_cannot_be_distributed_are_refused_with_what_is_needed() {
-    let tmp = tempfile::tempdir().unwrap();
-    type Edit = Box<dyn Fn(&str) -> String>;
     let cases: Vec<(&str, Edit, &str)> = vec![
         (
             "shuffle.dgl",
@@ -337,11 +342,5 @@ fn fit_forms_that_cannot_be_distributed_are_refused_with_what_is_needed() {
             "--distribute needs one model.compile(...) statement at top level, between the model's creation and fit",
         ),
     ];
-    for (name, edit, message) in cases {
-        let file = fit_variant(tmp.path(), name, edit);
-        let (code, err) = export(&file, &tmp.path().join("out"));
-        assert_eq!(code, 1, "{name}: {err}");
-        assert!(err.contains(message), "{name}: {err}");
-        assert!(err.contains(&format!("{name}:")), "{name} spanned: {err}");
-    }
+    assert_each_refused("examples/11_digits_fit.dgl", cases);
 }

@@ -158,6 +158,13 @@ class Checks:
 
     CHOOSE = True
 
+    def assert_multiworker_holds(self, parts):
+        """The exported multiworker script holds each of `parts`."""
+        with open(self.MULTIWORKER) as f:
+            text = f.read()
+        for part in parts:
+            self.assertIn(part, text)
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="dgl_distribute_")
@@ -309,17 +316,14 @@ class ExportedCustomLoop(BrokenLoss, Checks, unittest.TestCase):
         cls.PLAIN = cls.MIRRORED
 
     def test_the_export_is_the_distributed_form(self):
-        with open(self.MULTIWORKER) as f:
-            text = f.read()
-        for part in [
+        self.assert_multiworker_holds([
             "with strategy.scope():",
             "strategy.run(replica_train_step, args=(x, y))",
             "strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)",
             "dist_train_ds = strategy.experimental_distribute_dataset(dgl_tf.sharded_by_data(train_ds))",
             "for x, y in dist_train_ds:",
             "tf.keras.optimizers.Adam(learning_rate=0.005)",
-        ]:
-            self.assertIn(part, text)
+        ])
 
 
 class ExportedFit(Checks, unittest.TestCase):
@@ -336,16 +340,13 @@ class ExportedFit(Checks, unittest.TestCase):
         cls.PLAIN = cls.MIRRORED
 
     def test_the_export_is_the_fit_form(self):
-        with open(self.MULTIWORKER) as f:
-            text = f.read()
-        for part in [
+        self.assert_multiworker_holds([
             "with strategy.scope():\n    model = nn.Sequential(",
             "dgl_tf.compile_model(model, optimizer=tf.keras.optimizers.Adam(learning_rate=0.005), "
             'loss=dgl_tf.per_example_loss("sparse_categorical_crossentropy", from_logits=True)',
             "history = dgl_tf.fit(model, x_train, y_train, batch_size=64, epochs=5, shuffle=False)",
             "dgl_tf.evaluate(model, x_test, y_test, verbose=0)",
-        ]:
-            self.assertIn(part, text)
+        ])
 
     def test_a_fit_loss_not_scaled_by_the_global_batch_is_caught(self):
         """(d) for fit: the support module's loss changed to a per-replica mean fails."""
