@@ -1014,13 +1014,9 @@ def constant(value, dtype=None, shape=None, name=None):
     float as int64, a shape that does not fit.
     """
     dtype = _tf_dtype(dtype)
-    if _is_variable(value):
-        # A snapshot of the Variable's value, not a read the tape records (tf.constant(v)).
-        t = tf.constant(value.numpy())
-        want = dtype or (tf.int64 if t.dtype == tf.int32 else t.dtype)
-        t = t if t.dtype == want else _cast(t, want)
-    elif _is_tensor(value):
-        t = tf.convert_to_tensor(value)
+    if _is_variable(value) or _is_tensor(value):
+        # A Variable's value as a snapshot, not a read the tape records (tf.constant(v)).
+        t = tf.constant(value.numpy()) if _is_variable(value) else tf.convert_to_tensor(value)
         want = dtype or (tf.int64 if t.dtype == tf.int32 else t.dtype)
         t = t if t.dtype == want else _cast(t, want)
     elif isinstance(value, (list, tuple)) and _holds_tensor(value):

@@ -305,17 +305,16 @@ impl Exporter<'_> {
     /// TypeError, so a clause catching one of those catches TF's too.
     fn except_kind(&mut self, k: &Expr) -> String {
         let catches_args = |e: &Expr| matches!(&e.kind, ExprKind::Name(n, _) if matches!(&*n.name(), "ValueError" | "ShapeError" | "IndexError" | "TypeError"));
-        let text = self.expr(k);
-        match &k.kind {
-            ExprKind::Tuple(items) if items.iter().any(catches_args) => {
-                format!(
-                    "({}, tf.errors.InvalidArgumentError)",
-                    text.trim_start_matches('(').trim_end_matches(')').trim_end_matches(',')
-                )
-            }
-            _ if catches_args(k) => format!("({text}, tf.errors.InvalidArgumentError)"),
-            _ => text,
+        let kinds = match &k.kind {
+            ExprKind::Tuple(items) => items.as_slice(),
+            _ => std::slice::from_ref(k),
+        };
+        if !kinds.iter().any(catches_args) {
+            return self.expr(k);
         }
+        let mut texts: Vec<String> = kinds.iter().map(|e| self.expr(e)).collect();
+        texts.push("tf.errors.InvalidArgumentError".into());
+        format!("({})", texts.join(", "))
     }
 
     pub(super) fn indented(&mut self, body: &[Stmt]) {

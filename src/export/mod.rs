@@ -543,16 +543,18 @@ fn check_targets(targets: &[(String, PathBuf)], sources: &[PathBuf]) -> Result<(
             _ => p.to_path_buf(),
         }
     };
-    let same = |a: &Path, b: &Path| resolved(a) == resolved(b);
+    let read: Vec<PathBuf> = sources.iter().map(|s| resolved(s)).collect();
+    let places: Vec<PathBuf> = targets.iter().map(|(_, p)| resolved(p)).collect();
     for (i, (what, path)) in targets.iter().enumerate() {
-        if let Some(src) = sources.iter().find(|s| same(s, path)) {
+        if let Some(src) = read.iter().position(|s| *s == places[i]).map(|k| &sources[k]) {
             return Err(format!(
                 "Error: IOError: cannot write {what} to {}: that is the DGL source {}; choose another output with -o\n",
                 path.display(),
                 src.display()
             ));
         }
-        if let Some((other, _)) = targets[..i].iter().find(|(_, p)| same(p, path)) {
+        if let Some(k) = places[..i].iter().position(|p| *p == places[i]) {
+            let other = &targets[k].0;
             return Err(format!(
                 "Error: IOError: cannot write {what} to {}: {other} goes there too; choose another output with -o\n",
                 path.display()

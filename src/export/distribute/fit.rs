@@ -6,6 +6,7 @@
 //! replica takes the single-process steps are refused with a span saying what is needed.
 
 use super::{call_name, each_expr, name_of, needs, refuse_random, Plan, Refusal, OPTIMIZERS};
+use crate::export::inspect::walk_expr;
 use crate::syntax::ast::*;
 use std::collections::{HashMap, HashSet};
 
@@ -174,7 +175,7 @@ pub fn plan(body: &[Stmt], kind: &str) -> Result<Plan, Vec<Refusal>> {
                 let dataset = args.get("x").and_then(|x| name_of(x)).is_some_and(|n| {
                     bindings(body, &n).iter().any(|(_, v)| {
                         let mut ds = false;
-                        each_expr(&[Stmt { kind: StmtKind::Expr((*v).clone()), span: v.span }], &mut |e| {
+                        walk_expr(v, &mut |e| {
                             ds |= matches!(&e.kind, ExprKind::Attr(_, m) if &*m.name() == "from_tensor_slices" || &*m.name() == "Dataset")
                         });
                         ds
