@@ -917,9 +917,11 @@ pub fn num_threads() -> usize {
     })
 }
 
-/// `x @ y` for 2-D views: float32/float64 through the `gemm` crate (threaded and cache-blocked,
-/// reading transposed views through their strides, no copies); other dtypes through ndarray.
+/// `x @ y` for 2-D views: float32/float64 through DGL's GEMM (`gemm.rs`: packed, blocked,
+/// threaded, transposed views read through their strides, and the same bits on every CPU and
+/// thread count); other dtypes through ndarray.
 fn gemm2<T: ndarray::LinalgScalar>(x: ndarray::ArrayView2<T>, y: ndarray::ArrayView2<T>) -> ndarray::Array2<T> {
+    use super::gemm::{gemm, MatRef, Paths};
     use std::any::TypeId;
     let (n, k) = x.dim();
     let m = y.dim().1;
@@ -927,37 +929,33 @@ fn gemm2<T: ndarray::LinalgScalar>(x: ndarray::ArrayView2<T>, y: ndarray::ArrayV
     if !float || n == 0 || m == 0 || k == 0 {
         return x.dot(&y);
     }
-    let mut out = ndarray::Array2::<T>::zeros((n, m));
-    let (xs, ys, os) = (x.strides(), y.strides(), out.strides().to_vec());
     // Below about 2^24 multiply-adds (a 256³ product) waking the thread pool costs more than it
-    // saves (B2's 128×256×256 layers: no gain from two threads at 2^18–2^22, measured again with
-    // the AVX2 kernels under load; to be measured again on a quiet machine with the AVX-512 ones).
-    let threads = if n * m * k >= 1 << 24 { num_threads() } else { 1 };
-    let par = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
-    // SAFETY: the pointers and element strides describe the three arrays exactly (ndarray views),
-    // `out` is a fresh array not aliased by the inputs, and T is f32 or f64 (checked above).
+    // saves (B2's 128×256×256 layers).
+    let threads = if n * m * k >= 1 << 24 { pool_threads() } else { 1 };
+    let mut out = ndarray::Array2::<T>::zeros((n, m));
+    /// The product for one float type `E` (which is `T`, checked by the caller).
+    unsafe fn go<E: Paths, T>(
+        x: ndarray::ArrayView2<T>,
+        y: ndarray::ArrayView2<T>,
+        out: &mut ndarray::Array2<T>,
+        threads: usize,
+    ) {
+        let (n, k) = x.dim();
+        let m = y.dim().1;
+        let (xs, ys) = (x.strides(), y.strides());
+        let a = MatRef { ptr: x.as_ptr() as *const E, rs: xs[0], cs: xs[1] };
+        let b = MatRef { ptr: y.as_ptr() as *const E, rs: ys[0], cs: ys[1] };
+        let c = std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut E, n * m);
+        gemm(super::cpu::isa(), threads, n, m, k, a, b, c)
+    }
+    // SAFETY: T is the E named (TypeId), the views describe their arrays' elements exactly,
+    // `out` is a fresh standard-layout array of n·m elements, and cpu::isa() is supported.
     unsafe {
-        gemm::gemm(
-            n,
-            m,
-            k,
-            out.as_mut_ptr(),
-            os[1],
-            os[0],
-            false,
-            x.as_ptr(),
-            xs[1],
-            xs[0],
-            y.as_ptr(),
-            ys[1],
-            ys[0],
-            T::zero(),
-            T::one(),
-            false,
-            false,
-            false,
-            par,
-        );
+        if TypeId::of::<T>() == TypeId::of::<f32>() {
+            go::<f32, T>(x, y, &mut out, threads)
+        } else {
+            go::<f64, T>(x, y, &mut out, threads)
+        }
     }
     out
 }

@@ -124,23 +124,18 @@ fn map_in_place(xs: &mut [f32], f: impl Fn(f32) -> f32 + Sync + Copy) {
     map_on_this_cpu(xs, f)
 }
 
-/// `x = f(x)` over a slice, in place, with the widest vector unit this CPU has.
+/// `x = f(x)` over a slice, in place, on the vector path `cpu::isa()` chooses (the widest
+/// this CPU has, or `DGL_ISA`'s): the same bits on each, since `f` uses no fused multiply-add.
 #[inline(always)]
 fn map_on_this_cpu(xs: &mut [f32], f: impl Fn(f32) -> f32) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512dq")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-        {
-            // SAFETY: the CPU supports the features the function was compiled for (checked above).
-            unsafe { map_avx512(xs, f) };
-            return;
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: as above.
-            unsafe { map_avx2(xs, f) };
-            return;
+        use super::cpu::Isa;
+        match super::cpu::isa() {
+            // SAFETY: cpu::isa() names only paths this CPU supports.
+            Isa::Avx512 => return unsafe { map_avx512(xs, f) },
+            Isa::Avx2 => return unsafe { map_avx2(xs, f) },
+            Isa::Portable => {}
         }
     }
     map_plain(xs, f)
@@ -193,6 +188,31 @@ mod tests {
         let mut ys = xs.clone();
         tanh_f32_in_place(&mut ys);
         assert!(xs.iter().zip(&ys).all(|(&x, y)| tanh_f32(x).to_bits() == y.to_bits()));
+    }
+
+    /// Each vector path this CPU can run gives the plain loop's bits, for exp, tanh and sigmoid
+    /// over float32 values spread across their whole range, specials included
+    /// (docs/language.md "Same bits on every CPU").
+    #[test]
+    fn every_vector_path_gives_the_plain_loops_bits() {
+        let mut xs: Vec<f32> = (0..200_003u32).map(|i| f32::from_bits(i.wrapping_mul(2_654_435_761))).collect();
+        xs.extend([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 88.7, -103.9, 1e-40, 20.5]);
+        for f in [exp_f32 as fn(f32) -> f32, tanh_f32, sigmoid_f32] {
+            let mut plain = xs.clone();
+            map_plain(&mut plain, f);
+            #[cfg(target_arch = "x86_64")]
+            for isa in crate::tensor::cpu::Isa::available() {
+                let mut v = xs.clone();
+                // SAFETY: only paths this CPU supports are run.
+                match isa {
+                    crate::tensor::cpu::Isa::Avx512 => unsafe { map_avx512(&mut v, f) },
+                    crate::tensor::cpu::Isa::Avx2 => unsafe { map_avx2(&mut v, f) },
+                    crate::tensor::cpu::Isa::Portable => map_plain(&mut v, f),
+                }
+                let same = plain.iter().zip(&v).all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "the {isa:?} path differs from the plain loop");
+            }
+        }
     }
 
     /// Distance in float32 steps between two finite floats of the same sign class.
