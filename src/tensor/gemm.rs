@@ -183,9 +183,11 @@ mod x86 {
     simd!(Avx512F64, f64, __m512d, 8, _mm512_setzero_pd, _mm512_set1_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_fmadd_pd, _mm512_add_pd);
 }
 
-/// A 64-byte aligned scratch buffer of `len` elements (packed strips are read with vector loads).
+/// A 64-byte aligned scratch buffer of `len` elements (packed strips are read with vector
+/// loads). Left uninitialised: packing writes every element a microkernel reads (zeros past
+/// the matrix included), and a memset of the panels cost a tenth of a 128×256×256 product.
 struct Scratch<T> {
-    buf: Vec<Align64>,
+    buf: Vec<std::mem::MaybeUninit<Align64>>,
     _t: std::marker::PhantomData<T>,
 }
 
@@ -195,8 +197,18 @@ struct Align64([u8; 64]);
 
 impl<T: Elem> Scratch<T> {
     fn new(len: usize) -> Self {
-        let bytes = len * std::mem::size_of::<T>();
-        Scratch { buf: vec![Align64([0; 64]); bytes.div_ceil(64)], _t: std::marker::PhantomData }
+        let blocks = (len * std::mem::size_of::<T>()).div_ceil(64);
+        let mut buf = Vec::with_capacity(blocks);
+        // SAFETY: MaybeUninit needs no initialisation.
+        unsafe { buf.set_len(blocks) };
+        Scratch { buf, _t: std::marker::PhantomData }
+    }
+    /// A buffer of `len` zeros.
+    fn zeroed(len: usize) -> Self {
+        let mut s = Scratch::new(len);
+        // SAFETY: the buffer holds at least `len` elements of T, for which all-zero bits are 0.0.
+        unsafe { std::ptr::write_bytes(s.as_mut_ptr(), 0, len) };
+        s
     }
     fn as_mut_ptr(&mut self) -> *mut T {
         self.buf.as_mut_ptr() as *mut T
@@ -204,13 +216,15 @@ impl<T: Elem> Scratch<T> {
 }
 
 /// `acc = Σ_p a[p] ⊗ b[p]` over `kc` steps of an `MR`-tall strip of A and an `NR = NV·W`-wide
-/// strip of B, then `c = acc` (`first`) or `c = c + acc`, for an `MR × NR` tile of C at `c`
-/// with row stride `ldc`.
+/// strip of B (`ldb` elements from one step's row to the next: `NR` packed, the row stride
+/// read in place), then `c = acc` (`first`) or `c = c + acc`, for an `MR × NR` tile of C at
+/// `c` with row stride `ldc`.
 #[inline(always)]
 unsafe fn micro<S: Simd, const MR: usize, const NV: usize>(
     kc: usize,
     a: *const S::E,
     b: *const S::E,
+    ldb: isize,
     c: *mut S::E,
     ldc: usize,
     first: bool,
@@ -229,7 +243,7 @@ unsafe fn micro<S: Simd, const MR: usize, const NV: usize>(
             }
         }
         a = a.add(MR);
-        b = b.add(NV * S::W);
+        b = b.offset(ldb);
     }
     for (i, row) in acc.iter().enumerate() {
         for (v, &sum) in row.iter().enumerate() {
@@ -245,12 +259,18 @@ unsafe fn micro<S: Simd, const MR: usize, const NV: usize>(
 unsafe fn pack_a<T: Elem, const MR: usize>(a: MatRef<T>, m: usize, i0: usize, mc: usize, p0: usize, kc: usize, dst: *mut T) {
     let mut d = dst;
     for r in (0..mc).step_by(MR) {
+        let rows = MR.min(mc - r).min(m - (i0 + r));
+        // The strip's rows, read along the summed axis; the missing ones are zeros.
+        let mut starts = [std::ptr::null::<T>(); MR];
+        for (i, s) in starts.iter_mut().enumerate().take(rows) {
+            *s = a.ptr.offset((i0 + r + i) as isize * a.rs + p0 as isize * a.cs);
+        }
         for p in 0..kc {
-            for i in 0..MR {
-                let row = i0 + r + i;
-                *d = if r + i < mc && row < m { a.at(row, p0 + p) } else { T::ZERO };
-                d = d.add(1);
+            let off = p as isize * a.cs;
+            for (i, &s) in starts.iter().enumerate() {
+                *d.add(i) = if i < rows { *s.offset(off) } else { T::ZERO };
             }
+            d = d.add(MR);
         }
     }
 }
@@ -293,7 +313,7 @@ unsafe fn blocked<S: Simd, const MR: usize, const NV: usize, const MC: usize, co
     let mut bpack = Scratch::<S::E>::new(kc_max * nc_max.next_multiple_of(nr));
     let mut apack = Scratch::<S::E>::new(kc_max * mc_max.next_multiple_of(MR));
     // An edge tile is computed in full in this buffer and its valid part copied.
-    let mut tile = Scratch::<S::E>::new(MR * nr);
+    let mut tile = Scratch::<S::E>::zeroed(MR * nr);
     let (bp, ap, tp) = (bpack.as_mut_ptr(), apack.as_mut_ptr(), tile.as_mut_ptr());
     for j0 in (0..n).step_by(NC) {
         let nc = NC.min(n - j0);
@@ -301,7 +321,15 @@ unsafe fn blocked<S: Simd, const MR: usize, const NV: usize, const MC: usize, co
         for p0 in (0..k).step_by(S::E::KC) {
             let kc = S::E::KC.min(k - p0);
             let first = p0 == 0;
-            pack_b(b, nr, j0, nc, p0, kc, bp);
+            // A panel of B with unit column stride and at most 256 KiB is read in place, but for
+            // a last strip narrower than NR: packing it cost a tenth of a 128×256×256 product.
+            // Larger panels are packed: read in place, the rows of a 1024-wide B (4 KiB apart)
+            // collide in the caches and a 1024² product ran a third slower.
+            let in_place = b.cs == 1 && kc * nc * std::mem::size_of::<S::E>() <= 1 << 18;
+            let packed_from = if in_place { nc - nc % nr } else { 0 };
+            if packed_from < nc {
+                pack_b(b, nr, j0 + packed_from, nc - packed_from, p0, kc, bp.add(packed_from * kc));
+            }
             for i0 in (0..m).step_by(MC) {
                 let mc = MC.min(m - i0);
                 pack_a::<S::E, MR>(a, m, i0, mc, p0, kc, ap);
@@ -312,15 +340,19 @@ unsafe fn blocked<S: Simd, const MR: usize, const NV: usize, const MC: usize, co
                     let astrip = ap.add(r * kc);
                     for q in (0..nc).step_by(nr) {
                         let width = nr.min(nc - q);
-                        let bstrip = bp.add(q * kc);
+                        let (bstrip, ldb) = if q < packed_from {
+                            (b.ptr.offset(p0 as isize * b.rs + (j0 + q) as isize), b.rs)
+                        } else {
+                            (bp.add(q * kc) as *const S::E, nr as isize)
+                        };
                         let cij = c.ptr.add((i0 + r) * c.ld + j0 + q);
                         if height == MR && width == nr {
-                            micro::<S, MR, NV>(kc, astrip, bstrip, cij, c.ld, first);
+                            micro::<S, MR, NV>(kc, astrip, bstrip, ldb, cij, c.ld, first);
                         } else {
                             for i in 0..height {
                                 std::ptr::copy_nonoverlapping(cij.add(i * c.ld), tp.add(i * nr), width);
                             }
-                            micro::<S, MR, NV>(kc, astrip, bstrip, tp, nr, first);
+                            micro::<S, MR, NV>(kc, astrip, bstrip, ldb, tp, nr, first);
                             for i in 0..height {
                                 std::ptr::copy_nonoverlapping(tp.add(i * nr), cij.add(i * c.ld), width);
                             }
