@@ -116,8 +116,9 @@ def compare(py, dg, every=False):
         found.append((kind, first[0][:200]))
         if not every:
             return found[0]
-    pl = [normalise_line(l) for l in pout.splitlines()]
-    dl = [normalise_line(l) for l in dout.splitlines()]
+    # lines end at "\n" only: a str may hold U+2028 or \x85, which splitlines() would split at
+    pl = [normalise_line(l) for l in pout.split("\n")[:-1 if pout.endswith("\n") else None]]
+    dl = [normalise_line(l) for l in dout.split("\n")[:-1 if dout.endswith("\n") else None]]
     # Line by line, but after a segment whose line counts differ, the sides are realigned at the
     # next segment header both print (every=True only).
     i = j = 0
@@ -394,11 +395,17 @@ def signature(v):
     return kind, None
 
 
-def shrink_program(src, log=None, budget=400):
-    py, _, v = run_both(src)
-    if v is None:
+def shrink_program(src, log=None, budget=400, want_class=None):
+    """The smallest program shrink.reduce() reaches that still shows the first difference of
+    `src` (or, with want_class, a difference of that class: its text after the segment's kind)
+    with the same signature, and whose CPython run still raises uncaught or not as before."""
+    py, dg, _ = run_both(src)
+    found = compare(py, dg, every=True)
+    if want_class:
+        found = [f for f in found if f[0].split(": ", 1)[-1] == want_class.split(": ", 1)[-1]]
+    if not found:
         return src, None
-    want = signature(v)
+    want = signature(found[0])
     py_raises = py[2] != 0
 
     def same(s):
@@ -406,10 +413,10 @@ def shrink_program(src, log=None, budget=400):
             compile(s, "<shrink>", "exec")
         except (SyntaxError, ValueError):
             return False
-        p, _, got = run_both(s)
-        return got is not None and (p[2] != 0) == py_raises and signature(got) == want
+        p, d, _ = run_both(s)
+        return (p[2] != 0) == py_raises and any(signature(f) == want for f in compare(p, d, every=True))
 
-    return shrink.reduce(src, same, budget=budget, log=log), v
+    return shrink.reduce(src, same, budget=budget, log=log), found[0]
 
 
 def corpus_files(d):
@@ -475,6 +482,7 @@ def main():
     ap.add_argument("--replay", type=int)
     ap.add_argument("--shrink", metavar="SEED|FILE")
     ap.add_argument("--budget", type=int, default=400, help="checks the shrinker may spend")
+    ap.add_argument("--class", dest="cls", help="with --shrink: keep this class (as --summary prints it)")
     ap.add_argument("--corpus", nargs="?", const=os.path.join(HERE, "corpus"), metavar="DIR")
     ap.add_argument("--add-corpus", nargs=2, metavar=("FILE", "NAME"))
     ap.add_argument("--summary", metavar="LOG")
@@ -507,8 +515,8 @@ def main():
     if a.shrink is not None:
         src = gen.gen(int(a.shrink))[0] if a.shrink.isdigit() else open(a.shrink, encoding="utf-8").read()
         small, v = shrink_program(src, log=lambda s: print("  %d chars" % len(s), file=sys.stderr),
-                                  budget=a.budget)
-        print(small, end="")
+                                  budget=a.budget, want_class=a.cls)
+        print(small.rstrip("\n") + "\n", end="")
         print("# --- verdict kept:", v and v[0])
         py, dg, v2 = run_both(small)
         print("# python: %r\n# dgl:    %r" % (py[0][-300:] + py[1][-200:], dg[0][-300:] + dg[1][:200]))
