@@ -474,7 +474,10 @@ class G:
                "%s in [%s]" % (a, b), "{%s: 1}.get(%s(%d), 'none')" % (a, C, va), "sorted([%s, %s])" % (b, a)]
         for _ in range(r.randint(3, 8)):
             op = self.pick(ops)
-            if not printable and ("str(" in op or "repr(" in op or "sorted([" in op and "==" not in op):
+            # a default repr shows an address: print instances only through a __repr__ (or, for
+            # str(), a __str__)
+            if ("repr(" in op or "sorted([" in op and "==" not in op) and "__repr__" not in ms or (
+                    "str(" in op and not printable):
                 op = "type(%s).__name__" % a
             res = op
             if op.startswith(("-", "3 *", "1 +")) or " + " in op or " - " in op or " * " in op:
@@ -881,7 +884,7 @@ class G:
                 fl = "".join(self.pick(["", "-", "+", " ", "0", "#"]) for _ in range(r.randint(0, 2)))
                 w = self.pick(["", "5", "12", "*"])
                 if conv in "sra" and kind == "float" and "e" in repr(eval(v)):
-                    w = ""  # as above: DGL's exponent spelling, padded
+                    w = p = ""  # as above: DGL's exponent spelling, padded or cut
                 p = self.pick(["", ".0", ".3", ".12"])
                 fmt = "%" + fl + w + p + conv
                 args = ("7, " if w == "*" else "") + v

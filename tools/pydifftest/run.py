@@ -101,6 +101,15 @@ def template(msg):
     return re.sub(r"'[^']{12,}'", "'...'", msg)[:70]
 
 
+def lines_of(text):
+    """The lines of an output, ended by "\n" only: a str may hold U+2028 or \x85, which
+    splitlines() would split at."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def compare(py, dg, every=False):
     """py, dg: (stdout, stderr, exit code) of CPython and DGL. None when they agree, else
     (class, detail) of the first difference: class is the feature of the segment where they
@@ -116,9 +125,8 @@ def compare(py, dg, every=False):
         found.append((kind, first[0][:200]))
         if not every:
             return found[0]
-    # lines end at "\n" only: a str may hold U+2028 or \x85, which splitlines() would split at
-    pl = [normalise_line(l) for l in pout.split("\n")[:-1 if pout.endswith("\n") else None]]
-    dl = [normalise_line(l) for l in dout.split("\n")[:-1 if dout.endswith("\n") else None]]
+    pl = [normalise_line(l) for l in lines_of(pout)]
+    dl = [normalise_line(l) for l in lines_of(dout)]
     # Line by line, but after a segment whose line counts differ, the sides are realigned at the
     # next segment header both print (every=True only).
     i = j = 0
@@ -209,6 +217,9 @@ def self_test_compare():
     assert compare(("== 1 a\n1\n2\n== 2 b\n3\n", "", 0), ("== 1 a\n0\n== 2 b\n4\n", "", 0), every=True) == [
         ("a: value", "line 2: python '1' / dgl '0'"), ("b: value", "line 5: python '3' / dgl '4'")]
     assert compare(("1\n", "", 0), ("1\n", "", 0), every=True) == []
+    assert c("a\u2028b\n", "a\u2028b\n") is None
+    assert c("1\n", "", "", "Error: NameError: name 'q' is not defined\n", 0, 1)[0] == \
+        "-: dgl-uncaught NameError [name 'q' is not defined]"
     assert c("1\n", "", "", "thread 'main' panicked at src/x.rs", 0, 101)[0] == "panic"
     assert c("1\n", "", "", "", 0, "timeout")[0] == "hang"
     assert ok
