@@ -165,7 +165,7 @@ class G:
     def try_compound(self, ctx, depth):
         r = self.r
         nh, has_else, has_fin = self.pick([(1, 0, 0), (1, 0, 1), (1, 1, 0), (1, 1, 1), (0, 0, 1), (2, 0, 0),
-                                             (2, 0, 1), (2, 1, 1), (1, 0, 1), (1, 1, 1)])
+                                             (2, 0, 1), (2, 1, 0), (2, 1, 1), (1, 0, 1), (1, 1, 1)])
         self.feat("try.%dexcept%s%s" % (nh, "+else" if has_else else "", "+finally" if has_fin else ""))
         body = [("try:", self.try_stmts(ctx, depth))]
         for i in range(nh):

@@ -500,7 +500,7 @@ def main():
     ap.add_argument("--no-coverage", action="store_true")
     ap.add_argument("--self-check", action="store_true")
     ap.add_argument("--self-check-count", type=int, default=150, help="generated programs in --self-check")
-    ap.add_argument("--self-check-seconds", type=float, default=90, help="time cap of --self-check's sample")
+    ap.add_argument("--self-check-seconds", type=float, default=60, help="time cap of --self-check's sample")
     a = ap.parse_args()
     if a.dgl:
         DGL = os.path.abspath(a.dgl)
