@@ -883,9 +883,9 @@ class G:
                 conv = self.pick(["d", "i", "x", "X", "o", "e", "E", "f", "F", "g", "G", "s", "r", "c", "%", "a"])
                 fl = "".join(self.pick(["", "-", "+", " ", "0", "#"]) for _ in range(r.randint(0, 2)))
                 w = self.pick(["", "5", "12", "*"])
+                p = self.pick(["", ".0", ".3", ".12"])
                 if conv in "sra" and kind == "float" and "e" in repr(eval(v)):
                     w = p = ""  # as above: DGL's exponent spelling, padded or cut
-                p = self.pick(["", ".0", ".3", ".12"])
                 fmt = "%" + fl + w + p + conv
                 args = ("7, " if w == "*" else "") + v
                 typed = conv not in "sra"

@@ -530,7 +530,7 @@ def main():
         print(small.rstrip("\n") + "\n", end="")
         print("# --- verdict kept:", v and v[0])
         py, dg, v2 = run_both(small)
-        print("# python: %r\n# dgl:    %r" % (py[0][-300:] + py[1][-200:], dg[0][-300:] + dg[1][:200]))
+        print("# python: %r\n# dgl:    %r" % (py[0][-300:] + py[1][-200:], dg[0][-300:] + dg[1][:200]), flush=True)
         return
     if a.corpus:
         sys.exit(1 if run_corpus(a.corpus) else 0)
