@@ -359,10 +359,8 @@ pub fn parse_int(text: &str, base: u32) -> R<Option<i64>> {
     let mut v: i128 = 0;
     for c in digits.chars().filter(|&c| c != '_') {
         let Some(d) = c.to_digit(base) else { return Ok(None) };
-        v = v * base as i128 + d as i128;
-        if v > 1 << 64 {
-            break;
-        }
+        // Past 64 bits the value only has to stay out of range: every digit is still checked.
+        v = (v * base as i128 + d as i128).min(1 << 65);
     }
     let v = if neg { -v } else { v };
     int_checked(i64::try_from(v).ok(), || format!("int({})", crate::runtime::format::str_repr(text))).map(Some)
