@@ -23,5 +23,11 @@ fn repr_and_isprintable_of_each_code_point_match_cpython() {
         .filter(|(r, got)| format!("{} {}", r[1], r[2]) != **got)
         .map(|(r, got)| format!("U+{}: CPython {} {}, DGL {got}", r[0], r[1], r[2]))
         .collect();
-    assert!(wrong.is_empty(), "{} of {} differ:\n{}", wrong.len(), rows.len(), wrong.iter().take(40).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} of {} differ:\n{}",
+        wrong.len(),
+        rows.len(),
+        wrong.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+    );
 }

@@ -159,10 +159,8 @@ const FLOAT: &[(&str, Attr)] = &[
     ("imag", Attr::Get(|v| numbers::float_part(v, false))),
 ];
 
-const TUPLE: &[(&str, Attr)] = &[
-    ("index", Attr::Method(numbers::tuple_index)),
-    ("count", Attr::Method(numbers::tuple_count)),
-];
+const TUPLE: &[(&str, Attr)] =
+    &[("index", Attr::Method(numbers::tuple_index)), ("count", Attr::Method(numbers::tuple_count))];
 
 const RANGE: &[(&str, Attr)] = &[
     ("index", Attr::Method(numbers::range_index)),
@@ -421,7 +419,10 @@ pub fn attr(_rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
             let n = name.name();
             let found = TYPE_METHODS.iter().find(|(ty, m, _)| *ty == &*b.name && *m == &*n);
             if let Some(&(_, m, f)) = found {
-                return Ok(Some(Value::Builtin(Rc::new(Builtin { name: m.into(), kind: BuiltinKind::Method(obj.clone(), f) }))));
+                return Ok(Some(Value::Builtin(Rc::new(Builtin {
+                    name: m.into(),
+                    kind: BuiltinKind::Method(obj.clone(), f),
+                }))));
             }
         }
     }

@@ -129,7 +129,13 @@ pub(super) fn float_as_integer_ratio(rt: &mut Interp, args: &mut Args) -> R<Valu
         bail!(Overflow, "cannot convert Infinity to integer ratio");
     }
     let (m, e) = mantissa_exponent(x);
-    let too_big = || crate::err!(Overflow, "integer overflow: {}.as_integer_ratio() does not fit in 64 bits", crate::runtime::format::fmt_f64(x));
+    let too_big = || {
+        crate::err!(
+            Overflow,
+            "integer overflow: {}.as_integer_ratio() does not fit in 64 bits",
+            crate::runtime::format::fmt_f64(x)
+        )
+    };
     let (n, d) = if e >= 0 {
         let n = (m as i128) << e.min(100);
         (i64::try_from(n).map_err(|_| too_big())?, 1)

@@ -641,8 +641,8 @@ pub(super) fn str_isidentifier(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_str(args)?;
     NO_ARGS.bind(rt, args)?;
     let mut cs = s.chars();
-    let ok = cs.next().is_some_and(|c| c == '_' || unicode_ident::is_xid_start(c))
-        && cs.all(unicode_ident::is_xid_continue);
+    let ok =
+        cs.next().is_some_and(|c| c == '_' || unicode_ident::is_xid_start(c)) && cs.all(unicode_ident::is_xid_continue);
     Ok(Value::Bool(ok))
 }
 
@@ -680,9 +680,7 @@ pub(super) fn str_format_map(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["mapping"], 1);
     let s = this_str(args)?;
     let m = SIG.bind(rt, args)?.value("mapping")?;
-    let Value::Dict(d) = &m else {
-        bail!(Type, "format_map() argument must be a dict, not {}", m.type_name())
-    };
+    let Value::Dict(d) = &m else { bail!(Type, "format_map() argument must be a dict, not {}", m.type_name()) };
     let kw: Vec<(std::rc::Rc<str>, Value)> = d
         .borrow()
         .values()
@@ -735,7 +733,9 @@ pub(super) fn str_maketrans(rt: &mut Interp, args: &mut Args) -> R<Value> {
                 put(rt, Value::Int(a as i64), Value::Int(c as i64))?;
             }
             if let Some(z) = z {
-                let Value::Str(zs) = &z else { bail!(Type, "maketrans() argument 3 must be str, not {}", z.type_name()) };
+                let Value::Str(zs) = &z else {
+                    bail!(Type, "maketrans() argument 3 must be str, not {}", z.type_name())
+                };
                 for c in zs.chars() {
                     put(rt, Value::Int(c as i64), Value::None)?;
                 }

@@ -300,7 +300,11 @@ impl Interp {
         let (start, stop, step) = slice_indices(s, n)?;
         if plain {
             let (a, b) = (start as usize, stop.max(start) as usize);
-            crate::tensor::budget::check_bytes("a list", (n - (b - a) + items.len()) as u128, std::mem::size_of::<Value>())?;
+            crate::tensor::budget::check_bytes(
+                "a list",
+                (n - (b - a) + items.len()) as u128,
+                std::mem::size_of::<Value>(),
+            )?;
             l.borrow_mut().splice(a..b, items);
             return Ok(());
         }
@@ -380,7 +384,9 @@ fn range_slice(r: [i64; 3], n: usize, sl: &[Value; 3]) -> R<Value> {
     let parts = [a + start * s, a + stop * s, s * step];
     let mut out = [0i64; 3];
     for (o, p) in out.iter_mut().zip(parts) {
-        *o = super::convert::int_checked(i64::try_from(p).ok(), || format!("a bound of the slice of range({}, {}, {})", r[0], r[1], r[2]))?;
+        *o = super::convert::int_checked(i64::try_from(p).ok(), || {
+            format!("a bound of the slice of range({}, {}, {})", r[0], r[1], r[2])
+        })?;
     }
     Ok(Value::Range(Rc::new(out)))
 }
