@@ -259,6 +259,41 @@ pub(super) fn dict_copy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Dict(Rc::new(RefCell::new(copy))))
 }
 
+/// `d.clear()`: removes every entry.
+pub(super) fn dict_clear(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let d = this_dict(args)?;
+    NO_ARGS.bind(rt, args)?;
+    d.borrow_mut().clear();
+    Ok(Value::None)
+}
+
+/// `d.popitem()`: removes and returns the last inserted `(key, value)` pair.
+/// Errors: KeyError "popitem(): dictionary is empty".
+pub(super) fn dict_popitem(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let d = this_dict(args)?;
+    NO_ARGS.bind(rt, args)?;
+    let last = d.borrow_mut().pop();
+    match last {
+        Some((_, (k, v))) => Ok(Value::tuple(vec![k, v])),
+        None => bail!(Key, "'popitem(): dictionary is empty'"),
+    }
+}
+
+/// `dict.fromkeys(iterable, value=None)`: a new dict with each item as a key, every one
+/// holding `value` (the same object). Read on a dict, the dict is not used, as CPython's
+/// class method.
+pub(super) fn dict_fromkeys(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["iterable", "value"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let (items, value) = (a.value("iterable")?, a.value_or("value", Value::None)?);
+    let mut d = crate::runtime::value::Dict::default();
+    for k in rt.iterate(&items)? {
+        let h = rt.hash_key(&k)?;
+        crate::runtime::value::dict_store(&mut d, h, k, value.clone());
+    }
+    Ok(Value::Dict(Rc::new(RefCell::new(d))))
+}
+
 pub(super) fn this_str(a: &Args) -> R<Rc<str>> {
     match receiver(a, "str")? {
         Value::Str(s) => Ok(s.clone()),

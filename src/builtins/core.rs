@@ -310,14 +310,9 @@ fn float(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let x = SIG.bind(rt, args)?.opt("x")?;
     Ok(Value::Float(match x {
         None => 0.0,
-        Some(Value::Str(s)) => match s.trim().to_ascii_lowercase().as_str() {
-            "nan" => f64::NAN,
-            "inf" | "+inf" | "infinity" => f64::INFINITY,
-            "-inf" | "-infinity" => f64::NEG_INFINITY,
-            t => t.parse().map_err(|_| {
-                err!(Value, "could not convert string to float: {}", crate::runtime::format::str_repr(&s))
-            })?,
-        },
+        Some(Value::Str(s)) => super::pyfuncs::parse_float(&s).ok_or_else(|| {
+            err!(Value, "could not convert string to float: {}", crate::runtime::format::str_repr(&s))
+        })?,
         Some(v) => {
             if let Value::Tensor(t) = &v {
                 rt.ad.note("float()", &[t], &[]);

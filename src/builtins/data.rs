@@ -2,7 +2,7 @@
 //! against the running script's folder.
 
 use crate::builtins::Signature;
-use crate::runtime::convert::float_to_int;
+use crate::tensor::scalar::float_to_int;
 use crate::runtime::error::R;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;

@@ -363,3 +363,36 @@ pub(super) fn set_isdisjoint(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let r = !s.borrow().keys().any(|k| o.contains_key(k));
     Ok(Value::Bool(r))
 }
+
+/// `s.intersection_update(*others)`: keeps the elements in all of them.
+pub(super) fn set_intersection_update(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_set(args)?;
+    for o in others(rt, args)? {
+        s.borrow_mut().retain(|k, _| o.contains_key(k));
+    }
+    Ok(Value::None)
+}
+
+/// `s.difference_update(*others)`: removes the elements in any of them.
+pub(super) fn set_difference_update(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_set(args)?;
+    for o in others(rt, args)? {
+        s.borrow_mut().retain(|k, _| !o.contains_key(k));
+    }
+    Ok(Value::None)
+}
+
+/// `s.symmetric_difference_update(other)`: the elements in exactly one of the two.
+pub(super) fn set_symmetric_difference_update(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_set(args)?;
+    let x = OTHER.bind(rt, args)?.value("other")?;
+    let mut o = Set::default();
+    add_all(rt, &mut o, &x)?;
+    let mut s = s.borrow_mut();
+    for (k, v) in o {
+        if s.shift_remove(&k).is_none() {
+            s.insert(k, v);
+        }
+    }
+    Ok(Value::None)
+}

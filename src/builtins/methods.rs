@@ -8,6 +8,7 @@
 use super::collections::*;
 use super::forward_fns::accumulator_jvp;
 use super::lang;
+use super::numbers;
 use super::strings::*;
 use super::tape_methods::*;
 use super::tape_view::{tape_draw, tape_summary};
@@ -50,6 +51,10 @@ enum Kind {
     ErrorType,
     File,
     Set,
+    Int,
+    Float,
+    Tuple,
+    Range,
     Generator,
 }
 
@@ -120,6 +125,49 @@ const DICT: &[(&str, Attr)] = &[
     ("update", Attr::Method(dict_update)),
     ("setdefault", Attr::Method(dict_setdefault)),
     ("copy", Attr::Method(dict_copy)),
+    ("clear", Attr::Method(dict_clear)),
+    ("popitem", Attr::Method(dict_popitem)),
+    ("fromkeys", Attr::Method(dict_fromkeys)),
+];
+
+/// The class and static methods read on a builtin type object (`dict.fromkeys(xs)`); each
+/// is in its type's table too, as CPython's can also be read on a value.
+const TYPE_METHODS: &[(&str, &str, NativeFn)] = &[
+    ("dict", "fromkeys", dict_fromkeys),
+    ("float", "fromhex", numbers::float_fromhex),
+    ("str", "maketrans", str_maketrans),
+];
+
+const INT: &[(&str, Attr)] = &[
+    ("bit_length", Attr::Method(numbers::int_bit_length)),
+    ("bit_count", Attr::Method(numbers::int_bit_count)),
+    ("conjugate", Attr::Method(numbers::int_conjugate)),
+    ("as_integer_ratio", Attr::Method(numbers::int_as_integer_ratio)),
+    ("real", Attr::Get(numbers::int_itself)),
+    ("numerator", Attr::Get(numbers::int_itself)),
+    ("imag", Attr::Get(|v| numbers::int_const(v, 0))),
+    ("denominator", Attr::Get(|v| numbers::int_const(v, 1))),
+];
+
+const FLOAT: &[(&str, Attr)] = &[
+    ("is_integer", Attr::Method(numbers::float_is_integer)),
+    ("as_integer_ratio", Attr::Method(numbers::float_as_integer_ratio)),
+    ("hex", Attr::Method(numbers::float_hex)),
+    ("fromhex", Attr::Method(numbers::float_fromhex)),
+    ("conjugate", Attr::Method(numbers::float_conjugate)),
+    ("real", Attr::Get(|v| numbers::float_part(v, true))),
+    ("imag", Attr::Get(|v| numbers::float_part(v, false))),
+];
+
+const TUPLE: &[(&str, Attr)] =
+    &[("index", Attr::Method(numbers::tuple_index)), ("count", Attr::Method(numbers::tuple_count))];
+
+const RANGE: &[(&str, Attr)] = &[
+    ("index", Attr::Method(numbers::range_index)),
+    ("count", Attr::Method(numbers::range_count)),
+    ("start", Attr::Get(|v| numbers::range_part(v, 0))),
+    ("stop", Attr::Get(|v| numbers::range_part(v, 1))),
+    ("step", Attr::Get(|v| numbers::range_part(v, 2))),
 ];
 
 const STR: &[(&str, Attr)] = &[
@@ -162,6 +210,13 @@ const STR: &[(&str, Attr)] = &[
     ("isspace", Attr::Method(str_isspace)),
     ("isupper", Attr::Method(str_isupper)),
     ("islower", Attr::Method(str_islower)),
+    ("isprintable", Attr::Method(str_isprintable)),
+    ("isascii", Attr::Method(str_isascii)),
+    ("isidentifier", Attr::Method(str_isidentifier)),
+    ("istitle", Attr::Method(str_istitle)),
+    ("format_map", Attr::Method(str_format_map)),
+    ("maketrans", Attr::Method(str_maketrans)),
+    ("translate", Attr::Method(str_translate)),
 ];
 
 const FILE: &[(&str, Attr)] = &[
@@ -193,6 +248,9 @@ const SET: &[(&str, Attr)] = &[
     ("issubset", Attr::Method(lang::set_issubset)),
     ("issuperset", Attr::Method(lang::set_issuperset)),
     ("isdisjoint", Attr::Method(lang::set_isdisjoint)),
+    ("intersection_update", Attr::Method(lang::set_intersection_update)),
+    ("difference_update", Attr::Method(lang::set_difference_update)),
+    ("symmetric_difference_update", Attr::Method(lang::set_symmetric_difference_update)),
 ];
 
 const GENERATOR: &[(&str, Attr)] = &[
@@ -285,6 +343,10 @@ impl Tables {
             table(&[ERROR_TYPE]),
             table(&[FILE]),
             table(&[SET]),
+            table(&[INT]),
+            table(&[FLOAT]),
+            table(&[TUPLE]),
+            table(&[RANGE]),
             table(&[GENERATOR]),
         ])
     }
@@ -294,7 +356,7 @@ impl Tables {
 /// `list`, `GradientTape`, …), the attribute's name, and its function when it is a method.
 /// For the help system's coverage tests.
 pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<NativeFn>)> {
-    let tables: [(&str, &[(&str, Attr)]); 14] = [
+    let tables: [(&str, &[(&str, Attr)]); 18] = [
         ("Tensor", TENSOR),
         ("Variable", VARIABLE),
         ("GradientTape", TAPE),
@@ -308,6 +370,10 @@ pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<NativeFn>)>
         ("type", ERROR_TYPE),
         ("file", FILE),
         ("set", SET),
+        ("int", INT),
+        ("float", FLOAT),
+        ("tuple", TUPLE),
+        ("range", RANGE),
         ("generator", GENERATOR),
     ];
     let mut out = vec![];
@@ -335,6 +401,10 @@ fn kind_of(v: &Value) -> Option<Kind> {
         Value::ErrorType(_) => Kind::ErrorType,
         Value::File(_) => Kind::File,
         Value::Set(_) => Kind::Set,
+        Value::Int(_) | Value::Bool(_) => Kind::Int,
+        Value::Float(_) => Kind::Float,
+        Value::Tuple(_) => Kind::Tuple,
+        Value::Range(_) => Kind::Range,
         Value::Generator(_) => Kind::Generator,
         _ => return None,
     })
@@ -343,6 +413,19 @@ fn kind_of(v: &Value) -> Option<Kind> {
 /// `obj.name` for builtin values; `None` when there is no such attribute (the
 /// caller raises "'list' object has no attribute 'x'").
 pub fn attr(_rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
+    if let Value::Builtin(b) = obj {
+        if crate::runtime::value::is_type_object(b) {
+            // `dict.fromkeys`, `float.fromhex`, `str.maketrans`: read on the type object.
+            let n = name.name();
+            let found = TYPE_METHODS.iter().find(|(ty, m, _)| *ty == &*b.name && *m == &*n);
+            if let Some(&(_, m, f)) = found {
+                return Ok(Some(Value::Builtin(Rc::new(Builtin {
+                    name: m.into(),
+                    kind: BuiltinKind::Method(obj.clone(), f),
+                }))));
+            }
+        }
+    }
     let Some(kind) = kind_of(obj) else { return Ok(None) };
     let Some((n, attr)) = TABLES.with(|t| t.0[kind as usize].get(&name).cloned()) else { return Ok(None) };
     Ok(match attr {

@@ -21,6 +21,7 @@ mod math_fns;
 pub mod methods;
 pub mod modules;
 mod nn_fns;
+pub mod numbers;
 mod pyfuncs;
 mod random_fns;
 mod select_fns;

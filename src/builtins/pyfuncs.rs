@@ -359,13 +359,57 @@ pub fn parse_int(text: &str, base: u32) -> R<Option<i64>> {
     let mut v: i128 = 0;
     for c in digits.chars().filter(|&c| c != '_') {
         let Some(d) = c.to_digit(base) else { return Ok(None) };
-        v = v * base as i128 + d as i128;
-        if v > 1 << 64 {
-            break;
-        }
+        // Past 64 bits the value only has to stay out of range: every digit is still checked.
+        v = (v * base as i128 + d as i128).min(1 << 65);
     }
     let v = if neg { -v } else { v };
     int_checked(i64::try_from(v).ok(), || format!("int({})", crate::runtime::format::str_repr(text))).map(Some)
+}
+
+/// `float(text)`: CPython's grammar: whitespace around, an optional sign, then `inf`,
+/// `infinity` or `nan` in any case, or a decimal number — digits with an optional point and
+/// an optional exponent, `_` only between two digits. `None` when the text is not one;
+/// the value is correctly rounded.
+pub fn parse_float(text: &str) -> Option<f64> {
+    let t = text.trim_matches(super::strings::is_py_space);
+    let (neg, body) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let x = match body.to_ascii_lowercase().as_str() {
+        "inf" | "infinity" => f64::INFINITY,
+        "nan" => f64::NAN,
+        _ => {
+            let b = body.as_bytes();
+            // Underscores only between digits; the rest is the literal grammar.
+            let ok_underscores = b.iter().enumerate().all(|(i, &c)| {
+                c != b'_' || (i > 0 && i + 1 < b.len() && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit())
+            });
+            let plain: String = body.chars().filter(|&c| c != '_').collect();
+            if !ok_underscores || !is_decimal_literal(&plain) {
+                return None;
+            }
+            plain.parse::<f64>().ok()?
+        }
+    };
+    Some(if neg { -x } else { x })
+}
+
+/// `digits [. digits] [e [sign] digits]`, with digits on at least one side of the point.
+fn is_decimal_literal(t: &str) -> bool {
+    let (mantissa, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], Some(&t[i + 1..])),
+        None => (t, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |s: &str| s.bytes().all(|c| c.is_ascii_digit());
+    let mantissa_ok = digits(int) && digits(frac) && !(int.is_empty() && frac.is_empty());
+    let exp_ok = exp.is_none_or(|e| {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !e.is_empty() && digits(e)
+    });
+    mantissa_ok && exp_ok
 }
 
 #[cfg(test)]
@@ -400,5 +444,17 @@ mod tests {
         assert_eq!(parse_int("1__0", 10).unwrap(), None);
         assert!(parse_int("99999999999999999999", 10).is_err());
         assert_eq!(parse_int("-9223372036854775808", 10).unwrap(), Some(i64::MIN));
+    }
+
+    #[test]
+    fn float_text_as_cpython() {
+        assert_eq!(parse_float("1_0.5"), Some(10.5));
+        assert_eq!(parse_float(" -InFinity\n"), Some(f64::NEG_INFINITY));
+        assert_eq!(parse_float("1e1_0"), Some(1e10));
+        assert_eq!(parse_float(".5"), Some(0.5));
+        assert_eq!(parse_float("5."), Some(5.0));
+        for bad in ["1_", "_1", "1__0", "1_.5", "1._5", ".", "e5", "1e", "1e+", "0x10", "in f", "nan1", "--1", ""] {
+            assert_eq!(parse_float(bad), None, "{bad:?}");
+        }
     }
 }

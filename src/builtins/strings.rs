@@ -619,3 +619,155 @@ mod tests {
         assert!(is_digit('²'));
     }
 }
+
+/// `s.isprintable()`: every character printable (true for the empty string), the rule
+/// `repr` escapes by (runtime/format.rs `is_printable`).
+pub(super) fn str_isprintable(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    Ok(Value::Bool(s.chars().all(crate::runtime::format::is_printable)))
+}
+
+/// `s.isascii()`: every character below U+0080 (true for the empty string).
+pub(super) fn str_isascii(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    Ok(Value::Bool(s.is_ascii()))
+}
+
+/// `s.isidentifier()`: a letter or `_` (Unicode XID_Start), then XID_Continue characters,
+/// the identifiers the lexer reads (keywords included, as CPython).
+pub(super) fn str_isidentifier(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    let mut cs = s.chars();
+    let ok =
+        cs.next().is_some_and(|c| c == '_' || unicode_ident::is_xid_start(c)) && cs.all(unicode_ident::is_xid_continue);
+    Ok(Value::Bool(ok))
+}
+
+/// `s.istitle()`: at least one cased character; upper-case ones only after an uncased
+/// character, lower-case ones only after a cased one.
+pub(super) fn str_istitle(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    let (mut prev_cased, mut any) = (false, false);
+    for c in s.chars() {
+        if c.is_uppercase() {
+            if prev_cased {
+                return Ok(Value::Bool(false));
+            }
+            prev_cased = true;
+            any = true;
+        } else if c.is_lowercase() {
+            if !prev_cased {
+                return Ok(Value::Bool(false));
+            }
+            prev_cased = true;
+            any = true;
+        } else {
+            prev_cased = false;
+        }
+    }
+    Ok(Value::Bool(any))
+}
+
+/// `s.format_map(mapping)`: `s.format(**mapping)` without copying, so the fields look
+/// names up in the mapping; a dict's string keys are the names.
+///
+/// Errors: TypeError for a mapping that is not a dict; KeyError for a missing name.
+pub(super) fn str_format_map(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["mapping"], 1);
+    let s = this_str(args)?;
+    let m = SIG.bind(rt, args)?.value("mapping")?;
+    let Value::Dict(d) = &m else { bail!(Type, "format_map() argument must be a dict, not {}", m.type_name()) };
+    let kw: Vec<(std::rc::Rc<str>, Value)> = d
+        .borrow()
+        .values()
+        .filter_map(|(k, v)| if let Value::Str(k) = k { Some((k.clone(), v.clone())) } else { None })
+        .collect();
+    Ok(Value::str(&rt.str_format(&s, &[], &kw)?))
+}
+
+/// `str.maketrans(x, y=None, z=None)`: the table `translate` reads, a dict from code
+/// points to code points, strings or None. One argument: a dict whose keys are code
+/// points or one-character strings; two: strings of equal length mapped character by
+/// character; a third: characters mapped to None (deleted).
+///
+/// Errors: TypeError and ValueError with CPython's wording.
+pub(super) fn str_maketrans(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["x", "y", "z"], 1);
+    // Called on a string (`s.maketrans`) the receiver is ignored, as CPython's staticmethod.
+    let mut b = SIG.bind(rt, args)?;
+    let (x, y, z) = (b.value("x")?, b.opt("y")?, b.opt("z")?);
+    let mut table = crate::runtime::value::Dict::default();
+    let mut put = |rt: &mut Interp, k: Value, v: Value| -> R<()> {
+        let h = rt.hash_key(&k)?;
+        crate::runtime::value::dict_store(&mut table, h, k, v);
+        Ok(())
+    };
+    match y {
+        None => {
+            let Value::Dict(d) = &x else {
+                bail!(Type, "if you give only one argument to maketrans it must be a dict")
+            };
+            let entries: Vec<(Value, Value)> = d.borrow().values().cloned().collect();
+            for (k, v) in entries {
+                let key = match &k {
+                    Value::Int(_) => k.clone(),
+                    Value::Str(s) if s.chars().count() == 1 => Value::Int(s.chars().next().map_or(0, |c| c as i64)),
+                    Value::Str(_) => bail!(Value, "string keys in translate table must be of length 1"),
+                    _ => bail!(Type, "keys in translate table must be strings or integers"),
+                };
+                put(rt, key, v)?;
+            }
+        }
+        Some(y) => {
+            let (Value::Str(xs), Value::Str(ys)) = (&x, &y) else {
+                bail!(Type, "maketrans() argument 1 and 2 must be str")
+            };
+            if xs.chars().count() != ys.chars().count() {
+                bail!(Value, "the first two maketrans arguments must have equal length");
+            }
+            for (a, c) in xs.chars().zip(ys.chars()) {
+                put(rt, Value::Int(a as i64), Value::Int(c as i64))?;
+            }
+            if let Some(z) = z {
+                let Value::Str(zs) = &z else {
+                    bail!(Type, "maketrans() argument 3 must be str, not {}", z.type_name())
+                };
+                for c in zs.chars() {
+                    put(rt, Value::Int(c as i64), Value::None)?;
+                }
+            }
+        }
+    }
+    Ok(Value::Dict(std::rc::Rc::new(std::cell::RefCell::new(table))))
+}
+
+/// `s.translate(table)`: each character's code point looked up in `table` (`table[ord(c)]`):
+/// a string replaces it, a code point gives that character, None deletes it, and a missing
+/// key (LookupError) keeps it.
+///
+/// Errors: TypeError "character mapping must return integer, None or str"; ValueError for a
+/// code point outside range(0x110000).
+pub(super) fn str_translate(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["table"], 1);
+    let s = this_str(args)?;
+    let table = SIG.bind(rt, args)?.value("table")?;
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match rt.get_item(&table, &Value::Int(c as i64)) {
+            Ok(Value::Str(t)) => out.push_str(&t),
+            Ok(Value::None) => {}
+            Ok(Value::Int(i)) => match u32::try_from(i).ok().and_then(char::from_u32) {
+                Some(t) => out.push(t),
+                None => bail!(Value, "character mapping must be in range(0x110000)"),
+            },
+            Ok(_) => bail!(Type, "character mapping must return integer, None or str"),
+            Err(e) if matches!(e.kind(), crate::error::ErrorKind::Key | crate::error::ErrorKind::Index) => out.push(c),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Value::str(&out))
+}

@@ -268,10 +268,19 @@ impl Interp {
     }
 }
 
-/// The one float → int conversion, raised as a runtime error: see
-/// [`crate::tensor::scalar::float_to_int`].
+/// Python's `int(x)` of a float (and `round(x)`, `"%d" % x`): the one float → int
+/// conversion ([`crate::tensor::scalar::float_to_int`]) with CPython's error kinds: an
+/// infinity, and a float beyond 64 bits (docs/python.md "Where DGL differs from CPython, on
+/// purpose"), are OverflowErrors; NaN is a ValueError. A tensor's elements keep the
+/// tensor conversion's ValueError (LANGUAGE.md §5).
 pub fn float_to_int(f: f64) -> R<i64> {
-    Ok(crate::tensor::scalar::float_to_int(f)?)
+    crate::tensor::scalar::float_to_int(f).map_err(|e| {
+        if f.is_nan() {
+            crate::err!(Value, "{}", e.message)
+        } else {
+            crate::err!(Overflow, "{}", e.message)
+        }
+    })
 }
 
 /// A number becoming an element of an int64 tensor (`constant(x, dtype=int64)`,
@@ -285,7 +294,7 @@ pub fn number_to_int64(f: f64) -> R<i64> {
     if f.fract() != 0.0 || !f.is_finite() {
         bail!(Type, "cannot convert {} to an int64 tensor (it is not integral)", crate::runtime::format::fmt_f64(f));
     }
-    float_to_int(f)
+    Ok(crate::tensor::scalar::float_to_int(f)?)
 }
 
 /// `a + b` on DGL ints, exact or an OverflowError (DGL ints are 64-bit).

@@ -337,6 +337,10 @@ impl Interp {
                 let o = self.eval(obj, env)?;
                 let i = self.eval(index, env)?;
                 match &o {
+                    Value::List(l) if matches!(i, Value::Slice(_)) => {
+                        let Value::Slice(s) = &i else { return Ok(()) };
+                        self.del_slice(l, s).map_err(|e| e.at(self.src, target.span))
+                    }
                     Value::List(l) => {
                         let n = l.borrow().len();
                         let k = self.list_index(&i, n).map_err(|e| e.at(self.src, target.span))?;

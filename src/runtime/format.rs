@@ -10,6 +10,7 @@ use crate::tensor::{Array, DType};
 
 mod fields;
 mod percent;
+mod printable;
 mod spec;
 pub mod tape;
 mod wide;
@@ -310,8 +311,13 @@ impl Interp {
     }
 }
 
-/// Python's `repr` of a string: single quotes unless the text has one.
+/// Python's `repr` of a string: single quotes unless the text has a single quote and no
+/// double quote; backslash, the quote, tab, newline and carriage return escaped by name;
+/// every other character that is not printable (see [`is_printable`]) as `\xNN`,
+/// `\uNNNN` or `\UNNNNNNNN`, the shortest that holds it (docs/python.md "Builtins and modules").
+/// Every repr of a str (containers, the REPL's echo, `!r`, messages) comes through here.
 pub fn str_repr(s: &str) -> String {
+    use std::fmt::Write;
     let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
@@ -325,11 +331,28 @@ pub fn str_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c => out.push(c),
+            c if is_printable(c) => out.push(c),
+            c if (c as u32) < 0x100 => write!(out, "\\x{:02x}", c as u32).unwrap_or(()),
+            c if (c as u32) < 0x10000 => write!(out, "\\u{:04x}", c as u32).unwrap_or(()),
+            c => write!(out, "\\U{:08x}", c as u32).unwrap_or(()),
         }
     }
     out.push(quote);
     out
+}
+
+/// CPython 3.11's `str.isprintable` for one character: false for the Unicode categories
+/// "Other" (Cc, Cf, Cs, Co, Cn) and "Separator" (Zl, Zp, Zs) except the ASCII space, by
+/// the table of Unicode 14.0 that tools/gen_unicode_printable.py generates.
+pub fn is_printable(c: char) -> bool {
+    let c = c as u32;
+    if (0x20..0x7f).contains(&c) {
+        return true;
+    }
+    let table = printable::NOT_PRINTABLE;
+    // The last range starting at or before c holds it, if any does.
+    let i = table.partition_point(|&(lo, _)| lo <= c);
+    !(i > 0 && c <= table[i - 1].1)
 }
 
 #[cfg(test)]

@@ -216,6 +216,9 @@ impl Interp {
             Value::Range(r) => {
                 let [a, b, s] = &**r;
                 let n = range_len(*a, *b, *s);
+                if let Value::Slice(sl) = index {
+                    return range_slice([*a, *b, *s], n, sl);
+                }
                 let k = self.list_index(index, n)?;
                 // Within [a, b), so it fits in i64; the product may not.
                 Ok(Value::Int((*a as i128 + k as i128 * *s as i128) as i64))
@@ -253,6 +256,10 @@ impl Interp {
     /// `obj[index] = v`
     pub fn set_item(&mut self, obj: &Value, index: Value, v: Value) -> R<()> {
         match obj {
+            Value::List(l) if matches!(index, Value::Slice(_)) => {
+                let Value::Slice(s) = &index else { return Ok(()) };
+                self.set_slice(l, s, &v)
+            }
             Value::List(l) => {
                 let n = l.borrow().len();
                 let k = self.list_index(&index, n)?;
@@ -276,6 +283,62 @@ impl Interp {
         }
     }
 
+    /// `xs[a:b] = items` replaces the part (of any length) with the items; `xs[a:b:k] = items`
+    /// (an extended slice, any step but 1) assigns item by item, as many items as the slice
+    /// selects. The items are read before the list changes, so `xs[:] = xs` works.
+    ///
+    /// Errors: ValueError "attempt to assign sequence of size 1 to extended slice of size 3";
+    /// TypeError when `items` is not iterable.
+    fn set_slice(&mut self, l: &Rc<std::cell::RefCell<Vec<Value>>>, s: &[Value; 3], v: &Value) -> R<()> {
+        let plain = slice_part(&s[2])?.unwrap_or(1) == 1;
+        let items = self.iterate(v).map_err(|e| match e.kind() {
+            ErrorKind::Type if plain => crate::err!(Type, "can only assign an iterable"),
+            ErrorKind::Type => crate::err!(Type, "must assign iterable to extended slice"),
+            _ => e,
+        })?;
+        let n = l.borrow().len();
+        let (start, stop, step) = slice_indices(s, n)?;
+        if plain {
+            let (a, b) = (start as usize, stop.max(start) as usize);
+            crate::tensor::budget::check_bytes(
+                "a list",
+                (n - (b - a) + items.len()) as u128,
+                std::mem::size_of::<Value>(),
+            )?;
+            l.borrow_mut().splice(a..b, items);
+            return Ok(());
+        }
+        let at = slice_positions(start, stop, step);
+        if at.len() != items.len() {
+            bail!(Value, "attempt to assign sequence of size {} to extended slice of size {}", items.len(), at.len());
+        }
+        let mut list = l.borrow_mut();
+        for (k, x) in at.into_iter().zip(items) {
+            list[k] = x;
+        }
+        Ok(())
+    }
+
+    /// `del xs[a:b:k]`: removes the items the slice selects.
+    pub fn del_slice(&mut self, l: &Rc<std::cell::RefCell<Vec<Value>>>, s: &[Value; 3]) -> R<()> {
+        let n = l.borrow().len();
+        let (start, stop, step) = slice_indices(s, n)?;
+        if step == 1 {
+            l.borrow_mut().drain(start as usize..stop.max(start) as usize);
+            return Ok(());
+        }
+        let mut gone = vec![false; n];
+        for k in slice_positions(start, stop, step) {
+            gone[k] = true;
+        }
+        let mut k = 0;
+        l.borrow_mut().retain(|_| {
+            k += 1;
+            !gone[k - 1]
+        });
+        Ok(())
+    }
+
     fn slice_seq(&mut self, items: &[Value], s: &[Value; 3]) -> R<Vec<Value>> {
         let (start, stop, step) = slice_indices(s, items.len())?;
         let mut out = Vec::new();
@@ -286,6 +349,46 @@ impl Interp {
         }
         Ok(out)
     }
+}
+
+/// The positions a slice selects, from the concrete bounds of [`slice_indices`].
+fn slice_positions(start: i64, stop: i64, step: i64) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut i = start;
+    while (step > 0 && i < stop) || (step < 0 && i > stop) {
+        out.push(i as usize);
+        i += step;
+    }
+    out
+}
+
+/// `range(a, b, s)[slice]`: the range of the selected values (`range(10)[1:5:2]` is
+/// `range(1, 5, 2)`), computed exactly from Python's `slice.indices`.
+///
+/// Errors: ValueError for a zero step; OverflowError when a bound leaves 64 bits.
+fn range_slice(r: [i64; 3], n: usize, sl: &[Value; 3]) -> R<Value> {
+    let step = slice_part(&sl[2])?.unwrap_or(1) as i128;
+    if step == 0 {
+        bail!(Value, "slice step cannot be zero");
+    }
+    let n = n as i128;
+    let (lower, upper) = if step > 0 { (0, n) } else { (-1, n - 1) };
+    let clamp = |v: Option<i64>, default: i128| match v {
+        None => default,
+        Some(i) if i < 0 => (i as i128 + n).max(lower),
+        Some(i) => (i as i128).min(upper),
+    };
+    let start = clamp(slice_part(&sl[0])?, if step > 0 { lower } else { upper });
+    let stop = clamp(slice_part(&sl[1])?, if step > 0 { upper } else { lower });
+    let [a, _, s] = r.map(|x| x as i128);
+    let parts = [a + start * s, a + stop * s, s * step];
+    let mut out = [0i64; 3];
+    for (o, p) in out.iter_mut().zip(parts) {
+        *o = super::convert::int_checked(i64::try_from(p).ok(), || {
+            format!("a bound of the slice of range({}, {}, {})", r[0], r[1], r[2])
+        })?;
+    }
+    Ok(Value::Range(Rc::new(out)))
 }
 
 pub fn range_len(a: i64, b: i64, s: i64) -> usize {

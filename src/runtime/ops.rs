@@ -711,7 +711,16 @@ fn float_op(op: BinOp, x: f64, y: f64) -> R<Value> {
             if x == 0.0 && y < 0.0 {
                 bail!(ZeroDivision, "0.0 cannot be raised to a negative power");
             }
-            x.powf(y)
+            // CPython gives a complex number here; DGL has none (docs/python.md).
+            if x < 0.0 && y.is_finite() && y.fract() != 0.0 {
+                bail!(Value, "negative number cannot be raised to a fractional power");
+            }
+            let r = x.powf(y);
+            // Only `**` raises on overflow, as CPython: `*` and `+` give inf.
+            if r.is_infinite() && x.is_finite() && y.is_finite() {
+                bail!(Overflow, "(34, 'Numerical result out of range')");
+            }
+            r
         }
         BinOp::MatMul => bail!(Type, "unsupported operand types for @: 'float' and 'float'"),
         BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::LShift | BinOp::RShift => {

@@ -263,21 +263,93 @@ fn gcd(rt: &mut Interp, args: &mut Args) -> R<Value> {
     int_checked(i64::try_from(g).ok(), || format!("gcd of {}", given.len())).map(Value::Int)
 }
 
-/// `math.hypot(*coordinates)`: the Euclidean norm, without undue overflow.
+/// `math.hypot(*coordinates)`: the Euclidean norm, correctly rounded (as CPython 3.11's
+/// is): the coordinates scaled by a power of two, their squares summed in double-double
+/// arithmetic, the square root corrected to the nearest float. An infinity wins over NaN.
 fn hypot(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::varargs(&[]);
     let given = std::mem::take(&mut SIG.bind(rt, args)?.rest);
     let xs: Vec<f64> = given.iter().map(|v| real(rt, v)).collect::<R<_>>()?;
+    Ok(Value::Float(norm(&xs)))
+}
+
+/// The correctly rounded Euclidean norm of `xs` (see [`hypot`]).
+pub fn norm(xs: &[f64]) -> f64 {
     if xs.iter().any(|x| x.is_infinite()) {
-        return Ok(Value::Float(f64::INFINITY));
+        return f64::INFINITY;
     }
-    // Scaled by the largest magnitude so that squares neither overflow nor underflow.
+    if xs.iter().any(|x| x.is_nan()) {
+        return f64::NAN;
+    }
     let m = xs.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    if m == 0.0 || m.is_nan() || xs.iter().any(|x| x.is_nan()) {
-        return Ok(Value::Float(if xs.iter().any(|x| x.is_nan()) { f64::NAN } else { 0.0 }));
+    if m == 0.0 {
+        return 0.0;
     }
-    let s: f64 = xs.iter().map(|x| (x / m) * (x / m)).sum();
-    Ok(Value::Float(m * s.sqrt()))
+    // Scale so that the largest magnitude is in [0.5, 1): squares neither overflow nor
+    // lose bits to underflow (a coordinate that underflows is below 2^-1000 of the norm).
+    let e = exponent(m);
+    let scaled: Vec<f64> = xs.iter().map(|&x| scale(x, -e)).collect();
+    // The sum of squares as hi + lo: each square exact as p + q (fma), added with two-sum.
+    let (mut hi, mut lo) = (0.0f64, 0.0f64);
+    for &x in &scaled {
+        let p = x * x;
+        let q = x.mul_add(x, -p);
+        let s = hi + p;
+        let err = if hi.abs() >= p.abs() { (hi - s) + p } else { (p - s) + hi };
+        hi = s;
+        lo += err + q;
+    }
+    let (h, l) = (hi + lo, lo - ((hi + lo) - hi));
+    // One Newton step on the square root of h + l, then the nearest float by the midpoints.
+    let r0 = h.sqrt();
+    let a = r0 * r0;
+    let b = r0.mul_add(r0, -a);
+    let mut r = r0 + (((h - a) - b) + l) / (2.0 * r0);
+    // sqrt(S) lies above the midpoint of r and its successor: S - mid^2 > 0.
+    let above_mid = |c: f64| -> f64 {
+        let u = c.next_up() - c;
+        let a = c * c;
+        let b = c.mul_add(c, -a);
+        (((h - a) - b) + l) - c * u - u * u / 4.0
+    };
+    for _ in 0..3 {
+        let d = above_mid(r);
+        if d > 0.0 || (d == 0.0 && r.to_bits() & 1 == 1) {
+            r = r.next_up();
+            continue;
+        }
+        let p = r.next_down();
+        let d = above_mid(p);
+        if d < 0.0 || (d == 0.0 && p.to_bits() & 1 == 0) {
+            r = p;
+            continue;
+        }
+        break;
+    }
+    scale(r, e)
+}
+
+/// The exponent k with |x| in [2^(k-1), 2^k), for a finite non-zero x.
+fn exponent(x: f64) -> i32 {
+    let bits = x.abs().to_bits();
+    let biased = (bits >> 52) as i32;
+    if biased == 0 {
+        // Subnormal: 2^-1074 times the fraction.
+        -1074 + (64 - bits.leading_zeros() as i32)
+    } else {
+        biased - 1022
+    }
+}
+
+/// x * 2^k, in steps that keep each factor a normal float (exact unless the result
+/// overflows or is subnormal).
+fn scale(mut x: f64, mut k: i32) -> f64 {
+    while k != 0 {
+        let step = k.clamp(-1000, 1000);
+        x *= f64::from_bits(((step + 1023) as u64) << 52);
+        k -= step;
+    }
+    x
 }
 
 /// `math.prod(iterable, *, start=1)`: `start * x0 * x1 * …` with the `*` operator

@@ -4,7 +4,7 @@
 //! any module (LANGUAGE.md §6).
 
 pub mod foreign;
-mod math;
+pub mod math;
 pub mod numpy;
 mod plot;
 mod progress;
