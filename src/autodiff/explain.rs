@@ -81,6 +81,17 @@ struct Graph<'a> {
     custom_none: FxHashSet<(u32, u32)>,
 }
 
+/// Why a recorded entry passes no gradient to one of its inputs.
+enum EntryStop {
+    /// A `custom_gradient` `grad_fn` answered None for it.
+    GradFnNone,
+    /// The output on the path has an integer or bool dtype.
+    IntOutput(DType),
+    /// The input was not watched when the entry was recorded (the entry is on the tape for
+    /// another, watched, input).
+    InputNotWatched,
+}
+
 /// A path: each step with the tensor it read (and at which input) and the tensor it made.
 type Path = Vec<(Step, TensorId, u32, TensorId)>;
 
@@ -148,6 +159,20 @@ impl<'a> Graph<'a> {
         };
         let float_out = e.outputs.iter().any(|o| o.id == out && o.dtype.is_float());
         watched && float_out && !self.custom_none.contains(&(i, k))
+    }
+
+    /// Why a recorded entry's backward step gives its input `k` no gradient from output `out`
+    /// (when [`Graph::carries`] says it does not): the words `render` and `blocked` use, which
+    /// never say "not recorded" of an entry the tape holds.
+    fn entry_stop(&self, i: u32, k: u32, out: TensorId) -> EntryStop {
+        let e = &self.log.entries[i as usize];
+        if self.custom_none.contains(&(i, k)) {
+            return EntryStop::GradFnNone;
+        }
+        match e.outputs.iter().find(|o| o.id == out) {
+            Some(o) if !o.dtype.is_float() => EntryStop::IntOutput(o.dtype),
+            _ => EntryStop::InputNotWatched,
+        }
     }
 
     /// A shortest path from `from` to `to` through the edges `allow` lets through.
@@ -448,7 +473,7 @@ fn blocked(g: &Graph, tape: &Tape, q: &Query, path: &Path, places: &Places) -> O
             Step::Note(i) if g.notes[i as usize].cut => {
                 (format!("is None: the path is cut by {name} at {at}"), vec![cut_reason(g.notes[i as usize].name)])
             }
-            Step::Entry(i) if g.custom_none.contains(&(i, k)) => (
+            Step::Entry(i) if matches!(g.entry_stop(i, k, out), EntryStop::GradFnNone) => (
                 format!("is None: the grad_fn of {name} returned None for its input {}", k + 1),
                 vec![format!(
                     "{name} was called at {at}; its grad_fn gave no gradient for input {} (of {}), so nothing flows back through it",
@@ -456,8 +481,23 @@ fn blocked(g: &Graph, tape: &Tape, q: &Query, path: &Path, places: &Places) -> O
                     g.log.entries[i as usize].inputs.len()
                 )],
             ),
+            Step::Entry(i) if matches!(g.entry_stop(i, k, out), EntryStop::IntOutput(_)) => {
+                let d = g.log.entries[i as usize].outputs.iter().find(|o| o.id == out).map(|o| o.dtype);
+                let d = d.map_or_else(String::new, |d| format!("{d} "));
+                (
+                    format!("is None: {name} at {at} has an integer or bool result, which has no gradient"),
+                    vec![format!("{name} (entry {i} of the tape) makes a {d}tensor from {s}'s values; only float tensors carry gradients")],
+                )
+            }
             _ if input == q.source => not_watched(tape, q, Some(step_use(g, step)), places),
-            _ => (
+            Step::Entry(i) => (
+                format!("is None: {name} at {at} was recorded without its input on the way from {s}"),
+                vec![format!(
+                    "the tape recorded {name} (entry {i}) for another input; its input {} was not watched by this tape when it ran",
+                    k + 1
+                )],
+            ),
+            Step::Note(_) => (
                 format!("is None: {name} at {at} was not recorded"),
                 vec![format!("its input on the way from {s} was not watched by this tape when it ran")],
             ),
@@ -471,6 +511,8 @@ fn blocked(g: &Graph, tape: &Tape, q: &Query, path: &Path, places: &Places) -> O
 struct Use {
     name: String,
     site: Site,
+    /// The tape's entry when the operation was recorded (for another, watched, input).
+    entry: Option<u32>,
     entries_before: u32,
     notes_before: u32,
 }
@@ -480,7 +522,11 @@ fn step_use(g: &Graph, step: Step) -> Use {
         Step::Entry(i) => (i, u32::MAX),
         Step::Note(i) => (u32::MAX, i),
     };
-    Use { name: g.name(step), site: g.site(step), entries_before, notes_before }
+    let entry = match step {
+        Step::Entry(i) => Some(i),
+        Step::Note(_) => None,
+    };
+    Use { name: g.name(step), site: g.site(step), entry, entries_before, notes_before }
 }
 
 /// The verdict for a source the tape did not watch when `used` (if known) used it.
@@ -492,22 +538,31 @@ fn not_watched(tape: &Tape, q: &Query, used: Option<Use>, places: &Places) -> (S
                 format!("is None: {s} was watched after its use"),
                 vec![
                     format!(
-                        "{} at {} used {s} before tape.watch({s}) at {}: watching is not retroactive, so it was not recorded",
+                        "{} at {} used {s} before tape.watch({s}) at {}: watching is not retroactive, so {}",
                         u.name,
                         places.at(u.site),
-                        places.at(w.site)
+                        places.at(w.site),
+                        match u.entry {
+                            Some(i) => format!("the tape recorded it (entry {i}) for its other inputs only"),
+                            None => "it was not recorded".into(),
+                        }
                     ),
                     format!("hint: move tape.watch({s}) before {}", places.line(u.site)),
                 ],
             );
         }
     }
-    let used_line = used.as_ref().map(|u| {
-        format!(
+    let used_line = used.as_ref().map(|u| match u.entry {
+        Some(i) => format!(
+            "{} at {} used {s}; the tape recorded it (entry {i}) because another input was watched, but {s} was not, so no gradient flows back to {s}",
+            u.name,
+            places.at(u.site)
+        ),
+        None => format!(
             "{} at {} used {s}, but the tape did not record it: a tape records an operation only when one of its inputs is watched",
             u.name,
             places.at(u.site)
-        )
+        ),
     });
     let mut lines: Vec<String> = used_line.into_iter().collect();
     let verdict = match q.variable {
@@ -559,11 +614,16 @@ fn render(g: &Graph, q: &Query, path: &Path, places: &Places) -> String {
             parts.push(format!("… {} more …", path.len() - 6));
         }
         let (step, _, k, out) = path[j];
+        // A recorded entry is never called "not recorded": the tape lists it (print(tape)).
         let mark = match step {
-            _ if g.carries(step, k, out) => "",
-            Step::Note(i) if g.notes[i as usize].cut => ", no gradient",
-            Step::Entry(i) if g.custom_none.contains(&(i, k)) => ", grad_fn gave None",
-            _ => ", not recorded",
+            _ if g.carries(step, k, out) => String::new(),
+            Step::Note(i) if g.notes[i as usize].cut => ", no gradient".into(),
+            Step::Note(_) => ", not recorded".into(),
+            Step::Entry(i) => match g.entry_stop(i, k, out) {
+                EntryStop::GradFnNone => ", grad_fn gave None".into(),
+                EntryStop::IntOutput(d) => format!(", {d} output"),
+                EntryStop::InputNotWatched => format!(", recorded as entry {i}, input {} not watched", k + 1),
+            },
         };
         parts.push(format!("{} ({}{mark})", g.name(step), places.line(g.site(step))));
     }

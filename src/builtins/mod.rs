@@ -36,6 +36,7 @@ use crate::runtime::error::ErrorKind;
 use crate::runtime::error::R;
 use crate::runtime::intern::intern;
 use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::convert::{int_found, int_of, IntUse};
 use crate::runtime::Interp;
 use crate::tensor::{DType, Tensor};
 use crate::{bail, err};
@@ -400,13 +401,12 @@ impl Interp {
         self.to_tensor(v, None)
     }
 
-    /// An int (a bool or a one-element int64 tensor counts). Errors: TypeError naming `what`.
+    /// An int: a bool, a one-element int64 tensor or a Variable holding one counts
+    /// ([`int_of`], the one reading of int arguments). Errors: TypeError naming `what`.
     pub fn int_arg(&mut self, v: &Value, what: &str) -> R<i64> {
-        match v {
-            Value::Int(i) => Ok(*i),
-            Value::Bool(b) => Ok(*b as i64),
-            Value::Tensor(t) if t.dtype() == DType::I64 && t.len() == 1 => Ok(t.data.first_i64()?),
-            other => bail!(Type, "{what} must be an int, not {}", other.type_name()),
+        match int_of(v, IntUse::Arg) {
+            Some(i) => i,
+            None => bail!(Type, "{what} must be an int, not {}", int_found(v)),
         }
     }
 
@@ -453,6 +453,8 @@ impl Interp {
                 items.iter().map(|x| self.int_arg(x, "a shape entry")).collect()
             }
             Value::Tensor(t) => Ok(t.data.to_i64_vec()?),
+            // A Variable holding a shape, as TF reads it (`reshape(x, Variable([2, 3]))`).
+            Value::Variable(var) => Ok(var.peek().data.to_i64_vec()?),
             other => bail!(Type, "a shape must be a list of ints, not {}", other.type_name()),
         }
     }

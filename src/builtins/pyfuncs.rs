@@ -48,11 +48,9 @@ fn format(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// An int argument where a float is a TypeError in CPython's words
 /// ("'float' object cannot be interpreted as an integer").
 fn index_arg(v: &Value) -> R<i64> {
-    match v {
-        Value::Int(i) => Ok(*i),
-        Value::Bool(b) => Ok(*b as i64),
-        Value::Tensor(t) if t.dtype() == crate::tensor::DType::I64 && t.len() == 1 => Ok(t.data.first_i64()?),
-        other => bail!(Type, "'{}' object cannot be interpreted as an integer", other.type_name()),
+    match crate::runtime::convert::int_of(v, crate::runtime::convert::IntUse::Index) {
+        Some(i) => i,
+        None => bail!(Type, "'{}' object cannot be interpreted as an integer", v.type_name()),
     }
 }
 

@@ -282,7 +282,8 @@ fn clip_by_global_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Shapes: x [.., d, ..] → pieces [.., d_i, ..]. Dtypes: any, kept.
 /// Gradient: each piece's gradient in its place (zeros for unused pieces).
 /// Errors: ShapeError for an axis out of range; ValueError when the count does not divide d,
-/// the sizes do not add up to d, or more than one size is -1.
+/// the sizes do not add up to d, more than one size is -1, or `num_or_size_splits` is a scalar
+/// tensor (as TF).
 /// See: tf.split.
 fn split(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["value", "num_or_size_splits", "axis", "num"], 2);
@@ -298,6 +299,11 @@ fn split(rt: &mut Interp, args: &mut Args) -> R<Value> {
             }
             vec![d / *k as usize; *k as usize]
         }
+        // TF refuses a rank-0 tensor here (it would read as one size); so does DGL, with a way out.
+        Value::Tensor(_) | Value::Variable(_) if rt.to_tensor(&n, None)?.shape().is_empty() => bail!(
+            Value,
+            "split: num_or_size_splits must be an int or a list of sizes, not a scalar tensor (for that many equal pieces, pass int(n))"
+        ),
         other => {
             let given = rt.shape_arg(other)?;
             let unknown: Vec<usize> = (0..given.len()).filter(|&i| given[i] == -1).collect();

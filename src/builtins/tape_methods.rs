@@ -127,11 +127,7 @@ pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let targets: Vec<Tensor> = tv.iter().map(|t| rt.to_tensor(t, None)).collect::<R<_>>()?;
     let ogs = match output_gradients {
         None => None,
-        Some(v) => {
-            let mut flat = Vec::new();
-            flatten_sources(rt, &v, &mut flat)?;
-            Some(flat.iter().map(|t| rt.to_tensor(t, None)).collect::<R<Vec<_>>>()?)
-        }
+        Some(v) => Some(output_gradient_seeds(rt, &target, &targets, &v)?),
     };
     let mut leaves = Vec::new();
     flatten_sources(rt, &sources, &mut leaves)?;
@@ -163,6 +159,117 @@ pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
         }
     });
     Ok(unflatten(&sources, &mut results.collect::<Vec<_>>().into_iter()))
+}
+
+/// `output_gradients=` checked against the targets and paired with them, in the order of
+/// `flatten_sources(target)`: one gradient per target. The one place these are validated
+/// (docs/language.md "Gradients").
+///
+/// A single target takes one tensor (or a structure holding exactly one); a list, tuple or
+/// dict of targets takes the same structure, or any structure with as many leaves in the same
+/// order (as TF flattens both); dicts pair by key. A number or list is converted to its
+/// target's dtype.
+/// Errors: ValueError when the count differs from the number of targets (TF silently uses the
+/// first ones), for a None entry, or for a dict whose keys differ from the target's; ShapeError
+/// for a gradient whose shape is not its target's; TypeError for one whose dtype is not its
+/// target's, or one that is not numeric. Each names the target's index and both shapes.
+fn output_gradient_seeds(rt: &mut Interp, target: &Value, targets: &[Tensor], og: &Value) -> R<Vec<Tensor>> {
+    let mut leaves = Vec::new();
+    pair_output_gradients(rt, target, og, &mut leaves)?;
+    let single = !matches!(target, Value::List(_) | Value::Tuple(_) | Value::Dict(_));
+    if leaves.len() != targets.len() {
+        let n = targets.len();
+        let hint = if single {
+            format!(
+                " (one entry per target: to weight the elements of a target of shape {}, give one tensor of that shape)",
+                shape_str(targets[0].shape())
+            )
+        } else {
+            " (one entry per target)".to_string()
+        };
+        bail!(
+            Value,
+            "output_gradients gives {} gradient{} for {n} target{}{hint}",
+            leaves.len(),
+            if leaves.len() == 1 { "" } else { "s" },
+            if n == 1 { "" } else { "s" }
+        );
+    }
+    let mut seeds = Vec::with_capacity(targets.len());
+    for (k, (g, t)) in leaves.iter().zip(targets).enumerate() {
+        let (entry, of) = if single {
+            ("output_gradients".to_string(), "the target".to_string())
+        } else {
+            (format!("output_gradients[{k}]"), format!("target {k}"))
+        };
+        let g = match g {
+            Value::None => bail!(
+                Value,
+                "{entry} is None: give a tensor of shape {} for {of} (ones of that shape are the default)",
+                shape_str(t.shape())
+            ),
+            Value::Tensor(_) | Value::Variable(_) => {
+                let g = rt.to_tensor(g, None)?;
+                if g.dtype() != t.dtype() && t.dtype().is_float() {
+                    bail!(
+                        Type,
+                        "{entry} has dtype {} but {of} has dtype {} (shapes {} and {}; use cast)",
+                        g.dtype(),
+                        t.dtype(),
+                        shape_str(g.shape()),
+                        shape_str(t.shape())
+                    );
+                }
+                g
+            }
+            other => rt.to_tensor(other, Some(t.dtype()))?,
+        };
+        if g.shape() != t.shape() {
+            bail!(
+                Shape,
+                "{entry} has shape {} but {of} has shape {}",
+                shape_str(g.shape()),
+                shape_str(t.shape())
+            );
+        }
+        seeds.push(g);
+    }
+    Ok(seeds)
+}
+
+/// The leaves of `og` in the order of `target`'s leaves: structures walked together where
+/// they agree (dicts by key), else `og` flattened as it is.
+fn pair_output_gradients(rt: &mut Interp, target: &Value, og: &Value, out: &mut Vec<Value>) -> R<()> {
+    rt.nested("while reading nested output_gradients (do they contain themselves?)", |rt| {
+        match (target, og) {
+            (Value::Dict(t), Value::Dict(g)) => {
+                let (t, g) = (t.borrow().clone(), g.borrow().clone());
+                if let Some((_, (k, _))) = t.iter().find(|(h, _)| !g.contains_key(*h)) {
+                    let k = rt.repr_of(k)?;
+                    bail!(Value, "output_gradients has no entry for the target under key {k}");
+                }
+                if let Some((_, (k, _))) = g.iter().find(|(h, _)| !t.contains_key(*h)) {
+                    let k = rt.repr_of(k)?;
+                    bail!(Value, "output_gradients has an entry under key {k}, which names no target");
+                }
+                for (h, (_, tv)) in t.iter() {
+                    pair_output_gradients(rt, tv, &g[h].1, out)?;
+                }
+                Ok(())
+            }
+            (Value::List(_) | Value::Tuple(_), Value::List(_) | Value::Tuple(_)) => {
+                let (ts, gs) = (rt.iterate(target)?, rt.iterate(og)?);
+                if ts.len() != gs.len() {
+                    return flatten_sources(rt, og, out);
+                }
+                for (tv, gv) in ts.iter().zip(&gs) {
+                    pair_output_gradients(rt, tv, gv, out)?;
+                }
+                Ok(())
+            }
+            _ => flatten_sources(rt, og, out),
+        }
+    })
 }
 
 /// `tape.jacobian(target, sources, unconnected_gradients='none', parallel_iterations=None,
@@ -299,7 +406,8 @@ fn source_tensor(v: &Value, what: &str) -> R<Tensor> {
 
 /// `count` gradients of `y` with respect to each of `srcs`, row `i` with the output gradient
 /// `og(i)` (row-major values of y's shape). Per source: `None` when no row reaches it, else
-/// every row (zeros where a row does not reach it).
+/// every row (zeros where a row does not reach it). With `count == 0` no row is computed but
+/// connection is still found (an empty `Some` for a connected source).
 ///
 /// Errors: RuntimeError on a used non-persistent tape, which this call uses up.
 fn gradient_rows(
@@ -323,9 +431,22 @@ fn gradient_rows(
     let mut rows: Vec<Vec<Tensor>> = vec![Vec::with_capacity(count); srcs.len()];
     let mut connected = vec![false; srcs.len()];
     let mut result = Ok(());
-    for i in 0..count {
-        let g = Tensor::new(Array::from_f64(y.dtype(), y.shape(), og(i)));
+    // No rows (a target or row with no elements): one probe with a seed of y's (empty or zero)
+    // values still tells which sources are connected, as TF's traced loop body does — a
+    // connected source gets an empty jacobian, not None.
+    let probe = count == 0;
+    for i in 0..count.max(1) {
+        let g = if probe {
+            Tensor::zeros(y.dtype(), y.shape())
+        } else {
+            Tensor::new(Array::from_f64(y.dtype(), y.shape(), og(i)))
+        };
         match rt.gradient(tape, std::slice::from_ref(y), &ids, Some(vec![g])) {
+            Ok(grads) if probe => {
+                for (k, g) in grads.into_iter().enumerate() {
+                    connected[k] |= g.is_some();
+                }
+            }
             Ok(grads) => {
                 for (k, (g, src)) in grads.into_iter().zip(srcs).enumerate() {
                     connected[k] |= g.is_some();

@@ -268,6 +268,48 @@ impl Interp {
     }
 }
 
+/// Where an int is read: an operation's argument (a shape entry, an axis, a size, a count),
+/// which TF converts as a tensor, so a Variable holding an int counts; or Python's `__index__`
+/// protocol (a list index, `range()`, `math` functions), where a TF tensor counts but a
+/// Variable does not.
+/// A tensor subscript (`x[i]`, `x[a:b]`) is an argument that must be a scalar (TF: a
+/// shape-(1,) index is an error there, the job of gather).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum IntUse {
+    Arg,
+    Subscript,
+    Index,
+}
+
+/// The one reading of an int argument: a Python int or bool, or an int64 tensor with one
+/// element (TF accepts a scalar int32/int64 tensor in every int argument, and DGL's int32 is
+/// int64; a one-element tensor of higher rank is accepted as TF accepts it for axes), or, for
+/// [`IntUse::Arg`], a Variable holding one. `None` when `v` is none of these: the caller
+/// raises its TypeError, naming what it found with [`int_found`].
+pub fn int_of(v: &Value, used: IntUse) -> Option<R<i64>> {
+    let t = match v {
+        Value::Int(i) => return Some(Ok(*i)),
+        Value::Bool(b) => return Some(Ok(*b as i64)),
+        Value::Tensor(t) => t.clone(),
+        Value::Variable(var) if used != IntUse::Index => var.peek(),
+        _ => return None,
+    };
+    let fits = if used == IntUse::Subscript { t.shape().is_empty() } else { t.len() == 1 };
+    (t.dtype() == DType::I64 && fits).then(|| Ok(t.data.first_i64()?))
+}
+
+/// What a value that is not an int argument is, for the TypeError: its type, and a tensor's
+/// or Variable's dtype and shape (`a float32 tensor of shape ()`).
+pub fn int_found(v: &Value) -> String {
+    let (what, t) = match v {
+        Value::Tensor(t) => ("tensor", t.clone()),
+        Value::Variable(var) => ("Variable", var.peek()),
+        other => return other.type_name(),
+    };
+    format!("a {} {what} of shape {}", t.dtype(), crate::tensor::shape_str(t.shape()))
+}
+
+
 /// Python's `int(x)` of a float (and `round(x)`, `"%d" % x`): the one float → int
 /// conversion ([`crate::tensor::scalar::float_to_int`]) with CPython's error kinds: an
 /// infinity, and a float beyond 64 bits (docs/python.md "Where DGL differs from CPython, on

@@ -167,11 +167,9 @@ impl Interp {
 
     /// Normalises a list index (negative counts from the end).
     pub fn list_index(&mut self, i: &Value, len: usize) -> R<usize> {
-        let i = match i {
-            Value::Int(i) => *i,
-            Value::Bool(b) => *b as i64,
-            Value::Tensor(t) if t.dtype() == DType::I64 && t.len() == 1 => t.data.first_i64()?,
-            other => bail!(Type, "indices must be integers, not {}", other.type_name()),
+        let i = match super::convert::int_of(i, super::convert::IntUse::Index) {
+            Some(i) => i?,
+            None => bail!(Type, "indices must be integers, not {}", i.type_name()),
         };
         // In i128: a length past i64::MAX (a huge range) must not wrap.
         let k = if i < 0 { i as i128 + len as i128 } else { i as i128 };
@@ -405,11 +403,11 @@ pub fn range_len(a: i64, b: i64, s: i64) -> usize {
 
 /// A slice bound: `None`, an int, or a scalar int64 tensor (`x[:n]` with `n` a tensor, as TF).
 fn slice_part(v: &Value) -> R<Option<i64>> {
+    if let Some(i) = super::convert::int_of(v, super::convert::IntUse::Subscript) {
+        return i.map(Some);
+    }
     match v {
         Value::None => Ok(None),
-        Value::Int(i) => Ok(Some(*i)),
-        Value::Bool(b) => Ok(Some(*b as i64)),
-        Value::Tensor(t) if t.dtype() == DType::I64 && t.shape().is_empty() => Ok(Some(t.data.first_i64()?)),
         Value::Tensor(t) => bail!(
             Type,
             "slice indices must be integers, None or scalar int64 tensors, not a tensor of dtype {} and shape {}",
@@ -468,19 +466,24 @@ pub fn tensor_index(shape: &[usize], index: &Value) -> R<Vec<SliceInfoElem>> {
                 }
             }
             Value::None => out.push(SliceInfoElem::NewAxis),
-            Value::Int(_) | Value::Bool(_) | Value::Tensor(_) => {
-                let i = match item {
-                    Value::Int(i) => *i,
-                    Value::Bool(b) => *b as i64,
-                    // A scalar int64 tensor indexes like an int (TF; a shape-(1,) one is an error there too).
-                    Value::Tensor(t) if t.dtype() == DType::I64 && t.shape().is_empty() => t.data.first_i64()?,
-                    Value::Tensor(t) => bail!(
+            Value::Int(_) | Value::Bool(_) | Value::Tensor(_) | Value::Variable(_) => {
+                // A scalar int64 tensor, or a Variable holding one, indexes like an int (TF; a
+                // shape-(1,) one is an error there too).
+                let i = match super::convert::int_of(item, super::convert::IntUse::Subscript) {
+                    Some(i) => i?,
+                    None => match item {
+                        Value::Tensor(t) => bail!(
                         Type,
                         "tensor indices must be integers, slices, '...', None or scalar int64 tensors, not a tensor of dtype {} and shape {} (use gather, gather_nd or boolean_mask)",
                         t.dtype(),
                         shape_str(t.shape())
                     ),
-                    _ => unreachable!("matched above"),
+                        other => bail!(
+                            Type,
+                            "tensor indices must be integers, slices, '...', None or scalar int64 tensors, not {}",
+                            super::convert::int_found(other)
+                        ),
+                    },
                 };
                 let n = shape[axis] as i64;
                 let k = if i < 0 { i + n } else { i };

@@ -77,10 +77,10 @@ fn real(rt: &mut Interp, v: &Value) -> R<f64> {
 
 /// An integer argument. Errors: TypeError "'float' object cannot be interpreted as an integer".
 fn integer(v: &Value) -> R<i64> {
-    match v {
-        Value::Int(i) => Ok(*i),
-        Value::Bool(b) => Ok(*b as i64),
-        other => bail!(Type, "'{}' object cannot be interpreted as an integer", other.type_name()),
+    // Python's __index__: a scalar int tensor counts (as a TF tensor does), a Variable not.
+    match crate::runtime::convert::int_of(v, crate::runtime::convert::IntUse::Index) {
+        Some(i) => i,
+        None => bail!(Type, "'{}' object cannot be interpreted as an integer", v.type_name()),
     }
 }
 
