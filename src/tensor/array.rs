@@ -240,6 +240,25 @@ impl Array {
         Ok(self.cast(dtype))
     }
 
+    /// Builds an array of float `dtype` and `shape` from row-major values made one at a time by
+    /// `next`, each written straight into the result's buffer: the same values as
+    /// [`Array::from_f64`] of them, without a float64 copy (a large random tensor's peak is its
+    /// own size, not three times it). Other dtypes go through float64.
+    pub fn from_f64_fn(dtype: DType, shape: &[usize], mut next: impl FnMut() -> f64) -> Array {
+        let n: usize = shape.iter().product();
+        let mut fill = |_| next();
+        match dtype {
+            DType::F32 => Array::F32(
+                ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|i| fill(i) as f32).collect())
+                    .expect("shape matches the value count"),
+            ),
+            DType::F64 => Array::F64(
+                ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(fill).collect()).expect("shape matches the value count"),
+            ),
+            _ => Array::from_f64(dtype, shape, (0..n).map(fill).collect()),
+        }
+    }
+
     /// Builds an array of `dtype` and `shape` from row-major f64 values.
     pub fn from_f64(dtype: DType, shape: &[usize], values: Vec<f64>) -> Array {
         let a = ArrayD::from_shape_vec(IxDyn(shape), values).expect("shape matches the value count");
