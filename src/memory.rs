@@ -116,21 +116,23 @@ pub fn reserve(bytes: u128) -> Result<(), String> {
 }
 
 /// The poll: `Some(message)` when the bytes in use have passed the soft limit. Once reported,
-/// it reports again only past the headroom's half (so that an `except MemoryError` handler can
-/// run while the memory is still held), until use falls below the soft limit.
+/// it reports again only past half the headroom above the limit (so that an `except
+/// MemoryError` handler can run while the memory is still held), until use has fallen a
+/// quarter of the headroom below the limit.
 #[inline]
 pub fn exhausted() -> Option<String> {
     let live = in_use();
     let lim = limit();
-    if live <= lim.soft {
-        if REPORTED.load(Relaxed) {
-            REPORTED.store(false, Relaxed);
-        }
+    if live <= lim.soft && !REPORTED.load(Relaxed) {
         return None;
     }
-    let level = if REPORTED.load(Relaxed) { lim.soft.saturating_add(lim.slack / 2) } else { lim.soft };
-    if live <= level {
-        return None;
+    if REPORTED.load(Relaxed) {
+        if live < lim.soft.saturating_sub(lim.slack / 4) {
+            REPORTED.store(false, Relaxed);
+        }
+        if live <= lim.soft.saturating_add(lim.slack / 2) {
+            return None;
+        }
     }
     REPORTED.store(true, Relaxed);
     Some(format!("out of memory: {live} bytes in use pass the memory limit of {} bytes ({})", lim.soft, lim.source))

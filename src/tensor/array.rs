@@ -227,8 +227,16 @@ impl Array {
     ///
     /// Errors: ValueError naming the value.
     pub fn try_cast(&self, dtype: DType) -> R<Array> {
+        if dtype != self.dtype() {
+            super::budget::check_elements(self.len(), dtype.size())?;
+        }
         if dtype == DType::I64 && self.dtype().is_float() {
-            if let Some(bad) = self.to_f64_vec().into_iter().find(|v| float_to_int(*v).is_err()) {
+            let bad = match self {
+                Array::F32(a) => a.iter().map(|&v| v as f64).find(|v| float_to_int(*v).is_err()),
+                Array::F64(a) => a.iter().copied().find(|v| float_to_int(*v).is_err()),
+                _ => None,
+            };
+            if let Some(bad) = bad {
                 tensor_bail!(
                     Value,
                     "cannot cast {} to int64: {} is not in the int64 range",

@@ -141,6 +141,21 @@ mod tests {
     }
 
     #[test]
+    fn growth_meets_the_same_limit_as_a_sequence_made_at_once() {
+        // Items of 1 MiB: 1024 of them are the limit, and asking costs no allocation.
+        let mut v: Vec<[u8; 1 << 20]> = Vec::new();
+        let e = grow("a list", &mut v, 1025).unwrap_err();
+        assert_eq!(e.message, "a list of 1025 items is too large (the limit is 1073741824 bytes)");
+        assert!(check_bytes("a list", 1025, 1 << 20).is_err());
+        let mut small: Vec<u64> = Vec::new();
+        grow("a list", &mut small, 3).unwrap();
+        assert!(small.capacity() >= 8);
+        // The buffer doubles, but never past the limit's worth of items.
+        let mut w: Vec<[u8; 1 << 29]> = Vec::with_capacity(0);
+        assert!(grow("a list", &mut w, 3).is_err());
+    }
+
+    #[test]
     fn byte_budget_counts_items_times_size() {
         assert!(check_bytes("a list", 1 << 20, 16).is_ok());
         assert!(check_bytes("a list", 100_000_000, 16).is_err());
