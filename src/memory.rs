@@ -175,7 +175,11 @@ fn derive_limit() -> Limit {
             best = Limit { soft: n, slack: best.slack.min(n / 3).max(16 * MIB), source: "DGL_MEMORY_LIMIT" };
         }
     }
-    best.soft = best.soft.max(live + 16 * MIB);
+    // Too little left to run at all: a small working limit, and the poll's band with it.
+    if best.soft < live + 16 * MIB {
+        best.soft = live + 16 * MIB;
+        best.slack = best.slack.max(8 * MIB);
+    }
     best
 }
 

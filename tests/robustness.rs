@@ -701,14 +701,14 @@ fn check_allocation_run(case: usize, src: &str, e: &Ended) {
 
 /// A sample of generated allocation-heavy programs under a small address space: each ends
 /// in a MemoryError, a ValueError or success, never an abort (issue 24, item 9). The limit
-/// (1.4 GiB, of which the interpreter's stack reserves 1 GiB) leaves DGL a few megabytes,
-/// so every program meets it quickly.
+/// (1.5 GiB, of which the interpreter's stack reserves 1 GiB and the threads some more)
+/// leaves DGL some tens of megabytes, so every program meets it quickly.
 #[test]
 fn allocation_heavy_programs_never_abort() {
     let mut seed = 24;
     for case in 0..24 {
         let src = allocation_program(&mut seed);
-        let e = run_limited(&format!("alloc{case}"), src.as_bytes(), &[], 1_450_000, std::time::Duration::from_secs(60));
+        let e = run_limited(&format!("alloc{case}"), src.as_bytes(), &[], 1_550_000, std::time::Duration::from_secs(60));
         check_allocation_run(case, &src, &e);
     }
 }
@@ -776,7 +776,7 @@ fn pathological_source_is_checked_quickly() {
     for kind in 0..19 {
         let src = hostile_text(kind, 20_000);
         let e = run_limited(&format!("lex{kind}"), &src, &["check"], 8_000_000, std::time::Duration::from_secs(60));
-        let head = &e.stderr[..e.stderr.len().min(400)];
+        let head: String = e.stderr.chars().take(400).collect();
         assert!(matches!(e.code, Some(0) | Some(2)), "kind {kind}: status {:?}\n{head}", e.code);
         if e.code == Some(2) {
             assert!(e.stderr.contains("Error"), "kind {kind}: {head}");
