@@ -36,13 +36,15 @@ pub enum ErrorKind {
     KeyboardInterrupt,
     /// Raised by an iterator's `__next__` when it is exhausted.
     StopIteration,
+    /// Running out of memory: a request past the memory limit (memory.rs, docs/language.md "Limits").
+    Memory,
     /// `Exception(...)` itself, and user exception classes derived from it directly.
     Exception,
 }
 
 impl ErrorKind {
     /// The kinds with a builtin name of their own (`Exception` is bound separately: it matches all).
-    pub const ALL: [ErrorKind; 19] = [
+    pub const ALL: [ErrorKind; 20] = [
         ErrorKind::Syntax,
         ErrorKind::Name,
         ErrorKind::Type,
@@ -62,6 +64,7 @@ impl ErrorKind {
         ErrorKind::Import,
         ErrorKind::KeyboardInterrupt,
         ErrorKind::StopIteration,
+        ErrorKind::Memory,
     ];
 
     pub fn name(self) -> &'static str {
@@ -85,6 +88,7 @@ impl ErrorKind {
             ErrorKind::Import => "ImportError",
             ErrorKind::KeyboardInterrupt => "KeyboardInterrupt",
             ErrorKind::StopIteration => "StopIteration",
+            ErrorKind::Memory => "MemoryError",
             ErrorKind::Exception => "Exception",
         }
     }
@@ -189,6 +193,7 @@ impl From<crate::tensor::error::TensorError> for Exc {
             TensorErrorKind::Value => ErrorKind::Value,
             TensorErrorKind::Shape => ErrorKind::Shape,
             TensorErrorKind::ZeroDivision => ErrorKind::ZeroDivision,
+            TensorErrorKind::Memory => ErrorKind::Memory,
         };
         Exc::new(kind, e.message)
     }

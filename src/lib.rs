@@ -12,6 +12,7 @@ pub mod help;
 pub mod intern;
 pub mod kernel;
 pub mod lsp;
+pub mod memory;
 pub mod plot;
 pub mod repl;
 pub mod runtime;
@@ -21,6 +22,10 @@ pub mod svg;
 pub mod syntax;
 pub mod tensor;
 pub mod testing;
+
+/// Every allocation is counted against the memory limit (memory.rs, docs/language.md "Limits").
+#[global_allocator]
+static ALLOCATOR: memory::Counting = memory::Counting;
 
 use runtime::value::Globals;
 use runtime::{Failure, Interp, Output};

@@ -273,3 +273,31 @@ fn generators_live_across_entries() {
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
+
+/// Running out of memory is a MemoryError like any other error: the session goes on, with
+/// what it had built still there (issue 24, item 9). `DGL_MEMORY_LIMIT` makes the limit small.
+#[test]
+fn a_memory_error_keeps_the_session() {
+    let state = fresh_state("memory");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dgl"));
+    cmd.env("XDG_STATE_HOME", &state).env("HOME", &state).env("TERM", "xterm").env("DGL_MEMORY_LIMIT", "64M");
+    let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).expect("dgl starts in a pty");
+    p.exp_string(">>> ").unwrap();
+    p.send_line("rows = []").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("while True: rows.append([0] * 100000)").unwrap();
+    p.exp_string("... ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("MemoryError: out of memory").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("print(len(rows) > 10)").unwrap();
+    p.exp_string("True").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("rows = None").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("print(len([1] * 1000000))").unwrap();
+    p.exp_string("1000000").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}

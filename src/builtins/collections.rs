@@ -35,7 +35,9 @@ pub(super) fn list_append(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["object"], 1);
     let l = this_list(args)?;
     let x = SIG.bind(rt, args)?.value("object")?;
-    l.borrow_mut().push(x);
+    let mut l = l.borrow_mut();
+    crate::tensor::budget::grow("a list", &mut l, 1)?;
+    l.push(x);
     Ok(Value::None)
 }
 
@@ -45,7 +47,9 @@ pub(super) fn list_extend(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let l = this_list(args)?;
     let x = SIG.bind(rt, args)?.value("iterable")?;
     let items = rt.iterate(&x)?;
-    l.borrow_mut().extend(items);
+    let mut l = l.borrow_mut();
+    crate::tensor::budget::grow("a list", &mut l, items.len())?;
+    l.extend(items);
     Ok(Value::None)
 }
 
@@ -74,7 +78,9 @@ pub(super) fn list_insert(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (i, x) = (a.int("index")?, a.value("object")?);
     let n = l.borrow().len() as i64;
     let k = if i < 0 { (i + n).max(0) } else { i.min(n) } as usize;
-    l.borrow_mut().insert(k, x);
+    let mut l = l.borrow_mut();
+    crate::tensor::budget::grow("a list", &mut l, 1)?;
+    l.insert(k, x);
     Ok(Value::None)
 }
 
@@ -230,7 +236,7 @@ pub(super) fn dict_update(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let Value::Dict(o) = SIG.bind(rt, args)?.value("other")? else { bail!(Type, "update() needs a dict") };
     let items: Vec<_> = o.borrow().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     for (h, (k, v)) in items {
-        crate::runtime::value::dict_store(&mut d.borrow_mut(), h, k, v);
+        crate::runtime::value::dict_store(&mut d.borrow_mut(), h, k, v)?;
     }
     Ok(Value::None)
 }
@@ -329,12 +335,23 @@ pub(super) fn str_join(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["iterable"], 1);
     let sep = this_str(args)?;
     let items = SIG.bind(rt, args)?.value("iterable")?;
-    let mut parts = Vec::new();
-    for x in rt.iterate(&items)? {
+    let items = rt.iterate(&items)?;
+    let mut total = sep.len() as u128 * items.len().saturating_sub(1) as u128;
+    for (i, x) in items.iter().enumerate() {
         match x {
-            Value::Str(s) => parts.push(s.to_string()),
-            other => bail!(Type, "sequence item {}: expected str instance, {} found", parts.len(), other.type_name()),
+            Value::Str(s) => total += s.len() as u128,
+            other => bail!(Type, "sequence item {i}: expected str instance, {} found", other.type_name()),
         }
     }
-    Ok(Value::str(&parts.join(&sep)))
+    crate::tensor::budget::check_bytes("a string", total, 1)?;
+    let mut out = String::with_capacity(total as usize);
+    for (i, x) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(&sep);
+        }
+        if let Value::Str(s) = x {
+            out.push_str(s);
+        }
+    }
+    Ok(Value::str(&out))
 }

@@ -229,11 +229,11 @@ fn dict(rt: &mut Interp, args: &mut Args) -> R<Value> {
                 bail!(Value, "dict() needs (key, value) pairs, got a sequence of length {}", kv.len());
             }
             let h = rt.hash_key(&kv[0])?;
-            crate::runtime::value::dict_store(&mut d, h, kv[0].clone(), kv[1].clone());
+            crate::runtime::value::dict_store(&mut d, h, kv[0].clone(), kv[1].clone())?;
         }
     }
     for (k, v) in kw {
-        crate::runtime::value::dict_store(&mut d, HashKey::Str(k.clone()), Value::Str(k), v);
+        crate::runtime::value::dict_store(&mut d, HashKey::Str(k.clone()), Value::Str(k), v)?;
     }
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }

@@ -78,6 +78,7 @@ fn read_bounded(full: &std::path::Path, shown: &str) -> R<Vec<u8>> {
     if meta.len() > limit {
         bail!(Value, "the file '{}' ({} bytes) is too large (the limit is {} bytes)", shown, meta.len(), MAX_BYTES);
     }
+    crate::tensor::budget::reserve(meta.len() as u128)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     // The file may grow while it is read: never take more than the budget.
     file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| err!(IO, "cannot read '{}': {}", shown, e))?;

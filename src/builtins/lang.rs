@@ -202,7 +202,9 @@ pub(super) fn set_add(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_set(args)?;
     let x = ELEM.bind(rt, args)?.value("elem")?;
     let h = rt.hash_key(&x)?;
-    s.borrow_mut().entry(h).or_insert(x);
+    let mut s = s.borrow_mut();
+    crate::tensor::budget::grow_map("a set", s.len(), s.capacity(), crate::runtime::value::SET_ENTRY_BYTES)?;
+    s.entry(h).or_insert(x);
     Ok(Value::None)
 }
 

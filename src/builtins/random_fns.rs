@@ -61,17 +61,16 @@ fn normal(rt: &mut Interp, args: &mut Args, name: &'static str, truncated: bool)
         bail!(Type, "{name} needs a float dtype (float32 or float64), got {dtype}");
     }
     let n: usize = dims.iter().product();
+    crate::tensor::budget::check_elements(n, dtype.size())?;
     let mut rng = rt.rng.stream(name, seed);
-    let vals = (0..n)
-        .map(|_| {
-            let mut z: f64 = StandardNormal.sample(&mut rng);
-            while truncated && z.abs() > 2.0 {
-                z = StandardNormal.sample(&mut rng);
-            }
-            mean + std * z
-        })
-        .collect();
-    Ok(Value::Tensor(rt.drawn(name, Tensor::new(Array::from_f64(dtype, &dims, vals)))))
+    let vals = Array::from_f64_fn(dtype, &dims, || {
+        let mut z: f64 = StandardNormal.sample(&mut rng);
+        while truncated && z.abs() > 2.0 {
+            z = StandardNormal.sample(&mut rng);
+        }
+        mean + std * z
+    });
+    Ok(Value::Tensor(rt.drawn(name, Tensor::new(vals))))
 }
 
 /// `random_uniform(shape, minval=0, maxval=None, dtype=float32, seed=None)`: uniform on
@@ -91,6 +90,7 @@ fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let dtype = a.opt_dtype("dtype")?.unwrap_or(DType::F32);
     let seed = op_seed(&mut a)?;
     let n: usize = dims.iter().product();
+    crate::tensor::budget::check_elements(n, dtype.size())?;
     match dtype {
         DType::F32 | DType::F64 => {
             let lo = match minval {
@@ -103,8 +103,8 @@ fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
             };
             let mut rng = rt.rng.stream("random_uniform", seed);
             // The formula unseeded programs have always drawn with (their numbers stay the same).
-            let vals = (0..n).map(|_| lo + (hi - lo) * rng.random::<f64>()).collect();
-            Ok(Value::Tensor(rt.drawn("random_uniform", Tensor::new(Array::from_f64(dtype, &dims, vals)))))
+            let vals = Array::from_f64_fn(dtype, &dims, || lo + (hi - lo) * rng.random::<f64>());
+            Ok(Value::Tensor(rt.drawn("random_uniform", Tensor::new(vals))))
         }
         DType::I64 => {
             let Some(maxval) = maxval else {

@@ -80,7 +80,7 @@ impl Interp {
                     let kv = self.eval(k, env)?;
                     let vv = self.eval(v, env)?;
                     let h = self.hash_key(&kv).map_err(|x| x.at(self.src, k.span))?;
-                    super::value::dict_store(&mut d, h, kv, vv);
+                    super::value::dict_store(&mut d, h, kv, vv)?;
                 }
                 Ok(Value::Dict(Rc::new(RefCell::new(d))))
             }
@@ -201,7 +201,7 @@ impl Interp {
                         }
                         _ => err.at(self.src, inner.span),
                     })?;
-                    crate::tensor::budget::check_bytes("a list", v.len() as u128 + items.len() as u128, 24)?;
+                    crate::tensor::budget::grow("a list", &mut v, items.len())?;
                     v.extend(items);
                 }
                 _ => v.push(self.eval(x, env)?),
@@ -232,18 +232,21 @@ impl Interp {
             let x = self.eval(elt, env)?;
             return match (kind, out) {
                 (CompKind::List, Built::List(v)) => {
+                    crate::tensor::budget::grow("a list", v, 1).map_err(|err| self.locate(err.into(), elt.span))?;
                     v.push(x);
                     Ok(())
                 }
                 (CompKind::Set, Built::Set(set)) => {
                     let h = self.hash_key(&x).map_err(|err| err.at(self.src, elt.span))?;
+                    crate::tensor::budget::grow_map("a set", set.len(), set.capacity(), super::value::SET_ENTRY_BYTES)
+                        .map_err(|err| self.locate(err.into(), elt.span))?;
                     set.entry(h).or_insert(x);
                     Ok(())
                 }
                 (CompKind::Dict(value), Built::Dict(d)) => {
                     let h = self.hash_key(&x).map_err(|err| err.at(self.src, elt.span))?;
                     let v = self.eval(value, env)?;
-                    super::value::dict_store(d, h, x, v);
+                    super::value::dict_store(d, h, x, v)?;
                     Ok(())
                 }
                 _ => Err(err!(Runtime, "internal error: comprehension kind mismatch")),

@@ -43,6 +43,9 @@ fn io_error(what: &str, name: &str, e: std::io::Error) -> crate::error::Exc {
     err!(IO, "cannot {what} '{name}': {e}")
 }
 
+/// The most bytes one `read()` or `readline()` takes (the allocation budget's limit).
+const READ_LIMIT: u64 = crate::tensor::budget::MAX_BYTES as u64;
+
 impl FileObj {
     pub fn new(name: &str, mode: &str, stream: Stream) -> FileObj {
         FileObj { name: name.into(), mode: mode.into(), stream: RefCell::new(stream) }
@@ -72,7 +75,8 @@ impl FileObj {
         match n {
             None => {
                 let mut bytes = Vec::new();
-                r.read_to_end(&mut bytes).map_err(|e| io_error("read", &self.name, e))?;
+                (&mut *r).take(READ_LIMIT + 1).read_to_end(&mut bytes).map_err(|e| io_error("read", &self.name, e))?;
+                self.check_read(bytes.len())?;
                 text = self.decode(bytes)?;
             }
             Some(n) => {
@@ -109,7 +113,8 @@ impl FileObj {
     pub fn readline(&self) -> R<String> {
         let mut r = self.reader()?;
         let mut bytes = Vec::new();
-        r.read_until(b'\n', &mut bytes).map_err(|e| io_error("read", &self.name, e))?;
+        (&mut *r).take(READ_LIMIT + 1).read_until(b'\n', &mut bytes).map_err(|e| io_error("read", &self.name, e))?;
+        self.check_read(bytes.len())?;
         let mut line = self.decode(bytes)?;
         if line.ends_with("\r\n") {
             line.truncate(line.len() - 2);
@@ -128,6 +133,14 @@ impl FileObj {
             }
             lines.push(line);
         }
+    }
+
+    /// What one read may take: the allocation budget's bytes (crate::tensor::budget).
+    fn check_read(&self, len: usize) -> R<()> {
+        if len as u64 > READ_LIMIT {
+            bail!(Value, "reading '{}': the text is too large (the limit is {} bytes)", self.name, READ_LIMIT);
+        }
+        Ok(())
     }
 
     fn decode(&self, bytes: Vec<u8>) -> R<String> {

@@ -146,7 +146,7 @@ impl Interp {
         let stack = match POOL.with(|p| p.borrow_mut().pop()) {
             Some(s) => s,
             None => DefaultStack::new(GEN_STACK_BYTES)
-                .map_err(|e| err!(Runtime, "cannot allocate the stack of a generator: {e}"))?,
+                .map_err(|e| err!(Memory, "cannot allocate the stack of a generator: {e}"))?,
         };
         let stack_limit = stack.limit().get();
         let f = func.clone();

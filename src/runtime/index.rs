@@ -80,13 +80,10 @@ impl Interp {
         Ok(match v {
             Value::Set(s) => s.borrow().values().cloned().collect(),
             Value::Generator(_) => {
-                const LIMIT: usize = 100_000_000;
                 let mut it = self.iter_of(v)?;
                 let mut out = Vec::new();
                 while let Some(x) = self.iter_next(&mut it)? {
-                    if out.len() >= LIMIT {
-                        bail!(Value, "iteration produced more than {LIMIT} items");
-                    }
+                    crate::tensor::budget::grow("a list", &mut out, 1)?;
                     out.push(x);
                     if out.len() % 4096 == 0 {
                         self.check_interrupt()?;
@@ -101,9 +98,7 @@ impl Interp {
             Value::Range(r) => {
                 let [a, b, s] = &**r;
                 let n = range_len(*a, *b, *s);
-                if n > 100_000_000 {
-                    bail!(Value, "range of {n} items is too large to materialise");
-                }
+                crate::tensor::budget::check_bytes("a list", n as u128, std::mem::size_of::<Value>())?;
                 (0..n).map(|i| Value::Int((*a as i128 + i as i128 * *s as i128) as i64)).collect()
             }
             Value::Tensor(_) | Value::Variable(_) => {
@@ -129,7 +124,6 @@ impl Interp {
     /// Iterates a user object: `__iter__` (returning an iterable, or an iterator whose
     /// `__next__` ends with StopIteration), else `__getitem__` with 0, 1, … until IndexError.
     pub(crate) fn iterate_instance(&mut self, v: &Value) -> R<Vec<Value>> {
-        const LIMIT: usize = 100_000_000;
         let (it, by_index) = match self.call_dunder(v, "__iter__", vec![])? {
             Some(it) => (it, false),
             None => (v.clone(), true),
@@ -146,9 +140,7 @@ impl Interp {
         let mut out = Vec::new();
         loop {
             self.check_interrupt()?;
-            if out.len() >= LIMIT {
-                bail!(Value, "iteration produced more than {LIMIT} items");
-            }
+            crate::tensor::budget::grow("a list", &mut out, 1)?;
             let next = if by_index {
                 self.call_dunder(&it, "__getitem__", vec![Value::Int(out.len() as i64)])
             } else {
@@ -266,7 +258,7 @@ impl Interp {
             }
             Value::Dict(d) => {
                 let k = self.hash_key(&index)?;
-                super::value::dict_store(&mut d.borrow_mut(), k, index, v);
+                super::value::dict_store(&mut d.borrow_mut(), k, index, v)?;
                 Ok(())
             }
             Value::Instance(_) => {

@@ -235,10 +235,14 @@ impl Interp {
         }
     }
 
-    /// Raises KeyboardInterrupt once Ctrl-C has been pressed.
+    /// Raises KeyboardInterrupt once Ctrl-C has been pressed, and MemoryError once the memory
+    /// in use has passed the limit (crate::memory: this is its poll).
     pub fn check_interrupt(&self) -> R<()> {
         if INTERRUPTED.load(Ordering::Relaxed) && INTERRUPTED.swap(false, Ordering::Relaxed) {
             return Err(Exc::new(ErrorKind::KeyboardInterrupt, "interrupted"));
+        }
+        if let Some(message) = crate::memory::exhausted() {
+            return Err(Exc::new(ErrorKind::Memory, message));
         }
         Ok(())
     }

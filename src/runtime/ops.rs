@@ -215,12 +215,12 @@ impl Interp {
             (List(x), n @ (Int(_) | Bool(_))) | (n @ (Int(_) | Bool(_)), List(x)) if op == BinOp::Mul => {
                 let n = as_int(n);
                 check_repeat(x.borrow().len(), n, VALUE_BYTES)?;
-                let items = x.borrow();
-                let mut v = Vec::new();
-                for _ in 0..n.max(0) {
-                    v.extend(items.iter().cloned());
-                }
-                Ok(Value::list(v))
+                Ok(Value::list(repeat_items(&x.borrow(), n)))
+            }
+            (Tuple(x), n @ (Int(_) | Bool(_))) | (n @ (Int(_) | Bool(_)), Tuple(x)) if op == BinOp::Mul => {
+                let n = as_int(n);
+                check_repeat(x.len(), n, VALUE_BYTES)?;
+                Ok(Value::tuple(repeat_items(x, n)))
             }
             (Tuple(x), Tuple(y)) if op == BinOp::Add => {
                 check_bytes("a tuple", x.len() as u128 + y.len() as u128, VALUE_BYTES)?;
@@ -283,8 +283,18 @@ impl Interp {
         }
         if let (Value::List(x), BinOp::Add) = (&a, op) {
             let items = self.iterate(&b)?;
-            check_bytes("a list", x.borrow().len() as u128 + items.len() as u128, VALUE_BYTES)?;
-            x.borrow_mut().extend(items);
+            let mut x = x.borrow_mut();
+            crate::tensor::budget::grow("a list", &mut x, items.len())?;
+            x.extend(items);
+            drop(x);
+            return Ok(a);
+        }
+        // `xs *= n` repeats the list in place, as Python does.
+        if let (Value::List(x), BinOp::Mul, Value::Int(_) | Value::Bool(_)) = (&a, op, &b) {
+            let n = as_int(&b);
+            check_repeat(x.borrow().len(), n, VALUE_BYTES)?;
+            let v = repeat_items(&x.borrow(), n);
+            *x.borrow_mut() = v;
             return Ok(a);
         }
         self.binary_op(op, a, b)
@@ -527,6 +537,19 @@ const VALUE_BYTES: usize = std::mem::size_of::<Value>();
 /// `seq * n` within the allocation budget (crate::tensor::budget).
 fn check_repeat(len: usize, n: i64, item_bytes: usize) -> R<()> {
     Ok(check_bytes("a repeated sequence", (len as u128) * (n.max(0) as u128), item_bytes)?)
+}
+
+/// `items * n` (checked by [`check_repeat`] first): an empty sequence repeated any number of
+/// times is empty at once, and a non-empty one is bounded by the budget.
+fn repeat_items(items: &[Value], n: i64) -> Vec<Value> {
+    if items.is_empty() || n <= 0 {
+        return Vec::new();
+    }
+    let mut v = Vec::with_capacity(items.len() * n as usize);
+    for _ in 0..n {
+        v.extend(items.iter().cloned());
+    }
+    v
 }
 
 fn is_bitwise(op: BinOp) -> bool {

@@ -84,14 +84,25 @@ pub type Set = IndexMap<HashKey, Value>;
 
 /// The one way a dict entry is written: `d[key] = value`. An existing equal key
 /// keeps its original key object (Python: `{1: 'a', 1.0: 'b'}` is `{1: 'b'}`).
-pub fn dict_store(d: &mut Dict, h: HashKey, key: Value, value: Value) {
+///
+/// Errors: ValueError or MemoryError when a new entry would take the dict past the
+/// allocation budget (crate::tensor::budget::grow_map).
+pub fn dict_store(d: &mut Dict, h: HashKey, key: Value, value: Value) -> crate::error::R<()> {
     match d.get_mut(&h) {
         Some(slot) => slot.1 = value,
         None => {
+            crate::tensor::budget::grow_map("a dict", d.len(), d.capacity(), DICT_ENTRY_BYTES)?;
             d.insert(h, (key, value));
         }
     }
+    Ok(())
 }
+
+/// Bytes one dict entry takes (its key, hash and two values, and its slot in the index table).
+pub const DICT_ENTRY_BYTES: usize = std::mem::size_of::<(HashKey, (Value, Value))>() + 16;
+
+/// Bytes one set entry takes.
+pub const SET_ENTRY_BYTES: usize = std::mem::size_of::<(HashKey, Value)>() + 16;
 
 /// The hashable projection of a key (Python's hash/eq, with objects by identity).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

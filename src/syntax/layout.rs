@@ -61,12 +61,18 @@ fn lay_out(src: &str, field: bool) -> Result<Layout, Vec<LayoutError>> {
             Ok(tok) => tok,
             Err(()) => {
                 let slice = lexer.slice();
-                let message = if slice.starts_with(['"', '\'']) || slice.starts_with("f\"") || slice.starts_with("f'") {
-                    "unterminated string literal".to_string()
+                if slice.starts_with(['"', '\'']) || slice.starts_with("f\"") || slice.starts_with("f'") {
+                    errors.push(LayoutError { message: "unterminated string literal".to_string(), span });
+                } else if let Some(run) = errors.last_mut().filter(|e| e.span.end == span.start && run_of_bad(e)) {
+                    // A run of characters the lexer refuses is one error, not one per character.
+                    // (its message is written once the run ends: `name_runs`)
+                    run.span = Span::new(run.span.start as usize, span.end as usize);
                 } else {
-                    format!("unexpected character '{}'", slice.chars().next().unwrap_or('?'))
-                };
-                errors.push(LayoutError { message, span });
+                    errors.push(LayoutError { message: bad_run_message(slice), span });
+                }
+                if errors.len() > MAX_ERRORS {
+                    return Err(too_many(errors, src));
+                }
                 continue;
             }
         };
@@ -87,6 +93,7 @@ fn lay_out(src: &str, field: bool) -> Result<Layout, Vec<LayoutError>> {
                     ),
                     span,
                 });
+                name_runs(&mut errors, src);
                 return Err(errors);
             }
         }
@@ -114,6 +121,7 @@ fn lay_out(src: &str, field: bool) -> Result<Layout, Vec<LayoutError>> {
                     widths.push(width);
                     if widths.len() > MAX_NESTING {
                         errors.push(LayoutError { message: "too many nested blocks".into(), span });
+                        name_runs(&mut errors, src);
                         return Err(errors);
                     }
                     out.push((Tok::Indent, here));
@@ -136,6 +144,7 @@ fn lay_out(src: &str, field: bool) -> Result<Layout, Vec<LayoutError>> {
                 brackets.push((tok.clone(), span));
                 if brackets.len() > MAX_NESTING {
                     errors.push(LayoutError { message: "too many nested parentheses".into(), span });
+                    name_runs(&mut errors, src);
                     return Err(errors);
                 }
             }
@@ -153,6 +162,9 @@ fn lay_out(src: &str, field: bool) -> Result<Layout, Vec<LayoutError>> {
                     }
                     None => errors.push(LayoutError { message: format!("unmatched {tok}"), span }),
                 }
+                if errors.len() > MAX_ERRORS {
+                    return Err(too_many(errors, src));
+                }
             }
             _ => {}
         }
@@ -165,6 +177,7 @@ fn lay_out(src: &str, field: bool) -> Result<Layout, Vec<LayoutError>> {
         errors.push(LayoutError { message: format!("{open} was never closed"), span: *span });
     }
     if !errors.is_empty() {
+        name_runs(&mut errors, src);
         return Err(errors);
     }
     if !field && !out.is_empty() && out.last().map(|t| &t.0) != Some(&Tok::Newline) {
@@ -175,6 +188,52 @@ fn lay_out(src: &str, field: bool) -> Result<Layout, Vec<LayoutError>> {
         out.push((Tok::Dedent, end));
     }
     Ok(Layout { tokens: out, open_brackets })
+}
+
+/// The most errors one text reports; past them the rest of the text is not read (each
+/// error is rendered with its line, so thousands of them on one long line would make a
+/// report of quadratic size).
+pub const MAX_ERRORS: usize = 100;
+
+/// The first [`MAX_ERRORS`] errors, and one saying that reading stopped there.
+fn too_many(mut errors: Vec<LayoutError>, src: &str) -> Vec<LayoutError> {
+    errors.truncate(MAX_ERRORS);
+    name_runs(&mut errors, src);
+    let at = errors.last().map_or(Span::new(0, 0), |e| e.span);
+    errors.push(LayoutError {
+        message: format!("too many syntax errors (more than {MAX_ERRORS}): the rest of the text was not read"),
+        span: Span::new(at.end as usize, at.end as usize),
+    });
+    errors
+}
+
+/// Writes the message of each run of refused characters that grew past one character.
+fn name_runs(errors: &mut [LayoutError], src: &str) {
+    for e in errors.iter_mut().filter(|e| run_of_bad(e)) {
+        if let Some(run) = src.get(e.span.start as usize..e.span.end as usize) {
+            e.message = bad_run_message(run);
+        }
+    }
+}
+
+/// Whether `e` reports characters the lexer refused (a run may grow).
+fn run_of_bad(e: &LayoutError) -> bool {
+    e.message.starts_with("unexpected character")
+}
+
+/// The error for a run of refused characters: the character, or the run's start.
+fn bad_run_message(run: &str) -> String {
+    let mut chars = run.chars();
+    let first = chars.next().unwrap_or('?');
+    match run.chars().count() {
+        0 | 1 => format!("unexpected character '{first}'"),
+        n if run.chars().all(|c| c == first) => format!("unexpected characters '{first}' ({n} in a row)"),
+        n => {
+            let shown: String = run.chars().take(8).collect();
+            let more = if n > 8 { "…" } else { "" };
+            format!("unexpected characters '{shown}{more}' ({n} in a row)")
+        }
+    }
 }
 
 /// Tokens that can nest an expression: operators, attribute access, calls, indexing.

@@ -227,8 +227,16 @@ impl Array {
     ///
     /// Errors: ValueError naming the value.
     pub fn try_cast(&self, dtype: DType) -> R<Array> {
+        if dtype != self.dtype() {
+            super::budget::check_elements(self.len(), dtype.size())?;
+        }
         if dtype == DType::I64 && self.dtype().is_float() {
-            if let Some(bad) = self.to_f64_vec().into_iter().find(|v| float_to_int(*v).is_err()) {
+            let bad = match self {
+                Array::F32(a) => a.iter().map(|&v| v as f64).find(|v| float_to_int(*v).is_err()),
+                Array::F64(a) => a.iter().copied().find(|v| float_to_int(*v).is_err()),
+                _ => None,
+            };
+            if let Some(bad) = bad {
                 tensor_bail!(
                     Value,
                     "cannot cast {} to int64: {} is not in the int64 range",
@@ -238,6 +246,25 @@ impl Array {
             }
         }
         Ok(self.cast(dtype))
+    }
+
+    /// Builds an array of float `dtype` and `shape` from row-major values made one at a time by
+    /// `next`, each written straight into the result's buffer: the same values as
+    /// [`Array::from_f64`] of them, without a float64 copy (a large random tensor's peak is its
+    /// own size, not three times it). Other dtypes go through float64.
+    pub fn from_f64_fn(dtype: DType, shape: &[usize], mut next: impl FnMut() -> f64) -> Array {
+        let n: usize = shape.iter().product();
+        let mut fill = |_| next();
+        match dtype {
+            DType::F32 => Array::F32(
+                ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|i| fill(i) as f32).collect())
+                    .expect("shape matches the value count"),
+            ),
+            DType::F64 => Array::F64(
+                ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(fill).collect()).expect("shape matches the value count"),
+            ),
+            _ => Array::from_f64(dtype, shape, (0..n).map(fill).collect()),
+        }
     }
 
     /// Builds an array of `dtype` and `shape` from row-major f64 values.

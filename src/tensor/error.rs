@@ -13,6 +13,8 @@ pub enum TensorErrorKind {
     Shape,
     /// ZeroDivisionError: int64 division or modulo by zero.
     ZeroDivision,
+    /// MemoryError: an allocation the memory limit refuses (crate::memory).
+    Memory,
 }
 
 /// A kernel's error: its kind and the message a script sees (lower case, no trailing period).

@@ -97,6 +97,7 @@ fn from_vec<U>(shape: &[usize], values: Vec<U>) -> ArrayD<U> {
 /// the same pairs in the same order, so results do not depend on the path.
 pub(super) fn zip_bcast<T: Copy, U>(a: &ArrayD<T>, b: &ArrayD<T>, f: impl Fn(T, T) -> U) -> R<ArrayD<U>> {
     let (sa, sb) = (a.shape(), b.shape());
+    check_result::<U>(a.len().max(b.len()))?;
     if let (Some(xs), Some(ys)) = (a.as_slice(), b.as_slice()) {
         if sa == sb {
             return Ok(from_vec(sa, xs.iter().zip(ys).map(|(&x, &y)| f(x, y)).collect()));
@@ -193,6 +194,7 @@ fn zip_bcast_threaded<T: Copy + Send + Sync + Default>(
     b: &ArrayD<T>,
     f: impl Fn(T, T) -> T + Sync,
 ) -> R<ArrayD<T>> {
+    check_result::<T>(a.len().max(b.len()))?;
     if let (Some(xs), Some(ys)) = (a.as_slice(), b.as_slice()) {
         let (sa, sb) = (a.shape(), b.shape());
         if sa == sb && parallel_for(xs.len()) {
@@ -560,7 +562,14 @@ fn float_unary_array<T: Float>(op: Unary, x: &ArrayD<T>) -> ArrayD<T> {
 /// most 1 ulp from the correctly rounded value); the rest through std.
 ///
 /// Errors: TypeError on bool, or on int64 for transcendental functions.
+/// The memory limit's word on a kernel's result of at least `count` elements of `U`
+/// (crate::memory): asked before the kernel allocates it.
+fn check_result<U>(count: usize) -> R<()> {
+    super::budget::check_elements(count, std::mem::size_of::<U>())
+}
+
 pub fn unary(op: Unary, a: &Array) -> R<Array> {
+    super::budget::check_elements(a.len(), a.dtype().size())?;
     Ok(match a {
         Array::F32(x) => Array::F32(match (op, x.as_slice()) {
             (Unary::Exp, Some(xs)) => from_vec(x.shape(), super::math::exp_f32_slice(xs)),
