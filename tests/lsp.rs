@@ -559,3 +559,32 @@ fn generated_sessions_never_fail_internally() {
         run_session(seed);
     }
 }
+
+/// A file with a syntax error keeps completion and hover (issue 24, item 14): from the
+/// parser's recovered tree for a grammar error, from the text with the bad lines blanked for
+/// an error the layout pass finds; opened with the error, so no earlier parse helps.
+#[test]
+fn a_file_with_a_syntax_error_is_still_served() {
+    for bad in ["x = = 1", "s = 'unterminated", "y = (1,", "z = 1 $ 2", "  w = 1"] {
+        let text = format!("def scale(x):\n    \"\"\"Doc.\"\"\"\n    return x\n{bad}\nlater = 1\nsc\nla\n");
+        let mut input = frame(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }));
+        input.extend(frame(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen",
+            "params": { "textDocument": { "uri": URI, "languageId": "dgl", "version": 1, "text": text } } })));
+        for (id, method, line, character) in
+            [(2, "textDocument/completion", 5, 2), (3, "textDocument/completion", 6, 2), (4, "textDocument/hover", 0, 5)]
+        {
+            input.extend(frame(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": {
+                "textDocument": { "uri": URI }, "position": { "line": line, "character": character } } })));
+        }
+        let msgs = serve_in_process(input);
+        let answer = |id: i64| msgs.iter().find(|m| m["id"] == json!(id)).expect("an answer").clone();
+        let d = msgs.iter().find(|m| m["method"] == "textDocument/publishDiagnostics").expect("diagnostics");
+        assert!(!d["params"]["diagnostics"].as_array().unwrap().is_empty(), "{bad}: {d}");
+        let labels = |m: Value| -> Vec<String> {
+            m["result"].as_array().unwrap_or(&vec![]).iter().map(|i| i["label"].as_str().unwrap().to_string()).collect()
+        };
+        assert!(labels(answer(2)).contains(&"scale".to_string()), "{bad}: {:?}", answer(2));
+        assert!(labels(answer(3)).contains(&"later".to_string()), "{bad}: {:?}", answer(3));
+        assert_eq!(answer(4)["result"]["contents"]["value"], "```python\ndef scale(x)\n```\n\nDoc.", "{bad}");
+    }
+}
