@@ -120,9 +120,9 @@ impl ConditionalEventHandler for EofOnIndent {
     }
 }
 
-/// Backspace in a line's indentation (only spaces before the cursor) deletes back to the
-/// previous multiple of one level (4 spaces): after an auto-indent it dedents, as
-/// docs/repl.md says; elsewhere it deletes one character.
+/// Backspace in a line's indentation (only spaces before the cursor) deletes one level (4
+/// spaces, or what there is): after an auto-indent it dedents, as docs/getting-started.md
+/// says; elsewhere it deletes one character.
 struct DedentOnBackspace;
 
 impl ConditionalEventHandler for DedentOnBackspace {
@@ -131,14 +131,9 @@ impl ConditionalEventHandler for DedentOnBackspace {
         if !positive || n != 1 || before.is_empty() || !before.bytes().all(|b| b == b' ') {
             return None;
         }
-        let width = indent::LEVEL.len();
-        let back = match before.len() % width {
-            0 => width,
-            r => r,
-        };
-        // A replacement, not `Kill(BackwardChar(back))`: the editor would set a kill's count
-        // to the key's repeat count (1).
-        Some(Cmd::Replace(Movement::BeginningOfLine, Some(" ".repeat(before.len() - back))))
+        // `Dedent` (by the editor's indent size, one level) moves the cursor with the text;
+        // a `Kill(BackwardChar(4))` would have its count reset to the key's repeat count (1).
+        Some(Cmd::Dedent(Movement::WholeLine))
     }
 }
 
@@ -149,8 +144,8 @@ const BURST: Duration = Duration::from_millis(30);
 
 /// Keys arriving in a burst: the first key of a `... ` line that still shows only its
 /// pre-filled indent, when it comes in the same burst as the Enter before it, is text that
-/// carries its own indentation (a pasted line), so the pre-filled indent is dropped and
-/// `dropped` tells `read_entry`. Every other key goes on as usual.
+/// carries its own indentation (a pasted line): `dropped` tells `read_entry` to take the
+/// pre-filled indent off the line. Every other key goes on as usual.
 #[derive(Default)]
 struct Burst {
     /// When the last key was handled.
@@ -173,13 +168,11 @@ impl ConditionalEventHandler for BurstKeys {
         if !in_burst || prefill.is_empty() || ctx.line() != prefill {
             return None;
         }
-        match evt.get(0) {
-            Some(KeyEvent(KeyCode::Char(c), Modifiers::NONE)) => {
-                this.dropped.store(true, Ordering::Relaxed);
-                Some(Cmd::Replace(Movement::WholeLine, Some(c.to_string())))
-            }
-            _ => None,
+        if matches!(evt.get(0), Some(KeyEvent(KeyCode::Char(_), Modifiers::NONE))) {
+            // The key goes in after the indent as usual; `read_entry` takes the indent off.
+            this.dropped.store(true, Ordering::Relaxed);
         }
+        None
     }
 }
 
@@ -242,9 +235,11 @@ fn read_entry(rl: &mut Editor<DglHelper, DefaultHistory>, eof: &AtomicBool, burs
                 return if entry.is_empty() { Read::End } else { Read::Entry(entry) };
             }
             Ok(typed) => {
-                // A pasted line replaced its pre-filled indent (Burst): it is as it came.
-                let used = if burst.dropped.swap(false, Ordering::Relaxed) { "" } else { prefill.as_str() };
-                let line = indent::settle(&entry, used, &typed);
+                // A pasted line comes after the pre-filled indent (Burst): it is as it came.
+                let line = match (burst.dropped.swap(false, Ordering::Relaxed), typed.strip_prefix(prefill.as_str())) {
+                    (true, Some(pasted)) => pasted.to_string(),
+                    _ => indent::settle(&entry, &prefill, &typed),
+                };
                 if line != typed {
                     redraw(rl, prompt, &typed, &line);
                 }
@@ -308,6 +303,7 @@ pub fn main() -> i32 {
         let color = color_on(std::io::stdout().is_terminal());
         let config = Config::builder()
             .completion_type(CompletionType::List)
+            .indent_size(indent::LEVEL.len() as u8)
             .color_mode(if color { ColorMode::Enabled } else { ColorMode::Disabled })
             .build();
         let mut rl: Editor<DglHelper, DefaultHistory> = match Editor::with_config(config) {
