@@ -60,7 +60,7 @@ pub fn run_program(rt: &mut Interp, name: &str, path: Option<&Path>, text: &str,
         rt.script_dir = if dir.as_os_str().is_empty() { ".".into() } else { dir.to_path_buf() };
     }
     rt.argv = argv;
-    let id = rt.sources.add(name, path.map(|p| p.to_path_buf()), text);
+    let id = rt.sources.add_script(name, path.map(|p| p.to_path_buf()), text);
     if let Some(x) = rt.export.as_mut() {
         x.skip_src = Some(id);
     }

@@ -186,17 +186,27 @@ impl Session {
     }
 
     /// The help text for the name or dotted name that ends at (or spans) byte `pos` of
-    /// `text` (`reduce_sum`, `x.numpy`, `tape.gradient`): what `help(x)` prints.
+    /// `text` (`reduce_sum`, `x.numpy`, `tape.gradient`): what `help(x)` prints; for a value that
+    /// is data (a tensor, a list, an instance) what `x?` shows: its type, shape, dtype and a preview.
     pub fn inspect(&mut self, text: &str, pos: usize) -> Option<String> {
-        let pos = pos.min(text.len());
+        let mut pos = pos.min(text.len());
+        while !text.is_char_boundary(pos) {
+            pos -= 1;
+        }
         let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
-        let start = text[..pos].rfind(|c: char| !is_word(c)).map_or(0, |i| i + 1);
-        let end = text[pos..].find(|c: char| !is_word(c)).map_or(text.len(), |i| pos + i);
+        let (before, after) = text.split_at(pos);
+        let start = before.char_indices().rev().find(|&(_, c)| !is_word(c)).map_or(0, |(i, c)| i + c.len_utf8());
+        let end = after.char_indices().find(|&(_, c)| !is_word(c)).map_or(text.len(), |(i, _)| pos + i);
         let word = text[start..end].trim_matches('.');
         if word.is_empty() {
             return None;
         }
         if let Some(v) = self.lookup(word) {
+            // A value is described (`x?` on a tensor: its type, shape, dtype, a preview); a
+            // function, class or module is documented.
+            if let Some(text) = crate::help::describe_object(&mut self.rt, &v) {
+                return Some(text);
+            }
             return Some(crate::help::help_text(&mut self.rt, &v));
         }
         // `x.attr` whose receiver is known: the method's own entry (`Tensor.numpy`).

@@ -42,8 +42,15 @@ impl From<chumsky::span::SimpleSpan> for Span {
 /// One loaded source text: a script, a module, REPL input or `-c` code.
 #[derive(Debug)]
 pub struct SourceFile {
-    /// The name shown in diagnostics (the path as given, or `<repl>`, `<string>`).
+    /// The name shown in diagnostics (the path as given, or `<repl>`, `<string>`), as
+    /// Python's tracebacks name files.
     pub name: String,
+    /// The name written into what a program prints or draws (the places of tape entries
+    /// in `print(tape)`, `tape.draw`, `tape.explain`, the checkpoint advice): relative to
+    /// the script's folder, so the output is the same from any working directory. The
+    /// script itself is its file name; a module is already named relative to the script's
+    /// folder (runtime/import.rs); `<stdlib>/…`, `<repl>`, `<string>` are their names.
+    pub label: String,
     /// The file's location on disk, when it has one; relative paths in the
     /// script resolve against its folder (LANGUAGE.md §4, Data).
     pub path: Option<PathBuf>,
@@ -69,7 +76,20 @@ pub struct SourceMap {
 
 impl SourceMap {
     pub fn add(&mut self, name: impl Into<String>, path: Option<PathBuf>, text: &str) -> SourceId {
-        self.files.push(Rc::new(SourceFile { name: name.into(), path, text: text.into() }));
+        let name = name.into();
+        let label = name.clone();
+        self.files.push(Rc::new(SourceFile { name, path, label, text: text.into() }));
+        SourceId(self.files.len() as u32 - 1)
+    }
+
+    /// Adds a script run as the program (or by `%run`): labelled by its file name.
+    pub fn add_script(&mut self, name: impl Into<String>, path: Option<PathBuf>, text: &str) -> SourceId {
+        let name = name.into();
+        let label = match path.as_deref().and_then(|p| p.file_name()) {
+            Some(file) => file.to_string_lossy().into_owned(),
+            None => name.clone(),
+        };
+        self.files.push(Rc::new(SourceFile { name, path, label, text: text.into() }));
         SourceId(self.files.len() as u32 - 1)
     }
 

@@ -160,30 +160,87 @@ fn diff(expected: &str, got: &str) -> String {
         .to_string()
 }
 
-/// Whether `p` is a golden case: `X.dgl` with an `X.out` beside it.
-fn is_case(p: &Path) -> bool {
-    p.extension().is_some_and(|e| e == "dgl") && p.with_extension("out").is_file()
+/// One entry `discover` found: a case to run, or a case that cannot be (its files are
+/// not what a case needs), with the message naming the file at fault.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Found {
+    Case(PathBuf),
+    Bad(PathBuf, String),
+}
+
+/// What a path that must be a readable regular file is instead, if anything.
+/// `metadata` follows a symlink and does not open the file, so a FIFO cannot block here.
+fn not_a_file(p: &Path) -> Option<String> {
+    let shown = p.display();
+    match std::fs::metadata(p) {
+        Ok(m) if m.is_file() => match std::fs::File::open(p) {
+            Ok(_) => None,
+            Err(e) => Some(format!("cannot read '{shown}': {e}")),
+        },
+        Ok(m) if m.is_dir() => Some(format!("'{shown}' is a folder, not a file")),
+        Ok(_) => Some(format!("'{shown}' is not a regular file (a FIFO, device or socket)")),
+        Err(_) if std::fs::symlink_metadata(p).is_ok() => Some(format!("'{shown}' is a broken symlink")),
+        Err(e) => Some(format!("cannot read '{shown}': {e}")),
+    }
+}
+
+/// Whether anything (a file, a folder, a broken symlink) is at `p`.
+fn exists(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok()
+}
+
+/// The case `X.dgl` is (`X.dgl` with an `X.out` beside it, whatever each is), checked:
+/// `X.dgl`, `X.out` and `X.err` (when there is one) must be readable regular files.
+/// The script must be UTF-8 text too (else `--bless` would bless the read error); an
+/// expectation's text is checked where it is compared, naming the file.
+fn case_at(p: &Path) -> Option<Found> {
+    if p.extension().is_none_or(|e| e != "dgl") || !exists(&p.with_extension("out")) {
+        return None;
+    }
+    let mut files = vec![p.to_path_buf(), p.with_extension("out")];
+    if exists(&p.with_extension("err")) {
+        files.push(p.with_extension("err"));
+    }
+    let why = files.iter().find_map(|f| not_a_file(f)).or_else(|| crate::files::read_source(p).err());
+    Some(match why {
+        Some(why) => Found::Bad(p.to_path_buf(), why),
+        None => Found::Case(p.to_path_buf()),
+    })
 }
 
 /// Every case under `paths` (files or folders, recursively), sorted within each
 /// folder. A symlinked folder is followed once: folders are identified by their
-/// canonical path, so a symlink loop cannot make the walk go round forever.
-pub fn discover(paths: &[PathBuf]) -> Vec<PathBuf> {
-    fn walk(p: &Path, seen: &mut HashSet<PathBuf>, out: &mut Vec<PathBuf>) {
-        if p.is_dir() {
-            let first_visit = std::fs::canonicalize(p).is_ok_and(|real| seen.insert(real));
-            if !first_visit {
-                return;
-            }
-            if let Ok(rd) = std::fs::read_dir(p) {
-                let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+/// canonical path, so a symlink loop cannot make the walk go round forever. A case
+/// whose files are not readable regular files, and a folder that cannot be listed, are
+/// found as `Bad` with the reason, never skipped.
+pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
+    fn walk(p: &Path, seen: &mut HashSet<PathBuf>, out: &mut Vec<Found>) {
+        if let Some(found) = case_at(p) {
+            out.push(found);
+            return;
+        }
+        if !p.is_dir() {
+            return;
+        }
+        // A folder that is another case's `X.out` or `X.err` was reported with that case.
+        let sibling_case =
+            |ext: &str| p.extension().is_some_and(|e| e == ext) && exists(&p.with_extension("dgl"));
+        if sibling_case("out") || sibling_case("err") {
+            return;
+        }
+        let first_visit = std::fs::canonicalize(p).is_ok_and(|real| seen.insert(real));
+        if !first_visit {
+            return;
+        }
+        let listed = std::fs::read_dir(p).and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect::<io::Result<Vec<_>>>());
+        match listed {
+            Ok(mut entries) => {
                 entries.sort();
                 for e in entries {
                     walk(&e, seen, out);
                 }
             }
-        } else if is_case(p) {
-            out.push(p.to_path_buf());
+            Err(e) => out.push(Found::Bad(p.to_path_buf(), format!("cannot list the folder '{}': {e}", p.display()))),
         }
     }
     let mut out = Vec::new();
@@ -225,7 +282,17 @@ pub fn main(opts: Options, out: &mut dyn Write, err: &mut dyn Write) -> io::Resu
     let limit = opts.timeout;
     let (mut passed, mut failed) = (0, 0);
     let mut first_failure = None;
-    for case in &cases {
+    for found in &cases {
+        let case = match found {
+            Found::Case(case) => case,
+            Found::Bad(case, why) => {
+                writeln!(out, "FAIL {} ({why})", case.display())?;
+                writeln!(err, "Error: IOError: {why}")?;
+                first_failure.get_or_insert((case.clone(), why.clone()));
+                failed += 1;
+                continue;
+            }
+        };
         let got = match run_case_within(case, limit) {
             Ok(o) => o,
             Err(TimedOut) => {

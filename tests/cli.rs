@@ -379,7 +379,51 @@ fn bless_fails_loudly() {
     let out = dgl(&["test", "--bless", "cases"], &d);
     assert_eq!(out.status.code(), Some(1));
     assert!(!text(&out.stdout).contains("blessed"), "{}", text(&out.stdout));
-    assert!(text(&out.stderr).contains("cannot write 'cases/a.err'"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("'cases/a.err' is a folder, not a file"), "{}", text(&out.stderr));
+}
+
+/// A case whose files are not readable regular files (issue 24, item 11) is reported by
+/// the name of the file at fault, in a run and in a bless, and the other cases still run.
+#[cfg(unix)]
+#[test]
+fn bad_case_files_are_named_never_skipped() {
+    let d = temp_dir("badcases");
+    std::fs::create_dir_all(d.join("only")).unwrap();
+    std::fs::write(d.join("only/a.dgl"), "print(1)\n").unwrap();
+    std::fs::create_dir_all(d.join("only/a.out")).unwrap();
+    for bless in [false, true] {
+        let args: &[&str] = if bless { &["test", "--bless", "only"] } else { &["test", "only"] };
+        let out = dgl(args, &d);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+        assert!(stdout.contains("FAIL only/a.dgl ('only/a.out' is a folder, not a file)"), "{stdout}");
+        assert!(stderr.contains("'only/a.out' is a folder"), "{stderr}");
+        assert!(!stderr.contains("no test cases"), "{stderr}");
+    }
+    std::fs::create_dir_all(d.join("cases/b.dgl")).unwrap();
+    std::fs::write(d.join("cases/b.out"), "").unwrap();
+    std::fs::write(d.join("cases/c.dgl"), "print(1)\n").unwrap();
+    std::os::unix::fs::symlink("nowhere.out", d.join("cases/c.out")).unwrap();
+    std::fs::write(d.join("cases/e.dgl"), b"print('\xff')\n").unwrap();
+    std::fs::write(d.join("cases/e.out"), "").unwrap();
+    std::fs::write(d.join("cases/f.dgl"), "print(1)\n").unwrap();
+    std::fs::write(d.join("cases/f.out"), "1\n").unwrap();
+    std::os::unix::fs::symlink("nowhere.err", d.join("cases/f.err")).unwrap();
+    std::fs::write(d.join("cases/ok.dgl"), "print(2)\n").unwrap();
+    std::fs::write(d.join("cases/ok.out"), "2\n").unwrap();
+    let out = dgl(&["test", "cases"], &d);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    for line in [
+        "FAIL cases/b.dgl ('cases/b.dgl' is a folder, not a file)",
+        "FAIL cases/c.dgl ('cases/c.out' is a broken symlink)",
+        "FAIL cases/e.dgl ('cases/e.dgl' is not UTF-8 text)",
+        "FAIL cases/f.dgl ('cases/f.err' is a broken symlink)",
+        "ok   cases/ok.dgl",
+    ] {
+        assert!(stdout.contains(line), "{line} is not in:\n{stdout}");
+    }
+    assert!(stdout.ends_with("1 passed, 4 failed\n"), "{stdout}");
 }
 
 #[cfg(unix)]
@@ -467,4 +511,41 @@ fn input_reads_stdin_lines_then_eof_error() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "name? hi Ann ['x']\nEOFError: EOF when reading a line\n");
     assert_eq!(text(&out.stderr), "note\n");
+}
+
+/// What a program prints and draws names its files relative to the script's folder, so it is
+/// byte for byte the same from any working directory (issue 24, item 15): the tape's listing
+/// (`print(tape)`, `tape.summary()`), `tape.explain`, and the labels `tape.draw` writes.
+#[test]
+fn output_names_files_the_same_from_any_folder() {
+    let d = temp_dir("relative");
+    std::fs::create_dir_all(d.join("sub/helpers")).unwrap();
+    std::fs::write(d.join("sub/helpers/m.dgl"), "def square(x):\n    return x * x\n").unwrap();
+    std::fs::write(
+        d.join("sub/prog.dgl"),
+        "from helpers.m import square\nx = Variable(3.0)\ns = constant(2.0)\nwith GradientTape() as tape:\n    \
+         y = square(x) * s\nprint(tape)\nprint(tape.summary())\nprint(tape.explain(y, s))\n\
+         tape.draw('tape.svg')\nprint(tape.gradient(y, x))\n",
+    )
+    .unwrap();
+    let absolute = d.join("sub/prog.dgl");
+    let mut runs = vec![];
+    for (args, dir) in [
+        (vec!["sub/prog.dgl".to_string()], d.clone()),
+        (vec!["prog.dgl".to_string()], d.join("sub")),
+        (vec![absolute.display().to_string()], d.join("sub/helpers")),
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = dgl(&args, &dir);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let svg = std::fs::read_to_string(d.join("sub/tape.svg")).expect("the drawing");
+        runs.push((text(&out.stdout), svg));
+    }
+    let (stdout, svg) = &runs[0];
+    assert!(stdout.contains("helpers/m.dgl:2") && stdout.contains("prog.dgl:5"), "{stdout}");
+    assert!(!stdout.contains("sub/") && !svg.contains("sub/"), "{stdout}\n{svg}");
+    assert!(svg.contains("prog.dgl:5"), "{svg}");
+    for run in &runs[1..] {
+        assert_eq!(run, &runs[0]);
+    }
 }

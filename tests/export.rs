@@ -234,6 +234,11 @@ fn check_lists_every_construct_at_once() {
         assert!(err.contains(&format!("cannot export {construct}")), "{construct} missing: {err}");
     }
     assert!(err.contains("insp.dgl: 3 construct(s) TensorFlow lacks"), "{err}");
+    // Every refusal of an inspection tool points at --drop-inspection; one of another kind does not.
+    for line in err.lines().filter(|l| l.contains("cannot export")) {
+        let inspection = ["`tape.", "`plot`"].iter().any(|c| line.contains(c));
+        assert_eq!(line.contains("--drop-inspection"), inspection, "{line}");
+    }
     let ok = write(dir.path(), "fine.dgl", "print(reduce_sum(constant([1.0, 2.0])))\n");
     let out = dgl(&["export", "--tf", "--check", ok.to_str().unwrap()], dir.path());
     assert!(out.status.success());

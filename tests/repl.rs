@@ -301,3 +301,106 @@ fn a_memory_error_keeps_the_session() {
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
+
+/// Types `keys` as a person would: the editor handles them, and redraws, before the next.
+fn typed(p: &mut PtySession, keys: &str) {
+    p.send(keys).unwrap();
+    p.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+}
+
+/// Backspace in a line's indentation deletes one level, so after the auto-indent it dedents
+/// (issue 24, item 14); elsewhere it deletes one character.
+#[test]
+fn backspace_in_the_indent_dedents() {
+    let state = fresh_state("dedent");
+    let mut p = start(&state);
+    typed(&mut p, "b = 0\r");
+    typed(&mut p, "if False:\r");
+    typed(&mut p, "if True:\r");
+    typed(&mut p, "a = 1\r");
+    // The line starts with 8 spaces; one Backspace leaves 4: `b = 2` is in `if False`.
+    typed(&mut p, "\x7f");
+    typed(&mut p, "b = 2\r");
+    typed(&mut p, "\r");
+    p.exp_string(">>> ").unwrap();
+    typed(&mut p, "print('b is', b)\r");
+    p.exp_string("b is 0").unwrap();
+    // Outside the indentation it deletes one character.
+    typed(&mut p, "print(123\x7f4)\r");
+    p.exp_string("124").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+/// A block pasted without bracketed paste (one write) ends at the column-0 line after it,
+/// which is the next entry, as in CPython 3.13's REPL; a typed column-0 line ends it too.
+#[test]
+fn a_column_0_line_ends_a_pasted_block() {
+    let state = fresh_state("pasteend");
+    let mut p = start(&state);
+    p.send("def f():\n    return 5\nprint('first', f() + 1)\nx = 2\nfor i in range(2):\n    x = x * 10\nprint('second', x)\n")
+        .unwrap();
+    p.flush().unwrap();
+    p.exp_string("first 6").unwrap();
+    p.exp_string("second 200").unwrap();
+    p.exp_string(">>> ").unwrap();
+    // Clauses continue their statement; an open bracket is not ended by a column-0 line.
+    p.send("if x > 1000:\n    y = 'big'\nelse:\n    y = [1,\n2]\nprint('third', y)\n").unwrap();
+    p.flush().unwrap();
+    p.exp_string("third [1, 2]").unwrap();
+    p.exp_string(">>> ").unwrap();
+    // Typed: deleting the pre-filled indent and typing at column 0 ends the block.
+    typed(&mut p, "if True:\r");
+    typed(&mut p, "z = 3\r");
+    typed(&mut p, "\x7f");
+    typed(&mut p, "print('fourth', z)\r");
+    p.exp_string("fourth 3").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+/// Ctrl-L clears the screen and redraws the line being edited at the top.
+#[test]
+fn ctrl_l_clears_the_screen() {
+    let state = fresh_state("ctrll");
+    let mut p = start(&state);
+    typed(&mut p, "print('kept'");
+    p.send_control('l').unwrap();
+    p.exp_string("\x1b[H\x1b[J").unwrap();
+    // The line is drawn again (in colour) at the top.
+    p.exp_string("'kept'").unwrap();
+    typed(&mut p, ")\r");
+    p.exp_string("kept").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}
+
+/// `x?` on a value describes the object (its type, shape, dtype, length, string form), as
+/// IPython does; on a function it shows the documentation.
+#[test]
+fn a_question_mark_describes_a_value() {
+    let state = fresh_state("describe");
+    let mut p = start(&state);
+    p.send_line("t = constant([[1.0, 2.0], [3.0, 4.0]])").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("t?").unwrap();
+    p.exp_string("Type:        Tensor").unwrap();
+    p.exp_string("Shape:       (2, 2)").unwrap();
+    p.exp_string("Dtype:       float32").unwrap();
+    p.exp_string("String form: tensor([[1.0, 2.0], [3.0, 4.0]])").unwrap();
+    p.exp_string("Docstring:   The type of tensors").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("xs = ['a', 2]").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("xs?").unwrap();
+    p.exp_string("Type:        list").unwrap();
+    p.exp_string("Length:      2").unwrap();
+    p.exp_string("String form: ['a', 2]").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_line("reduce_sum?").unwrap();
+    p.exp_string("reduce_sum(").unwrap();
+    p.exp_string(">>> ").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+}

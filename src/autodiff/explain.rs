@@ -38,7 +38,7 @@ pub struct Query {
 pub struct Places<'a> {
     /// The file of the statement calling `explain`.
     pub home: SourceId,
-    /// A known site's file name (as diagnostics show it) and 1-based line.
+    /// A known site's file label (relative to the script's folder, source.rs) and 1-based line.
     pub resolve: &'a dyn Fn(Site) -> (String, usize),
 }
 

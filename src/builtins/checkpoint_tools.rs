@@ -251,7 +251,7 @@ fn report(
     let mut places: Vec<(bool, String, usize)> = sites
         .iter()
         .filter_map(|&site| {
-            let file = &rt.sources.get(site.src).name;
+            let file = &rt.sources.get(site.src).label;
             line_of(rt, site).map(|l| (file.starts_with("<stdlib>"), file.clone(), l))
         })
         .collect();

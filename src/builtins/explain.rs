@@ -48,7 +48,7 @@ pub(super) fn tape_explain(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let sources = &rt.sources;
     let resolve = |s: Site| {
         let f = sources.get(s.src);
-        (f.name.clone(), f.line_col(s.pos as usize).0)
+        (f.label.clone(), f.line_col(s.pos as usize).0)
     };
     let places = Places { home: site.src, resolve: &resolve };
     let text = explain(&tape.borrow(), &q, &places);

@@ -379,7 +379,7 @@ impl Exporter<'_> {
     /// The exported form of DGL's builtin `n`.
     fn builtin_ref(&mut self, n: &str, span: crate::source::Span) -> String {
         if let Some((_, nearest)) = names::FIGURES.iter().find(|(f, _)| *f == n) {
-            self.refuse(span, format!("`{n}` (DGL's figures)"), format!("nearest in Python: {nearest}"));
+            self.refuse_inspection(span, format!("`{n}` (DGL's figures)"), format!("nearest in Python: {nearest}"));
             return n.to_string();
         }
         let lazy = crate::runtime::import::LAZY_BUILTINS.iter().find(|(b, _)| *b == n);
@@ -392,6 +392,10 @@ impl Exporter<'_> {
         match names::builtin(n) {
             Some(Mapping::Python) | None => n.to_string(),
             Some(Mapping::Expr(e)) => e,
+            Some(Mapping::Refused(nearest)) if names::INSPECTION.contains(&n) => {
+                self.refuse_inspection(span, format!("`{n}` (DGL only)"), nearest);
+                n.to_string()
+            }
             Some(Mapping::Refused(nearest)) => {
                 self.refuse(span, format!("`{n}` (DGL only)"), nearest);
                 n.to_string()
@@ -473,7 +477,7 @@ impl Exporter<'_> {
     fn attr(&mut self, obj: &Expr, name: &str, span: crate::source::Span) -> String {
         if let Some((_, nearest)) = names::TAPE_METHODS.iter().find(|(m, _)| *m == name) {
             if self.is_tape(obj) {
-                self.refuse(span, format!("`tape.{name}`"), nearest.to_string());
+                self.refuse_inspection(span, format!("`tape.{name}`"), nearest.to_string());
             }
         }
         if name == "name" {

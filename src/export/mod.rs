@@ -74,6 +74,8 @@ pub struct Exporter<'a> {
     pub in_fstring: bool,
     /// Statements left out (their start offsets), with `--drop-inspection`.
     pub dropped: HashSet<u32>,
+    /// Whether `--drop-inspection` was given (a refusal of inspection then needs no hint).
+    pub drop_inspection: bool,
     /// Names bound by `with GradientTape() as t` or `t = GradientTape()`.
     pub tapes: HashSet<String>,
     /// The modules imported: (name, is DGL's stdlib, the span of its first import).
@@ -117,6 +119,7 @@ impl<'a> Exporter<'a> {
             problems: vec![],
             in_fstring: false,
             dropped: HashSet::new(),
+            drop_inspection: false,
             tapes: HashSet::new(),
             imports: vec![],
             lazy: vec![],
@@ -162,6 +165,18 @@ impl<'a> Exporter<'a> {
             return;
         }
         self.problems.push(Problem { file: self.file.clone(), span, construct, nearest });
+    }
+
+    /// Refuses a use of an inspection tool (a tape method TF lacks, an inspection builtin, a
+    /// figure): every such refusal points at `--drop-inspection`, which leaves the statements
+    /// that only inspect out of the export.
+    pub fn refuse_inspection(&mut self, span: Span, construct: String, nearest: String) {
+        let nearest = if self.drop_inspection {
+            format!("{nearest} (--drop-inspection keeps this statement: what it computes is used by code that is exported)")
+        } else {
+            format!("{nearest}; or export with --drop-inspection, which leaves the statements that only inspect out")
+        };
+        self.refuse(span, construct, nearest);
     }
 
     /// Whether `e` names a GradientTape the program made.
@@ -336,6 +351,7 @@ pub fn translate_distributed(
     let mut ex = Exporter::new(text, name, dir);
     if drop_inspection {
         ex.dropped = inspect::droppable(&body);
+        ex.drop_inspection = true;
     }
     if let (true, Some(kind)) = (main, distribute) {
         match distribute::plan(&body, text, kind) {

@@ -21,6 +21,12 @@ pub fn help_text(rt: &mut Interp, v: &Value) -> String {
     values::help_of(rt, v)
 }
 
+/// What `x?` shows of a value that is data, not documented code (values::is_data): its
+/// type, shape and dtype, length, string form and its type's summary, as IPython's `x?` does.
+pub fn describe_object(rt: &mut Interp, v: &Value) -> Option<String> {
+    values::is_data(v).then(|| values::describe(rt, v))
+}
+
 /// What `help("name")` prints (Python's help looks a string up as a name): the entry of a
 /// builtin, method or native-module name, else the help of the stdlib value it names
 /// (`nn.Dense`, `Module`), else a line saying there is none.

@@ -353,3 +353,91 @@ pub fn dir_names(rt: &Interp, v: &Value) -> Vec<String> {
     out.dedup();
     out
 }
+
+/// How many lines, and characters, of a value's `repr` `x?` shows.
+const PREVIEW_LINES: usize = 12;
+const PREVIEW_CHARS: usize = 1000;
+
+/// Whether `x?` describes `v` as an object (its type, string form, shape…) rather than showing
+/// documentation: every value but the documented kinds (functions, methods, classes, modules,
+/// error kinds, dtypes), as IPython's `x?` shows a value and documents a callable.
+pub fn is_data(v: &Value) -> bool {
+    !matches!(
+        v,
+        Value::Func(_)
+            | Value::Builtin(_)
+            | Value::Method(_)
+            | Value::Class(_)
+            | Value::Module(_)
+            | Value::ErrorType(_)
+            | Value::DType(_)
+    )
+}
+
+/// What `x?` shows of a value (IPython's object info): its type; for a tensor or Variable its
+/// shape and dtype; for a sized container its length; its string form (the `repr`, the first
+/// lines of a long one); then the summary of its type's documentation.
+pub fn describe(rt: &mut Interp, v: &Value) -> String {
+    let type_name = v.type_name();
+    let mut rows = vec![("Type", type_name.clone())];
+    let tensor = match v {
+        Value::Tensor(t) => Some(t.clone()),
+        Value::Variable(var) => Some(var.peek()),
+        _ => None,
+    };
+    if let Some(t) = &tensor {
+        rows.push(("Shape", crate::tensor::shape_str(t.shape())));
+        rows.push(("Dtype", t.dtype().name().to_string()));
+    }
+    let length = match v {
+        Value::Str(s) => Some(s.chars().count()),
+        Value::List(l) => Some(l.borrow().len()),
+        Value::Tuple(t) => Some(t.len()),
+        Value::Dict(d) => Some(d.borrow().len()),
+        Value::Set(s) => Some(s.borrow().len()),
+        _ => None,
+    };
+    if let Some(n) = length {
+        rows.push(("Length", n.to_string()));
+    }
+    let shown = match rt.repr_of(v) {
+        Ok(text) => preview(&text),
+        Err(e) => format!("<repr raised {}>", e.type_name()),
+    };
+    rows.push(("String form", shown));
+    let doc = match v {
+        Value::Instance(i) => match i.class.attrs.borrow().get(&crate::intern::sym::DOC) {
+            Some(Value::Str(doc)) => doc.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string(),
+            _ => String::new(),
+        },
+        other => {
+            let key = type_key(other).map_or(type_name.clone(), str::to_string);
+            super::entries::Registry::get().entry(&key).map(|e| e.summary()).unwrap_or_default()
+        }
+    };
+    if !doc.is_empty() {
+        rows.push(("Docstring", doc));
+    }
+    let mut out = String::new();
+    for (label, text) in rows {
+        // Continuation lines of a multi-line string form line up under its first.
+        let text = text.replace('\n', &format!("\n{:13}", ""));
+        out.push_str(&format!("{:13}{text}\n", format!("{label}:")));
+    }
+    out
+}
+
+/// The first `PREVIEW_LINES` lines and `PREVIEW_CHARS` characters of `text`, with `…` where
+/// it was cut.
+fn preview(text: &str) -> String {
+    let mut out: String = text.lines().take(PREVIEW_LINES).collect::<Vec<_>>().join("\n");
+    let mut cut = text.lines().count() > PREVIEW_LINES;
+    if out.chars().count() > PREVIEW_CHARS {
+        out = out.chars().take(PREVIEW_CHARS).collect();
+        cut = true;
+    }
+    if cut {
+        out.push('…');
+    }
+    out
+}

@@ -31,7 +31,7 @@ use lsp_types::{
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::panic::AssertUnwindSafe;
-pub use text::Document;
+pub use text::{Document, Encoding};
 
 /// Runs the server on stdin/stdout until `exit` or the end of input; returns the exit
 /// status (0 after a `shutdown` request, 1 otherwise, as the protocol asks).
@@ -43,17 +43,20 @@ pub fn main() -> i32 {
     })
 }
 
-/// An open document and the last syntax tree it parsed to (kept while the text does not
-/// parse, so that completion still knows its names).
+/// An open document and the syntax tree completion and hover read, with the text it was
+/// parsed from (see `Server::check` for which tree that is).
 struct Open {
     doc: Document,
     tree: Option<crate::syntax::ast::Block>,
+    tree_text: String,
 }
 
 /// The server's state: the open documents and an interpreter for the builtins' names and help.
 pub struct Server {
     session: Session,
     docs: HashMap<String, Open>,
+    /// The position encoding agreed at `initialize`.
+    encoding: Encoding,
     initialized: bool,
     shutdown: bool,
 }
@@ -68,7 +71,7 @@ impl Server {
     pub fn new() -> Server {
         // What a stdlib module prints while loading goes nowhere, never into the protocol's stream.
         let session = Session::new(std::rc::Rc::new(std::cell::RefCell::new(std::io::sink())));
-        Server { session, docs: HashMap::new(), initialized: false, shutdown: false }
+        Server { session, docs: HashMap::new(), encoding: Encoding::default(), initialized: false, shutdown: false }
     }
 
     /// Reads and answers messages until `exit` or the end of `input`; returns the exit status.
@@ -145,9 +148,15 @@ impl Server {
             if self.initialized {
                 return Err((ErrorCode::InvalidRequest, "the server is already initialized".into()));
             }
+            // Parameters the server cannot read leave the protocol's defaults.
+            let offered = serde_json::from_value::<lsp_types::InitializeParams>(req.params)
+                .ok()
+                .and_then(|p| p.capabilities.general)
+                .and_then(|g| g.position_encodings);
+            self.encoding = Encoding::negotiate(offered.as_deref());
             self.initialized = true;
             return Ok(serde_json::json!({
-                "capabilities": capabilities(),
+                "capabilities": capabilities(self.encoding),
                 "serverInfo": { "name": "dgl", "version": env!("CARGO_PKG_VERSION") },
             }));
         }
@@ -211,29 +220,39 @@ impl Server {
 
     fn open(&mut self, uri: Uri, text: String, version: i32) -> Vec<Message> {
         let key = uri.as_str().to_string();
-        self.docs.insert(key, Open { doc: Document::new(text, version), tree: None });
+        self.docs.insert(key, Open { doc: Document::new(text, version, self.encoding), tree: None, tree_text: String::new() });
         self.check(&uri)
     }
 
     /// Parses the document at `uri` and publishes its syntax errors (none clears them).
+    ///
+    /// Completion and hover keep serving a document with syntax errors. They read the tree
+    /// the parser's recovery makes of the current text (the bad statements left out, every
+    /// span the document's), so names bound by the good statements, before and after an
+    /// error, are known at their true offsets. When the layout pass fails (a bad character,
+    /// an unclosed bracket or string, bad indentation) there are no tokens to recover from:
+    /// the lines holding those errors are blanked (same byte length, so the spans stay the
+    /// document's) and the text parsed again, a few rounds at most. Only when that too
+    /// fails does the server keep the last tree that parsed, with its own text (its offsets
+    /// may then be off where the document changed since; it only ever names what the
+    /// document once bound).
     fn check(&mut self, uri: &Uri) -> Vec<Message> {
         let Some(open) = self.docs.get_mut(uri.as_str()) else { return vec![] };
-        let diagnostics = match crate::syntax::parse_module(&open.doc.text) {
-            Ok(tree) => {
-                open.tree = Some(tree);
-                vec![]
-            }
-            Err(errors) => errors
-                .into_iter()
-                .map(|e| Diagnostic {
-                    range: open.doc.range(e.span.start as usize, e.span.end as usize),
-                    severity: Some(DiagnosticSeverity::ERROR),
-                    source: Some("dgl".into()),
-                    message: format!("SyntaxError: {}", e.message),
-                    ..Diagnostic::default()
-                })
-                .collect(),
-        };
+        let (errors, recovered) = parse_recovering(&open.doc.text);
+        if let Some((tree, text)) = recovered {
+            open.tree = Some(tree);
+            open.tree_text = text;
+        }
+        let diagnostics = errors
+            .into_iter()
+            .map(|e| Diagnostic {
+                range: open.doc.range(e.span.start as usize, e.span.end as usize),
+                severity: Some(DiagnosticSeverity::ERROR),
+                source: Some("dgl".into()),
+                message: format!("SyntaxError: {}", e.message),
+                ..Diagnostic::default()
+            })
+            .collect();
         vec![publish(uri.clone(), diagnostics, Some(open.doc.version))]
     }
 
@@ -242,9 +261,9 @@ impl Server {
         let Server { session, docs, .. } = self;
         let open = docs.get(pos.text_document.uri.as_str())?;
         let offset = open.doc.offset(pos.position);
-        let before = &open.doc.text[..offset];
-        let start = before.rfind(|c: char| !is_word_char(c) && c != '.').map_or(0, |i| i + 1);
-        let word = &before[start..];
+        // The dotted name before the cursor (`nn.De` of `nn.De|`).
+        let (start, _) = open.doc.run_around(offset, |c| is_word_char(c) || c == '.');
+        let word = &open.doc.text[start..offset];
         let mut items: Vec<CompletionItem> = match word.rsplit_once('.') {
             Some((obj, partial)) => {
                 let imports = open.tree.as_ref().map(symbols::imported_modules).unwrap_or_default();
@@ -287,15 +306,15 @@ impl Server {
         let text = &open.doc.text;
         // The dotted name up to the end of the identifier under the cursor: `nn.Dense` on
         // `Dense`, `nn` on `nn`.
-        let start = text[..offset].rfind(|c: char| !is_word_char(c) && c != '.').map_or(0, |i| i + 1);
-        let end = text[offset..].find(|c: char| !is_word_char(c)).map_or(text.len(), |i| offset + i);
+        let (start, _) = open.doc.run_around(offset, |c| is_word_char(c) || c == '.');
+        let (_, end) = open.doc.run_around(offset, is_word_char);
         let word = text[start..end].trim_matches('.');
         if word.is_empty() || word.starts_with(|c: char| c.is_ascii_digit()) {
             return None;
         }
         let range = Some(open.doc.range(start, end));
         let own = match (&open.tree, word.contains('.')) {
-            (Some(tree), false) => symbols::hover_text(tree, text, word, offset),
+            (Some(tree), false) => symbols::hover_text(tree, &open.tree_text, word, offset),
             _ => None,
         };
         let imports = open.tree.as_ref().map(symbols::imported_modules).unwrap_or_default();
@@ -308,6 +327,54 @@ impl Server {
         }
         Some(Hover { contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value }), range })
     }
+}
+
+/// How many times lines holding layout errors are blanked before the server gives up on
+/// a tree for the current text.
+const BLANKING_ROUNDS: usize = 8;
+
+/// The syntax errors of `text` (as `dgl check` reports them), and a tree for completion
+/// and hover with the text it was parsed from (`Server::check` says which).
+fn parse_recovering(text: &str) -> (Vec<crate::syntax::SyntaxError>, Option<(crate::syntax::ast::Block, String)>) {
+    let (tree, errors) = crate::syntax::parse_module_recovering(text);
+    if let Some(tree) = tree {
+        return (errors, Some((tree, text.to_string())));
+    }
+    let mut blanked = text.to_string();
+    let mut round_errors = errors.clone();
+    for _ in 0..BLANKING_ROUNDS {
+        if round_errors.is_empty() {
+            break;
+        }
+        for e in &round_errors {
+            blanked = blank_lines(&blanked, e.span.start as usize, e.span.end as usize);
+        }
+        let (tree, next) = crate::syntax::parse_module_recovering(&blanked);
+        if let Some(tree) = tree {
+            return (errors, Some((tree, blanked)));
+        }
+        round_errors = next;
+    }
+    (errors, None)
+}
+
+/// `text` with every line that bytes `start..end` touch made spaces (its terminator kept),
+/// byte for byte, so every other offset still means the same place.
+fn blank_lines(text: &str, start: usize, end: usize) -> String {
+    let bytes = text.as_bytes();
+    let start = start.min(bytes.len());
+    let end = end.clamp(start, bytes.len());
+    let ends_line = |b: &u8| *b == b'\n' || *b == b'\r';
+    let from = bytes[..start].iter().rposition(ends_line).map_or(0, |i| i + 1);
+    let to = bytes[end..].iter().position(ends_line).map_or(bytes.len(), |i| end + i);
+    let mut out = bytes.to_vec();
+    for b in &mut out[from..to] {
+        if *b != b'\n' && *b != b'\r' {
+            *b = b' ';
+        }
+    }
+    // Whole characters were replaced by ASCII spaces, so the bytes are still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
 }
 
 /// The help text (crate::help) of a builtin or stdlib dotted name.
@@ -387,9 +454,10 @@ fn sample(session: &mut Session, constructor: &str) -> Option<Value> {
     session.rt.call_value(&f, args, vec![]).ok()
 }
 
-/// What the server offers: full text sync, completion after `.`, hover.
-pub fn capabilities() -> ServerCapabilities {
+/// What the server offers: full text sync, completion after `.`, hover, positions in `encoding`.
+pub fn capabilities(encoding: Encoding) -> ServerCapabilities {
     ServerCapabilities {
+        position_encoding: Some(encoding.kind()),
         text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
         completion_provider: Some(CompletionOptions {
             trigger_characters: Some(vec![".".into()]),

@@ -13,7 +13,7 @@
 use crate::session::next_indent;
 
 /// One indentation level.
-const LEVEL: &str = "    ";
+pub const LEVEL: &str = "    ";
 
 /// The indent a continuation line of `entry` (its lines so far, each ending in `\n`)
 /// starts with.
@@ -65,7 +65,7 @@ pub fn settle(entry: &str, prefill: &str, line: &str) -> String {
 }
 
 /// The word a line's code starts with (`if` of `if x:`; empty before a symbol).
-fn first_word(line: &str) -> &str {
+pub fn first_word(line: &str) -> &str {
     line.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("")
 }
 

@@ -16,13 +16,17 @@ use editor::DglHelper;
 use rustyline::config::{ColorMode, CompletionType, Config};
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
-use rustyline::{Cmd, ConditionalEventHandler, Editor, Event, EventContext, EventHandler, KeyEvent, RepeatCount};
+use rustyline::{
+    Cmd, ConditionalEventHandler, Editor, Event, EventContext, EventHandler, KeyCode, KeyEvent, Modifiers, Movement,
+    RepeatCount,
+};
 use std::cell::RefCell;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Where history persists: the user's state directory.
 fn history_path() -> Option<PathBuf> {
@@ -116,6 +120,83 @@ impl ConditionalEventHandler for EofOnIndent {
     }
 }
 
+/// Backspace in a line's indentation (only spaces before the cursor) deletes one level (4
+/// spaces, or what there is): after an auto-indent it dedents, as docs/getting-started.md
+/// says; elsewhere it deletes one character.
+struct DedentOnBackspace;
+
+impl ConditionalEventHandler for DedentOnBackspace {
+    fn handle(&self, _: &Event, n: RepeatCount, positive: bool, ctx: &EventContext) -> Option<Cmd> {
+        let before = ctx.line().get(..ctx.pos())?;
+        if !positive || n != 1 || before.is_empty() || !before.bytes().all(|b| b == b' ') {
+            return None;
+        }
+        // `Dedent` (by the editor's indent size, one level) moves the cursor with the text;
+        // a `Kill(BackwardChar(4))` would have its count reset to the key's repeat count (1).
+        Some(Cmd::Dedent(Movement::WholeLine))
+    }
+}
+
+/// How soon after the key before it a key must come to count as input that was already
+/// waiting (a paste the terminal did not bracket, lines typed ahead): a burst is handled in
+/// microseconds, a person types a key after Enter 50 ms later at the very fastest.
+const BURST: Duration = Duration::from_millis(30);
+
+/// Keys arriving in a burst: the first key of a `... ` line that still shows only its
+/// pre-filled indent, when it comes in the same burst as the Enter before it, is text that
+/// carries its own indentation (a pasted line): `dropped` tells `read_entry` to take the
+/// pre-filled indent off the line. Every other key goes on as usual.
+#[derive(Default)]
+struct Burst {
+    /// When the last key was handled.
+    last: Mutex<Option<Instant>>,
+    /// The pre-filled indent of the line being read, until its first key.
+    prefill: Mutex<Option<String>>,
+    dropped: AtomicBool,
+}
+
+/// The editor's handle on the shared `Burst`.
+struct BurstKeys(Arc<Burst>);
+
+impl ConditionalEventHandler for BurstKeys {
+    fn handle(&self, evt: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
+        let this = &self.0;
+        let now = Instant::now();
+        let last = this.last.lock().ok()?.replace(now);
+        let prefill = this.prefill.lock().ok()?.take()?;
+        let in_burst = last.is_some_and(|t| now.duration_since(t) < BURST);
+        if !in_burst || prefill.is_empty() || ctx.line() != prefill {
+            return None;
+        }
+        if matches!(evt.get(0), Some(KeyEvent(KeyCode::Char(_), Modifiers::NONE))) {
+            // The key goes in after the indent as usual; `read_entry` takes the indent off.
+            this.dropped.store(true, Ordering::Relaxed);
+        }
+        None
+    }
+}
+
+/// Whether `line`, arriving after the lines of `entry`, ends the block `entry` holds and
+/// starts the next entry: a line at column 0 (not `else`, `elif`, `except`, `finally`,
+/// which continue a statement) once a block body has begun (an indented line), with no
+/// bracket, string or `\` continuation open. This is how a block pasted without bracketed
+/// paste ends at the statement that follows it, as in CPython 3.13's REPL (CPython 3.11's
+/// needs a blank line and reports a SyntaxError otherwise); typing at column 0 ends a block
+/// too. A decorator line, or a header whose body has not begun, is not ended.
+fn ends_block(entry: &str, line: &str) -> bool {
+    if entry.is_empty() || entry.starts_with("%%") || line.trim().is_empty() || line.starts_with([' ', '\t']) {
+        return false;
+    }
+    if matches!(indent::first_word(line), "else" | "elif" | "except" | "finally") {
+        return false;
+    }
+    if entry.trim_end().ends_with('\\') {
+        return false;
+    }
+    let laid = crate::syntax::layout::layout(entry);
+    laid.is_ok_and(|l| !l.open_brackets && l.tokens.iter().any(|(t, _)| *t == crate::syntax::token::Tok::Indent))
+}
+
 /// What reading one entry ended with.
 enum Read {
     Entry(String),
@@ -124,9 +205,17 @@ enum Read {
 }
 
 /// Reads one entry: a `>>> ` line, then `... ` lines, each pre-filled with its indent,
-/// until the entry is complete.
-fn read_entry(rl: &mut Editor<DglHelper, DefaultHistory>, eof: &AtomicBool) -> Read {
+/// until the entry is complete. `pending` holds a line that ended the entry before this
+/// one (`ends_block`): this entry starts with it.
+fn read_entry(rl: &mut Editor<DglHelper, DefaultHistory>, eof: &AtomicBool, burst: &Burst, pending: &mut Option<String>) -> Read {
     let mut entry = String::new();
+    if let Some(line) = pending.take() {
+        entry.push_str(&line);
+        entry.push('\n');
+        if entry_complete(&entry, false) {
+            return Read::Entry(entry);
+        }
+    }
     loop {
         // Without a terminal the editor reads lines as they are and shows no pre-filled text.
         let (prompt, prefill) = match (entry.is_empty(), std::io::stdin().is_terminal()) {
@@ -137,14 +226,26 @@ fn read_entry(rl: &mut Editor<DglHelper, DefaultHistory>, eof: &AtomicBool) -> R
         if let Some(h) = rl.helper_mut() {
             h.entry.clone_from(&entry);
         }
+        if let Ok(mut p) = burst.prefill.lock() {
+            *p = Some(prefill.clone());
+        }
+        burst.dropped.store(false, Ordering::Relaxed);
         match rl.readline_with_initial(prompt, (&prefill, "")) {
             Ok(_) if eof.swap(false, Ordering::Relaxed) => {
                 return if entry.is_empty() { Read::End } else { Read::Entry(entry) };
             }
             Ok(typed) => {
-                let line = indent::settle(&entry, &prefill, &typed);
+                // A pasted line comes after the pre-filled indent (Burst): it is as it came.
+                let line = match (burst.dropped.swap(false, Ordering::Relaxed), typed.strip_prefix(prefill.as_str())) {
+                    (true, Some(pasted)) => pasted.to_string(),
+                    _ => indent::settle(&entry, &prefill, &typed),
+                };
                 if line != typed {
                     redraw(rl, prompt, &typed, &line);
+                }
+                if ends_block(&entry, &line) {
+                    *pending = Some(line);
+                    return Read::Entry(entry);
                 }
                 let blank = line.trim().is_empty();
                 entry.push_str(if blank { "" } else { &line });
@@ -202,6 +303,7 @@ pub fn main() -> i32 {
         let color = color_on(std::io::stdout().is_terminal());
         let config = Config::builder()
             .completion_type(CompletionType::List)
+            .indent_size(indent::LEVEL.len() as u8)
             .color_mode(if color { ColorMode::Enabled } else { ColorMode::Disabled })
             .build();
         let mut rl: Editor<DglHelper, DefaultHistory> = match Editor::with_config(config) {
@@ -214,6 +316,12 @@ pub fn main() -> i32 {
         rl.set_helper(Some(DglHelper::new(session.clone(), color)));
         let eof = Arc::new(AtomicBool::new(false));
         rl.bind_sequence(KeyEvent::ctrl('D'), EventHandler::Conditional(Box::new(EofOnIndent(eof.clone()))));
+        for backspace in [KeyEvent(KeyCode::Backspace, Modifiers::NONE), KeyEvent::ctrl('H')] {
+            rl.bind_sequence(backspace, EventHandler::Conditional(Box::new(DedentOnBackspace)));
+        }
+        let burst = Arc::new(Burst::default());
+        rl.bind_sequence(Event::Any, EventHandler::Conditional(Box::new(BurstKeys(burst.clone()))));
+        let mut pending = None;
         claim_sigint();
         let history = history_path();
         if let Some(h) = &history {
@@ -225,7 +333,7 @@ pub fn main() -> i32 {
             env!("CARGO_PKG_VERSION")
         );
         loop {
-            let entry = match read_entry(&mut rl, &eof) {
+            let entry = match read_entry(&mut rl, &eof, &burst, &mut pending) {
                 Read::Entry(e) => e,
                 Read::Abandoned => continue,
                 Read::End => break 0,
@@ -273,6 +381,28 @@ mod tests {
         assert!(!entry_complete("%%time\nx = 1\n", false));
         assert!(entry_complete("%%time\nx = 1\n\n", true));
         assert!(!entry_complete("@custom_gradient\n", false));
+    }
+
+    #[test]
+    fn a_column_0_line_ends_a_block_that_has_a_body() {
+        assert!(ends_block("def f():\n    return 5\n", "print(f())"));
+        assert!(ends_block("if a:\n    y = [1,\n2]\n", "print(y)"));
+        assert!(ends_block("@d\ndef f():\n    pass\n", "x = 1"));
+        for (entry, line) in [
+            ("if a:\n    b\n", "else:"),
+            ("try:\n    b\n", "except E:"),
+            ("if a:\n    b\n", "    c"),
+            ("if a:\n    b\n", ""),
+            ("@d\n", "def f():"),
+            ("def f():\n", "x"),
+            ("if a:\n    y = [1,\n", "2]"),
+            ("if a:\n    s = '''\n", "text"),
+            ("if a:\n    s = 1 + \\\n", "2"),
+            ("%%time\nfor i in r:\n    pass\n", "x"),
+            ("", "x"),
+        ] {
+            assert!(!ends_block(entry, line), "{entry:?} then {line:?}");
+        }
     }
 
     #[test]

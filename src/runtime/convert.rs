@@ -309,7 +309,6 @@ pub fn int_found(v: &Value) -> String {
     format!("a {} {what} of shape {}", t.dtype(), crate::tensor::shape_str(t.shape()))
 }
 
-
 /// Python's `int(x)` of a float (and `round(x)`, `"%d" % x`): the one float → int
 /// conversion ([`crate::tensor::scalar::float_to_int`]) with CPython's error kinds: an
 /// infinity, and a float beyond 64 bits (docs/python.md "Where DGL differs from CPython, on

@@ -208,7 +208,7 @@ fn run_file(s: &mut Session, args: &str) -> Result<Option<Value>, Failure> {
     if let Some(dir) = path.parent() {
         s.rt.script_dir = if dir.as_os_str().is_empty() { ".".into() } else { dir.to_path_buf() };
     }
-    let id = s.rt.sources.add(file.as_str(), Some(path.to_path_buf()), &text);
+    let id = s.rt.sources.add_script(file.as_str(), Some(path.to_path_buf()), &text);
     let globals = Rc::new(Globals::default());
     let result = s.rt.run_source(id, &globals);
     (s.rt.argv, s.rt.script_dir, s.rt.src, s.rt.frame) = saved;

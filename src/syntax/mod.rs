@@ -6,4 +6,4 @@ pub mod parser;
 pub mod resolve;
 pub mod token;
 
-pub use parser::{cleandoc, module_docstring, parse_module, SyntaxError};
+pub use parser::{cleandoc, module_docstring, parse_module, parse_module_recovering, SyntaxError};

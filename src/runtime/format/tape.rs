@@ -108,13 +108,13 @@ pub const STR_ROWS: usize = 40;
 
 impl Interp {
     /// `file:line` of a place where an entry was recorded (`-` when unknown), the file named
-    /// as error messages name it.
+    /// by its label (relative to the script's folder: the same from any working directory).
     pub fn site_text(&self, site: Site) -> String {
         if !site.is_known() {
             return "-".into();
         }
         let f = self.sources.get(site.src);
-        format!("{}:{}", f.name, f.line_col(site.pos as usize).0)
+        format!("{}:{}", f.label, f.line_col(site.pos as usize).0)
     }
 
     /// A checkpoint region as `function@line` of its definition (`-` for none).

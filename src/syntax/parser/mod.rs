@@ -42,7 +42,24 @@ impl From<LayoutError> for SyntaxError {
 
 /// Parses a whole module (script, module file or REPL entry).
 pub fn parse_module(src: &str) -> Result<Block, Vec<SyntaxError>> {
-    let laid = layout(src).map_err(|es| es.into_iter().map(SyntaxError::from).collect::<Vec<_>>())?;
+    match parse_module_recovering(src) {
+        (Some(block), errors) if errors.is_empty() => Ok(block),
+        (_, errors) if errors.is_empty() => {
+            Err(vec![SyntaxError { message: "invalid syntax".into(), span: Span::new(0, 0) }])
+        }
+        (_, errors) => Err(errors),
+    }
+}
+
+/// Parses a whole module and keeps what the grammar's recovery made of it (each bad
+/// statement skipped with the indented block hanging off it; every span is still the
+/// source's) beside the errors. No tree when the layout pass failed (a bad character, an
+/// unclosed bracket or string, bad indentation): there are no tokens to parse then.
+pub fn parse_module_recovering(src: &str) -> (Option<Block>, Vec<SyntaxError>) {
+    let laid = match layout(src) {
+        Ok(laid) => laid,
+        Err(es) => return (None, es.into_iter().map(SyntaxError::from).collect()),
+    };
     let toks: Vec<(Tok, SimpleSpan)> = laid.tokens.into_iter().map(|(t, s)| (t, SimpleSpan::from(s.range()))).collect();
     let eoi = SimpleSpan::from(src.len()..src.len());
     let (out, errs) = module().parse(toks.as_slice().split_token_span(eoi)).into_output_errors();
@@ -55,11 +72,7 @@ pub fn parse_module(src: &str) -> Result<Block, Vec<SyntaxError>> {
         errors.extend(validate::check_nonlocals(block));
         errors.extend(validate::check_context(block));
     }
-    match out {
-        Some(block) if errors.is_empty() => Ok(block),
-        _ if errors.is_empty() => Err(vec![SyntaxError { message: "invalid syntax".into(), span: Span::new(0, 0) }]),
-        _ => Err(errors),
-    }
+    (out, errors)
 }
 
 /// Parses one expression that starts at byte `offset` of its file (f-string fields).
