@@ -358,7 +358,7 @@ impl Interp {
     }
 
     /// A class attribute read through an instance: functions bind, properties compute.
-    fn bind_class_attr(&mut self, v: Value, this: &Value) -> R<Value> {
+    pub(crate) fn bind_class_attr(&mut self, v: Value, this: &Value) -> R<Value> {
         match v {
             Value::Func(_) => Ok(Value::Method(Rc::new((this.clone(), v)))),
             // A decorated method (custom_gradient, recompute_grad, grad_pass_through) binds

@@ -67,8 +67,17 @@ impl Interp {
         args: Vec<Value>,
         missing: impl FnOnce(&str) -> Exc,
     ) -> R<Value> {
-        match self.call_dunder(v, name, args)? {
-            Some(r) => Ok(r),
+        let found = match v {
+            Value::Instance(i) => i.class.lookup(super::intern::intern(name)),
+            _ => None,
+        };
+        match found {
+            // Bound as an attribute read through the instance would be (functions, properties,
+            // static methods, builtins stored in the class).
+            Some(m) => {
+                let f = self.bind_class_attr(m, v)?;
+                self.call_value(&f, args, vec![])
+            }
             None => Err(missing(&v.type_name())),
         }
     }
