@@ -9,92 +9,228 @@ use std::any::Any;
 use std::fmt;
 use std::rc::Rc;
 
-/// The error kinds of LANGUAGE.md §7; the user-facing name comes from [`ErrorKind::name`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The error kinds of LANGUAGE.md §7: CPython's builtin exception classes (the tree of
+/// docs/language.md "Exceptions", [`ErrorKind::parent`]), DGL's `ShapeError`, and TF's
+/// `tf.errors.OpError` and `InvalidArgumentError`. The user-facing name comes from
+/// [`ErrorKind::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
-    Syntax,
-    Name,
-    Type,
-    Value,
-    Shape,
-    Index,
-    Key,
-    Attribute,
-    ZeroDivision,
-    Assertion,
-    Runtime,
-    NotImplemented,
-    Recursion,
-    IO,
+    BaseException,
+    SystemExit,
+    /// Raised by Ctrl-C.
+    KeyboardInterrupt,
+    /// Thrown into a generator by `close()` (and when a suspended generator is dropped).
+    GeneratorExit,
+    /// `Exception(...)` itself, and user exception classes derived from it directly.
+    Exception,
+    /// Raised by an iterator's `__next__` when it is exhausted.
+    StopIteration,
+    StopAsyncIteration,
+    Arithmetic,
+    FloatingPoint,
     /// Int arithmetic whose result leaves the 64-bit range (DGL ints are 64-bit, LANGUAGE.md §3).
     Overflow,
+    ZeroDivision,
+    Assertion,
+    Attribute,
+    Buffer,
     /// `input()` at the end of its input.
     EOF,
     /// `import` of a module that does not exist.
     Import,
-    /// Raised by Ctrl-C.
-    KeyboardInterrupt,
-    /// Raised by an iterator's `__next__` when it is exhausted.
-    StopIteration,
-    /// Running out of memory: a request past the memory limit (memory.rs, docs/language.md "Limits").
+    ModuleNotFound,
+    Lookup,
+    Index,
+    Key,
     Memory,
-    /// `Exception(...)` itself, and user exception classes derived from it directly.
-    Exception,
+    Name,
+    UnboundLocal,
+    /// `OSError`; `IOError` is another name of it, as in Python 3 (reports say IOError).
+    IO,
+    FileNotFound,
+    FileExists,
+    Permission,
+    IsADirectory,
+    NotADirectory,
+    Timeout,
+    Runtime,
+    NotImplemented,
+    Recursion,
+    Syntax,
+    Indentation,
+    Tab,
+    Type,
+    Value,
+    Unicode,
+    UnicodeDecode,
+    UnicodeEncode,
+    Warning,
+    UserWarning,
+    DeprecationWarning,
+    RuntimeWarning,
+    /// TF's `tf.errors.OpError` (not a builtin name: `tf.errors` binds it).
+    OpError,
+    /// TF's `tf.errors.InvalidArgumentError`: besides its subclass ShapeError, an `except`
+    /// clause naming it also catches ValueError, IndexError and TypeError ([`ErrorKind::catches`]).
+    InvalidArgument,
+    /// Shapes that do not fit together: DGL's own kind, under TF's InvalidArgumentError.
+    Shape,
 }
 
 impl ErrorKind {
-    /// The kinds with a builtin name of their own (`Exception` is bound separately: it matches all).
-    pub const ALL: [ErrorKind; 20] = [
-        ErrorKind::Syntax,
-        ErrorKind::Name,
-        ErrorKind::Type,
-        ErrorKind::Value,
-        ErrorKind::Shape,
-        ErrorKind::Index,
-        ErrorKind::Key,
-        ErrorKind::Attribute,
+    /// The kinds bound as builtin names (`IOError`, `OSError` and `EnvironmentError` are one kind).
+    pub const ALL: [ErrorKind; 46] = [
+        ErrorKind::BaseException,
+        ErrorKind::SystemExit,
+        ErrorKind::KeyboardInterrupt,
+        ErrorKind::GeneratorExit,
+        ErrorKind::Exception,
+        ErrorKind::StopIteration,
+        ErrorKind::StopAsyncIteration,
+        ErrorKind::Arithmetic,
+        ErrorKind::FloatingPoint,
+        ErrorKind::Overflow,
         ErrorKind::ZeroDivision,
         ErrorKind::Assertion,
+        ErrorKind::Attribute,
+        ErrorKind::Buffer,
+        ErrorKind::EOF,
+        ErrorKind::Import,
+        ErrorKind::ModuleNotFound,
+        ErrorKind::Lookup,
+        ErrorKind::Index,
+        ErrorKind::Key,
+        ErrorKind::Memory,
+        ErrorKind::Name,
+        ErrorKind::UnboundLocal,
+        ErrorKind::IO,
+        ErrorKind::FileNotFound,
+        ErrorKind::FileExists,
+        ErrorKind::Permission,
+        ErrorKind::IsADirectory,
+        ErrorKind::NotADirectory,
+        ErrorKind::Timeout,
         ErrorKind::Runtime,
         ErrorKind::NotImplemented,
         ErrorKind::Recursion,
-        ErrorKind::IO,
-        ErrorKind::Overflow,
-        ErrorKind::EOF,
-        ErrorKind::Import,
-        ErrorKind::KeyboardInterrupt,
-        ErrorKind::StopIteration,
-        ErrorKind::Memory,
+        ErrorKind::Syntax,
+        ErrorKind::Indentation,
+        ErrorKind::Tab,
+        ErrorKind::Type,
+        ErrorKind::Value,
+        ErrorKind::Unicode,
+        ErrorKind::UnicodeDecode,
+        ErrorKind::UnicodeEncode,
+        ErrorKind::Warning,
+        ErrorKind::UserWarning,
+        ErrorKind::DeprecationWarning,
+        ErrorKind::RuntimeWarning,
+        ErrorKind::Shape,
     ];
 
     pub fn name(self) -> &'static str {
+        use ErrorKind::*;
         match self {
-            ErrorKind::Syntax => "SyntaxError",
-            ErrorKind::Name => "NameError",
-            ErrorKind::Type => "TypeError",
-            ErrorKind::Value => "ValueError",
-            ErrorKind::Shape => "ShapeError",
-            ErrorKind::Index => "IndexError",
-            ErrorKind::Key => "KeyError",
-            ErrorKind::Attribute => "AttributeError",
-            ErrorKind::ZeroDivision => "ZeroDivisionError",
-            ErrorKind::Assertion => "AssertionError",
-            ErrorKind::Runtime => "RuntimeError",
-            ErrorKind::NotImplemented => "NotImplementedError",
-            ErrorKind::Recursion => "RecursionError",
-            ErrorKind::IO => "IOError",
-            ErrorKind::Overflow => "OverflowError",
-            ErrorKind::EOF => "EOFError",
-            ErrorKind::Import => "ImportError",
-            ErrorKind::KeyboardInterrupt => "KeyboardInterrupt",
-            ErrorKind::StopIteration => "StopIteration",
-            ErrorKind::Memory => "MemoryError",
-            ErrorKind::Exception => "Exception",
+            BaseException => "BaseException",
+            SystemExit => "SystemExit",
+            KeyboardInterrupt => "KeyboardInterrupt",
+            GeneratorExit => "GeneratorExit",
+            Exception => "Exception",
+            StopIteration => "StopIteration",
+            StopAsyncIteration => "StopAsyncIteration",
+            Arithmetic => "ArithmeticError",
+            FloatingPoint => "FloatingPointError",
+            Overflow => "OverflowError",
+            ZeroDivision => "ZeroDivisionError",
+            Assertion => "AssertionError",
+            Attribute => "AttributeError",
+            Buffer => "BufferError",
+            EOF => "EOFError",
+            Import => "ImportError",
+            ModuleNotFound => "ModuleNotFoundError",
+            Lookup => "LookupError",
+            Index => "IndexError",
+            Key => "KeyError",
+            Memory => "MemoryError",
+            Name => "NameError",
+            UnboundLocal => "UnboundLocalError",
+            IO => "IOError",
+            FileNotFound => "FileNotFoundError",
+            FileExists => "FileExistsError",
+            Permission => "PermissionError",
+            IsADirectory => "IsADirectoryError",
+            NotADirectory => "NotADirectoryError",
+            Timeout => "TimeoutError",
+            Runtime => "RuntimeError",
+            NotImplemented => "NotImplementedError",
+            Recursion => "RecursionError",
+            Syntax => "SyntaxError",
+            Indentation => "IndentationError",
+            Tab => "TabError",
+            Type => "TypeError",
+            Value => "ValueError",
+            Unicode => "UnicodeError",
+            UnicodeDecode => "UnicodeDecodeError",
+            UnicodeEncode => "UnicodeEncodeError",
+            Warning => "Warning",
+            UserWarning => "UserWarning",
+            DeprecationWarning => "DeprecationWarning",
+            RuntimeWarning => "RuntimeWarning",
+            OpError => "OpError",
+            InvalidArgument => "InvalidArgumentError",
+            Shape => "ShapeError",
         }
     }
 
-    pub fn from_name(name: &str) -> Option<ErrorKind> {
-        ErrorKind::ALL.iter().copied().find(|k| k.name() == name)
+    /// The kind's base class in the tree of docs/language.md "Exceptions" (`None` for
+    /// BaseException, the root).
+    pub fn parent(self) -> Option<ErrorKind> {
+        use ErrorKind::*;
+        Some(match self {
+            BaseException => return None,
+            SystemExit | KeyboardInterrupt | GeneratorExit | Exception => BaseException,
+            FloatingPoint | Overflow | ZeroDivision => Arithmetic,
+            ModuleNotFound => Import,
+            Index | Key => Lookup,
+            UnboundLocal => Name,
+            FileNotFound | FileExists | Permission | IsADirectory | NotADirectory | Timeout => IO,
+            NotImplemented | Recursion => Runtime,
+            Indentation => Syntax,
+            Tab => Indentation,
+            Unicode => Value,
+            UnicodeDecode | UnicodeEncode => Unicode,
+            UserWarning | DeprecationWarning | RuntimeWarning => Warning,
+            InvalidArgument => OpError,
+            Shape => InvalidArgument,
+            StopIteration | StopAsyncIteration | Arithmetic | Assertion | Attribute | Buffer | EOF | Import
+            | Lookup | Memory | Name | IO | Runtime | Syntax | Type | Value | Warning | OpError => Exception,
+        })
+    }
+
+    /// Whether the kind is `ancestor` or derives from it (Python's `issubclass`).
+    pub fn is_a(self, ancestor: ErrorKind) -> bool {
+        let mut k = Some(self);
+        while let Some(x) = k {
+            if x == ancestor {
+                return true;
+            }
+            k = x.parent();
+        }
+        false
+    }
+
+    /// The kind and its bases, itself first (a class's `__mro__` without `object`).
+    pub fn ancestors(self) -> Vec<ErrorKind> {
+        std::iter::successors(Some(self), |k| k.parent()).collect()
+    }
+
+    /// Whether `except self` catches an error of kind `raised`: a kind derived from it, and,
+    /// for TF's OpError and InvalidArgumentError, the ValueError, IndexError and TypeError
+    /// that DGL's ops raise where TF's raise InvalidArgumentError (docs/language.md "Exceptions").
+    pub fn catches(self, raised: ErrorKind) -> bool {
+        raised.is_a(self)
+            || (matches!(self, ErrorKind::InvalidArgument | ErrorKind::OpError)
+                && [ErrorKind::Value, ErrorKind::Index, ErrorKind::Type].iter().any(|&k| raised.is_a(k)))
     }
 }
 

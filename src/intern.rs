@@ -39,6 +39,7 @@ predefined! {
     SUPER = 11 "super",
     LAMBDA = 12 "<lambda>",
     DOC = 13 "__doc__",
+    GETATTR = 14 "__getattr__",
 }
 
 struct Interner {

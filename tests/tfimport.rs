@@ -100,7 +100,6 @@ fn tf_names_are_dgls_own_values() {
 
 /// TF names the help entries give that `tf.` deliberately does not bind, with the reason.
 const LEFT_OUT: &[(&str, &str)] = &[
-    ("tf.errors.InvalidArgumentError", "DGL raises its own error kinds (ShapeError, ValueError, ...)"),
     ("tf.print", "TF prints tensors in NumPy's format, DGL's print does not"),
 ];
 

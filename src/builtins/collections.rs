@@ -295,7 +295,7 @@ pub(super) fn dict_fromkeys(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut d = crate::runtime::value::Dict::default();
     for k in rt.iterate(&items)? {
         let h = rt.hash_key(&k)?;
-        crate::runtime::value::dict_store(&mut d, h, k, value.clone());
+        crate::runtime::value::dict_store(&mut d, h, k, value.clone())?;
     }
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }

@@ -38,6 +38,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("sorted", sorted);
     reg("reversed", reversed);
     reg("isinstance", isinstance);
+    reg("issubclass", issubclass);
     reg("hasattr", hasattr);
     reg("getattr", getattr);
     reg("type", type_);
@@ -120,9 +121,7 @@ fn len(rt: &mut Interp, args: &mut Args) -> R<Value> {
             }
         }
         Value::Instance(_) => {
-            let m = rt.get_attr(&x, intern("__len__"))?;
-            let r = rt.call_value(&m, vec![], vec![])?;
-            return Ok(r);
+            return rt.call_special(&x, "__len__", vec![], |t| err!(Type, "object of type '{t}' has no len()"));
         }
         other => bail!(Type, "object of type '{}' has no len()", other.type_name()),
     } as i64))
@@ -545,12 +544,9 @@ fn instance_of(v: &Value, t: &Value) -> R<bool> {
             "builtin_function_or_method" => matches!(v, Value::Builtin(b) if !is_type_object(b)),
             name => v.type_name() == name,
         },
-        Value::ErrorType(None) => {
-            matches!(v, Value::Exception(_)) || matches!(v, Value::Instance(i) if i.class.error_kind.is_some())
-        }
-        Value::ErrorType(Some(k)) => {
-            matches!(v, Value::Exception(e) if e.kind() == *k)
-                || matches!(v, Value::Instance(i) if i.class.error_kind == Some(*k))
+        Value::ErrorType(k) => {
+            matches!(v, Value::Exception(e) if e.kind().is_a(*k))
+                || matches!(v, Value::Instance(i) if i.class.error_kind.is_some_and(|e| e.is_a(*k)))
         }
         Value::Tuple(ts) => {
             for t in ts.iter() {
@@ -569,6 +565,46 @@ fn isinstance(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["obj", "class_or_tuple"], 2);
     let mut a = SIG.bind(rt, args)?;
     Ok(Value::Bool(instance_of(&a.value("obj")?, &a.value("class_or_tuple")?)?))
+}
+
+/// Whether `v` is a class: a user class, a builtin exception class or a builtin type object.
+fn is_class(v: &Value) -> bool {
+    matches!(v, Value::Class(_) | Value::ErrorType(_)) || matches!(v, Value::Builtin(b) if is_type_object(b))
+}
+
+/// Whether the class `c` is `t` or derives from it (the exception tree of docs/language.md
+/// "Exceptions"; user classes through their bases; `bool` derives from `int`; every class
+/// from `object`).
+fn subclass_of(c: &Value, t: &Value) -> R<bool> {
+    if let Value::Tuple(ts) = t {
+        for t in ts.iter() {
+            if subclass_of(c, t)? {
+                return Ok(true);
+            }
+        }
+        return Ok(false);
+    }
+    if !is_class(t) {
+        bail!(Type, "issubclass() arg 2 must be a class or tuple of classes, not {}", t.type_name());
+    }
+    if !is_class(c) {
+        bail!(Type, "issubclass() arg 1 must be a class, not {}", c.type_name());
+    }
+    Ok(match (c, t) {
+        (_, Value::Class(o)) if super::lang::is_object_class(o) => true,
+        (Value::Class(a), Value::Class(b)) => a.is_subclass_of(b),
+        (Value::Class(a), Value::ErrorType(k)) => a.error_kind.is_some_and(|e| e.is_a(*k)),
+        (Value::ErrorType(a), Value::ErrorType(b)) => a.is_a(*b),
+        (Value::Builtin(a), Value::Builtin(b)) => a.name == b.name || (&*a.name == "bool" && &*b.name == "int"),
+        _ => false,
+    })
+}
+
+/// `issubclass(cls, class_or_tuple)`
+fn issubclass(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["cls", "class_or_tuple"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    Ok(Value::Bool(subclass_of(&a.value("cls")?, &a.value("class_or_tuple")?)?))
 }
 
 fn attr_name(v: &Value) -> R<crate::runtime::intern::Sym> {
@@ -612,7 +648,7 @@ fn type_(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let v = SIG.bind(rt, args)?.value("object")?;
     let name = match &v {
         Value::Instance(i) => return Ok(Value::Class(i.class.clone())),
-        Value::Exception(e) => return Ok(Value::ErrorType(Some(e.kind()))),
+        Value::Exception(e) => return Ok(Value::ErrorType(e.kind())),
         Value::Class(_) | Value::ErrorType(_) => "type".to_string(),
         Value::Builtin(b) if is_type_object(b) => "type".to_string(),
         Value::Builtin(_) => "builtin_function_or_method".to_string(),

@@ -125,7 +125,30 @@ pub(super) fn generator_send(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
-/// `g.close()`: finishes a suspended generator (what its frames hold is released).
+/// `g.throw(value)` (or `g.throw(type, value)`): raises the exception at the `yield` where
+/// `g` is suspended; the value it yields next.
+/// Errors: StopIteration when it returns instead; the exception (or what the body raises)
+/// when it leaves by an error; TypeError for a value that is not an exception.
+pub(super) fn generator_throw(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["typ", "val", "tb"], 1);
+    let g = this_generator(args)?;
+    let mut a = SIG.bind(rt, args)?;
+    let typ = a.value("typ")?;
+    let val = a.value_or("val", Value::None)?;
+    // `throw(ValueError, "message")` raises ValueError("message"), as CPython's old form.
+    let raised = match (&typ, val) {
+        (Value::ErrorType(_) | Value::Class(_), v) if !matches!(v, Value::None) => rt.call_value(&typ, vec![v], vec![])?,
+        (_, _) => typ,
+    };
+    let e = rt.exception_from(raised)?;
+    match rt.generator_throw(&g, e)? {
+        Step::Yielded(v) => Ok(v),
+        Step::Returned(v) => Err(stop_iteration(rt, &v)?),
+    }
+}
+
+/// `g.close()`: raises GeneratorExit at the `yield` where `g` is suspended, so its
+/// `finally` blocks run. Errors: RuntimeError if it yields again.
 pub(super) fn generator_close(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let g = this_generator(args)?;
     super::NO_ARGS.bind(rt, args)?;

@@ -255,6 +255,7 @@ const SET: &[(&str, Attr)] = &[
 
 const GENERATOR: &[(&str, Attr)] = &[
     ("send", Attr::Method(lang::generator_send)),
+    ("throw", Attr::Method(lang::generator_throw)),
     ("close", Attr::Method(lang::generator_close)),
     ("__next__", Attr::Method(lang::generator_next)),
 ];
@@ -312,7 +313,7 @@ fn dtype_is_floating(v: &Value) -> Option<Value> {
 /// `ValueError.__name__`; `Exception` for the catch-all type.
 fn error_type_name(v: &Value) -> Option<Value> {
     match v {
-        Value::ErrorType(k) => Some(Value::str(k.map_or("Exception", |k| k.name()))),
+        Value::ErrorType(k) => Some(Value::str(k.name())),
         _ => None,
     }
 }
@@ -410,6 +411,13 @@ fn kind_of(v: &Value) -> Option<Kind> {
     })
 }
 
+/// Whether `name` is a generator's method that the iterator `iter(x)` makes of a value
+/// (`list_iterator`, …) does not have: CPython's iterators have `__next__` only.
+fn is_iterator_only(obj: &Value, name: Sym) -> bool {
+    matches!(obj, Value::Generator(g) if !g.is_generator())
+        && matches!(&*name.name(), "send" | "throw" | "close")
+}
+
 /// `obj.name` for builtin values; `None` when there is no such attribute (the
 /// caller raises "'list' object has no attribute 'x'").
 pub fn attr(_rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
@@ -427,6 +435,9 @@ pub fn attr(_rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
         }
     }
     let Some(kind) = kind_of(obj) else { return Ok(None) };
+    if is_iterator_only(obj, name) {
+        return Ok(None);
+    }
     let Some((n, attr)) = TABLES.with(|t| t.0[kind as usize].get(&name).cloned()) else { return Ok(None) };
     Ok(match attr {
         Attr::Method(f) => {
@@ -443,6 +454,7 @@ pub fn attr_names(obj: &Value) -> Vec<Rc<str>> {
     let mut names: Vec<Rc<str>> = TABLES.with(|t| {
         t.0[kind as usize]
             .values()
+            .filter(|(n, _)| !is_iterator_only(obj, intern(n)))
             .filter(|(_, a)| match a {
                 Attr::Method(_) => true,
                 Attr::Get(get) => get(obj).is_some(),

@@ -16,6 +16,7 @@ mod inspect_fns;
 mod introspect;
 mod io;
 mod lang;
+pub use lang::is_object_class;
 mod linalg_fns;
 mod math_fns;
 pub mod methods;
@@ -93,9 +94,11 @@ pub fn install(rt: &mut Interp) {
         rt.builtins.insert(intern(name), Value::native(name, |_, args| Err(no_such_dtype(&args.fname))));
     }
     for k in ErrorKind::ALL {
-        rt.builtins.insert(intern(k.name()), Value::ErrorType(Some(k)));
+        rt.builtins.insert(intern(k.name()), Value::ErrorType(k));
     }
-    rt.builtins.insert(intern("Exception"), Value::ErrorType(None));
+    // Python 3: IOError and EnvironmentError are other names of OSError (one class).
+    rt.builtins.insert(intern("OSError"), Value::ErrorType(ErrorKind::IO));
+    rt.builtins.insert(intern("EnvironmentError"), Value::ErrorType(ErrorKind::IO));
     // `x[newaxis]`: `newaxis` is `None`, as in TF and NumPy.
     rt.builtins.insert(intern("newaxis"), Value::None);
 }

@@ -703,7 +703,7 @@ pub(super) fn str_maketrans(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut table = crate::runtime::value::Dict::default();
     let mut put = |rt: &mut Interp, k: Value, v: Value| -> R<()> {
         let h = rt.hash_key(&k)?;
-        crate::runtime::value::dict_store(&mut table, h, k, v);
+        crate::runtime::value::dict_store(&mut table, h, k, v)?;
         Ok(())
     };
     match y {

@@ -79,7 +79,7 @@ pub fn help_of(rt: &mut Interp, v: &Value) -> String {
             }
             module_help(rt, m)
         }
-        Value::ErrorType(k) => lookup(k.map_or("Exception", |k| k.name())).unwrap_or_default(),
+        Value::ErrorType(k) => lookup(k.name()).unwrap_or_default(),
         Value::DType(d) => lookup(d.name()).unwrap_or_default(),
         other => {
             let name = type_key(other).map_or_else(|| other.type_name(), str::to_string);

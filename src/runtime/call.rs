@@ -125,8 +125,7 @@ impl Interp {
                     Some(v) => self.str_of(v)?,
                     None => String::new(),
                 };
-                let kind = kind.unwrap_or(super::error::ErrorKind::Exception);
-                Ok(Value::Exception(Rc::new(Exc::new(kind, msg))))
+                Ok(Value::Exception(Rc::new(Exc::new(*kind, msg))))
             }
             other => bail!(Type, "'{}' object is not callable", other.type_name()),
         }
@@ -274,7 +273,13 @@ impl Interp {
                 }
                 match inst.class.lookup(name) {
                     Some(v) => self.bind_class_attr(v, obj),
-                    None => bail!(Attribute, "'{}' object has no attribute '{}'", inst.class.name, name),
+                    // CPython: `__getattr__` is asked for an attribute that normal lookup lacks.
+                    None => match inst.class.lookup(sym::GETATTR) {
+                        Some(m) if name != sym::GETATTR => {
+                            self.call_value(&m, vec![obj.clone(), Value::Str(name.name())], vec![])
+                        }
+                        _ => bail!(Attribute, "'{}' object has no attribute '{}'", inst.class.name, name),
+                    },
                 }
             }
             Value::Class(c) => match c.lookup(name) {
@@ -285,6 +290,7 @@ impl Interp {
                 }
                 Some(v) => Ok(v),
                 None if name == sym::NAME => Ok(Value::Str(c.name.clone())),
+                None if matches!(&*name.name(), "__mro__" | "__bases__" | "__base__") => Ok(self.class_bases(obj, name)),
                 // A class without a docstring of its own (builtin classes); user classes have it in attrs.
                 None if name == sym::DOC => Ok(Value::None),
                 None => bail!(Attribute, "type object '{}' has no attribute '{}'", c.name, name),
@@ -307,6 +313,9 @@ impl Interp {
                 }))),
                 None => bail!(Attribute, "'super' object has no attribute '{}'", name),
             },
+            Value::ErrorType(_) if matches!(&*name.name(), "__mro__" | "__bases__" | "__base__") => {
+                Ok(self.class_bases(obj, name))
+            }
             Value::Func(f) if name == sym::NAME => Ok(Value::Str(f.name.clone())),
             Value::Func(f) if name == sym::DOC => Ok(f.def.doc.clone().map_or(Value::None, Value::Str)),
             _ => match (self.builtin_attr)(self, obj, name)? {
@@ -316,8 +325,40 @@ impl Interp {
         }
     }
 
+    /// `C.__mro__` (C and its bases in order, `object` last), `C.__bases__` and `C.__base__`
+    /// of a user class or a builtin exception class (the tree of docs/language.md "Exceptions").
+    fn class_bases(&self, class: &Value, name: Sym) -> Value {
+        let object = self.builtins.get(&intern("object")).cloned().unwrap_or(Value::None);
+        let mut mro = Vec::new();
+        let mut next = Some(class.clone());
+        while let Some(c) = next.take() {
+            match &c {
+                Value::Class(k) if crate::builtins::is_object_class(k) => break,
+                // The class standing for a builtin kind that a user class derives from.
+                Value::Class(k) if k.base.is_none() && k.error_kind.is_some_and(|e| e.name() == &*k.name) => {
+                    next = k.error_kind.map(Value::ErrorType);
+                }
+                Value::Class(k) => {
+                    next = k.base.clone().map(Value::Class);
+                    mro.push(c);
+                }
+                Value::ErrorType(k) => {
+                    next = k.parent().map(Value::ErrorType);
+                    mro.push(c);
+                }
+                _ => break,
+            }
+        }
+        mro.push(object.clone());
+        match &*name.name() {
+            "__mro__" => Value::tuple(mro),
+            "__base__" => mro.get(1).cloned().unwrap_or(Value::None),
+            _ => Value::tuple(mro.get(1).cloned().into_iter().collect()),
+        }
+    }
+
     /// A class attribute read through an instance: functions bind, properties compute.
-    fn bind_class_attr(&mut self, v: Value, this: &Value) -> R<Value> {
+    pub(crate) fn bind_class_attr(&mut self, v: Value, this: &Value) -> R<Value> {
         match v {
             Value::Func(_) => Ok(Value::Method(Rc::new((this.clone(), v)))),
             // A decorated method (custom_gradient, recompute_grad, grad_pass_through) binds

@@ -62,7 +62,12 @@ impl Interp {
 
     pub fn exec_block(&mut self, block: &[Stmt], env: &mut Frame) -> R<Flow> {
         for s in block {
-            match self.exec(s, env)? {
+            let flow = self.exec(s, env);
+            // Generators dropped while suspended are closed between statements (src/runtime/generator.rs).
+            if super::generator::any_dropped() {
+                self.close_dropped_generators();
+            }
+            match flow? {
                 Flow::Normal => {}
                 other => return Ok(other),
             }
@@ -272,8 +277,9 @@ impl Interp {
                 self.set_item(&o, i, v).map_err(|e| e.at(self.src, target.span))
             }
             ExprKind::Tuple(ts) | ExprKind::List(ts) => {
+                let own_error = matches!(v, Value::Instance(_)) && self.instance_iterable(&v);
                 let items = self.iterate(&v).map_err(|e| match e.kind() {
-                    ErrorKind::Type if !matches!(v, Value::Instance(_)) => {
+                    ErrorKind::Type if !own_error => {
                         err!(Type, "cannot unpack non-iterable {} object", v.type_name()).at(self.src, target.span)
                     }
                     _ => e.at(self.src, target.span),
@@ -355,7 +361,13 @@ impl Interp {
                         }
                         Ok(())
                     }
-                    other => Err(err!(Type, "'{}' object does not support item deletion", other.type_name())
+                    Value::Instance(_) => self
+                        .call_special(&o, "__delitem__", vec![i], |t| {
+                            err!(Type, "'{t}' object doesn't support item deletion")
+                        })
+                        .map(drop)
+                        .map_err(|e| e.at(self.src, target.span)),
+                    other => Err(err!(Type, "'{}' object doesn't support item deletion", other.type_name())
                         .at(self.src, target.span)),
                 }
             }
@@ -398,8 +410,7 @@ impl Interp {
                 }
                 // Builtin error kinds are classes too: user exceptions derive from them, through
                 // an empty class standing for the kind (so `super().__init__` finds a base).
-                Value::ErrorType(k) => {
-                    let kind = k.unwrap_or(ErrorKind::Exception);
+                Value::ErrorType(kind) => {
                     let builtin = Class {
                         name: kind.name().into(),
                         base: None,
@@ -519,7 +530,7 @@ impl Interp {
                     Some(e) => {
                         let t = match raised_instance(e) {
                             Some(Value::Instance(i)) => Value::Class(i.class.clone()),
-                            _ => Value::ErrorType(Some(e.kind())),
+                            _ => Value::ErrorType(e.kind()),
                         };
                         vec![t, raised_value(e), Value::None]
                     }
@@ -531,6 +542,11 @@ impl Interp {
         }
     }
 
+    /// `try`: the body, the first handler whose clause matches an error of the body, or the
+    /// `else` block after a body that ran to its end; then `finally`, however that part
+    /// ended — normally, by `return`/`break`/`continue`, or by an error raised anywhere in
+    /// it, the handlers' clauses included (docs/language.md "Exceptions"). A `finally` that
+    /// leaves by `return`/`break`/`continue` or raises replaces the way the rest ended.
     fn exec_try(
         &mut self,
         body: &[Stmt],
@@ -539,39 +555,64 @@ impl Interp {
         finally: Option<&[Stmt]>,
         env: &mut Frame,
     ) -> R<Flow> {
-        let mut result = self.exec_block(body, env);
-        if let Err(exc) = &result {
-            let exc = exc.clone();
-            for h in handlers {
-                if self.handler_matches(h, &exc, env)? {
-                    if let Some(n) = h.name {
-                        store(n, h.slot.get(), raised_value(&exc), env);
-                    }
-                    self.handling.push(exc.clone());
-                    result = self.exec_block(&h.body, env);
-                    self.handling.pop();
-                    // CPython: `except E as e` unbinds `e` when the handler ends, however it ends.
-                    if let Some(n) = h.name {
-                        let _ = delete(n, h.slot.get(), env);
-                    }
-                    break;
-                }
-            }
-        } else if let Some(b) = orelse {
-            result = self.exec_block(b, env);
+        let result = self.exec_try_handlers(body, handlers, orelse, env);
+        let Some(f) = finally else { return result };
+        // A bare `raise` inside `finally` re-raises the error on its way out, as in CPython.
+        let pending = result.as_ref().err().cloned();
+        let handling = pending.is_some();
+        if let Some(e) = pending {
+            self.handling.push(e);
         }
-        if let Some(f) = finally {
-            match self.exec_block(f, env)? {
-                Flow::Normal => {}
-                other => return Ok(other),
-            }
+        let closing = self.exec_block(f, env);
+        if handling {
+            self.handling.pop();
         }
-        result
+        match closing? {
+            Flow::Normal => result,
+            other => Ok(other),
+        }
+    }
+
+    /// The part of `try` before `finally`.
+    fn exec_try_handlers(
+        &mut self,
+        body: &[Stmt],
+        handlers: &[Handler],
+        orelse: Option<&[Stmt]>,
+        env: &mut Frame,
+    ) -> R<Flow> {
+        let exc = match self.exec_block(body, env) {
+            // `else` runs only after a body that ran to its end (not after return/break/continue).
+            Ok(Flow::Normal) => return orelse.map_or(Ok(Flow::Normal), |b| self.exec_block(b, env)),
+            Ok(flow) => return Ok(flow),
+            Err(exc) => exc,
+        };
+        for h in handlers {
+            // The error stays the one being handled while the clauses are evaluated.
+            self.handling.push(exc.clone());
+            let matched = self.handler_matches(h, &exc, env);
+            self.handling.pop();
+            if !matched? {
+                continue;
+            }
+            if let Some(n) = h.name {
+                store(n, h.slot.get(), raised_value(&exc), env);
+            }
+            self.handling.push(exc);
+            let result = self.exec_block(&h.body, env);
+            self.handling.pop();
+            // CPython: `except E as e` unbinds `e` when the handler ends, however it ends.
+            if let Some(n) = h.name {
+                let _ = delete(n, h.slot.get(), env);
+            }
+            return result;
+        }
+        Err(exc)
     }
 
     /// The error `raise v` raises: a builtin error value, an instance of an exception class
     /// (its message is `str(instance)`), or a class, instantiated without arguments.
-    fn exception_from(&mut self, v: Value) -> R<Exc> {
+    pub fn exception_from(&mut self, v: Value) -> R<Exc> {
         let v = match v {
             Value::ErrorType(_) => self.call_value(&v, vec![], vec![])?,
             Value::Class(ref c) if c.error_kind.is_some() => self.call_value(&v, vec![], vec![])?,
@@ -590,35 +631,37 @@ impl Interp {
                 set_raised_instance(&mut x, &i.class, v.clone());
                 Ok(x)
             }
-            other => Err(err!(Type, "exceptions must derive from Exception, not {}", other.type_name())),
+            other => Err(err!(Type, "exceptions must derive from BaseException, not {}", other.type_name())),
         }
     }
 
+    /// Whether `h` catches `exc`; evaluating its clause may raise (`except NoSuchName:`).
     fn handler_matches(&mut self, h: &Handler, exc: &Exc, env: &mut Frame) -> R<bool> {
         let Some(kind) = &h.kind else { return Ok(true) };
         let k = self.eval(kind, env)?;
-        let kinds = match &k {
-            Value::Tuple(xs) => xs.to_vec(),
+        self.clause_catches(&k, exc).map_err(|e| e.at(self.src, kind.span))
+    }
+
+    /// Whether the class `k` of an `except` clause (or a tuple of them) catches `exc`: a
+    /// builtin kind catches the kinds derived from it ([`ErrorKind::catches`]), a user
+    /// exception class the instances of it and its subclasses.
+    fn clause_catches(&mut self, k: &Value, exc: &Exc) -> R<bool> {
+        let ks = match k {
+            Value::Tuple(ks) => ks.to_vec(),
             other => vec![other.clone()],
         };
-        for k in kinds {
+        for k in &ks {
             match k {
-                // `except Exception` catches every error but the Ctrl-C interrupt (as Python).
-                Value::ErrorType(None) if exc.kind() != ErrorKind::KeyboardInterrupt => return Ok(true),
-                Value::ErrorType(Some(kind)) if kind == exc.kind() => return Ok(true),
                 Value::ErrorType(_) => {}
-                Value::Class(c) if c.error_kind.is_some() => {
-                    if matches!(raised_instance(exc), Some(Value::Instance(i)) if i.class.is_subclass_of(&c)) {
-                        return Ok(true);
-                    }
-                }
-                other => {
-                    return Err(err!(Type, "except needs an error kind such as ValueError, not {}", other.type_name())
-                        .at(self.src, kind.span))
-                }
+                Value::Class(c) if c.error_kind.is_some() => {}
+                other => bail!(Type, "except needs an exception class such as ValueError, not {}", other.type_name()),
             }
         }
-        Ok(false)
+        Ok(ks.iter().any(|k| match k {
+            Value::ErrorType(kind) => kind.catches(exc.kind()),
+            Value::Class(c) => matches!(raised_instance(exc), Some(Value::Instance(i)) if i.class.is_subclass_of(c)),
+            _ => false,
+        }))
     }
 }
 

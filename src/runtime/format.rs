@@ -230,7 +230,7 @@ impl Interp {
             Value::StopRecording(_) => "<stop_recording>".into(),
             Value::Accumulator(_) => "<ForwardAccumulator>".into(),
             Value::DType(d) => d.name().into(),
-            Value::ErrorType(k) => format!("<class '{}'>", k.map_or("Exception", |k| k.name())),
+            Value::ErrorType(k) => format!("<class '{}'>", k.name()),
             Value::Exception(e) => format!("{}({})", e.kind().name(), str_repr(e.message())),
             Value::Property(_) => "<property>".into(),
             Value::Super(s) => format!("<super: {}>", s.0.name),

@@ -38,8 +38,16 @@ const GEN_STACK_BYTES: usize = 16 << 20;
 const POOL_SIZE: usize = 16;
 
 /// What a resume passes in: the interpreter (its address, as the body's frames
-/// keep using it) and the value `send` delivers (`None` for `next`).
-type Input = (usize, Value);
+/// keep using it) and what the suspended `yield` evaluates to.
+type Input = (usize, Resume);
+
+/// What a suspended `yield` does when its generator is resumed.
+pub enum Resume {
+    /// Evaluates to the value: `send(v)`, `None` for `next`.
+    Send(Value),
+    /// Raises the error: `throw(e)`, and GeneratorExit for `close()`.
+    Throw(Exc),
+}
 /// What a suspension passes out: the value yielded, and the interpreter's address
 /// (so the compiler knows the interpreter may change while the body is suspended).
 type Output = (Value, usize);
@@ -49,6 +57,45 @@ thread_local! {
     /// The yielders of the generator bodies running on this thread, innermost last.
     static YIELDERS: RefCell<Vec<*const Yielder<Input, Output>>> = const { RefCell::new(Vec::new()) };
     static POOL: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+    /// Started generator bodies dropped while suspended, waiting to be closed (their
+    /// `finally` blocks run) by [`Interp::close_dropped_generators`].
+    static DROPPED: RefCell<Vec<(Rc<str>, Box<Suspended>)>> = const { RefCell::new(Vec::new()) };
+    /// Whether DROPPED may be non-empty (read at every statement, so a plain flag).
+    static ANY_DROPPED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether generators dropped while suspended wait to be closed.
+#[inline]
+pub fn any_dropped() -> bool {
+    ANY_DROPPED.with(|d| d.get())
+}
+
+/// Unwinds a suspended body without running it (its frames' values are dropped) and gives
+/// its stack back to the pool.
+fn unwind(s: Box<Suspended>) {
+    let mut body = s.body;
+    // Unwinds a body suspended at a `yield` (dropping what its frames hold);
+    // a body never started just drops its closure.
+    body.force_unwind();
+    let stack = body.into_stack();
+    let _ = POOL.try_with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() < POOL_SIZE {
+            p.push(stack);
+        }
+    });
+}
+
+impl Interp {
+    /// The type name of the iterator `yield from it` walks (`list_iterator`, …), as CPython names it.
+    fn iterator_type_name(&self, it: &Value) -> String {
+        match it {
+            Value::Dict(_) => "dict_keyiterator".to_string(),
+            Value::Str(_) => "str_ascii_iterator".to_string(),
+            Value::Instance(i) => i.class.name.to_string(),
+            other => format!("{}_iterator", other.type_name()),
+        }
+    }
 }
 
 /// A generator object (`repr`: `<generator object NAME>`).
@@ -99,19 +146,21 @@ pub enum Step {
     Returned(Value),
 }
 
+/// A generator dropped while suspended inside its body is closed, as CPython closes it when
+/// it is collected: GeneratorExit is raised at its `yield`, so its `finally` blocks run. The
+/// drop may happen anywhere (while a list is borrowed, say), so the body waits in DROPPED
+/// and the interpreter closes it before its next statement.
 impl Drop for Generator {
     fn drop(&mut self) {
         if let State::Suspended(s) = std::mem::replace(self.state.get_mut(), State::Done) {
-            let mut body = s.body;
-            // Unwinds a body suspended at a `yield` (dropping what its frames hold);
-            // a body never started just drops its closure.
-            body.force_unwind();
-            let stack = body.into_stack();
-            POOL.with(|p| {
-                let mut p = p.borrow_mut();
-                if p.len() < POOL_SIZE {
-                    p.push(stack);
-                }
+            if !s.body.started() {
+                return unwind(s);
+            }
+            let name = self.name.clone();
+            // During thread teardown the queue is gone: the body unwinds with its Box.
+            let _ = DROPPED.try_with(move |d| {
+                d.borrow_mut().push((name, s));
+                let _ = ANY_DROPPED.try_with(|f| f.set(true));
             });
         }
     }
@@ -191,10 +240,27 @@ impl Interp {
     /// Errors: ValueError if `g` is running already; a value sent into a generator
     /// that has not started is a TypeError (CPython's rules).
     pub fn resume(&mut self, g: &Generator, sent: Value) -> R<Step> {
+        self.resume_with(g, Resume::Send(sent))
+    }
+
+    /// Resumes `g` with `how`: a value sent, or an error thrown in at its `yield` (an error
+    /// thrown into a generator that has not started or has finished is raised at once, and
+    /// it finishes, as in CPython).
+    pub fn resume_with(&mut self, g: &Generator, how: Resume) -> R<Step> {
         let old = std::mem::replace(&mut *g.state.borrow_mut(), State::Running);
         let mut s = match old {
             State::Suspended(s) => s,
-            State::Native(mut it) => {
+            State::Native(it) => {
+                *g.state.borrow_mut() = State::Native(it);
+                let sent = match how {
+                    Resume::Throw(e) => return Err(e),
+                    Resume::Send(Value::None) => Value::None,
+                    Resume::Send(_) => bail!(Attribute, "'{}' object has no attribute 'send'", g.name),
+                };
+                drop(sent);
+                let State::Native(mut it) = std::mem::replace(&mut *g.state.borrow_mut(), State::Running) else {
+                    unreachable!("the state was set just above")
+                };
                 let r = self.iter_next(&mut it);
                 *g.state.borrow_mut() = State::Native(it);
                 return Ok(match r? {
@@ -208,9 +274,19 @@ impl Interp {
             }
             State::Done => {
                 *g.state.borrow_mut() = State::Done;
-                return Ok(Step::Returned(Value::None));
+                return match how {
+                    Resume::Throw(e) => Err(e),
+                    Resume::Send(_) => Ok(Step::Returned(Value::None)),
+                };
             }
         };
+        if !s.body.started() {
+            if let Resume::Throw(e) = how {
+                *g.state.borrow_mut() = State::Done;
+                unwind(s);
+                return Err(e);
+            }
+        }
         if s.interp != self as *mut Interp as usize {
             *g.state.borrow_mut() = State::Suspended(s);
             bail!(Runtime, "a generator cannot be resumed by another interpreter");
@@ -221,7 +297,7 @@ impl Interp {
             *g.state.borrow_mut() = State::Suspended(s);
             bail!(Recursion, "maximum recursion depth exceeded ({} nested calls)", super::MAX_DEPTH);
         }
-        if !s.body.started() && !matches!(sent, Value::None) {
+        if !s.body.started() && !matches!(how, Resume::Send(Value::None)) {
             *g.state.borrow_mut() = State::Suspended(s);
             bail!(Type, "can't send non-None value to a just-started generator");
         }
@@ -233,7 +309,7 @@ impl Interp {
         self.depth += s.depth + 1;
         self.handling.append(&mut s.handling);
         let floor = super::enter_stack(s.stack_limit + STACK_RESERVE);
-        let step = s.body.resume((self as *mut Interp as usize, sent));
+        let step = s.body.resume((self as *mut Interp as usize, how));
         super::leave_stack(floor);
         // Take it back.
         s.depth = self.depth.saturating_sub(depth + 1);
@@ -269,55 +345,115 @@ impl Interp {
         }
     }
 
-    /// `g.close()`: a suspended generator is finished (its stack unwound), as if dropped.
+    /// `g.close()`: GeneratorExit is raised at the `yield` where `g` is suspended, so its
+    /// `finally` blocks and `with` exits run; a generator not started or finished just
+    /// finishes. Errors: RuntimeError if the body yields again instead of finishing, and
+    /// whatever else the body raises on its way out.
     pub fn generator_close(&mut self, g: &Generator) -> R<()> {
-        let old = std::mem::replace(&mut *g.state.borrow_mut(), State::Done);
-        match old {
-            State::Running => {
-                *g.state.borrow_mut() = State::Running;
-                bail!(Value, "generator already executing")
+        let started = match &*g.state.borrow() {
+            State::Running => bail!(Value, "generator already executing"),
+            State::Suspended(s) => s.body.started(),
+            State::Done | State::Native(_) => return Ok(()),
+        };
+        if !started {
+            if let State::Suspended(s) = std::mem::replace(&mut *g.state.borrow_mut(), State::Done) {
+                unwind(s);
             }
-            State::Suspended(s) => {
-                // Dropping the generator-to-be unwinds it the same way.
-                drop(Generator { name: g.name.clone(), native: false, state: RefCell::new(State::Suspended(s)) });
-                Ok(())
+            return Ok(());
+        }
+        match self.resume_with(g, Resume::Throw(Exc::new(ErrorKind::GeneratorExit, ""))) {
+            Ok(Step::Yielded(_)) => bail!(Runtime, "generator ignored GeneratorExit"),
+            Ok(Step::Returned(_)) => Ok(()),
+            Err(e) if matches!(e.kind(), ErrorKind::GeneratorExit | ErrorKind::StopIteration) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `g.throw(e)`: raises `e` at the `yield` where `g` is suspended; the value it yields
+    /// next. Errors: StopIteration when it returns instead, `e` (or what the body raises)
+    /// when it leaves by an error.
+    pub fn generator_throw(&mut self, g: &Generator, e: Exc) -> R<Step> {
+        self.resume_with(g, Resume::Throw(e))
+    }
+
+    /// Closes the generators dropped while suspended since the last call (CPython closes a
+    /// collected generator): their `finally` blocks run now. An error one raises cannot
+    /// reach any handler: it is reported on stderr, as CPython reports it, and ignored.
+    pub fn close_dropped_generators(&mut self) {
+        let _ = ANY_DROPPED.try_with(|f| f.set(false));
+        let dropped: Vec<(Rc<str>, Box<Suspended>)> =
+            DROPPED.try_with(|d| std::mem::take(&mut *d.borrow_mut())).unwrap_or_default();
+        for (name, s) in dropped {
+            if s.interp != self as *mut Interp as usize {
+                unwind(s);
+                continue;
             }
-            State::Done => Ok(()),
-            State::Native(it) => {
-                *g.state.borrow_mut() = State::Native(it);
-                Ok(())
+            let g = Generator { name: name.clone(), native: false, state: RefCell::new(State::Suspended(s)) };
+            if let Err(e) = self.generator_close(&g) {
+                eprintln!("Exception ignored in: <generator object {name}>\n{e}");
+            }
+            // A body that yielded again is unwound without running.
+            let left = std::mem::replace(&mut *g.state.borrow_mut(), State::Done);
+            if let State::Suspended(s) = left {
+                unwind(s);
             }
         }
     }
 
     /// `yield v` inside a running generator body: suspends it; the value `send`
-    /// delivers when it is resumed (`None` for `next`).
+    /// delivers when it is resumed (`None` for `next`), or the error `throw` raises.
     pub fn yield_value(&mut self, v: Value) -> R<Value> {
+        match self.suspend(v)? {
+            Resume::Send(v) => Ok(v),
+            Resume::Throw(e) => Err(e),
+        }
+    }
+
+    /// Suspends the running generator body, handing out `v`; how it is resumed.
+    fn suspend(&mut self, v: Value) -> R<Resume> {
         let Some(y) = YIELDERS.with(|y| y.borrow_mut().pop()) else { bail!(Syntax, "'yield' outside a generator") };
         let me = self as *mut Interp as usize;
         // SAFETY: the yielder belongs to the coroutine running this code (the innermost
         // generator body: a `yield` makes its own function a generator), alive while it runs.
-        let (interp, sent) = unsafe { (*y).suspend((v, me)) };
+        let (interp, how) = unsafe { (*y).suspend((v, me)) };
         YIELDERS.with(|ys| ys.borrow_mut().push(y));
         debug_assert_eq!(interp, me);
-        Ok(sent)
+        Ok(how)
     }
 
-    /// `yield from it`: yields each of `it`'s values in turn; a generator's return value
-    /// is the expression's value (values sent in go to an inner generator).
+    /// `yield from it` (PEP 380): yields each of `it`'s values in turn and evaluates to a
+    /// generator's return value. What the consumer does is passed on: values sent go to
+    /// the inner generator's `send` (an iterator without one raises AttributeError, as
+    /// CPython), errors thrown to its `throw` (an iterator without one raises them here),
+    /// and GeneratorExit closes the inner generator before it is raised here.
     pub fn yield_from(&mut self, it: &Value) -> R<Value> {
         if let Value::Generator(inner) = it {
-            let mut sent = Value::None;
+            let mut how = Resume::Send(Value::None);
             loop {
-                match self.resume(inner, sent)? {
-                    Step::Yielded(v) => sent = self.yield_value(v)?,
+                if let Resume::Throw(e) = &how {
+                    if e.kind() == ErrorKind::GeneratorExit || !inner.is_generator() {
+                        if e.kind() == ErrorKind::GeneratorExit {
+                            self.generator_close(inner)?;
+                        }
+                        let Resume::Throw(e) = how else { unreachable!("matched above") };
+                        return Err(e);
+                    }
+                }
+                match self.resume_with(inner, how)? {
+                    Step::Yielded(v) => how = self.suspend(v)?,
                     Step::Returned(v) => return Ok(v),
                 }
             }
         }
         let mut iter = self.iter_of(it)?;
         while let Some(v) = self.iter_next(&mut iter)? {
-            self.yield_value(v)?;
+            match self.suspend(v)? {
+                Resume::Send(Value::None) => {}
+                Resume::Send(_) => {
+                    bail!(Attribute, "'{}' object has no attribute 'send'", self.iterator_type_name(it))
+                }
+                Resume::Throw(e) => return Err(e),
+            }
         }
         Ok(Value::None)
     }

@@ -5,7 +5,7 @@ use super::generator::Generator;
 use super::value::Value;
 use super::Interp;
 use crate::autodiff::ops::axis_slice;
-use crate::bail;
+use crate::{bail, err};
 use crate::tensor::{shape_str, Array, DType, Tensor};
 use ndarray::SliceInfoElem;
 use std::rc::Rc;
@@ -235,10 +235,9 @@ impl Interp {
                 let info = tensor_index(t.shape(), index)?;
                 Ok(Value::Tensor(self.index(&t, Rc::new(info))?))
             }
-            Value::Instance(_) => {
-                let m = self.get_attr(obj, super::intern::intern("__getitem__"))?;
-                self.call_value(&m, vec![index.clone()], vec![])
-            }
+            Value::Instance(_) => self.call_special(obj, "__getitem__", vec![index.clone()], |t| {
+                err!(Type, "'{t}' object is not subscriptable")
+            }),
             other => bail!(Type, "'{}' object is not subscriptable", other.type_name()),
         }
     }
@@ -262,8 +261,9 @@ impl Interp {
                 Ok(())
             }
             Value::Instance(_) => {
-                let m = self.get_attr(obj, super::intern::intern("__setitem__"))?;
-                self.call_value(&m, vec![index, v], vec![])?;
+                self.call_special(obj, "__setitem__", vec![index, v], |t| {
+                    err!(Type, "'{t}' object does not support item assignment")
+                })?;
                 Ok(())
             }
             Value::Tensor(_) | Value::Variable(_) => {

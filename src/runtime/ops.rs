@@ -1,7 +1,7 @@
 //! Operators on values (`+`, `==`, `<`, `in`, `is`) and truth values.
 
 use super::convert::{int_checked, int_pow};
-use super::error::R;
+use super::error::{Exc, R};
 use super::value::{HashKey, Value};
 use super::Interp;
 use crate::bail;
@@ -53,6 +53,39 @@ impl Interp {
         all.push(v.clone());
         all.extend(args);
         self.call_value(&m, all, vec![]).map(Some)
+    }
+
+    /// The special method `name` of a user instance `v`, called with `args`, or the
+    /// TypeError `missing` makes of the instance's type name when its class lacks it. Special
+    /// methods are looked up on the class, never on the instance nor through `__getattr__`
+    /// (CPython's rule, docs/python.md "Classes"): this is the one place a protocol that
+    /// an instance does not support becomes its TypeError.
+    pub fn call_special(
+        &mut self,
+        v: &Value,
+        name: &str,
+        args: Vec<Value>,
+        missing: impl FnOnce(&str) -> Exc,
+    ) -> R<Value> {
+        let found = match v {
+            Value::Instance(i) => i.class.lookup(super::intern::intern(name)),
+            _ => None,
+        };
+        match found {
+            // Bound as an attribute read through the instance would be (functions, properties,
+            // static methods, builtins stored in the class).
+            Some(m) => {
+                let f = self.bind_class_attr(m, v)?;
+                self.call_value(&f, args, vec![])
+            }
+            None => Err(missing(&v.type_name())),
+        }
+    }
+
+    /// Whether the class of the instance `v` makes it iterable (`__iter__`, or the old
+    /// sequence protocol's `__getitem__`).
+    pub fn instance_iterable(&self, v: &Value) -> bool {
+        matches!(v, Value::Instance(i) if ["__iter__", "__getitem__"].iter().any(|m| i.class.lookup(super::intern::intern(m)).is_some()))
     }
 
     /// `a.__op__(b)`, else `b.__rop__(a)`, for the operator methods a user class defines.
@@ -477,6 +510,9 @@ impl Interp {
         if let Value::Instance(_) = haystack {
             if let Some(r) = self.call_dunder(haystack, "__contains__", vec![needle.clone()])? {
                 return self.truthy(&r);
+            }
+            if !self.instance_iterable(haystack) {
+                bail!(Type, "argument of type '{}' is not iterable", haystack.type_name());
             }
             // Lazily through the iterator protocol: an endless iterator stops at a match.
             let mut it = self.iter_of(haystack)?;

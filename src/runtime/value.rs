@@ -47,8 +47,8 @@ pub enum Value {
     /// A `ForwardAccumulator` (forward-mode differentiation).
     Accumulator(AccRef),
     DType(DType),
-    /// An error kind such as `ValueError`; `None` is `Exception`, which matches every kind.
-    ErrorType(Option<ErrorKind>),
+    /// A builtin exception class such as `ValueError` (the tree of docs/language.md "Exceptions").
+    ErrorType(ErrorKind),
     /// A raised (or constructed) error, as bound by `except … as e`.
     Exception(Rc<Exc>),
     /// `property(getter)`: read as an attribute, computed by calling the getter.

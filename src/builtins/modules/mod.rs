@@ -24,6 +24,7 @@ pub fn find(name: &str) -> Option<ModuleBuilder> {
         "sys" => sys::build,
         "_plot" => plot::build,
         "_progress_bar" => progress::build,
+        "_tf_errors" => tensorflow::build_errors,
         _ if tensorflow::TENSORFLOW.resolve_import(name).is_some() => tensorflow::build,
         _ if numpy::NUMPY.resolve_import(name).is_some() => numpy::build,
         _ => return None,

@@ -71,6 +71,10 @@ const TABLE: &[(&str, &str)] = &[
     ("tensorflow.autodiff", "GradientTape ForwardAccumulator"),
     ("tensorflow.dtypes", concat!("cast ", dtypes!())),
     ("tensorflow.test", "compute_gradient"),
+    (
+        "tensorflow.errors",
+        "OpError=_tf_errors.OpError InvalidArgumentError=_tf_errors.InvalidArgumentError",
+    ),
     ("tensorflow.data", "Dataset=data.Dataset"),
     (
         "tensorflow.keras",
@@ -155,4 +159,14 @@ static HOOKS: ModuleHooks =
 pub fn build(rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
     TENSORFLOW.register(rt)?;
     Ok(vec![])
+}
+
+/// The native module `_tf_errors`: TF's exception classes in DGL's tree (docs/language.md
+/// "Exceptions"), bound as `tf.errors.OpError` and `tf.errors.InvalidArgumentError`.
+pub fn build_errors(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
+    use crate::runtime::error::ErrorKind;
+    Ok(vec![
+        ("OpError", Value::ErrorType(ErrorKind::OpError)),
+        ("InvalidArgumentError", Value::ErrorType(ErrorKind::InvalidArgument)),
+    ])
 }

@@ -244,16 +244,22 @@ pub(super) fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
             };
             Handler { kind, name, slot: Cell::default(), body, span: e.span().into() }
         });
+    // After the body comes at least one clause: handlers (then `else`, `finally`), or
+    // `finally` alone. The clauses are required by the grammar, not checked afterwards, so
+    // a malformed clause is reported where it goes wrong (`except as e:` at its `as`).
+    let finally = tok(Tok::Finally).ignore_then(block(&body, "':' after 'finally'"));
+    let with_handlers = handler
+        .repeated()
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .then(tok(Tok::Else).ignore_then(block(&body, "':' after 'else'")).or_not())
+        .then(finally.clone().or_not());
+    let finally_only = finally.map(|f| ((Vec::new(), None), Some(f)));
     let try_stmt = tok(Tok::Try)
         .ignore_then(block(&body, "':' after 'try'"))
-        .then(handler.repeated().collect::<Vec<_>>())
-        .then(tok(Tok::Else).ignore_then(block(&body, "':' after 'else'")).or_not())
-        .then(tok(Tok::Finally).ignore_then(block(&body, "':' after 'finally'")).or_not())
-        .try_map_with(|(((body, handlers), orelse), finally), e| {
-            if handlers.is_empty() && finally.is_none() {
-                return Err(Rich::custom(e.span(), "expected 'except' or 'finally' after the try block"));
-            }
-            Ok(st(StmtKind::Try { body, handlers, orelse, finally }, e.span()))
+        .then(with_handlers.or(finally_only))
+        .map_with(|(body, ((handlers, orelse), finally)), e| {
+            st(StmtKind::Try { body, handlers, orelse, finally }, e.span())
         });
     let decorators = tok(Tok::At).ignore_then(expr()).then_ignore(tok(Tok::Newline)).repeated().collect::<Vec<_>>();
     let def = tok(Tok::Def)
