@@ -29,12 +29,7 @@ pub fn install(rt: &mut Interp) {
     rt.builtins.insert(intern("object"), Value::Class(Rc::new(object)));
 }
 
-/// Whether `c` is the builtin `object` class (every value is an instance of it).
-pub fn is_object_class(c: &Class) -> bool {
-    c.base.is_none()
-        && &*c.name == "object"
-        && c.attrs.borrow().get(&intern("__init__")).is_some_and(crate::runtime::call::is_object_init)
-}
+pub use crate::runtime::call::is_object_class;
 
 /// `object.__init__(self)`: does nothing; reached by `super().__init__()` (unbound: no
 /// arguments) or `object.__init__(self)`.
