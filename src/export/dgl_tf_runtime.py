@@ -467,6 +467,21 @@ class GradientTape(_tf.GradientTape):
                                  unconnected_gradients=unconnected_gradients)
         return _tf.nest.map_structure(_dense, grads)
 
+    def batch_jacobian(self, target, source, unconnected_gradients=_tf.UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """tf.GradientTape.batch_jacobian, except where TF 2.21 departs from its own jacobian:
+        an empty batch (TF divides by zero; DGL gives zeros of the batch Jacobian's shape,
+        target + source[1:]), and a source the target does not depend on under 'none' (TF
+        gives zeros; DGL gives None, as tf.GradientTape.jacobian does)."""
+        if target.shape.rank and target.shape[0] == 0:
+            return _tf.zeros(list(target.shape) + list(source.shape[1:]), source.dtype)
+        none = unconnected_gradients in (_tf.UnconnectedGradients.NONE, "none")
+        if none and self._persistent and super().gradient(target, source) is None:
+            return None
+        return super().batch_jacobian(target, source, unconnected_gradients=unconnected_gradients,
+                                      parallel_iterations=parallel_iterations,
+                                      experimental_use_pfor=experimental_use_pfor)
+
 
 def _window_pair(value, data_format):
     """A strides/dilations argument as the (height, width) pair: an int, 1, 2 or 4 entries."""
