@@ -3,10 +3,12 @@
 //! in tests/data/format_specs.tsv by tools/gen_format_specs.py (run once with python3
 //! and checked in; this test never calls Python).
 
+mod common;
+
 #[test]
 fn random_format_specs_match_cpython() {
     let table = include_str!("data/format_specs.tsv");
-    let rows: Vec<Vec<&str>> = table.lines().map(|l| l.split('\t').collect()).collect();
+    let rows = common::rows(table);
     let mut program = String::from(
         "def show(v, s):\n    try:\n        print(format(v, s))\n    except Exception as e:\n        \
          print('ERR ' + type(e).__name__ + ': ' + str(e))\n",
@@ -17,15 +19,7 @@ fn random_format_specs_match_cpython() {
         assert!(!r[2].contains(['\'', '\\']), "spec {:?}", r[2]);
         program.push_str(&format!("show({}, '{}')\n", r[1], r[2]));
     }
-    let out = dgl::testing::run_text(&program);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let lines: Vec<&str> = out.stdout.lines().collect();
-    assert_eq!(lines.len(), rows.len());
-    let wrong: Vec<String> = rows
-        .iter()
-        .zip(&lines)
-        .filter(|(r, got)| r[3] != **got)
-        .map(|(r, got)| format!("format({}, {:?}): CPython {:?}, DGL {:?}", r[1], r[2], r[3], got))
-        .collect();
-    assert!(wrong.is_empty(), "{} of {} differ:\n{}", wrong.len(), rows.len(), wrong.join("\n"));
+    common::check_lines(&program, &rows, |r| r[3].to_string(), |r, got| {
+        format!("format({}, {:?}): CPython {:?}, DGL {:?}", r[1], r[2], r[3], got)
+    });
 }

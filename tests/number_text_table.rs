@@ -5,10 +5,12 @@
 //! in; this test never calls Python). Floats compare by `float.hex()`, bit for bit; an int
 //! beyond 64 bits is DGL's OverflowError (docs/python.md).
 
+mod common;
+
 #[test]
 fn number_texts_parse_as_cpython() {
     let table = include_str!("data/number_text.tsv");
-    let rows: Vec<Vec<&str>> = table.lines().map(|l| l.split('\t').collect()).collect();
+    let rows = common::rows(table);
     let mut program = String::from(
         "def show(base, t):\n    try:\n        if base == 'float':\n            print(float(t).hex())\n        \
          else:\n            print(int(t, int(base)))\n    except OverflowError:\n        print('OVERFLOW')\n    \
@@ -20,15 +22,7 @@ fn number_texts_parse_as_cpython() {
         assert!(!r[1].contains(['\'', '"']), "text {:?}", r[1]);
         program.push_str(&format!("show('{}', '{}')\n", r[0], r[1]));
     }
-    let out = dgl::testing::run_text(&program);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let lines: Vec<&str> = out.stdout.lines().collect();
-    assert_eq!(lines.len(), rows.len());
-    let wrong: Vec<String> = rows
-        .iter()
-        .zip(&lines)
-        .filter(|(r, got)| r[2] != **got)
-        .map(|(r, got)| format!("{}({:?}): CPython {:?}, DGL {:?}", r[0], r[1], r[2], got))
-        .collect();
-    assert!(wrong.is_empty(), "{} of {} differ:\n{}", wrong.len(), rows.len(), wrong.join("\n"));
+    common::check_lines(&program, &rows, |r| r[2].to_string(), |r, got| {
+        format!("{}({:?}): CPython {:?}, DGL {:?}", r[0], r[1], r[2], got)
+    });
 }
