@@ -45,7 +45,8 @@ pub enum ErrorKind {
     Memory,
     Name,
     UnboundLocal,
-    /// `OSError`; `IOError` is another name of it, as in Python 3 (reports say IOError).
+    /// `OSError`; `IOError` and `EnvironmentError` are other names of it, as in Python 3.
+    /// Reports call it IOError, LANGUAGE.md §7's name (docs/python.md lists the difference).
     IO,
     FileNotFound,
     FileExists,
@@ -248,6 +249,10 @@ pub struct ExcData {
     pub trace: Vec<(SourceId, Span, String)>,
     /// The raised instance, when a user exception class was raised (`except … as e` binds it).
     pub instance: Option<Raised>,
+    /// The arguments a builtin error was constructed with (`KeyError('k')`: a tuple
+    /// value, opaque here), when Python code constructed it; `None` for DGL's own errors,
+    /// whose `args` are `(message,)`.
+    pub args: Option<Rc<dyn Any>>,
     /// A "did you mean" hint (`. Did you mean: 'length'?`), shown after the message in
     /// reports but not part of `str(e)`, as in CPython's tracebacks.
     pub hint: Option<String>,
@@ -284,6 +289,7 @@ impl Exc {
             at: None,
             trace: Vec::new(),
             instance: None,
+            args: None,
             hint: None,
             from_parse: false,
         }))

@@ -3,7 +3,7 @@
 
 use super::{Signature, NO_ARGS};
 use crate::runtime::error::R;
-use crate::runtime::value::{Args, Value};
+use crate::runtime::value::{Args, Dict, HashKey, Value};
 use crate::runtime::Interp;
 use crate::{bail, err};
 use std::cell::RefCell;
@@ -98,9 +98,26 @@ fn position(rt: &mut Interp, args: &mut Args) -> R<(Rc<RefCell<Vec<Value>>>, usi
     bail!(Value, "{r} is not in list")
 }
 
-/// `xs.index(value)`
+/// `xs.index(value, start=0, stop=len(xs))`: the position of the first equal item in
+/// `xs[start:stop]` (negative bounds count from the end, as in a slice).
+/// Errors: ValueError when there is none.
 pub(super) fn list_index(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    Ok(Value::Int(position(rt, args)?.1 as i64))
+    static SIG: Signature = Signature::new(&["value", "start", "stop"], 1);
+    let l = this_list(args)?;
+    let mut b = SIG.bind(rt, args)?;
+    let (x, start, stop) = (b.value("value")?, b.opt_int("start")?, b.opt_int("stop")?);
+    let items = l.borrow().clone();
+    let n = items.len() as i64;
+    let fix = |i: i64| if i < 0 { (i + n).max(0) } else { i.min(n) };
+    let (a, z) = (start.map_or(0, fix), stop.map_or(n, fix));
+    for i in a..z.max(a) {
+        let v = &items[i as usize];
+        if v.is(&x) || rt.values_equal(v, &x)? {
+            return Ok(Value::Int(i));
+        }
+    }
+    let r = rt.repr_of(&x)?;
+    bail!(Value, "{r} is not in list")
 }
 
 /// `xs.count(value)`
@@ -231,14 +248,45 @@ pub(super) fn dict_pop(rt: &mut Interp, args: &mut Args) -> R<Value> {
 
 /// `d.update(other)`: every entry of the dict `other`, in its order.
 pub(super) fn dict_update(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["other"], 1);
+    static SIG: Signature = Signature::new(&["other"], 0);
     let d = this_dict(args)?;
-    let Value::Dict(o) = SIG.bind(rt, args)?.value("other")? else { bail!(Type, "update() needs a dict") };
-    let items: Vec<_> = o.borrow().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    for (h, (k, v)) in items {
-        crate::runtime::value::dict_store(&mut d.borrow_mut(), h, k, v)?;
-    }
+    let kw = std::mem::take(&mut args.kw);
+    let other = SIG.bind(rt, args)?.opt("other")?;
+    let mut new = d.borrow().clone();
+    merge_into(rt, &mut new, other, kw)?;
+    *d.borrow_mut() = new;
     Ok(Value::None)
+}
+
+/// Adds to `d` the entries of `items` (a dict, or an iterable of (key, value) pairs) and
+/// then the keywords: what `dict(items, **kw)` and `d.update(items, **kw)` share.
+/// Errors: ValueError for an element that is not a pair, TypeError for one that is not
+/// iterable (CPython's messages name the element's position).
+pub(super) fn merge_into(rt: &mut Interp, d: &mut Dict, items: Option<Value>, kw: Vec<(Rc<str>, Value)>) -> R<()> {
+    if let Some(x) = items {
+        let items: Vec<Value> = match &x {
+            Value::Dict(src) => src.borrow().values().map(|(k, v)| Value::tuple(vec![k.clone(), v.clone()])).collect(),
+            other => rt.iterate(other)?,
+        };
+        for (i, item) in items.into_iter().enumerate() {
+            let kv = match rt.iterate(&item) {
+                Ok(kv) => kv,
+                Err(e) if e.kind() == crate::error::ErrorKind::Type => {
+                    bail!(Type, "cannot convert dictionary update sequence element #{i} to a sequence")
+                }
+                Err(e) => return Err(e),
+            };
+            if kv.len() != 2 {
+                bail!(Value, "dictionary update sequence element #{i} has length {}; 2 is required", kv.len());
+            }
+            let h = rt.hash_key(&kv[0])?;
+            crate::runtime::value::dict_store(d, h, kv[0].clone(), kv[1].clone())?;
+        }
+    }
+    for (k, v) in kw {
+        crate::runtime::value::dict_store(d, HashKey::Str(k.clone()), Value::Str(k), v)?;
+    }
+    Ok(())
 }
 
 /// `d.setdefault(key, default=None)`: the value, after storing `default` if the key was absent.

@@ -6,7 +6,7 @@ use crate::runtime::convert::{float_to_int, int_add, int_checked};
 use crate::runtime::error::R;
 use crate::runtime::index::range_len;
 use crate::runtime::intern::intern;
-use crate::runtime::value::{Args, Dict, HashKey, NativeFn, Value};
+use crate::runtime::value::{Args, Dict, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::kernels::Unary;
 use crate::{bail, err};
@@ -27,6 +27,8 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("dict", dict);
     reg("str", str_);
     reg("repr", repr);
+    reg("ascii", ascii);
+    reg("slice", slice);
     reg("int", int);
     reg("float", float);
     reg("bool", bool_);
@@ -41,6 +43,9 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("issubclass", issubclass);
     reg("hasattr", hasattr);
     reg("getattr", getattr);
+    reg("setattr", setattr);
+    reg("delattr", delattr);
+    reg("id", id);
     reg("type", type_);
     reg("argv", argv);
     reg("property", property);
@@ -105,7 +110,7 @@ fn len(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Value::List(l) => l.borrow().len(),
         Value::Tuple(t) => t.len(),
         Value::Dict(d) => d.borrow().len(),
-        Value::Set(s) => s.borrow().len(),
+        Value::Set(s) | Value::FrozenSet(s) => s.borrow().len(),
         Value::Range(r) => {
             let n = range_len(r[0], r[1], r[2]);
             if n > i64::MAX as usize {
@@ -217,23 +222,7 @@ fn dict(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let kw = std::mem::take(&mut args.kw);
     let x = SIG.bind(rt, args)?.opt("items")?;
     let mut d = Dict::default();
-    if let Some(x) = x {
-        let items = match &x {
-            Value::Dict(src) => src.borrow().values().map(|(k, v)| Value::tuple(vec![k.clone(), v.clone()])).collect(),
-            other => rt.iterate(other)?,
-        };
-        for item in items {
-            let kv = rt.iterate(&item)?;
-            if kv.len() != 2 {
-                bail!(Value, "dict() needs (key, value) pairs, got a sequence of length {}", kv.len());
-            }
-            let h = rt.hash_key(&kv[0])?;
-            crate::runtime::value::dict_store(&mut d, h, kv[0].clone(), kv[1].clone())?;
-        }
-    }
-    for (k, v) in kw {
-        crate::runtime::value::dict_store(&mut d, HashKey::Str(k.clone()), Value::Str(k), v)?;
-    }
+    super::collections::merge_into(rt, &mut d, x, kw)?;
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }
 
@@ -252,6 +241,32 @@ fn repr(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["obj"], 1);
     let x = SIG.bind(rt, args)?.value("obj")?;
     Ok(Value::Str(rt.repr_of(&x)?.into()))
+}
+
+/// `ascii(obj)`: `repr(obj)` with every non-ASCII character escaped (`\xe9`, `\u20ac`,
+/// `\U0001f600`), as Python's `ascii`.
+fn ascii(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["obj"], 1);
+    let x = SIG.bind(rt, args)?.value("obj")?;
+    let r = rt.repr_of(&x)?;
+    Ok(Value::str(&crate::runtime::format::ascii(&r)))
+}
+
+/// `slice(stop)`, `slice(start, stop[, step])`: the object `xs[start:stop:step]` indexes
+/// with; its parts may be any values (`None` for one left out), as Python's `slice`.
+/// Errors: TypeError for no arguments or more than three.
+fn slice(_rt: &mut Interp, args: &mut Args) -> R<Value> {
+    if !args.kw.is_empty() {
+        bail!(Type, "slice() takes no keyword arguments");
+    }
+    let parts = match std::mem::take(&mut args.pos).as_slice() {
+        [stop] => [Value::None, stop.clone(), Value::None],
+        [start, stop] => [start.clone(), stop.clone(), Value::None],
+        [start, stop, step] => [start.clone(), stop.clone(), step.clone()],
+        [] => bail!(Type, "slice expected at least 1 argument, got 0"),
+        more => bail!(Type, "slice expected at most 3 arguments, got {}", more.len()),
+    };
+    Ok(Value::Slice(Rc::new(parts)))
 }
 
 /// `int(x=0, base=10)`: from a number, a string of digits in `base` (2–36, or 0
@@ -293,13 +308,14 @@ fn int(rt: &mut Interp, args: &mut Args) -> R<Value> {
             rt.ad.note("int()", &[&t], &[]);
             t.data.first_i64()?
         }
-        Some(other) => {
-            bail!(
+        Some(other) => match rt.convert_dunder(&other, &["__int__", "__index__", "__trunc__"], true)? {
+            Some(Value::Int(i)) => i,
+            _ => bail!(
                 Type,
                 "int() argument must be a string, a bytes-like object or a real number, not '{}'",
                 other.type_name()
-            )
-        }
+            ),
+        },
     }))
 }
 
@@ -338,7 +354,10 @@ fn abs(rt: &mut Interp, args: &mut Args) -> R<Value> {
             let t = rt.to_tensor(&v, None)?;
             Ok(Value::Tensor(rt.unary(Unary::Abs, &t)?))
         }
-        other => bail!(Type, "bad operand type for abs(): '{}'", other.type_name()),
+        other => match rt.call_dunder(&other, "__abs__", vec![])? {
+            Some(r) => Ok(r),
+            None => bail!(Type, "bad operand type for abs(): '{}'", other.type_name()),
+        },
     }
 }
 
@@ -411,7 +430,18 @@ fn sum(rt: &mut Interp, args: &mut Args) -> R<Value> {
 pub(crate) fn round(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["number", "ndigits"], 1);
     let mut a = SIG.bind(rt, args)?;
-    let (x, nd) = (a.value("number")?, a.opt_int("ndigits")?);
+    let (x, nd_value) = (a.value("number")?, a.opt("ndigits")?);
+    if let Value::Instance(_) = x {
+        let args = nd_value.into_iter().collect();
+        return match rt.call_dunder(&x, "__round__", args)? {
+            Some(r) => Ok(r),
+            None => bail!(Type, "type {} doesn't define __round__ method", x.type_name()),
+        };
+    }
+    let nd = match nd_value {
+        None | Some(Value::None) => None,
+        Some(v) => Some(rt.int_arg(&v, "ndigits")?),
+    };
     if let Value::Int(i) = x {
         return Ok(Value::Int(match nd {
             Some(n) if n < 0 => round_int(i, n)?,
@@ -521,6 +551,9 @@ pub fn merge_sort<T: Clone>(items: Vec<T>, in_order: &mut impl FnMut(&T, &T) -> 
 fn reversed(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["sequence"], 1);
     let items = SIG.bind(rt, args)?.value("sequence")?;
+    if let Some(r) = rt.call_dunder(&items, "__reversed__", vec![])? {
+        return Ok(r);
+    }
     let mut v = rt.iterate(&items)?;
     v.reverse();
     Ok(Value::list(v))
@@ -672,10 +705,54 @@ fn argv(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(rt.argv.iter().map(|s| Value::str(s)).collect()))
 }
 
-/// `property(getter)`, usable as a decorator.
+/// `setattr(obj, name, value)`: `obj.name = value` with the name as a string.
+/// Errors: TypeError when `name` is not a str; the assignment's own errors.
+fn setattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["obj", "name", "value"], 3);
+    let mut a = SIG.bind(rt, args)?;
+    let (obj, name, v) = (a.value("obj")?, a.value("name")?, a.value("value")?);
+    let Value::Str(name) = name else { bail!(Type, "attribute name must be string, not '{}'", name.type_name()) };
+    rt.set_attr(&obj, intern(&name), v)?;
+    Ok(Value::None)
+}
+
+/// `delattr(obj, name)`: `del obj.name` with the name as a string.
+/// Errors: TypeError when `name` is not a str; AttributeError when there is no such attribute.
+fn delattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["obj", "name"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (obj, name) = (a.value("obj")?, a.value("name")?);
+    let Value::Str(name) = name else { bail!(Type, "attribute name must be string, not '{}'", name.type_name()) };
+    rt.del_attr(&obj, intern(&name))?;
+    Ok(Value::None)
+}
+
+/// `id(obj)`: an int that identifies the object while it lives (its address for objects
+/// with identity; for a number, None or a bool, one made from its value, so equal numbers
+/// of one type share it).
+fn id(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["obj"], 1);
+    let v = SIG.bind(rt, args)?.value("obj")?;
+    let n = match v.identity() {
+        0 => {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            v.type_name().hash(&mut h);
+            format!("{:?}", crate::runtime::value::HashKey::of(&v).ok()).hash(&mut h);
+            h.finish() >> 2
+        }
+        addr => addr as u64,
+    };
+    Ok(Value::Int((n & (i64::MAX as u64)) as i64))
+}
+
+/// `property(fget=None, fset=None, fdel=None, doc=None)`, usable as a decorator; its
+/// `setter`/`getter`/`deleter` methods make a copy with that function replaced (Python's).
 fn property(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["fget"], 1);
-    Ok(Value::Property(Rc::new(SIG.bind(rt, args)?.value("fget")?)))
+    static SIG: Signature = Signature::new(&["fget", "fset", "fdel", "doc"], 0);
+    let mut a = SIG.bind(rt, args)?;
+    let parts = [a.value_or("fget", Value::None)?, a.value_or("fset", Value::None)?, a.value_or("fdel", Value::None)?];
+    Ok(Value::Property(Rc::new(parts)))
 }
 
 /// `Tensor` names the type for `isinstance`; tensors are made with `constant`.

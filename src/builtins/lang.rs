@@ -16,6 +16,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("iter", iter);
     reg("next", next);
     reg("set", set);
+    reg("frozenset", frozenset);
     reg("staticmethod", staticmethod);
     reg("classmethod", classmethod);
 }
@@ -207,8 +208,31 @@ fn add_all(rt: &mut Interp, s: &mut Set, items: &Value) -> R<()> {
 
 fn this_set(a: &Args) -> R<Rc<RefCell<Set>>> {
     match &a.this {
-        Some(Value::Set(s)) => Ok(s.clone()),
+        Some(Value::Set(s) | Value::FrozenSet(s)) => Ok(s.clone()),
         _ => Err(err!(Runtime, "internal error: a set method bound to something else")),
+    }
+}
+
+/// `frozenset(iterable=())`: an immutable, hashable set of the iterable's items.
+/// Errors: TypeError for an unhashable item. See: Python's `frozenset`.
+fn frozenset(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["iterable"], 0);
+    let x = SIG.bind(rt, args)?.opt("iterable")?;
+    if let Some(f @ Value::FrozenSet(_)) = &x {
+        return Ok(f.clone());
+    }
+    let mut s = Set::default();
+    if let Some(x) = x {
+        add_all(rt, &mut s, &x)?;
+    }
+    Ok(Value::FrozenSet(Rc::new(RefCell::new(s))))
+}
+
+/// A new set of the receiver's type: the read-only methods of a frozenset give frozensets.
+fn like_this(a: &Args, s: Set) -> Value {
+    match &a.this {
+        Some(Value::FrozenSet(_)) => Value::FrozenSet(Rc::new(RefCell::new(s))),
+        _ => Value::Set(Rc::new(RefCell::new(s))),
     }
 }
 
@@ -271,6 +295,9 @@ pub(super) fn set_clear(rt: &mut Interp, args: &mut Args) -> R<Value> {
 pub(super) fn set_copy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_set(args)?;
     super::NO_ARGS.bind(rt, args)?;
+    if let Some(f @ Value::FrozenSet(_)) = &args.this {
+        return Ok(f.clone());
+    }
     let copy = s.borrow().clone();
     Ok(Value::Set(Rc::new(RefCell::new(copy))))
 }
@@ -306,10 +333,6 @@ fn others(rt: &mut Interp, args: &mut Args) -> R<Vec<Set>> {
     Ok(out)
 }
 
-fn new_set(s: Set) -> Value {
-    Value::Set(Rc::new(RefCell::new(s)))
-}
-
 /// `s.union(*others)`: a new set of the elements in `s` or any of them.
 pub(super) fn set_union(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut out = this_set(args)?.borrow().clone();
@@ -318,7 +341,7 @@ pub(super) fn set_union(rt: &mut Interp, args: &mut Args) -> R<Value> {
             out.entry(k).or_insert(v);
         }
     }
-    Ok(new_set(out))
+    Ok(like_this(args, out))
 }
 
 /// `s.intersection(*others)`: a new set of the elements of `s` in all of them.
@@ -327,7 +350,7 @@ pub(super) fn set_intersection(rt: &mut Interp, args: &mut Args) -> R<Value> {
     for o in others(rt, args)? {
         out.retain(|k, _| o.contains_key(k));
     }
-    Ok(new_set(out))
+    Ok(like_this(args, out))
 }
 
 /// `s.difference(*others)`: a new set of the elements of `s` in none of them.
@@ -336,7 +359,7 @@ pub(super) fn set_difference(rt: &mut Interp, args: &mut Args) -> R<Value> {
     for o in others(rt, args)? {
         out.retain(|k, _| !o.contains_key(k));
     }
-    Ok(new_set(out))
+    Ok(like_this(args, out))
 }
 
 /// `s.symmetric_difference(other)`: the elements in exactly one of the two.
@@ -351,7 +374,7 @@ pub(super) fn set_symmetric_difference(rt: &mut Interp, args: &mut Args) -> R<Va
             out.insert(k, v);
         }
     }
-    Ok(new_set(out))
+    Ok(like_this(args, out))
 }
 
 /// The set `other` names (any iterable), for the comparisons below.

@@ -36,7 +36,7 @@ enum Attr {
 type Table = FxHashMap<Sym, (Rc<str>, Attr)>;
 
 /// The builtin types that have attributes.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Tensor,
     Variable,
@@ -51,10 +51,13 @@ enum Kind {
     ErrorType,
     File,
     Set,
+    FrozenSet,
     Int,
     Float,
     Tuple,
     Range,
+    Slice,
+    Property,
     Generator,
 }
 
@@ -219,6 +222,40 @@ const STR: &[(&str, Attr)] = &[
     ("translate", Attr::Method(str_translate)),
 ];
 
+const SLICE: &[(&str, Attr)] = &[
+    ("start", Attr::Get(|v| numbers::slice_part(v, 0))),
+    ("stop", Attr::Get(|v| numbers::slice_part(v, 1))),
+    ("step", Attr::Get(|v| numbers::slice_part(v, 2))),
+    ("indices", Attr::Method(numbers::slice_indices)),
+];
+
+const PROPERTY: &[(&str, Attr)] = &[
+    ("fget", Attr::Get(|v| property_part(v, 0))),
+    ("fset", Attr::Get(|v| property_part(v, 1))),
+    ("fdel", Attr::Get(|v| property_part(v, 2))),
+    ("getter", Attr::Method(|rt, a| property_with(rt, a, 0))),
+    ("setter", Attr::Method(|rt, a| property_with(rt, a, 1))),
+    ("deleter", Attr::Method(|rt, a| property_with(rt, a, 2))),
+];
+
+fn property_part(v: &Value, i: usize) -> Option<Value> {
+    match v {
+        Value::Property(p) => Some(p[i].clone()),
+        _ => None,
+    }
+}
+
+/// `p.setter(f)` (and `getter`, `deleter`): a copy of the property with that function
+/// replaced, so that `@p.setter` under `@property` completes the property (Python's).
+fn property_with(rt: &mut Interp, args: &mut Args, i: usize) -> R<Value> {
+    static SIG: Signature = Signature::new(&["function"], 1);
+    let Some(Value::Property(p)) = args.this.clone() else { bail!(Runtime, "internal error: not a property") };
+    let f = SIG.bind(rt, args)?.value("function")?;
+    let mut parts = (*p).clone();
+    parts[i] = f;
+    Ok(Value::Property(Rc::new(parts)))
+}
+
 const FILE: &[(&str, Attr)] = &[
     ("read", Attr::Method(super::io::file_read)),
     ("readline", Attr::Method(super::io::file_readline)),
@@ -251,6 +288,18 @@ const SET: &[(&str, Attr)] = &[
     ("intersection_update", Attr::Method(lang::set_intersection_update)),
     ("difference_update", Attr::Method(lang::set_difference_update)),
     ("symmetric_difference_update", Attr::Method(lang::set_symmetric_difference_update)),
+];
+
+/// A frozenset has the set methods that make no change.
+const FROZENSET: &[(&str, Attr)] = &[
+    ("copy", Attr::Method(lang::set_copy)),
+    ("union", Attr::Method(lang::set_union)),
+    ("intersection", Attr::Method(lang::set_intersection)),
+    ("difference", Attr::Method(lang::set_difference)),
+    ("symmetric_difference", Attr::Method(lang::set_symmetric_difference)),
+    ("issubset", Attr::Method(lang::set_issubset)),
+    ("issuperset", Attr::Method(lang::set_issuperset)),
+    ("isdisjoint", Attr::Method(lang::set_isdisjoint)),
 ];
 
 const GENERATOR: &[(&str, Attr)] = &[
@@ -291,7 +340,7 @@ fn builtin_wrapped(v: &Value) -> Option<Value> {
 /// `e.args`: a one-element tuple of the message.
 fn exception_args(v: &Value) -> Option<Value> {
     match v {
-        Value::Exception(e) => Some(Value::tuple(vec![Value::str(e.message())])),
+        Value::Exception(e) => Some(Value::tuple(crate::runtime::value::exception_args(e))),
         _ => None,
     }
 }
@@ -344,10 +393,13 @@ impl Tables {
             table(&[ERROR_TYPE]),
             table(&[FILE]),
             table(&[SET]),
+            table(&[FROZENSET]),
             table(&[INT]),
             table(&[FLOAT]),
             table(&[TUPLE]),
             table(&[RANGE]),
+            table(&[SLICE]),
+            table(&[PROPERTY]),
             table(&[GENERATOR]),
         ])
     }
@@ -357,7 +409,7 @@ impl Tables {
 /// `list`, `GradientTape`, …), the attribute's name, and its function when it is a method.
 /// For the help system's coverage tests.
 pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<NativeFn>)> {
-    let tables: [(&str, &[(&str, Attr)]); 18] = [
+    let tables: [(&str, &[(&str, Attr)]); 21] = [
         ("Tensor", TENSOR),
         ("Variable", VARIABLE),
         ("GradientTape", TAPE),
@@ -371,10 +423,13 @@ pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<NativeFn>)>
         ("type", ERROR_TYPE),
         ("file", FILE),
         ("set", SET),
+        ("frozenset", FROZENSET),
         ("int", INT),
         ("float", FLOAT),
         ("tuple", TUPLE),
         ("range", RANGE),
+        ("slice", SLICE),
+        ("property", PROPERTY),
         ("generator", GENERATOR),
     ];
     let mut out = vec![];
@@ -402,10 +457,13 @@ fn kind_of(v: &Value) -> Option<Kind> {
         Value::ErrorType(_) => Kind::ErrorType,
         Value::File(_) => Kind::File,
         Value::Set(_) => Kind::Set,
+        Value::FrozenSet(_) => Kind::FrozenSet,
         Value::Int(_) | Value::Bool(_) => Kind::Int,
         Value::Float(_) => Kind::Float,
         Value::Tuple(_) => Kind::Tuple,
         Value::Range(_) => Kind::Range,
+        Value::Slice(_) => Kind::Slice,
+        Value::Property(_) => Kind::Property,
         Value::Generator(_) => Kind::Generator,
         _ => return None,
     })
@@ -432,6 +490,15 @@ pub fn attr(_rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
                     kind: BuiltinKind::Method(obj.clone(), f),
                 }))));
             }
+            // `str.upper`, `list.append`: the method unbound, called with its receiver first.
+            if let Some(kind) = type_kind(&b.name) {
+                if let Some((n, Attr::Method(_))) = TABLES.with(|t| t.0[kind as usize].get(&name).cloned()) {
+                    return Ok(Some(Value::Builtin(Rc::new(Builtin {
+                        name: n,
+                        kind: BuiltinKind::Method(obj.clone(), unbound_method),
+                    }))));
+                }
+            }
         }
     }
     let Some(kind) = kind_of(obj) else { return Ok(None) };
@@ -445,6 +512,48 @@ pub fn attr(_rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
         }
         Attr::Get(get) => get(obj),
     })
+}
+
+/// The kind whose methods a builtin type object names (`str` for `str.upper`).
+fn type_kind(type_name: &str) -> Option<Kind> {
+    Some(match type_name {
+        "str" => Kind::Str,
+        "list" => Kind::List,
+        "dict" => Kind::Dict,
+        "set" => Kind::Set,
+        "frozenset" => Kind::FrozenSet,
+        "tuple" => Kind::Tuple,
+        "int" | "bool" => Kind::Int,
+        "float" => Kind::Float,
+        "range" => Kind::Range,
+        _ => return None,
+    })
+}
+
+/// A method read on its type (`str.upper`), called as `str.upper(s, *args)`: the first
+/// argument is the receiver, and must be of that type (a bool is an int).
+/// Errors: TypeError for no argument or a receiver of another type (CPython's descriptor
+/// message).
+fn unbound_method(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let ty = match &args.this {
+        Some(Value::Builtin(b)) => b.name.clone(),
+        _ => bail!(Runtime, "internal error: an unbound method without its type"),
+    };
+    let Some(kind) = type_kind(&ty) else { bail!(Runtime, "internal error: no methods for type '{ty}'") };
+    if args.pos.is_empty() {
+        bail!(Type, "unbound method {ty}.{}() needs an argument", args.fname);
+    }
+    let recv = args.pos.remove(0);
+    let fits = kind_of(&recv) == Some(kind) && !(ty.as_ref() == "bool" && !matches!(recv, Value::Bool(_)));
+    if !fits {
+        bail!(Type, "descriptor '{}' for '{ty}' objects doesn't apply to a '{}' object", args.fname, recv.type_name());
+    }
+    let name = intern(&args.fname);
+    let Some((_, Attr::Method(f))) = TABLES.with(|t| t.0[kind as usize].get(&name).cloned()) else {
+        bail!(Runtime, "internal error: '{ty}' has no method '{}'", args.fname)
+    };
+    args.this = Some(recv);
+    f(rt, args)
 }
 
 /// The attribute names of a builtin value's type, sorted (what `dir()` would list);

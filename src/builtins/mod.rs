@@ -99,6 +99,7 @@ pub fn install(rt: &mut Interp) {
     // Python 3: IOError and EnvironmentError are other names of OSError (one class).
     rt.builtins.insert(intern("OSError"), Value::ErrorType(ErrorKind::IO));
     rt.builtins.insert(intern("EnvironmentError"), Value::ErrorType(ErrorKind::IO));
+    rt.builtins.insert(intern("NotImplemented"), rt.not_implemented.clone());
     // `x[newaxis]`: `newaxis` is `None`, as in TF and NumPy.
     rt.builtins.insert(intern("newaxis"), Value::None);
 }
@@ -409,7 +410,10 @@ impl Interp {
     pub fn int_arg(&mut self, v: &Value, what: &str) -> R<i64> {
         match int_of(v, IntUse::Arg) {
             Some(i) => i,
-            None => bail!(Type, "{what} must be an int, not {}", int_found(v)),
+            None => match self.index_dunder(v)? {
+                Some(i) => Ok(i),
+                None => bail!(Type, "{what} must be an int, not {}", int_found(v)),
+            },
         }
     }
 
@@ -426,7 +430,11 @@ impl Interp {
                 }
                 Ok(t.data.first_f64())
             }
-            other => bail!(Type, "{what} must be a number, not {}", other.type_name()),
+            other => match self.convert_dunder(other, &["__float__", "__index__"], false)? {
+                Some(Value::Float(f)) => Ok(f),
+                Some(Value::Int(i)) => Ok(i as f64),
+                _ => bail!(Type, "{what} must be a number, not {}", other.type_name()),
+            },
         }
     }
 

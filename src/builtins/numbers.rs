@@ -410,3 +410,49 @@ mod tests {
         assert!(parse_hex_float("0x").is_err());
     }
 }
+
+/// `s.start`, `s.stop`, `s.step` of a slice object (`None` for a part left out).
+pub(super) fn slice_part(v: &Value, i: usize) -> Option<Value> {
+    match v {
+        Value::Slice(s) => Some(s[i].clone()),
+        _ => None,
+    }
+}
+
+/// `s.indices(length)`: the `(start, stop, step)` the slice selects from a sequence of
+/// `length` items, each clamped into range as indexing does, as Python's `slice.indices`.
+/// Errors: ValueError for a negative length or a zero step; TypeError for parts that are
+/// not ints or None.
+pub(super) fn slice_indices(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["length"], 1);
+    let s = match &args.this {
+        Some(Value::Slice(s)) => s.clone(),
+        _ => bail!(Runtime, "internal error: slice.indices bound to something else"),
+    };
+    let n = SIG.bind(rt, args)?.int("length")?;
+    if n < 0 {
+        bail!(Value, "length should not be negative");
+    }
+    let part = |v: &Value| -> R<Option<i64>> {
+        match v {
+            Value::None => Ok(None),
+            other => match crate::runtime::convert::int_of(other, crate::runtime::convert::IntUse::Index) {
+                Some(i) => i.map(Some),
+                None => bail!(Type, "slice indices must be integers or None or have an __index__ method"),
+            },
+        }
+    };
+    let step = part(&s[2])?.unwrap_or(1);
+    if step == 0 {
+        bail!(Value, "slice step cannot be zero");
+    }
+    let (lower, upper) = if step > 0 { (0, n) } else { (-1, n - 1) };
+    let clamp = |v: Option<i64>, default: i64| match v {
+        None => default,
+        Some(i) if i < 0 => i.saturating_add(n).max(lower),
+        Some(i) => i.min(upper),
+    };
+    let start = clamp(part(&s[0])?, if step > 0 { lower } else { upper });
+    let stop = clamp(part(&s[1])?, if step > 0 { upper } else { lower });
+    Ok(Value::tuple(vec![Value::Int(start), Value::Int(stop), Value::Int(step)]))
+}

@@ -385,7 +385,7 @@ fn named_tuple_class(rt: &mut Interp, name: &str, fields: &[(&str, Value)]) -> R
             ("__str__", |_, a| Ok(bind_receiver(a, "__str__", named_tuple_repr))),
         ];
         for (m, f) in bound {
-            at.insert(intern(m), Value::Property(Rc::new(Value::native(m, f))));
+            at.insert(intern(m), Value::Property(Rc::new([Value::native(m, f), Value::None, Value::None])));
         }
     }
     let class = Rc::new(class);

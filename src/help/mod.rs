@@ -80,6 +80,7 @@ pub fn type_key(v: &Value) -> Option<&'static str> {
         Value::Dict(_) => "dict",
         Value::Str(_) => "str",
         Value::Set(_) => "set",
+        Value::FrozenSet(_) => "frozenset",
         Value::Tuple(_) => "tuple",
         Value::File(_) => "file",
         Value::Exception(_) => "Exception",

@@ -261,7 +261,7 @@ pub fn method_heading(rt: &Interp, name: &str, f: &Function, kind: MethodKind) -
 pub fn user_function(v: &Value) -> Option<Rc<Function>> {
     match v {
         Value::Func(f) => Some(f.clone()),
-        Value::Property(g) => user_function(g),
+        Value::Property(p) => user_function(&p[0]),
         Value::Builtin(b) => match &b.kind {
             BuiltinKind::CustomGradient(f)
             | BuiltinKind::Recompute(f, _)
@@ -394,7 +394,7 @@ pub fn describe(rt: &mut Interp, v: &Value) -> String {
         Value::List(l) => Some(l.borrow().len()),
         Value::Tuple(t) => Some(t.len()),
         Value::Dict(d) => Some(d.borrow().len()),
-        Value::Set(s) => Some(s.borrow().len()),
+        Value::Set(s) | Value::FrozenSet(s) => Some(s.borrow().len()),
         _ => None,
     };
     if let Some(n) = length {

@@ -121,11 +121,13 @@ impl Interp {
                 None => bail!(Type, "'{}' object is not callable", i.class.name),
             },
             Value::ErrorType(kind) => {
-                let msg = match pos.first() {
-                    Some(v) => self.str_of(v)?,
-                    None => String::new(),
-                };
-                Ok(Value::Exception(Rc::new(Exc::new(*kind, msg))))
+                if let Some((name, _)) = kw.first() {
+                    bail!(Type, "{}() takes no keyword arguments (got '{name}')", kind.name());
+                }
+                let msg = self.exception_text(*kind, &pos)?;
+                let mut e = Exc::new(*kind, msg);
+                super::value::set_exception_args(&mut e, pos);
+                Ok(Value::Exception(Rc::new(e)))
             }
             other => bail!(Type, "'{}' object is not callable", other.type_name()),
         }
@@ -268,6 +270,10 @@ impl Interp {
     pub fn get_attr(&mut self, obj: &Value, name: Sym) -> R<Value> {
         match obj {
             Value::Instance(inst) => {
+                // A property of the class comes before the instance's own attributes.
+                if let Some(p @ Value::Property(_)) = inst.class.lookup(name) {
+                    return self.bind_class_attr(p, obj);
+                }
                 if let Some(v) = inst.attrs.borrow().get(&name) {
                     return Ok(v.clone());
                 }
@@ -383,7 +389,10 @@ impl Interp {
                 };
                 Ok(Value::Builtin(Rc::new(Builtin { name: b.name.clone(), kind })))
             }
-            Value::Property(getter) => self.call_value(&getter, vec![this.clone()], vec![]),
+            Value::Property(p) => match &p[0] {
+                Value::None => bail!(Attribute, "property of '{}' object has no getter", this.type_name()),
+                getter => self.call_value(getter, vec![this.clone()], vec![]),
+            },
             other => Ok(other),
         }
     }
@@ -392,6 +401,12 @@ impl Interp {
     pub fn set_attr(&mut self, obj: &Value, name: Sym, v: Value) -> R<()> {
         match obj {
             Value::Instance(inst) => {
+                if let Some(Value::Property(p)) = inst.class.lookup(name) {
+                    return match &p[1] {
+                        Value::None => bail!(Attribute, "property '{}' of '{}' object has no setter", name, inst.class.name),
+                        setter => self.call_value(setter, vec![obj.clone(), v], vec![]).map(drop),
+                    };
+                }
                 inst.attrs.borrow_mut().insert(name, v);
                 Ok(())
             }
@@ -404,6 +419,32 @@ impl Interp {
                 Ok(())
             }
             other => Err(err!(Attribute, "cannot set attribute '{}' of a '{}' object", name, other.type_name())),
+        }
+    }
+
+    /// `del obj.name`: a property's deleter, an instance's own attribute, a class attribute.
+    /// Errors: AttributeError when there is no such attribute to delete.
+    pub fn del_attr(&mut self, obj: &Value, name: Sym) -> R<()> {
+        match obj {
+            Value::Instance(inst) => {
+                if let Some(Value::Property(p)) = inst.class.lookup(name) {
+                    return match &p[2] {
+                        Value::None => bail!(Attribute, "property '{}' of '{}' object has no deleter", name, inst.class.name),
+                        deleter => self.call_value(deleter, vec![obj.clone()], vec![]).map(drop),
+                    };
+                }
+                if inst.attrs.borrow_mut().shift_remove(&name).is_none() {
+                    bail!(Attribute, "'{}' object has no attribute '{}'", inst.class.name, name);
+                }
+                Ok(())
+            }
+            Value::Class(c) => {
+                if c.attrs.borrow_mut().remove(&name).is_none() {
+                    bail!(Attribute, "type object '{}' has no attribute '{}'", c.name, name);
+                }
+                Ok(())
+            }
+            other => Err(err!(Attribute, "'{}' object has no attribute '{}'", other.type_name(), name)),
         }
     }
 

@@ -371,6 +371,16 @@ impl Interp {
                         .at(self.src, target.span)),
                 }
             }
+            ExprKind::Attr(obj, name) => {
+                let o = self.eval(obj, env)?;
+                self.del_attr(&o, *name).map_err(|e| e.at(self.src, target.span))
+            }
+            ExprKind::Tuple(ts) | ExprKind::List(ts) => {
+                for t in ts {
+                    self.delete(t, env)?;
+                }
+                Ok(())
+            }
             _ => Err(err!(Syntax, "cannot delete this expression").at(self.src, target.span)),
         }
     }

@@ -10,6 +10,7 @@ use crate::tensor::{Array, DType};
 
 mod fields;
 mod percent;
+pub use percent::ascii;
 mod printable;
 mod spec;
 pub mod tape;
@@ -104,12 +105,13 @@ impl Interp {
             Value::Instance(_) => match self.user_text(v, "__str__")? {
                 Some(s) => s,
                 None => match self.exception_args(v) {
-                    // str of an exception: its one argument, nothing, or the tuple (as Python).
-                    Some(args) => match args.as_slice() {
-                        [] => String::new(),
-                        [one] => self.str_of(one)?,
-                        _ => self.repr_of(&Value::tuple(args))?,
-                    },
+                    Some(args) => {
+                        let kind = match v {
+                            Value::Instance(i) => i.class.error_kind.unwrap_or(crate::error::ErrorKind::Exception),
+                            _ => crate::error::ErrorKind::Exception,
+                        };
+                        self.exception_text(kind, &args)?
+                    }
                     None => self.repr_of(v)?,
                 },
             },
@@ -119,7 +121,7 @@ impl Interp {
 
     /// `repr(v)`
     pub fn repr_of(&mut self, v: &Value) -> R<String> {
-        if matches!(v, Value::List(_) | Value::Tuple(_) | Value::Dict(_) | Value::Set(_)) {
+        if matches!(v, Value::List(_) | Value::Tuple(_) | Value::Dict(_) | Value::Set(_) | Value::FrozenSet(_)) {
             // A container already being printed is shown as `[...]` / `{...}` (as Python);
             // an absurdly deep one is a RecursionError, not a native stack overflow.
             let id = v.identity();
@@ -164,6 +166,14 @@ impl Interp {
                     format!("{{{}}}", self.join_reprs(&items)?)
                 }
             }
+            Value::FrozenSet(x) => {
+                let items: Vec<Value> = x.borrow().values().cloned().collect();
+                if items.is_empty() {
+                    "frozenset()".into()
+                } else {
+                    format!("frozenset({{{}}})", self.join_reprs(&items)?)
+                }
+            }
             Value::Generator(g) if g.is_generator() => format!("<generator object {}>", g.name),
             Value::Generator(g) => format!("<{} object>", g.type_name()),
             Value::Dict(d) => {
@@ -190,7 +200,13 @@ impl Interp {
             Value::Builtin(b) if super::value::is_type_object(b) => {
                 format!("<class '{}'>", b.name)
             }
-            Value::Builtin(b) => format!("<built-in function {}>", b.name),
+            Value::Builtin(b) => match &b.kind {
+                // A method read on its type: `str.upper`.
+                super::value::BuiltinKind::Method(Value::Builtin(t), _) if super::value::is_type_object(t) => {
+                    format!("<method '{}' of '{}' objects>", b.name, t.name)
+                }
+                _ => format!("<built-in function {}>", b.name),
+            },
             Value::Method(m) => {
                 let name = match &m.1 {
                     Value::Func(f) => f.def.name.name(),
@@ -231,7 +247,10 @@ impl Interp {
             Value::Accumulator(_) => "<ForwardAccumulator>".into(),
             Value::DType(d) => d.name().into(),
             Value::ErrorType(k) => format!("<class '{}'>", k.name()),
-            Value::Exception(e) => format!("{}({})", e.kind().name(), str_repr(e.message())),
+            Value::Exception(e) => {
+                let args = super::value::exception_args(e);
+                format!("{}({})", e.kind().name(), self.join_reprs(&args)?)
+            }
             Value::Property(_) => "<property>".into(),
             Value::Super(s) => format!("<super: {}>", s.0.name),
             Value::File(f) => {
@@ -248,7 +267,17 @@ impl Interp {
         Ok(parts.join(", "))
     }
 
-    /// A user class's `__str__`/`__repr__`, if it defines one.
+    /// `str()` of an exception constructed with `args`: nothing, the one argument's str
+    /// (its repr for a KeyError, which names a key), or the tuple's repr, as CPython.
+    pub fn exception_text(&mut self, kind: crate::error::ErrorKind, args: &[Value]) -> R<String> {
+        match args {
+            [] => Ok(String::new()),
+            [one] if kind.is_a(crate::error::ErrorKind::Key) => self.repr_of(one),
+            [one] => self.str_of(one),
+            _ => self.repr_of(&Value::tuple(args.to_vec())),
+        }
+    }
+
     /// The `args` of an instance of an exception class.
     fn exception_args(&mut self, v: &Value) -> Option<Vec<Value>> {
         let Value::Instance(i) = v else { return None };
@@ -259,6 +288,7 @@ impl Interp {
         }
     }
 
+    /// A user class's `__str__`/`__repr__`, if it defines one.
     fn user_text(&mut self, v: &Value, method: &str) -> R<Option<String>> {
         let Value::Instance(i) = v else { return Ok(None) };
         if i.class.lookup(intern(method)).is_none() {
@@ -281,6 +311,13 @@ impl Interp {
         if repr {
             let s = self.repr_of(v)?;
             return spec::format_str(&s, &spec::parse(spec_text, "str")?);
+        }
+        // A class's own `__format__(spec)` (docs/python.md "Classes").
+        if let Some(r) = self.call_dunder(v, "__format__", vec![Value::str(spec_text)])? {
+            return match r {
+                Value::Str(s) => Ok(s.to_string()),
+                other => bail!(Type, "__format__ must return a str, not {}", other.type_name()),
+            };
         }
         if spec_text.is_empty() {
             return self.str_of(v);

@@ -78,7 +78,7 @@ impl Interp {
     /// The items of an iterable, materialised.
     pub fn iterate(&mut self, v: &Value) -> R<Vec<Value>> {
         Ok(match v {
-            Value::Set(s) => s.borrow().values().cloned().collect(),
+            Value::Set(s) | Value::FrozenSet(s) => s.borrow().values().cloned().collect(),
             Value::Generator(_) => {
                 let mut it = self.iter_of(v)?;
                 let mut out = Vec::new();
@@ -161,7 +161,10 @@ impl Interp {
     pub fn list_index(&mut self, i: &Value, len: usize) -> R<usize> {
         let i = match super::convert::int_of(i, super::convert::IntUse::Index) {
             Some(i) => i?,
-            None => bail!(Type, "indices must be integers, not {}", i.type_name()),
+            None => match self.index_dunder(i)? {
+                Some(i) => i,
+                None => bail!(Type, "indices must be integers, not {}", i.type_name()),
+            },
         };
         // In i128: a length past i64::MAX (a huge range) must not wrap.
         let k = if i < 0 { i as i128 + len as i128 } else { i as i128 };

@@ -182,6 +182,14 @@ pub struct Interp {
     /// The type objects `type(x)` returns for kinds no builtin name stands for
     /// (`NoneType`, `function`, `module`…), made once each so that `type(None) is type(None)`.
     pub type_objects: FxHashMap<&'static str, Value>,
+    /// The builtin `NotImplemented` (an instance of `NotImplementedType`): a binary special
+    /// method returns it to let the other operand try (docs/python.md "Classes").
+    pub not_implemented: Value,
+    /// Equality classes of hashed instances whose class defines `__eq__` and `__hash__`:
+    /// for each hash, the first instance seen of each class of equal ones. An instance's
+    /// dict key is its hash and the index of its class here, so two instances are one key
+    /// exactly when their hashes are equal and `==` says they are equal, as in CPython.
+    pub hash_classes: FxHashMap<i64, Vec<Value>>,
 }
 
 /// A front end's handler for `display(x)` (see [`Interp::display_hook`]).
@@ -208,6 +216,8 @@ impl Interp {
             sources: SourceMap::default(),
             builtins: FxHashMap::default(),
             type_objects: FxHashMap::default(),
+            not_implemented: value::not_implemented_value(),
+            hash_classes: FxHashMap::default(),
             modules: HashMap::new(),
             loading: Vec::new(),
             out,

@@ -10,6 +10,7 @@ use crate::tensor::activations::{self, Logical};
 use crate::tensor::budget::check_bytes;
 use crate::tensor::kernels::{self, Binary, Compare, Unary};
 use crate::tensor::Tensor;
+use std::rc::Rc;
 
 /// The method names of a binary operator: `(a.__op__(b), b.__rop__(a))`.
 fn binary_dunders(op: BinOp) -> (&'static str, &'static str) {
@@ -27,6 +28,25 @@ fn binary_dunders(op: BinOp) -> (&'static str, &'static str) {
         BinOp::BitXor => ("__xor__", "__rxor__"),
         BinOp::LShift => ("__lshift__", "__rlshift__"),
         BinOp::RShift => ("__rshift__", "__rrshift__"),
+    }
+}
+
+/// The method name of an augmented assignment: `a.__iop__(b)`.
+fn inplace_dunder(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "__iadd__",
+        BinOp::Sub => "__isub__",
+        BinOp::Mul => "__imul__",
+        BinOp::Div => "__itruediv__",
+        BinOp::FloorDiv => "__ifloordiv__",
+        BinOp::Mod => "__imod__",
+        BinOp::Pow => "__ipow__",
+        BinOp::MatMul => "__imatmul__",
+        BinOp::BitAnd => "__iand__",
+        BinOp::BitOr => "__ior__",
+        BinOp::BitXor => "__ixor__",
+        BinOp::LShift => "__ilshift__",
+        BinOp::RShift => "__irshift__",
     }
 }
 
@@ -88,12 +108,87 @@ impl Interp {
         matches!(v, Value::Instance(i) if ["__iter__", "__getitem__"].iter().any(|m| i.class.lookup(super::intern::intern(m)).is_some()))
     }
 
-    /// `a.__op__(b)`, else `b.__rop__(a)`, for the operator methods a user class defines.
-    fn dunder_pair(&mut self, a: &Value, b: &Value, names: (&str, &str)) -> R<Option<Value>> {
-        if let Some(r) = self.call_dunder(a, names.0, vec![b.clone()])? {
-            return Ok(Some(r));
+    /// The first of the conversion methods `names` (`__int__`, `__index__`, …) that the class
+    /// of the instance `v` defines, called; its result must be an int (`want_int`) or a float
+    /// (`__float__`'s). `None` when `v` is no instance or defines none of them.
+    /// Errors: TypeError "__int__ returned non-int (type str)", as CPython.
+    pub fn convert_dunder(&mut self, v: &Value, names: &[&str], want_int: bool) -> R<Option<Value>> {
+        if !matches!(v, Value::Instance(_)) {
+            return Ok(None);
         }
-        self.call_dunder(b, names.1, vec![a.clone()])
+        for name in names {
+            if let Some(r) = self.call_dunder(v, name, vec![])? {
+                return match r {
+                    Value::Int(_) => Ok(Some(r)),
+                    Value::Bool(b) => Ok(Some(Value::Int(b as i64))),
+                    Value::Float(_) if !want_int => Ok(Some(r)),
+                    other => {
+                        let kind = if want_int { "int" } else { "float" };
+                        bail!(Type, "{name} returned non-{kind} (type {})", other.type_name())
+                    }
+                };
+            }
+        }
+        Ok(None)
+    }
+
+    /// `v.__index__()` of an instance that defines it (Python's index protocol: list
+    /// indices, `range()`, `hex()`, repetition counts).
+    pub fn index_dunder(&mut self, v: &Value) -> R<Option<i64>> {
+        Ok(match self.convert_dunder(v, &["__index__"], true)? {
+            Some(Value::Int(i)) => Some(i),
+            _ => None,
+        })
+    }
+
+    /// Whether `v` is the builtin `NotImplemented`.
+    pub fn is_not_implemented(&self, v: &Value) -> bool {
+        v.is(&self.not_implemented)
+    }
+
+    /// `a.__op__(b)`, else `b.__rop__(a)`, for the operator methods a user class defines;
+    /// a method that returns `NotImplemented` counts as missing (docs/python.md "Classes").
+    /// `None` when neither gives an answer. An arithmetic operator's reflected method is
+    /// not tried when both operands are of one class (`reflect_same` false), as CPython.
+    fn dunder_pair(&mut self, a: &Value, b: &Value, names: (&str, &str), reflect_same: bool) -> R<Option<Value>> {
+        if let Some(r) = self.call_dunder(a, names.0, vec![b.clone()])? {
+            if !self.is_not_implemented(&r) {
+                return Ok(Some(r));
+            }
+        }
+        if !reflect_same {
+            if let (Value::Instance(x), Value::Instance(y)) = (a, b) {
+                if Rc::ptr_eq(&x.class, &y.class) {
+                    return Ok(None);
+                }
+            }
+        }
+        match self.call_dunder(b, names.1, vec![a.clone()])? {
+            Some(r) if !self.is_not_implemented(&r) => Ok(Some(r)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The dict key of an instance whose class defines `__hash__` (returning `h`): its
+    /// identity when the class keeps object's identity `==`, else `h` and the index of its
+    /// class of equal instances ([`Interp::hash_classes`]), so that instances with equal
+    /// hashes that are not `==` stay apart, as in CPython.
+    fn instance_hash_key(&mut self, v: &Value, class: &super::value::Class, h: i64) -> R<HashKey> {
+        if class.lookup(super::intern::intern("__eq__")).is_none() {
+            return HashKey::of(v);
+        }
+        let reps = self.hash_classes.get(&h).cloned().unwrap_or_default();
+        let mut index = reps.len();
+        for (i, r) in reps.iter().enumerate() {
+            if r.is(v) || self.values_equal(r, v)? {
+                index = i;
+                break;
+            }
+        }
+        if index == reps.len() {
+            self.hash_classes.entry(h).or_default().push(v.clone());
+        }
+        Ok(HashKey::Tuple(vec![HashKey::Str("__hash__".into()), HashKey::Int(h), HashKey::Int(index as i64)]))
     }
 
     /// The dict key of `v`: Python's hash/eq projection, with a user class's `__hash__`
@@ -102,11 +197,18 @@ impl Interp {
     pub fn hash_key(&mut self, v: &Value) -> R<HashKey> {
         match v {
             Value::Instance(i) => {
+                // `__hash__ = None` in a class body makes its instances unhashable.
+                if let Some(Value::None) = i.class.lookup(super::intern::intern("__hash__")) {
+                    bail!(Type, "unhashable type: '{}'", i.class.name);
+                }
                 if let Some(h) = self.call_dunder(v, "__hash__", vec![])? {
-                    return match h {
-                        Value::Int(h) => Ok(HashKey::Tuple(vec![HashKey::Str("__hash__".into()), HashKey::Int(h)])),
+                    let h = match h {
+                        Value::Int(h) => h,
+                        Value::Bool(b) => b as i64,
                         other => bail!(Type, "__hash__ method should return an integer, not {}", other.type_name()),
                     };
+                    let class = i.class.clone();
+                    return self.instance_hash_key(v, &class, h);
                 }
                 if i.class.lookup(super::intern::intern("__eq__")).is_some() {
                     bail!(Type, "unhashable type: '{}' (it defines __eq__ but not __hash__)", i.class.name);
@@ -141,7 +243,7 @@ impl Interp {
             Value::List(l) => !l.borrow().is_empty(),
             Value::Tuple(t) => !t.is_empty(),
             Value::Dict(d) => !d.borrow().is_empty(),
-            Value::Set(x) => !x.borrow().is_empty(),
+            Value::Set(x) | Value::FrozenSet(x) => !x.borrow().is_empty(),
             Value::Range(r) => (r[2] > 0 && r[0] < r[1]) || (r[2] < 0 && r[0] > r[1]),
             Value::Tensor(_) | Value::Variable(_) => {
                 let t = self.to_tensor(v, None)?;
@@ -203,7 +305,7 @@ impl Interp {
     pub fn binary_op(&mut self, op: BinOp, a: Value, b: Value) -> R<Value> {
         use Value::*;
         if matches!(a, Instance(_)) || matches!(b, Instance(_)) {
-            if let Some(r) = self.dunder_pair(&a, &b, binary_dunders(op))? {
+            if let Some(r) = self.dunder_pair(&a, &b, binary_dunders(op), false)? {
                 return Ok(r);
             }
         }
@@ -222,9 +324,12 @@ impl Interp {
                 a.type_name(),
                 b.type_name()
             ),
-            (Set(x), Set(y)) if matches!(op, BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor) => {
-                let (x, y) = (x.borrow(), y.borrow());
-                Ok(Value::Set(std::rc::Rc::new(std::cell::RefCell::new(set_op(op, &x, &y)))))
+            // The result has the left operand's type: `frozenset(a) | b` is a frozenset.
+            (Set(x) | FrozenSet(x), Set(y) | FrozenSet(y))
+                if matches!(op, BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor) =>
+            {
+                let s = Rc::new(std::cell::RefCell::new(set_op(op, &x.borrow(), &y.borrow())));
+                Ok(if matches!(a, FrozenSet(_)) { FrozenSet(s) } else { Value::Set(s) })
             }
             (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => float_op(op, as_float(&a), as_float(&b)),
             // `"%d items" % n`: printf-style formatting (format/percent.rs).
@@ -307,7 +412,16 @@ impl Interp {
     /// `a op= b`: lists extend in place, sets update in place (`|= &= -= ^=`);
     /// everything else rebinds.
     pub fn inplace_op(&mut self, op: BinOp, a: Value, b: Value) -> R<Value> {
-        if let (Value::Set(x), Value::Set(y)) = (&a, &b) {
+        // `x += y` is `x.__iadd__(y)` when x's class defines it and it does not return
+        // NotImplemented; else `x + y` (docs/python.md "Classes").
+        if let Value::Instance(_) = &a {
+            if let Some(r) = self.call_dunder(&a, inplace_dunder(op), vec![b.clone()])? {
+                if !self.is_not_implemented(&r) {
+                    return Ok(r);
+                }
+            }
+        }
+        if let (Value::Set(x), Some(y)) = (&a, b.set_items()) {
             if matches!(op, BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor) {
                 let new = set_op(op, &x.borrow(), &y.borrow());
                 *x.borrow_mut() = new;
@@ -336,12 +450,12 @@ impl Interp {
     pub fn compare_op(&mut self, op: CmpOp, a: &Value, b: &Value) -> R<Value> {
         if matches!(a, Value::Instance(_)) || matches!(b, Value::Instance(_)) {
             if let Some(names) = compare_dunders(op) {
-                if let Some(r) = self.dunder_pair(a, b, names)? {
+                if let Some(r) = self.dunder_pair(a, b, names, true)? {
                     return Ok(r);
                 }
                 // `!=` without __ne__ is the negation of `==` (Python's default).
                 if op == CmpOp::Ne {
-                    if let Some(r) = self.dunder_pair(a, b, ("__eq__", "__eq__"))? {
+                    if let Some(r) = self.dunder_pair(a, b, ("__eq__", "__eq__"), true)? {
                         return Ok(Value::Bool(!self.truthy(&r)?));
                     }
                 }
@@ -374,8 +488,8 @@ impl Interp {
             CmpOp::Eq => Value::Bool(self.values_equal(a, b)?),
             CmpOp::Ne => Value::Bool(!self.values_equal(a, b)?),
             // Sets order by inclusion: `a <= b` is "a is a subset of b".
-            _ if matches!((a, b), (Value::Set(_), Value::Set(_))) => {
-                let (Value::Set(x), Value::Set(y)) = (a, b) else { unreachable!() };
+            _ if a.set_items().is_some() && b.set_items().is_some() => {
+                let (Some(x), Some(y)) = (a.set_items(), b.set_items()) else { unreachable!() };
                 let (x, y) = (x.borrow(), y.borrow());
                 let sub = |p: &super::value::Set, q: &super::value::Set| p.keys().all(|k| q.contains_key(k));
                 Value::Bool(match op {
@@ -415,7 +529,7 @@ impl Interp {
     fn values_equal_level(&mut self, a: &Value, b: &Value) -> R<bool> {
         use Value::*;
         if matches!(a, Instance(_)) || matches!(b, Instance(_)) {
-            if let Some(r) = self.dunder_pair(a, b, ("__eq__", "__eq__"))? {
+            if let Some(r) = self.dunder_pair(a, b, ("__eq__", "__eq__"), true)? {
                 return self.truthy(&r);
             }
         }
@@ -444,11 +558,17 @@ impl Interp {
                 true
             }
             // Elements are equal when their keys are (ints, floats and bools hash alike).
-            (Set(x), Set(y)) => {
+            (Set(x) | FrozenSet(x), Set(y) | FrozenSet(y)) => {
                 let (x, y) = (x.borrow(), y.borrow());
                 x.len() == y.len() && x.keys().all(|k| y.contains_key(k))
             }
-            (Range(..), Range(..)) | (DType(_), DType(_)) | (ErrorType(_), ErrorType(_)) => a.is(b),
+            (Slice(x), Slice(y)) => self.seq_equal(&x.to_vec(), &y.to_vec())?,
+            // Ranges are equal when they give the same items (CPython compares them so).
+            (Range(x), Range(y)) => {
+                let (n, m) = (super::index::range_len(x[0], x[1], x[2]), super::index::range_len(y[0], y[1], y[2]));
+                n == m && (n == 0 || (x[0] == y[0] && (n == 1 || x[2] == y[2])))
+            }
+            (DType(_), DType(_)) | (ErrorType(_), ErrorType(_)) => a.is(b),
             (DType(d), Builtin(f)) | (Builtin(f), DType(d)) => {
                 *d == crate::tensor::DType::Bool && f.name.as_ref() == "bool"
             }
@@ -532,8 +652,12 @@ impl Interp {
                 let k = self.hash_key(needle)?;
                 Ok(d.borrow().contains_key(&k))
             }
-            Value::Set(s) => {
-                let k = self.hash_key(needle)?;
+            Value::Set(s) | Value::FrozenSet(s) => {
+                // `x in s` for an unhashable set x asks about frozenset(x), as CPython.
+                let k = match needle {
+                    Value::Set(n) => HashKey::frozen(n.borrow().keys().cloned().collect()),
+                    _ => self.hash_key(needle)?,
+                };
                 Ok(s.borrow().contains_key(&k))
             }
             // Consumes the iterator up to the first equal item, as Python does.

@@ -51,14 +51,18 @@ pub enum Value {
     ErrorType(ErrorKind),
     /// A raised (or constructed) error, as bound by `except … as e`.
     Exception(Rc<Exc>),
-    /// `property(getter)`: read as an attribute, computed by calling the getter.
-    Property(Rc<Value>),
+    /// `property(fget, fset, fdel)`: read as an attribute, computed by calling the getter;
+    /// assigning calls the setter, `del` the deleter (`None` for one not given).
+    Property(Rc<[Value; 3]>),
     /// `super()`: attribute lookups start after `.0` in the class chain of `.1`.
     Super(Rc<(Rc<Class>, Value)>),
     /// An open text file or standard stream (`open(...)`, `sys.stdout`).
     File(Rc<super::file::FileObj>),
     /// `{1, 2}`, `set(xs)`: insertion-ordered (see [`Set`]).
     Set(Rc<RefCell<Set>>),
+    /// `frozenset(xs)`: a set that is never changed after it is made, so it is hashable
+    /// (held as a set is, so that the read-only set methods serve both).
+    FrozenSet(Rc<RefCell<Set>>),
     /// What calling a generator function (or a generator expression) makes.
     Generator(Rc<super::generator::Generator>),
 }
@@ -112,6 +116,8 @@ pub enum HashKey {
     Float(u64),
     Str(Rc<str>),
     Tuple(Vec<HashKey>),
+    /// A frozenset's elements, in an order that does not depend on insertion order.
+    Frozen(Vec<HashKey>),
     Id(usize),
 }
 
@@ -135,8 +141,24 @@ impl HashKey {
                 return Err(crate::err!(Type, "unhashable type: '{}'", v.type_name()))
             }
             Value::DType(d) => HashKey::Str(d.name().into()),
+            Value::FrozenSet(s) => HashKey::frozen(s.borrow().keys().cloned().collect()),
             other => HashKey::Id(other.identity()),
         })
+    }
+}
+
+impl HashKey {
+    /// The key of a frozenset with these element keys: equal sets give equal keys
+    /// whatever order their elements were added in.
+    pub fn frozen(mut keys: Vec<HashKey>) -> HashKey {
+        use std::hash::{BuildHasher, Hash, Hasher};
+        let hash = |k: &HashKey| {
+            let mut h = rustc_hash::FxBuildHasher.build_hasher();
+            k.hash(&mut h);
+            h.finish()
+        };
+        keys.sort_by(|a, b| hash(a).cmp(&hash(b)).then_with(|| format!("{a:?}").cmp(&format!("{b:?}"))));
+        HashKey::Frozen(keys)
     }
 }
 
@@ -422,6 +444,7 @@ impl Value {
             Value::Super(_) => "super".into(),
             Value::File(_) => "TextIOWrapper".into(),
             Value::Set(_) => "set".into(),
+            Value::FrozenSet(_) => "frozenset".into(),
             Value::Generator(g) => g.type_name().into(),
         }
     }
@@ -448,7 +471,7 @@ impl Value {
             Value::Super(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Slice(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::File(x) => Rc::as_ptr(x) as *const u8 as usize,
-            Value::Set(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::Set(x) | Value::FrozenSet(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Generator(x) => Rc::as_ptr(x) as *const u8 as usize,
             _ => 0,
         }
@@ -488,6 +511,7 @@ pub const TYPE_NAMES: &[&str] = &[
     "Tensor",
     "range",
     "set",
+    "frozenset",
     "GradientTape",
     "ForwardAccumulator",
     "type",
@@ -532,5 +556,45 @@ pub fn raised_value(e: &Exc) -> Value {
     match raised_instance(e) {
         Some(v) => v.clone(),
         None => Value::Exception(Rc::new(e.clone())),
+    }
+}
+
+/// The `args` of a builtin error value: what Python code constructed it with
+/// (`KeyError('k')`), or `(message,)` for an error DGL raised itself.
+pub fn exception_args(e: &Exc) -> Vec<Value> {
+    match e.0.args.as_ref().and_then(|a| a.downcast_ref::<Value>()) {
+        Some(Value::Tuple(t)) => t.to_vec(),
+        _ => vec![Value::str(e.message())],
+    }
+}
+
+/// Records the arguments a builtin error was constructed with (see [`exception_args`]).
+pub fn set_exception_args(e: &mut Exc, args: Vec<Value>) {
+    e.0.args = Some(Rc::new(Value::tuple(args)));
+}
+
+/// The one `NotImplemented` object: an instance of a class `NotImplementedType` whose repr is
+/// its name. Made once per interpreter; compared by identity ([`Interp::is_not_implemented`]).
+pub fn not_implemented_value() -> Value {
+    let class = Class {
+        name: "NotImplementedType".into(),
+        base: None,
+        attrs: RefCell::new(FxHashMap::default()),
+        error_kind: None,
+    };
+    class
+        .attrs
+        .borrow_mut()
+        .insert(super::intern::intern("__repr__"), Value::native("NotImplementedType.__repr__", |_, _| Ok(Value::str("NotImplemented"))));
+    Value::Instance(Rc::new(Instance { class: Rc::new(class), attrs: RefCell::new(IndexMap::default()) }))
+}
+
+impl Value {
+    /// The elements of a set or a frozenset.
+    pub fn set_items(&self) -> Option<&Rc<RefCell<Set>>> {
+        match self {
+            Value::Set(s) | Value::FrozenSet(s) => Some(s),
+            _ => None,
+        }
     }
 }

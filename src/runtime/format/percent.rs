@@ -288,7 +288,7 @@ fn pad_text(text: String, left: bool, width: usize) -> String {
 }
 
 /// `ascii()`: a repr with every non-ASCII character escaped (`\xe9`, `\u20ac`, `\U0001f600`).
-pub(super) fn ascii(repr: &str) -> String {
+pub fn ascii(repr: &str) -> String {
     let mut out = String::with_capacity(repr.len());
     for c in repr.chars() {
         match c as u32 {
