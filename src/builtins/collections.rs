@@ -300,7 +300,7 @@ pub(super) fn dict_fromkeys(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }
 
-pub(super) fn this_str(a: &Args) -> R<Rc<str>> {
+pub(super) fn this_str(a: &Args) -> R<crate::text::Text> {
     match receiver(a, "str")? {
         Value::Str(s) => Ok(s.clone()),
         other => bail!(Runtime, "internal error: a str method bound to a {}", other.type_name()),

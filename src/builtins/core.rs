@@ -232,6 +232,7 @@ fn dict(rt: &mut Interp, args: &mut Args) -> R<Value> {
         }
     }
     for (k, v) in kw {
+        let k = crate::text::Text::from(k);
         crate::runtime::value::dict_store(&mut d, HashKey::Str(k.clone()), Value::Str(k), v)?;
     }
     Ok(Value::Dict(Rc::new(RefCell::new(d))))

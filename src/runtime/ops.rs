@@ -200,8 +200,11 @@ impl Interp {
     }
 
     /// `a op b` for every operand type LANGUAGE.md §2–§4 defines.
-    pub fn binary_op(&mut self, op: BinOp, a: Value, b: Value) -> R<Value> {
+    pub fn binary_op(&mut self, op: BinOp, mut a: Value, b: Value) -> R<Value> {
         use Value::*;
+        if let (BinOp::Add, Some(r)) = (op, super::concat::concat_owned(&mut a, &b)) {
+            return r.map(|()| a);
+        }
         if matches!(a, Instance(_)) || matches!(b, Instance(_)) {
             if let Some(r) = self.dunder_pair(&a, &b, binary_dunders(op))? {
                 return Ok(r);
