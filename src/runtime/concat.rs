@@ -12,7 +12,7 @@ use super::value::{Frame, Value};
 use super::Interp;
 use crate::source::Span;
 use crate::syntax::ast::{BinOp, Expr, ExprKind};
-use crate::tensor::budget::{check_bytes, grow};
+use crate::tensor::budget::{check_bytes, grow, reserve, MAX_BYTES};
 use crate::text::Text;
 
 /// Bytes one list item takes.
@@ -80,10 +80,7 @@ impl Interp {
 /// `a` itself. `None` when `a` is shared or the operands are of other types.
 pub(super) fn concat_owned(a: &mut Value, b: &Value) -> Option<R<()>> {
     match (a, b) {
-        (Value::Str(x), Value::Str(y)) => {
-            x.unique_mut()?;
-            Some(append_text(x, y))
-        }
+        (Value::Str(x), Value::Str(y)) if x.is_unique() => Some(append_text(x, y)),
         (Value::List(x), Value::List(y)) => {
             let x = std::rc::Rc::get_mut(x)?.get_mut();
             let y = y.borrow();
@@ -107,18 +104,9 @@ pub(super) fn concat_owned(a: &mut Value, b: &Value) -> Option<R<()>> {
 /// `t` is unchanged then.
 pub fn append_text(t: &mut Text, tail: &str) -> R<()> {
     check_bytes("a string", t.len() as u128 + tail.len() as u128, 1)?;
-    match t.unique_mut() {
-        Some(s) => {
-            // SAFETY: `grow` only reserves room; the bytes are pushed as a whole `&str`.
-            grow("a string", unsafe { s.as_mut_vec() }, tail.len())?;
-            s.push_str(tail);
-        }
-        None => {
-            let mut s = String::with_capacity(t.len() + tail.len());
-            s.push_str(t);
-            s.push_str(tail);
-            *t = s.into();
-        }
+    match t.append_unique(tail, MAX_BYTES, |bytes| reserve(bytes as u128)) {
+        Some(r) => r?,
+        None => *t = Text::concat(t, tail),
     }
     Ok(())
 }

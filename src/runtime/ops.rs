@@ -234,7 +234,7 @@ impl Interp {
             (Str(x), _) if op == BinOp::Mod => Ok(Value::str(&self.percent_format(x, &b)?)),
             (Str(x), Str(y)) if op == BinOp::Add => {
                 check_bytes("a string", x.len() as u128 + y.len() as u128, 1)?;
-                Ok(Str(format!("{x}{y}").into()))
+                Ok(Str(crate::text::Text::concat(x, y)))
             }
             // A bool is an int here too: `'ab' * True` is 'ab'.
             (Str(x), n @ (Int(_) | Bool(_))) | (n @ (Int(_) | Bool(_)), Str(x)) if op == BinOp::Mul => {
