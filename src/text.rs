@@ -346,7 +346,8 @@ mod tests {
         let set: HashSet<Text> = ["a", "b", "a"].into_iter().map(Text::from).collect();
         assert_eq!(set.len(), 2);
         assert!(set.contains("a"));
-        assert!(Text::from("a") < Text::from("b"));
+        let (a, b) = (Text::from("a"), Text::from("b"));
+        assert!(a < b && a.cmp(&b) == std::cmp::Ordering::Less);
         assert_eq!(format!("{:?} {}", Text::from("q\n"), Text::from('z')), "\"q\\n\" z");
     }
 }
