@@ -22,6 +22,7 @@ pub mod svg;
 pub mod syntax;
 pub mod tensor;
 pub mod testing;
+pub mod text;
 
 /// Every allocation is counted against the memory limit (memory.rs, docs/language.md "Limits").
 #[global_allocator]

@@ -713,6 +713,25 @@ fn allocation_heavy_programs_never_abort() {
     }
 }
 
+/// Kernels' work copies of a tensor of the largest size (a float64 copy is twice a float32
+/// tensor's bytes) ask the memory limit first: under `ulimit -v 4000000` each of these ended
+/// in an abort ("memory allocation of 2147483648 bytes failed") before, and must end in a
+/// MemoryError or ValueError (issue 24, item 9).
+#[test]
+fn kernel_work_copies_of_huge_tensors_are_checked() {
+    let programs = [
+        "x = zeros([2**28])\ny = sort(x)\n",
+        "x = zeros([2**28])\ny = argsort(x)\n",
+        "import linalg\nx = zeros([2**14, 2**14])\ny = linalg.det(x)\n",
+        "x = zeros([2**26])\ny = x.numpy()\n",
+        "x = zeros([2**14, 2**14])\ny = transpose(x)\nz = transpose(y + 1.0)\n",
+    ];
+    for (case, src) in programs.iter().enumerate() {
+        let e = run_limited(&format!("copy{case}"), src.as_bytes(), &[], 4_000_000, std::time::Duration::from_secs(120));
+        check_allocation_run(case, src, &e);
+    }
+}
+
 /// The acceptance run of issue 24: 200 generated allocation-heavy programs under
 /// `ulimit -v 4000000`, none aborting. Slow in a debug build; run it on a release build:
 /// `DGL_BIN=target/release/dgl cargo test --test robustness -- --ignored two_hundred`.
@@ -729,6 +748,24 @@ fn two_hundred_allocation_heavy_programs_under_ulimit() {
         value_errors += e.stderr.contains("ValueError") as usize;
     }
     eprintln!("200 programs, none aborted: {memory_errors} met a MemoryError, {value_errors} a ValueError");
+}
+
+/// Building a string piece by piece takes time linear in its length (issue 24, item 9: the
+/// generated `s += 'x' * 1000000` loops copied the whole string on every `+=`, half a
+/// terabyte before the 1 GiB limit). 5,000 appends of 10 KB copied 125 GB that way; in
+/// place they copy 50 MB a few times.
+#[test]
+fn appending_to_a_string_is_linear() {
+    for (name, step) in [("+=", "s += piece"), ("= s +", "s = s + piece"), ("list +=", "xs += [piece]")] {
+        let start = std::time::Instant::now();
+        let src = format!(
+            "s = ''\nxs = []\npiece = 'x' * 10000\nfor i in range(5000):\n    {step}\n\
+             assert len(s) in (0, 50000000) and len(xs) in (0, 5000)\n"
+        );
+        let (code, err) = run(src);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(10), "{name}: took {:?}", start.elapsed());
+    }
 }
 
 /// Repetition of an empty sequence is immediate whatever the count (issue 24, item 10).

@@ -29,7 +29,7 @@ fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let trainable = b.bool_or("trainable", true)?;
     let name = match b.non_none("name")? {
         None => None,
-        Some(Value::Str(s)) => Some(s),
+        Some(Value::Str(s)) => Some(s.into()),
         Some(other) => bail!(Type, "Variable name must be a string, not {}", other.type_name()),
     };
     let dtype = b.opt_dtype("dtype")?;

@@ -54,7 +54,7 @@ fn opt_int(v: Option<usize>) -> Value {
 pub(super) fn saved_bytes_by_region(rt: &Interp, tape: &Tape) -> Value {
     let mut d = Dict::default();
     for (region, bytes) in ledger::saved_bytes_by_region(&tape.log()) {
-        let k: Rc<str> = region_key(rt, region).into();
+        let k: crate::text::Text = region_key(rt, region).into();
         d.insert(HashKey::Str(k.clone()), (Value::Str(k), Value::Int(bytes as i64)));
     }
     Value::Dict(Rc::new(RefCell::new(d)))

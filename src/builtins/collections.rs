@@ -284,6 +284,7 @@ pub(super) fn merge_into(rt: &mut Interp, d: &mut Dict, items: Option<Value>, kw
         }
     }
     for (k, v) in kw {
+        let k = crate::text::Text::from(k);
         crate::runtime::value::dict_store(d, HashKey::Str(k.clone()), Value::Str(k), v)?;
     }
     Ok(())
@@ -348,7 +349,7 @@ pub(super) fn dict_fromkeys(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }
 
-pub(super) fn this_str(a: &Args) -> R<Rc<str>> {
+pub(super) fn this_str(a: &Args) -> R<crate::text::Text> {
     match receiver(a, "str")? {
         Value::Str(s) => Ok(s.clone()),
         other => bail!(Runtime, "internal error: a str method bound to a {}", other.type_name()),

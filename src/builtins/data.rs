@@ -19,7 +19,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
 }
 
 /// A path argument: a string.
-fn path_arg(v: Value, f: &str) -> R<std::rc::Rc<str>> {
+fn path_arg(v: Value, f: &str) -> R<crate::text::Text> {
     match v {
         Value::Str(s) => Ok(s),
         other => bail!(Type, "{f} path must be a string, not {}", other.type_name()),

@@ -56,8 +56,8 @@ fn open(rt: &mut Interp, args: &mut Args) -> R<Value> {
         other => bail!(Type, "expected str for the file path, not {}", other.type_name()),
     };
     let mode = match a.opt("mode")? {
-        None => Rc::from("r"),
-        Some(Value::Str(m)) => m,
+        None => Rc::<str>::from("r"),
+        Some(Value::Str(m)) => m.into(),
         Some(other) => bail!(Type, "open() argument 'mode' must be str, not {}", other.type_name()),
     };
     match a.non_none("encoding")? {
@@ -211,7 +211,7 @@ pub(super) fn file_attr(v: &Value, which: &str) -> Option<Value> {
     let Value::File(f) = v else { return None };
     Some(match which {
         "closed" => Value::Bool(f.closed()),
-        "name" => Value::Str(f.name.clone()),
-        _ => Value::Str(f.mode.clone()),
+        "name" => Value::Str(f.name.clone().into()),
+        _ => Value::Str(f.mode.clone().into()),
     })
 }

@@ -79,7 +79,7 @@ const TENSOR: &[(&str, Attr)] = &[
 
 /// A Variable has these and every tensor attribute (read from its current value).
 const VARIABLE: &[(&str, Attr)] = &[
-    ("name", Attr::Get(|v| Some(var_of(v)?.name.clone().map_or(Value::None, Value::Str)))),
+    ("name", Attr::Get(|v| Some(var_of(v)?.name.clone().map_or(Value::None, |n| Value::Str(n.into()))))),
     ("trainable", Attr::Get(|v| Some(Value::Bool(var_of(v)?.trainable)))),
     ("assign", Attr::Method(var_assign)),
     ("assign_add", Attr::Method(var_assign_add)),
@@ -319,7 +319,7 @@ const ERROR_TYPE: &[(&str, Attr)] = &[("__name__", Attr::Get(error_type_name))];
 
 fn builtin_name(v: &Value) -> Option<Value> {
     match v {
-        Value::Builtin(b) => Some(Value::Str(b.name.clone())),
+        Value::Builtin(b) => Some(Value::Str(b.name.clone().into())),
         _ => None,
     }
 }
@@ -603,6 +603,12 @@ fn tensor_numpy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, args)?;
     let t = rt.to_tensor(&this, None)?;
     rt.ad.note(".numpy()", &[&t], &[]);
+    // The nested lists hold one value an element, made from a copy of the elements.
+    crate::tensor::budget::check_bytes(
+        "a list",
+        t.data.len() as u128,
+        std::mem::size_of::<Value>() + std::mem::size_of::<crate::tensor::Elem>(),
+    )?;
     let vals = t.data.elems();
     fn build(shape: &[usize], vals: &[crate::tensor::Elem]) -> Value {
         match shape.split_first() {

@@ -193,7 +193,7 @@ fn categorical(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value>
     }
     let k = k as usize;
     crate::tensor::budget::check_shape(&[batch, k])?;
-    let lv = logits.data.to_f64_vec();
+    let lv = logits.data.try_to_f64_vec()?;
     let mut rng = rt.rng.stream(name, seed);
     let mut out = Vec::with_capacity(batch * k);
     for row in lv.chunks(classes.max(1)).take(batch) {

@@ -45,7 +45,7 @@ fn window(s: &str, start: Option<i64>, end: Option<i64>) -> Option<(usize, std::
 }
 
 /// A `sub` argument. Errors: TypeError naming the method, CPython's wording.
-fn sub_arg(v: Value, fname: &str) -> R<std::rc::Rc<str>> {
+fn sub_arg(v: Value, fname: &str) -> R<crate::text::Text> {
     match v {
         Value::Str(t) => Ok(t),
         other => bail!(Type, "{fname}() argument must be str, not {}", other.type_name()),
@@ -56,7 +56,7 @@ fn sub_arg(v: Value, fname: &str) -> R<std::rc::Rc<str>> {
 fn bind_sub_range(
     rt: &mut Interp,
     args: &mut Args,
-) -> R<(std::rc::Rc<str>, std::rc::Rc<str>, Option<(usize, std::ops::Range<usize>)>)> {
+) -> R<(crate::text::Text, crate::text::Text, Option<(usize, std::ops::Range<usize>)>)> {
     let s = this_str(args)?;
     let fname = args.fname.clone();
     let mut a = SUB_RANGE.bind(rt, args)?;
@@ -684,7 +684,7 @@ pub(super) fn str_format_map(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let kw: Vec<(std::rc::Rc<str>, Value)> = d
         .borrow()
         .values()
-        .filter_map(|(k, v)| if let Value::Str(k) = k { Some((k.clone(), v.clone())) } else { None })
+        .filter_map(|(k, v)| if let Value::Str(k) = k { Some((k.into(), v.clone())) } else { None })
         .collect();
     Ok(Value::str(&rt.str_format(&s, &[], &kw)?))
 }

@@ -29,6 +29,7 @@ fn vars(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut d = Dict::default();
     for (k, val) in inst.attrs.borrow().iter() {
         let name: Rc<str> = k.name();
+        let name = crate::text::Text::from(name);
         d.insert(HashKey::Str(name.clone()), (Value::Str(name), val.clone()));
     }
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
@@ -56,7 +57,7 @@ fn parameter_names(rt: &mut Interp, args: &mut Args) -> R<Value> {
         .iter()
         .filter(|p| matches!(p.kind, ParamKind::Normal | ParamKind::KwOnly))
         .skip(skip)
-        .map(|p| Value::Str(p.name.name()))
+        .map(|p| Value::Str(p.name.name().into()))
         .collect();
     Ok(Value::list(names))
 }

@@ -296,7 +296,7 @@ fn module_help(rt: &Interp, m: &crate::runtime::value::Module) -> String {
                     _ => String::new(),
                 };
                 let doc = match c.attrs.borrow().get(&crate::intern::sym::DOC) {
-                    Some(Value::Str(d)) => Some(d.clone()),
+                    Some(Value::Str(d)) => Some(d.into()),
                     _ => None,
                 };
                 (format!("{n}({sig})"), summary(doc.as_ref()).to_string())

@@ -232,6 +232,7 @@ impl Interp {
                     filled[i] = true;
                 }
                 None if varkw.is_some() => {
+                    let k = crate::text::Text::from(k);
                     kwdict.insert(super::value::HashKey::Str(k.clone()), (Value::Str(k), v));
                 }
                 None => {
@@ -282,7 +283,7 @@ impl Interp {
                     // CPython: `__getattr__` is asked for an attribute that normal lookup lacks.
                     None => match inst.class.lookup(sym::GETATTR) {
                         Some(m) if name != sym::GETATTR => {
-                            self.call_value(&m, vec![obj.clone(), Value::Str(name.name())], vec![])
+                            self.call_value(&m, vec![obj.clone(), Value::Str(name.name().into())], vec![])
                         }
                         _ => bail!(Attribute, "'{}' object has no attribute '{}'", inst.class.name, name),
                     },
@@ -295,7 +296,7 @@ impl Interp {
                     self.bind_class_attr(Value::Builtin(b), obj)
                 }
                 Some(v) => Ok(v),
-                None if name == sym::NAME => Ok(Value::Str(c.name.clone())),
+                None if name == sym::NAME => Ok(Value::Str(c.name.clone().into())),
                 None if matches!(&*name.name(), "__mro__" | "__bases__" | "__base__") => Ok(self.class_bases(obj, name)),
                 // A class without a docstring of its own (builtin classes); user classes have it in attrs.
                 None if name == sym::DOC => Ok(Value::None),
@@ -303,8 +304,8 @@ impl Interp {
             },
             Value::Module(m) => match m.globals.get(name) {
                 Some(v) => Ok(v),
-                None if name == sym::DOC => Ok(m.doc.clone().map_or(Value::None, Value::Str)),
-                None if name == sym::NAME => Ok(Value::Str(m.name.clone())),
+                None if name == sym::DOC => Ok(m.doc.clone().map_or(Value::None, |d| Value::Str(d.into()))),
+                None if name == sym::NAME => Ok(Value::Str(m.name.clone().into())),
                 None => match m.hooks {
                     Some(h) => (h.missing)(self, m, name),
                     None => bail!(Attribute, "module '{}' has no attribute '{}'", m.name, name),
@@ -322,8 +323,8 @@ impl Interp {
             Value::ErrorType(_) if matches!(&*name.name(), "__mro__" | "__bases__" | "__base__") => {
                 Ok(self.class_bases(obj, name))
             }
-            Value::Func(f) if name == sym::NAME => Ok(Value::Str(f.name.clone())),
-            Value::Func(f) if name == sym::DOC => Ok(f.def.doc.clone().map_or(Value::None, Value::Str)),
+            Value::Func(f) if name == sym::NAME => Ok(Value::Str(f.name.clone().into())),
+            Value::Func(f) if name == sym::DOC => Ok(f.def.doc.clone().map_or(Value::None, |d| Value::Str(d.into()))),
             _ => match (self.builtin_attr)(self, obj, name)? {
                 Some(v) => Ok(v),
                 None => bail!(Attribute, "'{}' object has no attribute '{}'", obj.type_name(), name),

@@ -283,7 +283,7 @@ impl Interp {
                     Value::Dict(d) => {
                         for (k, v) in d.borrow().values() {
                             match k {
-                                Value::Str(s) => kw.push((s.clone(), v.clone())),
+                                Value::Str(s) => kw.push((s.into(), v.clone())),
                                 _ => return Err(err!(Type, "keywords must be strings").at(self.src, e.span)),
                             }
                         }

@@ -88,6 +88,9 @@ impl Interp {
                 self.eval(e, env)?;
             }
             StmtKind::Assign(targets, value) => {
+                if let Some(r) = self.assigned_append(targets, value, env) {
+                    return r.map(|()| Flow::Normal);
+                }
                 let v = self.eval(value, env)?;
                 if let [target] = targets.as_slice() {
                     self.assign(target, v, env)?;
@@ -98,6 +101,9 @@ impl Interp {
                 }
             }
             StmtKind::AugAssign(target, op, value) => {
+                if let Some(r) = self.augmented_append(target, *op, value, env, s.span) {
+                    return r.map(|()| Flow::Normal);
+                }
                 let cur = self.eval(target, env)?;
                 let rhs = self.eval(value, env)?;
                 let new = self.inplace_op(*op, cur, rhs).map_err(|e| e.at(self.src, s.span))?;
@@ -441,7 +447,7 @@ impl Interp {
         self.exec_block(&def.body, &mut frame)?;
         let mut attrs: FxHashMap<Sym, Value> = frame.class_ns.take().unwrap_or_default();
         // Python: every class has its own `__doc__` (None without a docstring), not inherited.
-        attrs.entry(crate::intern::sym::DOC).or_insert_with(|| def.doc.clone().map_or(Value::None, Value::Str));
+        attrs.entry(crate::intern::sym::DOC).or_insert_with(|| def.doc.clone().map_or(Value::None, |d| Value::Str(d.into())));
         let class = Rc::new(Class { name: def.name.name(), base, attrs: RefCell::new(attrs), error_kind });
         for v in class.attrs.borrow().values() {
             if let Value::Func(f) = v {

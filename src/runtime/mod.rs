@@ -4,6 +4,7 @@
 //! differentiation ([`differentiation`]).
 
 pub mod call;
+pub mod concat;
 pub mod convert;
 pub mod differentiation;
 /// The crate's error type, here under its old path (`crate::runtime::error`).

@@ -302,8 +302,11 @@ impl Interp {
     }
 
     /// `a op b` for every operand type LANGUAGE.md §2–§4 defines.
-    pub fn binary_op(&mut self, op: BinOp, a: Value, b: Value) -> R<Value> {
+    pub fn binary_op(&mut self, op: BinOp, mut a: Value, b: Value) -> R<Value> {
         use Value::*;
+        if let (BinOp::Add, Some(r)) = (op, super::concat::concat_owned(&mut a, &b)) {
+            return r.map(|()| a);
+        }
         if matches!(a, Instance(_)) || matches!(b, Instance(_)) {
             if let Some(r) = self.dunder_pair(&a, &b, binary_dunders(op), false)? {
                 return Ok(r);
@@ -336,7 +339,7 @@ impl Interp {
             (Str(x), _) if op == BinOp::Mod => Ok(Value::str(&self.percent_format(x, &b)?)),
             (Str(x), Str(y)) if op == BinOp::Add => {
                 check_bytes("a string", x.len() as u128 + y.len() as u128, 1)?;
-                Ok(Str(format!("{x}{y}").into()))
+                Ok(Str(crate::text::Text::concat(x, y)))
             }
             // A bool is an int here too: `'ab' * True` is 'ab'.
             (Str(x), n @ (Int(_) | Bool(_))) | (n @ (Int(_) | Bool(_)), Str(x)) if op == BinOp::Mul => {

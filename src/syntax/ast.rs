@@ -25,7 +25,7 @@ pub enum ExprKind {
     /// `1.5`, `.5`, `1e-3`
     Float(f64),
     /// `'a'`, `"a"`
-    Str(Rc<str>),
+    Str(crate::text::Text),
     /// `True`, `False`
     Bool(bool),
     /// `None`

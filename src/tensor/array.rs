@@ -157,7 +157,17 @@ impl Array {
         }
     }
 
-    /// Every element as f64 (bools as 0/1), in row-major order.
+    /// [`Array::to_f64_vec`] for an array of a size a script chose: the copy (8 bytes an
+    /// element, twice a float32 array's size) is asked of the memory limit first.
+    ///
+    /// Errors: MemoryError past the memory limit.
+    pub fn try_to_f64_vec(&self) -> R<Vec<f64>> {
+        super::budget::check_elements(self.len(), 8)?;
+        Ok(self.to_f64_vec())
+    }
+
+    /// Every element as f64 (bools as 0/1), in row-major order: for small arrays (a
+    /// tensor's size a script chose goes through [`Array::try_to_f64_vec`]).
     pub fn to_f64_vec(&self) -> Vec<f64> {
         match self {
             Array::F32(a) => a.iter().map(|&x| x as f64).collect(),
@@ -218,7 +228,7 @@ impl Array {
         match self {
             Array::I64(a) => Ok(a.iter().copied().collect()),
             Array::Bool(a) => Ok(a.iter().map(|&x| x as i64).collect()),
-            _ => self.to_f64_vec().into_iter().map(float_to_int).collect(),
+            _ => self.try_to_f64_vec()?.into_iter().map(float_to_int).collect(),
         }
     }
 

@@ -455,22 +455,29 @@ pub fn max_pool(x: &Array, g: &Geom) -> R<(Array, Vec<usize>)> {
 
 /// Adds each element of `dy` (pool-output shaped) into zeros of the input shape at its `argmax`
 /// index: max_pool2d's VJP.
-pub fn max_pool_scatter(dy: &Array, argmax: &[usize], in_shape: &[usize]) -> Array {
-    let dv = dy.to_f64_vec();
-    let mut out = vec![0.0; in_shape.iter().product()];
+///
+/// Errors: MemoryError when its float64 work buffers pass the memory limit.
+pub fn max_pool_scatter(dy: &Array, argmax: &[usize], in_shape: &[usize]) -> R<Array> {
+    let dv = dy.try_to_f64_vec()?;
+    let n: usize = in_shape.iter().product();
+    super::budget::check_elements(n, 8)?;
+    let mut out = vec![0.0; n];
     for (&i, &d) in argmax.iter().zip(&dv) {
         if i != usize::MAX {
             out[i] += d;
         }
     }
-    Array::from_f64(dy.dtype(), in_shape, out)
+    Ok(Array::from_f64(dy.dtype(), in_shape, out))
 }
 
 /// Reads `u` (input shaped) at each `argmax` index: the adjoint of [`max_pool_scatter`].
-pub fn max_pool_gather(u: &Array, argmax: &[usize], out_shape: &[usize]) -> Array {
-    let uv = u.to_f64_vec();
+///
+/// Errors: MemoryError when its float64 work buffers pass the memory limit.
+pub fn max_pool_gather(u: &Array, argmax: &[usize], out_shape: &[usize]) -> R<Array> {
+    let uv = u.try_to_f64_vec()?;
+    super::budget::check_elements(argmax.len(), 8)?;
     let out = argmax.iter().map(|&i| if i == usize::MAX { 0.0 } else { uv[i] }).collect();
-    Array::from_f64(u.dtype(), out_shape, out)
+    Ok(Array::from_f64(u.dtype(), out_shape, out))
 }
 
 fn avg_pool_t<T: Elem>(x: &[T], g: &Geom) -> ArrayD<T> {

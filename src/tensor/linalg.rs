@@ -27,7 +27,7 @@ pub fn float_values(a: &Array, what: &str) -> R<Vec<f64>> {
     if !a.dtype().is_float() {
         tensor_bail!(Type, "{what} takes float32 or float64, not {}", a.dtype());
     }
-    Ok(a.to_f64_vec())
+    a.try_to_f64_vec()
 }
 
 /// An LU factorisation `P A = L U` of one n×n matrix, stored in place (L's unit diagonal implied).

@@ -30,6 +30,8 @@ enum Keys {
 
 impl Keys {
     fn of(a: &Array, what: &str) -> R<Keys> {
+        // The keys are a copy of 8 bytes an element.
+        super::budget::check_elements(a.len(), 8)?;
         Ok(match a {
             Array::F32(_) | Array::F64(_) => Keys::Float(a.to_f64_vec()),
             Array::I64(x) => Keys::Int(x.iter().copied().collect()),

@@ -97,8 +97,8 @@ impl Recorder {
     /// Runs and records one of the linear pooling operations on `x`.
     pub(crate) fn pool_op(&mut self, kind: PoolKind, geom: Geom, x: &Tensor) -> R<Tensor> {
         let out = Tensor::new(match &kind {
-            PoolKind::MaxGather { argmax } => conv::max_pool_gather(&x.data, argmax, &geom.out_shape()),
-            PoolKind::MaxScatter { argmax } => conv::max_pool_scatter(&x.data, argmax, &geom.in_shape()),
+            PoolKind::MaxGather { argmax } => conv::max_pool_gather(&x.data, argmax, &geom.out_shape())?,
+            PoolKind::MaxScatter { argmax } => conv::max_pool_scatter(&x.data, argmax, &geom.in_shape())?,
             PoolKind::Avg => conv::avg_pool(&x.data, &geom)?,
             PoolKind::AvgSpread => conv::avg_pool_grad(&x.data, &geom)?,
         });

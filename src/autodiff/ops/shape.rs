@@ -45,6 +45,7 @@ impl Recorder {
                 p
             }
         };
+        crate::tensor::budget::check_elements(x.data.len(), x.dtype().size())?;
         let out = Tensor::new(kernels::transpose(&x.data, &perm));
         self.record(&[x], &[&out], || Op::Transpose { perm: Dims::from_slice(&perm) });
         Ok(out)
