@@ -239,10 +239,7 @@ pub(super) fn dict_pop(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let found = d.borrow_mut().shift_remove(&key).map(|(_, v)| v);
     match (found, default) {
         (Some(v), _) | (None, Some(v)) => Ok(v),
-        (None, None) => {
-            let r = rt.repr_of(&kv)?;
-            Err(err!(Key, "{r}"))
-        }
+        (None, None) => Err(rt.key_error(&kv)),
     }
 }
 
@@ -330,7 +327,7 @@ pub(super) fn dict_popitem(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let last = d.borrow_mut().pop();
     match last {
         Some((_, (k, v))) => Ok(Value::tuple(vec![k, v])),
-        None => bail!(Key, "'popitem(): dictionary is empty'"),
+        None => Err(rt.key_error(&Value::str("popitem(): dictionary is empty"))),
     }
 }
 

@@ -256,8 +256,7 @@ pub(super) fn set_remove(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let x = ELEM.bind(rt, args)?.value("elem")?;
     let h = rt.hash_key(&x)?;
     if s.borrow_mut().shift_remove(&h).is_none() {
-        let r = rt.repr_of(&x)?;
-        bail!(Key, "{r}");
+        return Err(rt.key_error(&x));
     }
     Ok(Value::None)
 }
@@ -279,7 +278,7 @@ pub(super) fn set_pop(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let first = s.borrow_mut().shift_remove_index(0);
     match first {
         Some((_, v)) => Ok(v),
-        None => bail!(Key, "'pop from an empty set'"),
+        None => Err(rt.key_error(&Value::str("pop from an empty set"))),
     }
 }
 

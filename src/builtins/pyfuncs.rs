@@ -47,10 +47,13 @@ fn format(rt: &mut Interp, args: &mut Args) -> R<Value> {
 
 /// An int argument where a float is a TypeError in CPython's words
 /// ("'float' object cannot be interpreted as an integer").
-fn index_arg(v: &Value) -> R<i64> {
+fn index_arg(rt: &mut Interp, v: &Value) -> R<i64> {
     match crate::runtime::convert::int_of(v, crate::runtime::convert::IntUse::Index) {
         Some(i) => i,
-        None => bail!(Type, "'{}' object cannot be interpreted as an integer", v.type_name()),
+        None => match rt.index_dunder(v)? {
+            Some(i) => Ok(i),
+            None => bail!(Type, "'{}' object cannot be interpreted as an integer", v.type_name()),
+        },
     }
 }
 
@@ -60,7 +63,8 @@ fn index_arg(v: &Value) -> R<i64> {
 /// Rust string cannot hold); TypeError for a non-int.
 fn chr(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["i"], 1);
-    let i = index_arg(&SIG.bind(rt, args)?.value("i")?)?;
+    let v = SIG.bind(rt, args)?.value("i")?;
+    let i = index_arg(rt, &v)?;
     match u32::try_from(i).ok().and_then(char::from_u32) {
         Some(c) => Ok(Value::str(c.encode_utf8(&mut [0; 4]))),
         None if (0xD800..0xE000).contains(&i) => {
@@ -195,7 +199,8 @@ fn mod_inverse(a: i128, n: i128) -> Option<i128> {
 /// `hex(x)`, `oct(x)`, `bin(x)`: an int in base 16, 8 or 2 with its prefix (`-0x1f`).
 fn radix(rt: &mut Interp, args: &mut Args, base: u32, prefix: &str) -> R<Value> {
     static SIG: Signature = Signature::new(&["number"], 1);
-    let i = index_arg(&SIG.bind(rt, args)?.value("number")?)?;
+    let v = SIG.bind(rt, args)?.value("number")?;
+    let i = index_arg(rt, &v)?;
     let a = i.unsigned_abs();
     let digits = match base {
         16 => format!("{a:x}"),

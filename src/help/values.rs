@@ -65,6 +65,7 @@ pub fn help_of(rt: &mut Interp, v: &Value) -> String {
             ),
         },
         Value::Class(c) => class_help(rt, c),
+        Value::Instance(_) if rt.is_not_implemented(v) => lookup("NotImplemented").unwrap_or_default(),
         Value::Instance(i) => class_help(rt, &i.class),
         Value::Module(m) => {
             // A namespace that binds names on first use (`tf.keras.layers`) binds them all

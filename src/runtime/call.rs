@@ -269,6 +269,27 @@ impl Interp {
 
     /// `obj.name`
     pub fn get_attr(&mut self, obj: &Value, name: Sym) -> R<Value> {
+        match &*name.name() {
+            // `x.__class__` is `type(x)` for every value (a user class may not redefine it).
+            "__class__" => {
+                let ty = self.builtins.get(&intern("type")).cloned();
+                if let Some(ty) = ty {
+                    return self.call_value(&ty, vec![obj.clone()], vec![]);
+                }
+            }
+            // An instance's own attributes as a dict (a copy: DGL's are not a dict object).
+            "__dict__" if matches!(obj, Value::Instance(_)) => {
+                let Value::Instance(inst) = obj else { unreachable!() };
+                let mut d = super::value::Dict::default();
+                let attrs: Vec<(Sym, Value)> = inst.attrs.borrow().iter().map(|(k, v)| (*k, v.clone())).collect();
+                for (k, v) in attrs {
+                    let key = crate::text::Text::from(k.name());
+                    super::value::dict_store(&mut d, super::value::HashKey::Str(key.clone()), Value::Str(key), v)?;
+                }
+                return Ok(Value::Dict(Rc::new(std::cell::RefCell::new(d))));
+            }
+            _ => {}
+        }
         match obj {
             Value::Instance(inst) => {
                 // A property of the class comes before the instance's own attributes.
@@ -327,7 +348,10 @@ impl Interp {
             Value::Func(f) if name == sym::DOC => Ok(f.def.doc.clone().map_or(Value::None, |d| Value::Str(d.into()))),
             _ => match (self.builtin_attr)(self, obj, name)? {
                 Some(v) => Ok(v),
-                None => bail!(Attribute, "'{}' object has no attribute '{}'", obj.type_name(), name),
+                None => match self.builtin_dunder(obj, &name.name()) {
+                    Some(v) => Ok(v),
+                    None => bail!(Attribute, "'{}' object has no attribute '{}'", obj.type_name(), name),
+                },
             },
         }
     }

@@ -98,6 +98,10 @@ impl Interp {
                 for (slot, x) in parts.iter_mut().zip([a, b, c]) {
                     if let Some(x) = x {
                         *slot = self.eval(x, env)?;
+                        // An instance with `__index__` is a slice bound, as in Python.
+                        if let Some(i) = self.index_dunder(slot).map_err(|err| self.locate(err, x.span))? {
+                            *slot = Value::Int(i);
+                        }
                     }
                 }
                 Ok(Value::Slice(Rc::new(parts)))

@@ -348,34 +348,7 @@ impl Interp {
             ExprKind::Index(obj, index) => {
                 let o = self.eval(obj, env)?;
                 let i = self.eval(index, env)?;
-                match &o {
-                    Value::List(l) if matches!(i, Value::Slice(_)) => {
-                        let Value::Slice(s) = &i else { return Ok(()) };
-                        self.del_slice(l, s).map_err(|e| e.at(self.src, target.span))
-                    }
-                    Value::List(l) => {
-                        let n = l.borrow().len();
-                        let k = self.list_index(&i, n).map_err(|e| e.at(self.src, target.span))?;
-                        l.borrow_mut().remove(k);
-                        Ok(())
-                    }
-                    Value::Dict(d) => {
-                        let key = self.hash_key(&i).map_err(|e| e.at(self.src, target.span))?;
-                        if d.borrow_mut().shift_remove(&key).is_none() {
-                            let r = self.repr_of(&i)?;
-                            return Err(err!(Key, "{}", r).at(self.src, target.span));
-                        }
-                        Ok(())
-                    }
-                    Value::Instance(_) => self
-                        .call_special(&o, "__delitem__", vec![i], |t| {
-                            err!(Type, "'{t}' object doesn't support item deletion")
-                        })
-                        .map(drop)
-                        .map_err(|e| e.at(self.src, target.span)),
-                    other => Err(err!(Type, "'{}' object doesn't support item deletion", other.type_name())
-                        .at(self.src, target.span)),
-                }
+                self.del_item(&o, &i).map_err(|e| e.at(self.src, target.span))
             }
             ExprKind::Attr(obj, name) => {
                 let o = self.eval(obj, env)?;
@@ -389,6 +362,39 @@ impl Interp {
             }
             _ => Err(err!(Syntax, "cannot delete this expression").at(self.src, target.span)),
         }
+    }
+
+    /// `del obj[i]`: list items and slices, dict keys, a class's `__delitem__`.
+    /// Errors: IndexError, KeyError; TypeError for a value without item deletion.
+    pub fn del_item(&mut self, o: &Value, i: &Value) -> R<()> {
+        let i = i.clone();
+        match o {
+                    Value::List(l) if matches!(i, Value::Slice(_)) => {
+                        let Value::Slice(s) = &i else { return Ok(()) };
+                        self.del_slice(l, s)
+                    }
+                    Value::List(l) => {
+                        let n = l.borrow().len();
+                        let k = self.list_index(&i, n)?;
+                        l.borrow_mut().remove(k);
+                        Ok(())
+                    }
+                    Value::Dict(d) => {
+                        let key = self.hash_key(&i)?;
+                        if d.borrow_mut().shift_remove(&key).is_none() {
+                            return Err(self.key_error(&i));
+                        }
+                        Ok(())
+                    }
+                    Value::Instance(_) => self
+                        .call_special(&o, "__delitem__", vec![i], |t| {
+                            err!(Type, "'{t}' object doesn't support item deletion")
+                        })
+                        .map(drop)
+                        ,
+                    other => Err(err!(Type, "'{}' object doesn't support item deletion", other.type_name())
+                        ),
+                }
     }
 
     /// Evaluates defaults and captures the defining scope.

@@ -267,6 +267,17 @@ impl Interp {
         Ok(parts.join(", "))
     }
 
+    /// The KeyError for a missing `key`: its message is the key's repr and its `args` the
+    /// key itself, as CPython's (`KeyError('k')`, printed `'k'`).
+    pub fn key_error(&mut self, key: &Value) -> crate::error::Exc {
+        let mut e = match self.repr_of(key) {
+            Ok(r) => crate::error::Exc::new(crate::error::ErrorKind::Key, r),
+            Err(e) => return e,
+        };
+        super::value::set_exception_args(&mut e, vec![key.clone()]);
+        e
+    }
+
     /// `str()` of an exception constructed with `args`: nothing, the one argument's str
     /// (its repr for a KeyError, which names a key), or the tuple's repr, as CPython.
     pub fn exception_text(&mut self, kind: crate::error::ErrorKind, args: &[Value]) -> R<String> {

@@ -221,10 +221,7 @@ impl Interp {
                 let found = d.borrow().get(&k).map(|(_, v)| v.clone());
                 match found {
                     Some(v) => Ok(v),
-                    None => {
-                        let r = self.repr_of(index)?;
-                        bail!(Key, "{r}")
-                    }
+                    None => Err(self.key_error(index)),
                 }
             }
             Value::Tensor(_) | Value::Variable(_) => {

@@ -141,7 +141,7 @@ impl Interp {
         } else {
             match args.kw.iter().find(|(k, _)| k.as_ref() == head) {
                 Some((_, v)) => v.clone(),
-                None => bail!(Key, "{}", super::str_repr(head)),
+                None => return Err(self.key_error(&Value::str(head))),
             }
         };
         while !rest.is_empty() {

@@ -65,7 +65,10 @@ impl Interp {
                 let Some(close) = close else { bail!(Value, "incomplete format key") };
                 let key: String = chars[i + 1..close].iter().collect();
                 let v = d.borrow().get(&HashKey::Str(key.as_str().into())).map(|(_, v)| v.clone());
-                value_from_key = Some(v.ok_or_else(|| err!(Key, "{}", super::str_repr(&key)))?);
+                value_from_key = match v {
+                    Some(v) => Some(v),
+                    None => return Err(self.key_error(&Value::str(&key))),
+                };
                 used_key = true;
                 src = Source::Map;
                 i = close + 1;
