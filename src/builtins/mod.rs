@@ -7,6 +7,7 @@
 pub mod autodiff_fns;
 mod checkpoint_tools;
 mod collections;
+pub mod decimal_digits;
 pub mod core;
 pub mod data;
 mod diff_tools;
