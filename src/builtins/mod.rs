@@ -6,6 +6,7 @@
 
 pub mod autodiff_fns;
 mod checkpoint_tools;
+mod case_tables;
 mod collections;
 pub mod decimal_digits;
 pub mod core;
