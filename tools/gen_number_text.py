@@ -7,6 +7,7 @@ written as \\t and \\n, the result; tab-separated. Run with python3 (3.11) from 
 repository root; tests/number_text_table.rs reads it and never calls Python."""
 import random
 import sys
+import unicodedata
 
 assert sys.version_info[:2] == (3, 11), "run with CPython 3.11"
 random.seed(24)
@@ -60,6 +61,35 @@ while len(rows) < 6000:
         r = show(lambda: as_int(int(t, base)))
     esc = t.replace("\t", "\\t").replace("\n", "\\n")
     rows.add((str(base), esc, r.replace("\t", "\\t").replace("\n", "\\n")))
+# Texts with non-ASCII decimal digits (every script's, category Nd) and Unicode whitespace,
+# which CPython reads as ASCII digits and spaces; a random non-digit letter now and then.
+ZEROS = [c for c in range(0x110000) if unicodedata.decimal(chr(c), -1) == 0]
+SPACES = ["\u00a0", "\u2003", "\u3000", "\u1680", "\u205f", "\x1c", "\x85"]
+unicode_rng = random.Random(2404)
+
+
+def unicode_text(t):
+    zero = unicode_rng.choice(ZEROS)
+    out = "".join(chr(zero + int(c)) if c.isdigit() and unicode_rng.random() < 0.8 else c for c in t)
+    if unicode_rng.random() < 0.5:
+        out = unicode_rng.choice(SPACES) + out + unicode_rng.choice(SPACES + [""])
+    if unicode_rng.random() < 0.1:
+        i = unicode_rng.randint(0, len(out))
+        out = out[:i] + unicode_rng.choice(["\u00e9", "\u0663", "\u2003", "\u00b2", "\u2155"]) + out[i:]
+    return out
+
+
+extra = set()
+while len(extra) < 1500:
+    t = unicode_text(number())
+    base = unicode_rng.choice(["float", "float", 0, 10, 16, 36])
+    if base == "float":
+        r = show(lambda: float(t).hex())
+    else:
+        r = show(lambda: as_int(int(t, base)))
+    esc = t.replace("\t", "\\t").replace("\n", "\\n")
+    extra.add((str(base), esc, r.replace("\t", "\\t").replace("\n", "\\n")))
+rows |= extra
 with open("tests/data/number_text.tsv", "w") as f:
     for r in sorted(rows):
         f.write("\t".join(r) + "\n")

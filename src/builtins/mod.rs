@@ -6,7 +6,9 @@
 
 pub mod autodiff_fns;
 mod checkpoint_tools;
+mod case_tables;
 mod collections;
+pub mod decimal_digits;
 pub mod core;
 pub mod data;
 mod diff_tools;

@@ -324,13 +324,37 @@ fn filter(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(out))
 }
 
+/// The one place number text is normalised before `int()` and `float()` read it, as CPython
+/// does: every non-ASCII Unicode decimal digit (category Nd: '٣', '１') becomes its ASCII digit
+/// and every non-ASCII whitespace character (U+00A0, U+3000, …) a space; ASCII stays as it is
+/// (so the ASCII separators U+001C–U+001F, whitespace to `str.isspace`, are not a number's).
+pub fn ascii_number_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.is_ascii() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let map = |c: char| match super::decimal_digits::decimal_value(c) {
+        _ if c.is_ascii() => c,
+        Some(d) => char::from(b'0' + d as u8),
+        None if super::strings::is_py_space(c) => ' ',
+        None => c,
+    };
+    std::borrow::Cow::Owned(text.chars().map(map).collect())
+}
+
+/// The whitespace a number's text may have around it (after [`ascii_number_text`]): C's
+/// `isspace`, space, tab, newline, vertical tab, form feed and carriage return.
+fn is_c_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r')
+}
+
 /// `int(text, base)`: digits in `base` (2–36, or 0 for a literal's own prefix),
 /// with an optional sign, `0x`/`0o`/`0b` prefix matching the base, `_` between
 /// digits and whitespace around, as CPython. `None` when the text is not such a number.
 ///
 /// Errors: OverflowError when the value leaves 64 bits.
 pub fn parse_int(text: &str, base: u32) -> R<Option<i64>> {
-    let t = text.trim_matches(super::strings::is_py_space);
+    let ascii = ascii_number_text(text);
+    let t = ascii.trim_matches(is_c_space);
     let (neg, t) = match t.as_bytes().first() {
         Some(b'-') => (true, &t[1..]),
         Some(b'+') => (false, &t[1..]),
@@ -374,7 +398,8 @@ pub fn parse_int(text: &str, base: u32) -> R<Option<i64>> {
 /// an optional exponent, `_` only between two digits. `None` when the text is not one;
 /// the value is correctly rounded.
 pub fn parse_float(text: &str) -> Option<f64> {
-    let t = text.trim_matches(super::strings::is_py_space);
+    let ascii = ascii_number_text(text);
+    let t = ascii.trim_matches(is_c_space);
     let (neg, body) = match t.as_bytes().first() {
         Some(b'-') => (true, &t[1..]),
         Some(b'+') => (false, &t[1..]),

@@ -240,52 +240,110 @@ fn mapped(out: &mut String, it: impl Iterator<Item = char>) {
     out.extend(it);
 }
 
-/// A cased character: one with an upper- and a lower-case form.
+/// A cased character (Unicode's Cased: upper case, lower case or a titlecase letter like 'ǅ').
 fn is_cased(c: char) -> bool {
-    c.is_uppercase() || c.is_lowercase()
+    c.is_uppercase() || c.is_lowercase() || is_titlecase_letter(c)
 }
 
-/// `s.title()`: the first cased character after an uncased one upper case, the rest lower.
+/// A titlecase letter (category Lt: 'ǅ', 'ᾈ', …), by CPython 3.11's table.
+fn is_titlecase_letter(c: char) -> bool {
+    super::case_tables::TITLECASE_LETTERS.binary_search(&c).is_ok()
+}
+
+/// Appends the titlecase mapping of `c` ('ß' -> 'Ss', 'ǆ' -> 'ǅ', 'ﬁ' -> 'Fi'), by CPython
+/// 3.11's table where it is not the uppercase mapping.
+fn push_title(out: &mut String, c: char) {
+    match super::case_tables::TITLE.binary_search_by_key(&c, |&(k, _)| k) {
+        Ok(i) => out.push_str(super::case_tables::TITLE[i].1),
+        Err(_) => mapped(out, c.to_uppercase()),
+    }
+}
+
+/// Lower-cases the characters of one string one at a time, as CPython's str methods do: a
+/// capital sigma becomes 'ς' at the end of a word and 'σ' elsewhere (Unicode's final-sigma
+/// rule, decided over the whole string as `str::to_lowercase` decides it).
+struct Lowerer {
+    /// The lowercase of each 'Σ' of the string, in order.
+    sigmas: Vec<char>,
+    next: usize,
+}
+
+impl Lowerer {
+    fn new(s: &str) -> Lowerer {
+        let mut sigmas = vec![];
+        if s.contains('Σ') {
+            let lower = s.to_lowercase();
+            let mut it = lower.chars();
+            for c in s.chars() {
+                if c == 'Σ' {
+                    sigmas.push(it.next().unwrap_or('σ'));
+                } else {
+                    it.by_ref().take(c.to_lowercase().count()).for_each(drop);
+                }
+            }
+        }
+        Lowerer { sigmas, next: 0 }
+    }
+
+    /// Notes that the string's next character is `c`, and lower-cases it into `out` if `lower`
+    /// (every character passes through here, lowered or not, so sigmas stay counted).
+    fn visit(&mut self, out: &mut String, c: char, lower: bool) {
+        let sigma = (c == 'Σ').then(|| {
+            self.next += 1;
+            self.sigmas.get(self.next - 1).copied().unwrap_or('σ')
+        });
+        match (lower, sigma) {
+            (true, Some(form)) => out.push(form),
+            (true, None) => mapped(out, c.to_lowercase()),
+            (false, _) => {}
+        }
+    }
+}
+
+/// `s.title()`: each cased character after an uncased one in title case, the others lower case.
 pub(super) fn str_title(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_str(args)?;
     NO_ARGS.bind(rt, args)?;
     let mut out = String::with_capacity(s.len());
+    let mut low = Lowerer::new(&s);
     let mut prev_cased = false;
     for c in s.chars() {
-        if prev_cased {
-            mapped(&mut out, c.to_lowercase());
-        } else {
-            mapped(&mut out, c.to_uppercase());
+        low.visit(&mut out, c, prev_cased);
+        if !prev_cased {
+            push_title(&mut out, c);
         }
         prev_cased = is_cased(c);
     }
     Ok(Value::str(&out))
 }
 
-/// `s.capitalize()`: the first character upper case, the rest lower case.
+/// `s.capitalize()`: the first character in title case, the rest lower case.
 pub(super) fn str_capitalize(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_str(args)?;
     NO_ARGS.bind(rt, args)?;
     let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    if let Some(c) = chars.next() {
-        mapped(&mut out, c.to_uppercase());
-    }
-    for c in chars {
-        mapped(&mut out, c.to_lowercase());
+    let mut low = Lowerer::new(&s);
+    for (i, c) in s.chars().enumerate() {
+        low.visit(&mut out, c, i > 0);
+        if i == 0 {
+            push_title(&mut out, c);
+        }
     }
     Ok(Value::str(&out))
 }
 
-/// `s.swapcase()`: upper case to lower and lower to upper.
+/// `s.swapcase()`: upper case to lower and lower to upper (titlecase letters stay).
 pub(super) fn str_swapcase(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_str(args)?;
     NO_ARGS.bind(rt, args)?;
     let mut out = String::with_capacity(s.len());
+    let mut low = Lowerer::new(&s);
     for c in s.chars() {
+        low.visit(&mut out, c, c.is_uppercase());
         if c.is_uppercase() {
-            mapped(&mut out, c.to_lowercase());
-        } else if c.is_lowercase() {
+            continue;
+        }
+        if c.is_lowercase() {
             mapped(&mut out, c.to_uppercase());
         } else {
             out.push(c);
@@ -294,12 +352,19 @@ pub(super) fn str_swapcase(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::str(&out))
 }
 
-/// `s.casefold()`: lower case, with `ß` as `ss` (Unicode's full case folding for the
-/// letters a training script meets; other special foldings are left as lower case).
+/// `s.casefold()`: Unicode's full case folding ('ß' -> 'ss', 'ſ' -> 's'), by CPython 3.11's
+/// table where it is not the lowercase mapping.
 pub(super) fn str_casefold(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_str(args)?;
     NO_ARGS.bind(rt, args)?;
-    Ok(Value::str(&s.to_lowercase().replace('ß', "ss")))
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match super::case_tables::FOLD.binary_search_by_key(&c, |&(k, _)| k) {
+            Ok(i) => out.push_str(super::case_tables::FOLD[i].1),
+            Err(_) => mapped(&mut out, c.to_lowercase()),
+        }
+    }
+    Ok(Value::str(&out))
 }
 
 /// The character classes `isdigit`, `isalpha`, … test; each is true when the
@@ -375,9 +440,12 @@ pub(super) fn str_isspace(rt: &mut Interp, args: &mut Args) -> R<Value> {
 fn case_test(rt: &mut Interp, args: &mut Args, upper: bool) -> R<Value> {
     let s = this_str(args)?;
     NO_ARGS.bind(rt, args)?;
-    let cased = s.chars().any(is_cased);
-    let wrong = s.chars().any(|c| if upper { c.is_lowercase() } else { c.is_uppercase() });
-    Ok(Value::Bool(cased && !wrong))
+    // CPython: at least one character of the case asked, and none of the other case nor a
+    // titlecase letter ('ǅ'.isupper() and 'ǅ'.islower() are both false).
+    let (want, other): (fn(char) -> bool, fn(char) -> bool) =
+        if upper { (char::is_uppercase, char::is_lowercase) } else { (char::is_lowercase, char::is_uppercase) };
+    let wrong = s.chars().any(|c| other(c) || is_titlecase_letter(c));
+    Ok(Value::Bool(s.chars().any(want) && !wrong))
 }
 
 pub(super) fn str_isupper(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -653,7 +721,7 @@ pub(super) fn str_istitle(rt: &mut Interp, args: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, args)?;
     let (mut prev_cased, mut any) = (false, false);
     for c in s.chars() {
-        if c.is_uppercase() {
+        if c.is_uppercase() || is_titlecase_letter(c) {
             if prev_cased {
                 return Ok(Value::Bool(false));
             }

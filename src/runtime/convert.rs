@@ -363,3 +363,32 @@ pub fn int_pow(x: i64, y: i64) -> R<i64> {
         || format!("{x} ** {y}"),
     )
 }
+
+/// `x / y` for ints as CPython computes it: the exact quotient rounded once to the nearest
+/// float (ties to even). Converting both to floats first rounds twice when one is beyond 2**53
+/// (`7 / 9007199254740993` would be one ulp off). `y` must not be 0.
+pub fn int_true_div(x: i64, y: i64) -> f64 {
+    const EXACT: u64 = 1 << 53;
+    let (a, b) = (x.unsigned_abs(), y.unsigned_abs());
+    if a <= EXACT && b <= EXACT {
+        // Both convert exactly, so IEEE division rounds once (and keeps the sign of a zero).
+        return x as f64 / y as f64;
+    }
+    let sign = if (x < 0) != (y < 0) { -1.0 } else { 1.0 };
+    if a == 0 {
+        return 0.0 * sign;
+    }
+    let bits = |v: u128| 128 - v.leading_zeros() as i32;
+    // q = floor(a * 2^s / b) has at least 55 bits; `inexact` says whether bits were dropped.
+    let s = (55 + bits(b as u128) - bits(a as u128)).max(0);
+    let n = (a as u128) << s;
+    let (q, inexact) = (n / b as u128, n % b as u128 != 0);
+    let drop = bits(q) - 53;
+    let (mut keep, rest) = (q >> drop, q & ((1u128 << drop) - 1));
+    let half = 1u128 << (drop - 1);
+    if rest > half || (rest == half && (inexact || keep & 1 == 1)) {
+        keep += 1;
+    }
+    // keep <= 2^53 converts exactly; the power of two (|exponent| < 128) is exact too.
+    sign * keep as f64 * 2f64.powi(drop - s)
+}

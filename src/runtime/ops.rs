@@ -809,7 +809,7 @@ fn int_op(op: BinOp, x: i64, y: i64) -> R<Value> {
             if y == 0 {
                 bail!(ZeroDivision, "division by zero");
             }
-            Value::Float(x as f64 / y as f64)
+            Value::Float(super::convert::int_true_div(x, y))
         }
         BinOp::FloorDiv | BinOp::Mod => {
             if y == 0 {

@@ -58,6 +58,27 @@ pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
         ("fsum", fsum),
         ("comb", comb),
         ("copysign", copysign),
+        ("modf", modf),
+        ("frexp", frexp),
+        ("ldexp", ldexp),
+        ("fmod", fmod),
+        ("remainder", remainder),
+        ("nextafter", nextafter),
+        ("ulp", ulp),
+        ("isqrt", isqrt),
+        ("lcm", lcm),
+        ("perm", perm),
+        ("dist", dist),
+        ("expm1", |rt, a| libm_1(rt, a, c_libm::expm1, true)),
+        ("exp2", |rt, a| libm_1(rt, a, c_libm::exp2, true)),
+        ("cbrt", |rt, a| libm_1(rt, a, c_libm::cbrt, false)),
+        ("erf", |rt, a| libm_1(rt, a, c_libm::erf, false)),
+        ("erfc", |rt, a| libm_1(rt, a, c_libm::erfc, false)),
+        ("asinh", |rt, a| libm_1(rt, a, c_libm::asinh, false)),
+        ("acosh", |rt, a| libm_1(rt, a, c_libm::acosh, false)),
+        ("atanh", |rt, a| libm_1(rt, a, c_libm::atanh, false)),
+        ("gamma", gamma),
+        ("lgamma", lgamma),
     ];
     for &(name, f) in fns {
         v.push((name, Value::native(name, f)));
@@ -461,4 +482,323 @@ fn comb(rt: &mut Interp, args: &mut Args) -> R<Value> {
         }
     }
     Ok(Value::Int(r as i64))
+}
+
+/// The C library's functions that CPython's `math` calls (so results are CPython's on the same
+/// platform, as `sin` or `exp` through Rust's float methods are).
+mod c_libm {
+    mod sys {
+        extern "C" {
+            pub fn erf(x: f64) -> f64;
+            pub fn erfc(x: f64) -> f64;
+            pub fn expm1(x: f64) -> f64;
+            pub fn exp2(x: f64) -> f64;
+            // Rust's runtime (compiler-builtins) defines a `cbrt` of its own that the linker
+            // takes first; glibc's `cbrtf64` is its `cbrt` under another name.
+            #[cfg_attr(all(target_os = "linux", target_env = "gnu"), link_name = "cbrtf64")]
+            pub fn cbrt(x: f64) -> f64;
+            pub fn asinh(x: f64) -> f64;
+            pub fn acosh(x: f64) -> f64;
+            pub fn atanh(x: f64) -> f64;
+            pub fn tgamma(x: f64) -> f64;
+            pub fn lgamma(x: f64) -> f64;
+        }
+    }
+    macro_rules! safe {
+        ($($f:ident)*) => {$(
+            pub fn $f(x: f64) -> f64 {
+                // SAFETY: a pure C99 <math.h> function of one double (lgamma also writes the
+                // C library's `signgam`, which nothing reads).
+                unsafe { sys::$f(x) }
+            }
+        )*};
+    }
+    safe!(erf erfc expm1 exp2 cbrt asinh acosh atanh tgamma lgamma);
+}
+
+/// A function of one float from the C library ([`c_libm`]), checked as CPython checks its libm calls: NaN from a non-NaN argument is ValueError "math
+/// domain error"; infinity from a finite argument is OverflowError "math range error" where the
+/// function can overflow (`expm1`, `exp2`), else a domain error (`atanh(1.0)`).
+fn libm_1(rt: &mut Interp, args: &mut Args, f: fn(f64) -> f64, can_overflow: bool) -> R<Value> {
+    let x = arg(rt, args)?;
+    let r = f(x);
+    if r.is_infinite() && x.is_finite() && !can_overflow {
+        return Err(domain_error());
+    }
+    checked(r, x.is_finite(), x.is_nan())
+}
+
+/// `math.gamma(x)`. Errors: ValueError "math domain error" at 0, a negative integer and -inf;
+/// OverflowError "math range error" when the result is too large (x > 171.6…, or x tiny).
+fn gamma(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let x = arg(rt, args)?;
+    if x == f64::NEG_INFINITY || (x <= 0.0 && x == x.floor()) {
+        return Err(domain_error());
+    }
+    // (n-1)! exactly for n up to 23 (each is a float), as CPython gives.
+    if (1.0..=23.0).contains(&x) && x == x.floor() {
+        return Ok(Value::Float((1..x as u128).product::<u128>() as f64));
+    }
+    checked(c_libm::tgamma(x), x.is_finite(), x.is_nan())
+}
+
+/// `math.lgamma(x)`: ln |Γ(x)|. Errors: ValueError "math domain error" at 0 and the negative
+/// integers (poles); OverflowError "math range error" when a finite x's result is too large.
+fn lgamma(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let x = arg(rt, args)?;
+    if x.is_infinite() {
+        return Ok(Value::Float(f64::INFINITY));
+    }
+    if x <= 0.0 && x == x.floor() {
+        return Err(domain_error());
+    }
+    checked(c_libm::lgamma(x), x.is_finite(), x.is_nan())
+}
+
+/// `math.modf(x)`: `(fractional part, integer part)`, both floats with x's sign (exact).
+fn modf(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let x = arg(rt, args)?;
+    let (frac, int) = if x.is_infinite() {
+        (0.0f64.copysign(x), x)
+    } else {
+        let t = x.trunc();
+        ((x - t).copysign(x), t)
+    };
+    Ok(Value::tuple(vec![Value::Float(frac), Value::Float(int)]))
+}
+
+/// `math.frexp(x)`: `(m, e)` with `x == m * 2**e` and `0.5 <= |m| < 1` (`(x, 0)` for 0, an
+/// infinity and NaN), exact.
+fn frexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let x = arg(rt, args)?;
+    let (m, e) = if x == 0.0 || !x.is_finite() {
+        (x, 0)
+    } else {
+        let e = exponent(x);
+        (scale(x, -e), e)
+    };
+    Ok(Value::tuple(vec![Value::Float(m), Value::Int(e as i64)]))
+}
+
+/// `math.ldexp(x, i)`: `x * 2**i`, rounded once (to a subnormal or to zero when it underflows).
+///
+/// Errors: TypeError when `i` is not an int (a float too, as CPython); OverflowError "math
+/// range error" when a finite x's result is too large.
+fn ldexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["x", "i"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (xv, iv) = (a.value("x")?, a.value("i")?);
+    let x = real(rt, &xv)?;
+    let i = match iv {
+        Value::Int(i) => i,
+        Value::Bool(b) => b as i64,
+        other => bail!(Type, "ldexp() expected an int as its second argument, not {}", other.type_name()),
+    };
+    let r = ldexp_f64(x, i);
+    checked(r, x.is_finite(), x.is_nan())
+}
+
+/// `x * 2**k` correctly rounded (exact unless the result is subnormal, zero or infinite).
+pub fn ldexp_f64(x: f64, k: i64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    // x = m * 2^(e-1) with m in [1, 2): the result's exponent is e - 1 + k.
+    let e = exponent(x) as i64;
+    let m = scale(x, 1 - e as i32);
+    let t = (e - 1).saturating_add(k);
+    if t > 1023 {
+        return f64::INFINITY.copysign(x);
+    }
+    if t >= -1022 {
+        return m * f64::from_bits(((t + 1023) as u64) << 52);
+    }
+    if t < -1076 {
+        return 0.0f64.copysign(x);
+    }
+    // A subnormal result: m * 2^(t + 1074) is exact (|t + 1074| <= 52 keeps it normal), and
+    // the one multiplication by 2^-1074 rounds it once.
+    scale(m, (t + 1074) as i32) * f64::from_bits(1)
+}
+
+/// `math.fmod(x, y)`: C's fmod, the exact remainder with x's sign (x when y is infinite).
+///
+/// Errors: ValueError "math domain error" for y == 0 or an infinite x.
+fn fmod(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let (x, y) = two(rt, args)?;
+    if y.is_infinite() && x.is_finite() {
+        return Ok(Value::Float(x));
+    }
+    checked(x % y, true, x.is_nan() || y.is_nan())
+}
+
+/// `math.remainder(x, y)`: IEEE 754's remainder, `x - n*y` with n the integer nearest x/y
+/// (ties to even), exact.
+///
+/// Errors: ValueError "math domain error" for y == 0 or an infinite x.
+fn remainder(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let (x, y) = two(rt, args)?;
+    if x.is_nan() || y.is_nan() {
+        return Ok(Value::Float(f64::NAN));
+    }
+    if x.is_infinite() || y == 0.0 {
+        return Err(domain_error());
+    }
+    Ok(Value::Float(ieee_remainder(x, y)))
+}
+
+/// IEEE 754's remainder of finite x by non-zero y (x when y is infinite).
+pub fn ieee_remainder(x: f64, y: f64) -> f64 {
+    if y.is_infinite() {
+        return x;
+    }
+    let (ax, ay) = (x.abs(), y.abs());
+    // m = |x| - q*|y| exactly, q = trunc(|x| / |y|); the answer is m or m - |y|.
+    let m = ax % ay;
+    let c = ay - m; // exact: both in [0, ay]
+    let r = if m < c {
+        m
+    } else if m > c {
+        -c
+    } else {
+        // A tie: keep the even quotient. q is odd exactly when |x| mod 2|y| is at least |y|
+        // (when 2|y| overflows, |x| < 2|y| and q is 1 exactly when |x| >= |y|).
+        let two_y = 2.0 * ay;
+        let q_odd = if two_y.is_finite() { ax % two_y >= ay } else { ax >= ay };
+        if q_odd { -c } else { m }
+    };
+    // remainder(-x, y) == -remainder(x, y), zero included.
+    r * 1.0f64.copysign(x)
+}
+
+/// `math.nextafter(x, y)`: the float next to x in y's direction (y itself when x == y).
+fn nextafter(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let (x, y) = two(rt, args)?;
+    Ok(Value::Float(if x.is_nan() || y.is_nan() {
+        f64::NAN
+    } else if x == y {
+        y
+    } else if y > x {
+        x.next_up()
+    } else {
+        x.next_down()
+    }))
+}
+
+/// `math.ulp(x)`: the gap from |x| to the next float away from zero (to the one below for the
+/// largest float); NaN and infinities are themselves (inf for -inf).
+fn ulp(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let x = arg(rt, args)?.abs();
+    Ok(Value::Float(if !x.is_finite() {
+        x
+    } else if x == f64::MAX {
+        x - x.next_down()
+    } else {
+        x.next_up() - x
+    }))
+}
+
+fn two(rt: &mut Interp, args: &mut Args) -> R<(f64, f64)> {
+    let mut a = XY.bind(rt, args)?;
+    let (x, y) = (a.value("x")?, a.value("y")?);
+    Ok((real(rt, &x)?, real(rt, &y)?))
+}
+
+/// `math.isqrt(n)`: the largest int whose square is at most n.
+///
+/// Errors: ValueError "isqrt() argument must be nonnegative"; TypeError for a non-int.
+fn isqrt(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["n"], 1);
+    let n = integer(&SIG.bind(rt, args)?.value("n")?)?;
+    if n < 0 {
+        bail!(Value, "isqrt() argument must be nonnegative");
+    }
+    Ok(Value::Int(isqrt_u64(n as u64) as i64))
+}
+
+/// floor(sqrt(n)), exact for every u64.
+pub fn isqrt_u64(n: u64) -> u64 {
+    let mut r = (n as f64).sqrt() as u64;
+    // The float estimate is within one of the answer: correct it in integers.
+    while r.checked_mul(r).is_none_or(|s| s > n) {
+        r -= 1;
+    }
+    while (r + 1).checked_mul(r + 1).is_some_and(|s| s <= n) {
+        r += 1;
+    }
+    r
+}
+
+/// `math.lcm(*integers)`: the least common multiple (1 with no arguments, 0 if any is 0),
+/// non-negative. Errors: OverflowError past 64 bits.
+fn lcm(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::varargs(&[]);
+    let given = std::mem::take(&mut SIG.bind(rt, args)?.rest);
+    let ns: Vec<i64> = given.iter().map(integer).collect::<R<_>>()?;
+    let mut l: u128 = 1;
+    for &n in &ns {
+        let b = n.unsigned_abs() as u128;
+        if b == 0 || l == 0 {
+            l = 0;
+            continue;
+        }
+        let (mut g, mut h) = (l, b);
+        while h != 0 {
+            (g, h) = (h, g % h);
+        }
+        l = l / g * b;
+        if l > i64::MAX as u128 {
+            let text = ns.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+            return int_checked(None, || format!("lcm({text})")).map(Value::Int);
+        }
+    }
+    Ok(Value::Int(l as i64))
+}
+
+/// `math.perm(n, k=None)`: the number of ways to arrange k of n items in order (n! without k,
+/// 0 when k > n).
+///
+/// Errors: ValueError "n must be a non-negative integer" (and for k); OverflowError past 64 bits.
+fn perm(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["n", "k"], 1);
+    let mut a = SIG.bind(rt, args)?;
+    let n = integer(&a.value("n")?)?;
+    let k = match a.opt("k")? {
+        None | Some(Value::None) => None,
+        Some(v) => Some(integer(&v)?),
+    };
+    if n < 0 {
+        bail!(Value, "n must be a non-negative integer");
+    }
+    let k = k.unwrap_or(n);
+    if k < 0 {
+        bail!(Value, "k must be a non-negative integer");
+    }
+    if k > n {
+        return Ok(Value::Int(0));
+    }
+    let mut r: i64 = 1;
+    for f in (n - k + 1)..=n {
+        r = int_checked(r.checked_mul(f), || format!("perm({n}, {k})"))?;
+    }
+    Ok(Value::Int(r))
+}
+
+/// `math.dist(p, q)`: the Euclidean distance between two points given as iterables of the same
+/// length, correctly rounded (the [`norm`] of the differences, as [`hypot`]).
+///
+/// Errors: ValueError "both points must have the same number of dimensions".
+fn dist(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["p", "q"], 2);
+    let mut a = SIG.bind(rt, args)?;
+    let (p, q) = (a.value("p")?, a.value("q")?);
+    let (p, q) = (rt.iterate(&p)?, rt.iterate(&q)?);
+    if p.len() != q.len() {
+        bail!(Value, "both points must have the same number of dimensions");
+    }
+    let mut d = Vec::with_capacity(p.len());
+    for (a, b) in p.iter().zip(&q) {
+        d.push((real(rt, a)? - real(rt, b)?).abs());
+    }
+    Ok(Value::Float(norm(&d)))
 }

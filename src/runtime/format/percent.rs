@@ -58,11 +58,38 @@ impl Interp {
             }
             i += 1;
             let at = |i: usize| chars.get(i).copied();
+            // `%%` is a literal percent only as these two characters: with a key, flag, width,
+            // precision or length between them, `%` is a conversion type that takes a value and
+            // is unsupported, as in CPython.
+            if at(i) == Some('%') {
+                out.push('%');
+                i += 1;
+                continue;
+            }
             let mut value_from_key = None;
             if at(i) == Some('(') {
-                let Value::Dict(d) = args else { bail!(Type, "format requires a mapping") };
-                let close = chars[i..].iter().position(|&c| c == ')').map(|p| p + i);
+                // A list counts as a mapping here, as in CPython (it has `__getitem__`), and fails
+                // only at the lookup.
+                if !lenient {
+                    bail!(Type, "format requires a mapping");
+                }
+                // The key ends at the `)` that balances the opening one: "%(a(b))s" is key "a(b)".
+                let mut depth = 0usize;
+                let close = chars[i..]
+                    .iter()
+                    .position(|&c| {
+                        depth = match c {
+                            '(' => depth + 1,
+                            ')' => depth - 1,
+                            _ => depth,
+                        };
+                        depth == 0
+                    })
+                    .map(|p| p + i);
                 let Some(close) = close else { bail!(Value, "incomplete format key") };
+                let Value::Dict(d) = args else {
+                    bail!(Type, "{} indices must be integers or slices, not str", args.type_name())
+                };
                 let key: String = chars[i + 1..close].iter().collect();
                 let v = d.borrow().get(&HashKey::Str(key.as_str().into())).map(|(_, v)| v.clone());
                 value_from_key = match v {
@@ -108,25 +135,23 @@ impl Interp {
                     i = next;
                 }
             }
-            // C's length modifiers are accepted and ignored, as CPython does.
-            while matches!(at(i), Some('h' | 'l' | 'L')) {
+            // One of C's length modifiers is accepted and ignored, as CPython does ("%ld").
+            if matches!(at(i), Some('h' | 'l' | 'L')) {
                 i += 1;
             }
             let Some(ty) = at(i) else { bail!(Value, "incomplete format") };
             let type_index = i;
             i += 1;
-            if ty == '%' {
-                out.push('%');
-                continue;
-            }
-            if !"diuoxXeEfFgGcsra".contains(ty) {
-                let byte_index = chars[..type_index].iter().map(|c| c.len_utf8()).sum::<usize>();
-                bail!(Value, "unsupported format character '{ty}' (0x{:x}) at index {byte_index}", ty as u32);
-            }
+            // The value is taken before the type is checked: "%5%" % () lacks an argument.
             let v = match value_from_key.take() {
                 Some(v) => v,
                 None => next_value(&mut src)?,
             };
+            if !"diuoxXeEfFgGcsra".contains(ty) {
+                // The index counts characters; a character outside printable ASCII shows as '?'.
+                let shown = if (' '..='~').contains(&ty) { ty } else { '?' };
+                bail!(Value, "unsupported format character '{shown}' (0x{:x}) at index {type_index}", ty as u32);
+            }
             let text = self.convert(&v, ty, &f, width, precision)?;
             out.push_str(&text);
         }
