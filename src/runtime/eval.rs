@@ -386,7 +386,7 @@ fn cell(env: &Frame, i: u32) -> Option<Value> {
 pub fn unbound(name: Sym, slot: Slot) -> Exc {
     match slot {
         Slot::Local(_) | Slot::Cell(_) => {
-            err!(Name, "cannot access local variable '{}' where it is not associated with a value", name)
+            err!(UnboundLocal, "cannot access local variable '{}' where it is not associated with a value", name)
         }
         Slot::OuterLocal(_) | Slot::Free(_) | Slot::ClassFree(_) => err!(
             Name,

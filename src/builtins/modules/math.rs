@@ -92,7 +92,12 @@ fn real(rt: &mut Interp, v: &Value) -> R<f64> {
         Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Tensor(_) | Value::Variable(_) => {
             rt.float_arg(v, "math argument")
         }
-        other => bail!(Type, "must be real number, not {}", other.type_name()),
+        // An instance with `__float__` (or `__index__`) is a real number, as in CPython.
+        other => match rt.convert_dunder(other, &["__float__", "__index__"], false)? {
+            Some(Value::Float(f)) => Ok(f),
+            Some(Value::Int(i)) => Ok(i as f64),
+            _ => bail!(Type, "must be real number, not {}", other.type_name()),
+        },
     }
 }
 
