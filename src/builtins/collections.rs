@@ -107,14 +107,8 @@ pub(super) fn list_index(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut b = SIG.bind(rt, args)?;
     let (x, start, stop) = (b.value("value")?, b.opt_int("start")?, b.opt_int("stop")?);
     let items = l.borrow().clone();
-    let n = items.len() as i64;
-    let fix = |i: i64| if i < 0 { (i + n).max(0) } else { i.min(n) };
-    let (a, z) = (start.map_or(0, fix), stop.map_or(n, fix));
-    for i in a..z.max(a) {
-        let v = &items[i as usize];
-        if v.is(&x) || rt.values_equal(v, &x)? {
-            return Ok(Value::Int(i));
-        }
+    if let Some(i) = super::numbers::position_between(rt, &items, &x, start, stop)? {
+        return Ok(Value::Int(i));
     }
     let r = rt.repr_of(&x)?;
     bail!(Value, "{r} is not in list")

@@ -456,16 +456,7 @@ pub(crate) fn round(rt: &mut Interp, args: &mut Args) -> R<Value> {
                 return Ok(Value::Float(f));
             }
             if n < 0 {
-                // round(1234.5, -2) == 1200.0: half to even on the scaled value.
-                let p = 10f64.powi(n.saturating_neg().min(400) as i32);
-                if p.is_infinite() {
-                    return Ok(Value::Float(0.0 * f));
-                }
-                let r = (f / p).round_ties_even() * p;
-                if r.is_infinite() {
-                    bail!(Value, "rounded value too large to represent");
-                }
-                return Ok(Value::Float(r));
+                return round_float_left(f, n.unsigned_abs()).map(Value::Float);
             }
             // Format-and-parse rounds the decimal value correctly, as Python does.
             let n = n.min(330) as usize;
@@ -473,6 +464,56 @@ pub(crate) fn round(rt: &mut Interp, args: &mut Args) -> R<Value> {
             Ok(Value::Float(s.parse().unwrap_or(f)))
         }
     }
+}
+
+/// `round(f, -m)` for a finite float: the multiple of 10^m nearest to f's exact value, ties
+/// to even, then the float nearest to that (CPython's result: `round(1234.5, -2)` is 1200.0,
+/// and a float near the top of the range stays itself rather than picking up the error of
+/// scaling by 10^m). Beyond 10^308 every float rounds to a zero of its sign.
+///
+/// Errors: OverflowError "rounded value too large to represent" when the multiple is
+/// beyond the largest float.
+fn round_float_left(f: f64, m: u64) -> R<f64> {
+    if m > 308 {
+        return Ok(0.0 * f);
+    }
+    let m = m as usize;
+    // The exact decimal digits of the integral part (Rust formats the exact binary value).
+    let text = format!("{:.0}", f.abs());
+    let digits = format!("{text:0>width$}", width = m + 1).into_bytes();
+    let (head, tail) = digits.split_at(digits.len() - m);
+    let half = std::iter::once(b'5').chain(std::iter::repeat(b'0')).take(m);
+    let up = match tail.iter().copied().cmp(half) {
+        std::cmp::Ordering::Greater => true,
+        std::cmp::Ordering::Equal => {
+            // An exact half: the fraction of f decides first, then the even neighbour.
+            f.fract() != 0.0 || head.last().is_some_and(|d| (d - b'0') % 2 == 1)
+        }
+        std::cmp::Ordering::Less => false,
+    };
+    let mut head = head.to_vec();
+    if up {
+        let mut i = head.len();
+        loop {
+            if i == 0 {
+                head.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if head[i] == b'9' {
+                head[i] = b'0';
+            } else {
+                head[i] += 1;
+                break;
+            }
+        }
+    }
+    head.extend(std::iter::repeat(b'0').take(m));
+    let r: f64 = String::from_utf8_lossy(&head).parse().unwrap_or(f64::INFINITY);
+    if r.is_infinite() {
+        bail!(Overflow, "rounded value too large to represent");
+    }
+    Ok(if f.is_sign_negative() { -r } else { r })
 }
 
 /// `round(i, n)` for an int and n < 0: the nearest multiple of 10^-n, ties to even (exact in i128).

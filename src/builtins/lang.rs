@@ -104,7 +104,11 @@ fn stop_iteration(rt: &mut Interp, value: &Value) -> R<Exc> {
         Value::None => String::new(),
         v => rt.str_of(v)?,
     };
-    Ok(Exc::new(ErrorKind::StopIteration, msg))
+    let mut e = Exc::new(ErrorKind::StopIteration, msg);
+    // `e.value` and `e.args`: the returned value itself (no args for `None`).
+    let args = if matches!(value, Value::None) { vec![] } else { vec![value.clone()] };
+    crate::runtime::value::set_exception_args(&mut e, args);
+    Ok(e)
 }
 
 /// `g.send(value)`: resumes the generator with `value` as the result of the `yield`

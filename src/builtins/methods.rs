@@ -270,27 +270,8 @@ const FILE: &[(&str, Attr)] = &[
     ("mode", Attr::Get(|v| super::io::file_attr(v, "mode"))),
 ];
 
-const SET: &[(&str, Attr)] = &[
-    ("add", Attr::Method(lang::set_add)),
-    ("remove", Attr::Method(lang::set_remove)),
-    ("discard", Attr::Method(lang::set_discard)),
-    ("pop", Attr::Method(lang::set_pop)),
-    ("clear", Attr::Method(lang::set_clear)),
-    ("copy", Attr::Method(lang::set_copy)),
-    ("update", Attr::Method(lang::set_update)),
-    ("union", Attr::Method(lang::set_union)),
-    ("intersection", Attr::Method(lang::set_intersection)),
-    ("difference", Attr::Method(lang::set_difference)),
-    ("symmetric_difference", Attr::Method(lang::set_symmetric_difference)),
-    ("issubset", Attr::Method(lang::set_issubset)),
-    ("issuperset", Attr::Method(lang::set_issuperset)),
-    ("isdisjoint", Attr::Method(lang::set_isdisjoint)),
-    ("intersection_update", Attr::Method(lang::set_intersection_update)),
-    ("difference_update", Attr::Method(lang::set_difference_update)),
-    ("symmetric_difference_update", Attr::Method(lang::set_symmetric_difference_update)),
-];
-
-/// A frozenset has the set methods that make no change.
+/// The set methods that make no change: a set's and a frozenset's (a frozenset's give
+/// frozensets).
 const FROZENSET: &[(&str, Attr)] = &[
     ("copy", Attr::Method(lang::set_copy)),
     ("union", Attr::Method(lang::set_union)),
@@ -302,6 +283,19 @@ const FROZENSET: &[(&str, Attr)] = &[
     ("isdisjoint", Attr::Method(lang::set_isdisjoint)),
 ];
 
+/// The set methods that change the set, which a frozenset lacks.
+const SET: &[(&str, Attr)] = &[
+    ("add", Attr::Method(lang::set_add)),
+    ("remove", Attr::Method(lang::set_remove)),
+    ("discard", Attr::Method(lang::set_discard)),
+    ("pop", Attr::Method(lang::set_pop)),
+    ("clear", Attr::Method(lang::set_clear)),
+    ("update", Attr::Method(lang::set_update)),
+    ("intersection_update", Attr::Method(lang::set_intersection_update)),
+    ("difference_update", Attr::Method(lang::set_difference_update)),
+    ("symmetric_difference_update", Attr::Method(lang::set_symmetric_difference_update)),
+];
+
 const GENERATOR: &[(&str, Attr)] = &[
     ("send", Attr::Method(lang::generator_send)),
     ("throw", Attr::Method(lang::generator_throw)),
@@ -311,7 +305,17 @@ const GENERATOR: &[(&str, Attr)] = &[
 
 const BUILTIN: &[(&str, Attr)] = &[("__name__", Attr::Get(builtin_name)), ("__wrapped__", Attr::Get(builtin_wrapped))];
 
-const EXCEPTION: &[(&str, Attr)] = &[("args", Attr::Get(exception_args))];
+const EXCEPTION: &[(&str, Attr)] = &[("args", Attr::Get(exception_args)), ("value", Attr::Get(stop_value))];
+
+/// `e.value` of a StopIteration: its first argument (a generator's return value), or None.
+fn stop_value(v: &Value) -> Option<Value> {
+    match v {
+        Value::Exception(e) if e.kind() == crate::error::ErrorKind::StopIteration => {
+            Some(crate::runtime::value::exception_args(e).into_iter().next().unwrap_or(Value::None))
+        }
+        _ => None,
+    }
+}
 
 const DTYPE: &[(&str, Attr)] = &[("name", Attr::Get(dtype_name)), ("is_floating", Attr::Get(dtype_is_floating))];
 
@@ -392,7 +396,7 @@ impl Tables {
             table(&[DTYPE]),
             table(&[ERROR_TYPE]),
             table(&[FILE]),
-            table(&[SET]),
+            table(&[FROZENSET, SET]),
             table(&[FROZENSET]),
             table(&[INT]),
             table(&[FLOAT]),
@@ -409,7 +413,7 @@ impl Tables {
 /// `list`, `GradientTape`, …), the attribute's name, and its function when it is a method.
 /// For the help system's coverage tests.
 pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<NativeFn>)> {
-    let tables: [(&str, &[(&str, Attr)]); 21] = [
+    let tables: [(&str, &[(&str, Attr)]); 22] = [
         ("Tensor", TENSOR),
         ("Variable", VARIABLE),
         ("GradientTape", TAPE),
@@ -422,6 +426,7 @@ pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<NativeFn>)>
         ("dtype", DTYPE),
         ("type", ERROR_TYPE),
         ("file", FILE),
+        ("set", FROZENSET),
         ("set", SET),
         ("frozenset", FROZENSET),
         ("int", INT),

@@ -309,16 +309,32 @@ pub(super) fn tuple_index(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let t = this_tuple(args)?;
     let mut b = SIG.bind(rt, args)?;
     let (x, start, stop) = (b.value("value")?, b.opt_int("start")?, b.opt_int("stop")?);
-    let n = t.len() as i64;
+    match position_between(rt, &t, &x, start, stop)? {
+        Some(i) => Ok(Value::Int(i)),
+        None => bail!(Value, "tuple.index(x): x not in tuple"),
+    }
+}
+
+/// The position of the first item equal to `x` in `items[start:stop]` (bounds as a
+/// slice's: negative ones count from the end, both clamped): what `list.index` and
+/// `tuple.index` search.
+pub(super) fn position_between(
+    rt: &mut Interp,
+    items: &[Value],
+    x: &Value,
+    start: Option<i64>,
+    stop: Option<i64>,
+) -> R<Option<i64>> {
+    let n = items.len() as i64;
     let fix = |i: i64| if i < 0 { (i + n).max(0) } else { i.min(n) };
     let (a, z) = (start.map_or(0, fix), stop.map_or(n, fix));
     for i in a..z.max(a) {
-        let v = &t[i as usize];
-        if v.is(&x) || rt.values_equal(v, &x)? {
-            return Ok(Value::Int(i));
+        let v = &items[i as usize];
+        if v.is(x) || rt.values_equal(v, x)? {
+            return Ok(Some(i));
         }
     }
-    bail!(Value, "tuple.index(x): x not in tuple")
+    Ok(None)
 }
 
 /// `t.count(value)`: the number of equal items.

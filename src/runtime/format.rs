@@ -158,20 +158,14 @@ impl Interp {
                 _ => format!("({})", self.join_reprs(t)?),
             },
             // `{1, 2}`; the empty set has no display of its own.
-            Value::Set(x) => {
+            // A frozenset wraps the display: `frozenset({1, 2})`, `frozenset()`.
+            Value::Set(x) | Value::FrozenSet(x) => {
                 let items: Vec<Value> = x.borrow().values().cloned().collect();
-                if items.is_empty() {
-                    "set()".into()
-                } else {
-                    format!("{{{}}}", self.join_reprs(&items)?)
-                }
-            }
-            Value::FrozenSet(x) => {
-                let items: Vec<Value> = x.borrow().values().cloned().collect();
-                if items.is_empty() {
-                    "frozenset()".into()
-                } else {
-                    format!("frozenset({{{}}})", self.join_reprs(&items)?)
+                let name = if matches!(v, Value::Set(_)) { "set" } else { "frozenset" };
+                match (items.is_empty(), name) {
+                    (true, _) => format!("{name}()"),
+                    (false, "set") => format!("{{{}}}", self.join_reprs(&items)?),
+                    (false, _) => format!("{name}({{{}}})", self.join_reprs(&items)?),
                 }
             }
             Value::Generator(g) if g.is_generator() => format!("<generator object {}>", g.name),

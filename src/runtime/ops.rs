@@ -898,7 +898,8 @@ fn float_op(op: BinOp, x: f64, y: f64) -> R<Value> {
                 bail!(ZeroDivision, "0.0 cannot be raised to a negative power");
             }
             // CPython gives a complex number here; DGL has none (docs/python.md).
-            if x < 0.0 && y.is_finite() && y.fract() != 0.0 {
+            // (-inf) ** 0.5 is C's pow: inf (or 0.0 for a negative power), not complex.
+            if x < 0.0 && x.is_finite() && y.is_finite() && y.fract() != 0.0 {
                 bail!(Value, "negative number cannot be raised to a fractional power");
             }
             let r = x.powf(y);

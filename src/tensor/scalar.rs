@@ -29,7 +29,85 @@ pub fn float_to_int(f: f64) -> TensorResult<i64> {
 /// shortest text that reads back, `.0` when integral, exponent form below
 /// 1e-4 and from 1e16 on (`1e-8`, `1e20`).
 pub fn fmt_f64(x: f64) -> String {
-    fmt_float(x, |v| format!("{v}"), |v| format!("{v:e}"))
+    match tie_to_even(x) {
+        None => fmt_float(x, |v| format!("{v}"), |v| format!("{v:e}")),
+        // The even one of two shortest texts at the same distance: its digits, parsed back,
+        // are `x` itself, so Rust prints it as written.
+        Some(text) => {
+            let even: f64 = text.parse().unwrap_or(x);
+            fmt_float(even, |_| plain_from_exp(&text), |_| text.clone())
+        }
+    }
+}
+
+/// When `x`'s exact value lies halfway between two shortest decimal texts that both read
+/// back as `x`, the one whose last digit is even, in exponent form (`-9.007199254740992e14`);
+/// `None` otherwise. CPython's repr breaks such ties to even (`9007199254740992.0 * -0.1` is
+/// `-900719925474099.2`, exactly `…099.25`), Rust's shortest formatting away from zero.
+fn tie_to_even(x: f64) -> Option<String> {
+    if !x.is_finite() || x == 0.0 {
+        return None;
+    }
+    let s = format!("{:e}", x.abs());
+    let (mantissa, exp) = s.split_once('e')?;
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let last = *digits.as_bytes().last()? - b'0';
+    if last % 2 == 0 {
+        return None;
+    }
+    let n = digits.len();
+    // The exact digits of x to well past the shortest ones: a tie is a 5 and then only zeros.
+    let exact = format!("{:.*e}", n + 24, x.abs());
+    let exact_digits: String = exact.split_once('e')?.0.chars().filter(|c| *c != '.').collect();
+    let (head, tail) = exact_digits.split_at(n.min(exact_digits.len()));
+    if !(tail.starts_with('5') && tail[1..].bytes().all(|b| b == b'0')) {
+        return None;
+    }
+    // Confirm the tail is exactly zero beyond the digits looked at (a double's expansion has
+    // at most 767 significant digits).
+    let full = format!("{:.*e}", 800, x.abs());
+    let full_digits: String = full.split_once('e')?.0.chars().filter(|c| *c != '.').collect();
+    if !full_digits[n + 1..].bytes().all(|b| b == b'0') {
+        return None;
+    }
+    // `head` is the lower neighbour (truncated), `head + 1` the upper: Rust chose the odd one.
+    let (mut even, mut exp): (String, i32) = (head.to_string(), exp.parse().ok()?);
+    if head == digits {
+        let up = head.parse::<u64>().ok()? + 1;
+        even = up.to_string();
+        if even.len() > n {
+            even.truncate(n);
+            exp += 1;
+        }
+    }
+    let sign = if x < 0.0 { "-" } else { "" };
+    let text = match even.len() {
+        1 => format!("{sign}{even}e{exp}"),
+        _ => format!("{sign}{}.{}e{exp}", &even[..1], even[1..].trim_end_matches('0')),
+    };
+    let text = text.replace(".e", "e");
+    (text.parse::<f64>().ok() == Some(x)).then_some(text)
+}
+
+/// `1.25e2` as plain decimal text (`125.0`'s digits, without the `.0` `fmt_float` adds).
+fn plain_from_exp(text: &str) -> String {
+    let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let neg = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let point = 1 + exp;
+    let body = if point <= 0 {
+        format!("0.{}{}", "0".repeat((-point) as usize), digits)
+    } else if point as usize >= digits.len() {
+        format!("{}{}", digits, "0".repeat(point as usize - digits.len()))
+    } else {
+        format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+    };
+    if neg {
+        format!("-{body}")
+    } else {
+        body
+    }
 }
 
 /// A float32 at its own precision (`0.1`, not `0.10000000149011612`).
