@@ -40,6 +40,8 @@ predefined! {
     LAMBDA = 12 "<lambda>",
     DOC = 13 "__doc__",
     GETATTR = 14 "__getattr__",
+    CLASS = 15 "__class__",
+    DICT = 16 "__dict__",
 }
 
 struct Interner {

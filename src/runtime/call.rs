@@ -269,16 +269,17 @@ impl Interp {
 
     /// `obj.name`
     pub fn get_attr(&mut self, obj: &Value, name: Sym) -> R<Value> {
-        match &*name.name() {
+        // Compared as symbols: every attribute read passes here.
+        match name {
             // `x.__class__` is `type(x)` for every value (a user class may not redefine it).
-            "__class__" => {
+            sym::CLASS => {
                 let ty = self.builtins.get(&intern("type")).cloned();
                 if let Some(ty) = ty {
                     return self.call_value(&ty, vec![obj.clone()], vec![]);
                 }
             }
             // An instance's own attributes as a dict (a copy: DGL's are not a dict object).
-            "__dict__" if matches!(obj, Value::Instance(_)) => {
+            sym::DICT if matches!(obj, Value::Instance(_)) => {
                 let Value::Instance(inst) = obj else { unreachable!() };
                 let mut d = super::value::Dict::default();
                 let attrs: Vec<(Sym, Value)> = inst.attrs.borrow().iter().map(|(k, v)| (*k, v.clone())).collect();
@@ -292,14 +293,16 @@ impl Interp {
         }
         match obj {
             Value::Instance(inst) => {
-                // A property of the class comes before the instance's own attributes.
-                if let Some(p @ Value::Property(_)) = inst.class.lookup(name) {
+                // One lookup in the class: a property there comes before the instance's own
+                // attributes, anything else after them.
+                let class_attr = inst.class.lookup(name);
+                if let Some(p @ Value::Property(_)) = class_attr {
                     return self.bind_class_attr(p, obj);
                 }
                 if let Some(v) = inst.attrs.borrow().get(&name) {
                     return Ok(v.clone());
                 }
-                match inst.class.lookup(name) {
+                match class_attr {
                     Some(v) => self.bind_class_attr(v, obj),
                     // CPython: `__getattr__` is asked for an attribute that normal lookup lacks.
                     None => match inst.class.lookup(sym::GETATTR) {
