@@ -10,8 +10,30 @@ fn start(state: &std::path::Path) -> PtySession {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_dgl"));
     cmd.env("XDG_STATE_HOME", state).env("HOME", state).env("TERM", "xterm");
     let mut p = rexpect::session::spawn_command(cmd, Some(10_000)).expect("dgl starts in a pty");
-    p.exp_string(">>> ").expect("first prompt");
+    prompt(&mut p);
     p
+}
+
+/// Waits until the line editor has taken the terminal for the next line: it turns bracketed
+/// paste on (`ESC [?2004h`) each time it starts reading one, after the terminal is raw. A
+/// prompt's text alone does not say so: the editor redraws `>>> ` and `... ` with every key
+/// of the line being typed, and between lines the terminal is briefly cooked, where a
+/// Ctrl-D becomes a NUL byte the editor ignores. Every control key a test sends, and every
+/// "the entry has run" a test relies on, waits here first.
+fn ready(p: &mut PtySession) {
+    p.exp_string("\x1b[?2004h").expect("the editor reads the next line");
+}
+
+/// Waits for the next `>>> ` prompt (a new entry), drawn by a new read of the editor.
+fn prompt(p: &mut PtySession) {
+    ready(p);
+    p.exp_string(">>> ").expect("a >>> prompt");
+}
+
+/// Waits for the next `... ` prompt (a continuation line), drawn by a new read of the editor.
+fn more(p: &mut PtySession) {
+    ready(p);
+    p.exp_string("... ").expect("a ... prompt");
 }
 
 #[test]
@@ -24,53 +46,53 @@ fn a_session() {
     // Expression statements echo their repr; None is not shown.
     p.send_line("1 + 2").unwrap();
     p.exp_string("3").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("constant([1.0, 2.0]) * 2").unwrap();
     p.exp_string("tensor([2.0, 4.0])").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
 
     // A block continues with '... ' and ends at a blank line.
     p.send_line("def f(x):").unwrap();
-    p.exp_string("... ").unwrap();
+    more(&mut p);
     p.send_line("    return x * 2").unwrap();
-    p.exp_string("... ").unwrap();
+    more(&mut p);
     p.send_line("").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("f(21)").unwrap();
     p.exp_string("42").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
 
     // Unclosed brackets continue too.
     p.send_line("print((1,").unwrap();
-    p.exp_string("... ").unwrap();
+    more(&mut p);
     p.send_line("2))").unwrap();
     p.exp_string("(1, 2)").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
 
     // Errors are reported and the session goes on.
     p.send_line("1 / 0").unwrap();
     p.exp_string("ZeroDivisionError: division by zero").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("f(2)").unwrap();
     p.exp_string("4").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
 
     // Ctrl-C abandons the current input.
     p.send("x = (1").unwrap();
     p.send_control('c').unwrap();
     p.exp_string("KeyboardInterrupt").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
 
     // Ctrl-C interrupts a running statement; the session goes on.
     p.send_line("while True: pass").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(500));
     p.send_control('c').unwrap();
     p.exp_string("KeyboardInterrupt: interrupted").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
 
     // Tab completes names and attributes.
     p.send_line("numbers = [1]").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     for keys in ["numb", "\t", ".appe", "\t", "(2)\r"] {
         // Typed as a person would: completion runs between keystrokes.
         p.send(keys).unwrap();
@@ -79,10 +101,10 @@ fn a_session() {
     }
     // The line editor redraws as it completes; `numbers` below shows the call ran.
     p.exp_string(">>> numbers.append").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("numbers").unwrap();
     p.exp_string("[1, 2]").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
 
     // Ctrl-D exits.
     p.send_control('d').unwrap();
@@ -94,6 +116,20 @@ fn a_session() {
     let mut p = start(&state);
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
+}
+
+/// Types `line` and Enter: a block when it ends in a newline (the Enter is then the blank
+/// line that ends it), each of its lines read at a `... ` prompt. Waits for `output` (`>>> `
+/// when the entry prints nothing) and for the prompt of the next entry.
+fn run_entry(p: &mut PtySession, line: &str, output: &str) {
+    p.send_line(line).unwrap();
+    for _ in 0..line.matches('\n').count() {
+        more(p);
+    }
+    if output != ">>> " {
+        p.exp_string(output).unwrap();
+    }
+    prompt(p);
 }
 
 fn fresh_state(name: &str) -> std::path::PathBuf {
@@ -111,12 +147,13 @@ fn input_typed_ahead_is_kept() {
     p.send("x = 1\ny = 20\nprint(x + y)\n").unwrap();
     p.flush().unwrap();
     p.exp_string("21").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     // Typing ahead while a statement runs.
     p.send("for i in range(300000):\n    pass\n\nprint('after', i)\nprint('and more')\n").unwrap();
     p.flush().unwrap();
     p.exp_string("after 299999").unwrap();
     p.exp_string("and more").unwrap();
+    prompt(&mut p);
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
@@ -126,19 +163,20 @@ fn decorators_open_a_block() {
     let state = fresh_state("decorator");
     let mut p = start(&state);
     p.send_line("@custom_gradient").unwrap();
-    p.exp_string("... ").unwrap();
+    more(&mut p);
     p.send_line("def triple(x):").unwrap();
-    p.exp_string("... ").unwrap();
+    more(&mut p);
     p.send_line("    return x, lambda u: u * 3").unwrap();
-    p.exp_string("... ").unwrap();
+    more(&mut p);
     p.send_line("").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("x = constant(2.0)").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("with GradientTape() as t:\n    t.watch(x)\n    y = triple(x)\n").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("t.gradient(y, x)").unwrap();
     p.exp_string("tensor(3.0)").unwrap();
+    prompt(&mut p);
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
@@ -149,20 +187,20 @@ fn ctrl_d_in_a_block_runs_it_and_the_session_goes_on() {
     let state = fresh_state("eofblock");
     let mut p = start(&state);
     p.send_line("if True:").unwrap();
-    p.exp_string("... ").unwrap();
+    more(&mut p);
     p.send_line("    print('ran', 5)").unwrap();
-    p.exp_string("... ").unwrap();
+    more(&mut p);
     p.send_control('d').unwrap();
     p.exp_string("ran 5").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("def f():").unwrap();
-    p.exp_string("... ").unwrap();
+    more(&mut p);
     p.send_control('d').unwrap();
     p.exp_string("SyntaxError").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("print('still', 7)").unwrap();
     p.exp_string("still 7").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
@@ -175,9 +213,10 @@ fn invalid_utf8_is_reported_and_the_session_goes_on() {
     p.writer.write_all(b"\xff\xfe\n").unwrap();
     p.writer.flush().unwrap();
     p.exp_string("not UTF-8").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("print('alive', 1 + 1)").unwrap();
     p.exp_string("alive 2").unwrap();
+    prompt(&mut p);
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
@@ -188,9 +227,9 @@ fn history_survives_a_killed_session_and_a_concurrent_one() {
     let mut a = start(&state);
     let mut b = start(&state);
     a.send_line("alpha_entry = 1").unwrap();
-    a.exp_string(">>> ").unwrap();
+    prompt(&mut a);
     b.send_line("beta_entry = 2").unwrap();
-    b.exp_string(">>> ").unwrap();
+    prompt(&mut b);
     // Session a dies without a clean exit; session b ends normally.
     a.process.kill(rexpect::process::Signal::SIGKILL).unwrap();
     b.send_control('d').unwrap();
@@ -231,16 +270,7 @@ fn entries_share_one_module_and_redefinitions_are_seen() {
         ("bad()", "cannot access local variable 'v' where it is not associated with a value"),
         ("print('alive', 3 * 3)", "alive 9"),
     ] {
-        p.send_line(line).unwrap();
-        if line.ends_with('\n') {
-            // A block ends at a blank line (send_line adds the second newline).
-            p.exp_string(expected).unwrap();
-            continue;
-        }
-        p.exp_string(expected).unwrap();
-        if expected != ">>> " {
-            p.exp_string(">>> ").unwrap();
-        }
+        run_entry(&mut p, line, expected);
     }
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
@@ -264,11 +294,7 @@ fn generators_live_across_entries() {
         ("g = None", ">>> "),
         ("print('alive', 3 & 6)", "alive 2"),
     ] {
-        p.send_line(line).unwrap();
-        p.exp_string(expected).unwrap();
-        if !line.ends_with('\n') && expected != ">>> " {
-            p.exp_string(">>> ").unwrap();
-        }
+        run_entry(&mut p, line, expected);
     }
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
@@ -282,21 +308,21 @@ fn a_memory_error_keeps_the_session() {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_dgl"));
     cmd.env("XDG_STATE_HOME", &state).env("HOME", &state).env("TERM", "xterm").env("DGL_MEMORY_LIMIT", "64M");
     let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).expect("dgl starts in a pty");
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("rows = []").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("while True: rows.append([0] * 100000)").unwrap();
     p.send_line("").unwrap();
     p.exp_string("MemoryError: out of memory").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("print(len(rows) > 10)").unwrap();
     p.exp_string("True").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("rows = None").unwrap();
-    p.exp_string(">>> ").unwrap();
-    p.send_line("print(len([1] * 1000000))").unwrap();
-    p.exp_string("1000000").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
+    p.send_line("print(len([1] * 1000000) + 1)").unwrap();
+    p.exp_string("1000001").unwrap();
+    prompt(&mut p);
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
@@ -322,12 +348,14 @@ fn backspace_in_the_indent_dedents() {
     typed(&mut p, "\x7f");
     typed(&mut p, "b = 2\r");
     typed(&mut p, "\r");
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     typed(&mut p, "print('b is', b)\r");
     p.exp_string("b is 0").unwrap();
     // Outside the indentation it deletes one character.
     typed(&mut p, "print(123\x7f4)\r");
-    p.exp_string("124").unwrap();
+    // Its output, not the line as redrawn (which shows `124` too).
+    p.exp_string("\n124\r\n").unwrap();
+    prompt(&mut p);
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
@@ -343,18 +371,19 @@ fn a_column_0_line_ends_a_pasted_block() {
     p.flush().unwrap();
     p.exp_string("first 6").unwrap();
     p.exp_string("second 200").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     // Clauses continue their statement; an open bracket is not ended by a column-0 line.
     p.send("if x > 1000:\n    y = 'big'\nelse:\n    y = [1,\n2]\nprint('third', y)\n").unwrap();
     p.flush().unwrap();
     p.exp_string("third [1, 2]").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     // Typed: deleting the pre-filled indent and typing at column 0 ends the block.
     typed(&mut p, "if True:\r");
     typed(&mut p, "z = 3\r");
     typed(&mut p, "\x7f");
     typed(&mut p, "print('fourth', z)\r");
     p.exp_string("fourth 3").unwrap();
+    prompt(&mut p);
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
@@ -370,7 +399,8 @@ fn ctrl_l_clears_the_screen() {
     // The line is drawn again (in colour) at the top.
     p.exp_string("'kept'").unwrap();
     typed(&mut p, ")\r");
-    p.exp_string("kept").unwrap();
+    p.exp_string("\nkept\r\n").unwrap();
+    prompt(&mut p);
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
@@ -382,24 +412,24 @@ fn a_question_mark_describes_a_value() {
     let state = fresh_state("describe");
     let mut p = start(&state);
     p.send_line("t = constant([[1.0, 2.0], [3.0, 4.0]])").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("t?").unwrap();
     p.exp_string("Type:        Tensor").unwrap();
     p.exp_string("Shape:       (2, 2)").unwrap();
     p.exp_string("Dtype:       float32").unwrap();
     p.exp_string("String form: tensor([[1.0, 2.0], [3.0, 4.0]])").unwrap();
     p.exp_string("Docstring:   The type of tensors").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("xs = ['a', 2]").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("xs?").unwrap();
     p.exp_string("Type:        list").unwrap();
     p.exp_string("Length:      2").unwrap();
     p.exp_string("String form: ['a', 2]").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_line("reduce_sum?").unwrap();
     p.exp_string("reduce_sum(").unwrap();
-    p.exp_string(">>> ").unwrap();
+    prompt(&mut p);
     p.send_control('d').unwrap();
     p.exp_eof().unwrap();
 }
