@@ -1,4 +1,4 @@
-//! The command line (LANGUAGE.md §1): `dgl FILE`, `dgl run FILE`, `dgl -c
+//! The command line (docs/language.md §1): `dgl FILE`, `dgl run FILE`, `dgl -c
 //! CODE`, `dgl test`, `dgl check FILE`, `dgl doc`, `dgl lsp`, `dgl kernel` (Jupyter), and the
 //! REPL when given nothing.
 //!
@@ -316,7 +316,7 @@ impl Write for StderrChecked {
 type Sink = Rc<RefCell<std::io::LineWriter<std::io::Stdout>>>;
 
 /// Stdout, flushed at every newline even when it is not a terminal
-/// (LANGUAGE.md §1); the typed handle is kept to flush it at the end.
+/// (docs/language.md §1); the typed handle is kept to flush it at the end.
 fn stdout_sink() -> (Sink, crate::runtime::Output) {
     let sink: Sink = Rc::new(RefCell::new(std::io::LineWriter::new(std::io::stdout())));
     let out: crate::runtime::Output = sink.clone();

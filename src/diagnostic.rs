@@ -1,6 +1,6 @@
 //! The one diagnostic renderer: every syntax and runtime error goes through
 //! [`render`], which writes an ariadne report whose first line is
-//! `Error: KIND: MESSAGE` (LANGUAGE.md §7).
+//! `Error: KIND: MESSAGE` (docs/language.md §7).
 
 use crate::source::{SourceId, SourceMap, Span};
 use ariadne::{Config, Label, Report, ReportKind};
@@ -29,7 +29,7 @@ pub fn render(sources: &SourceMap, diag: &Diagnostic, color: bool) -> String {
 /// Renders several diagnostics (`dgl check` reports every syntax error).
 ///
 /// Each file is indexed into lines once for all of them: indexing it again
-/// per diagnostic made 200 KB of garbage take minutes (issue #7, class 9).
+/// per diagnostic made 200 KB of garbage take minutes.
 pub fn render_all(sources: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
     let mut shown: HashMap<SourceId, Shown> = HashMap::new();
     let mut show = |id: SourceId| {

@@ -1,4 +1,4 @@
-//! Errors (LANGUAGE.md §7), shared by every layer above tensor/: the autodiff layer
+//! Errors (docs/language.md §7), shared by every layer above tensor/: the autodiff layer
 //! and the interpreter raise the same [`Exc`]. Native code raises span-less errors;
 //! the evaluator attaches the offending expression's span and, while the error
 //! unwinds through calls, one call site per frame. Nothing here knows the
@@ -9,7 +9,7 @@ use std::any::Any;
 use std::fmt;
 use std::rc::Rc;
 
-/// The error kinds of LANGUAGE.md §7: CPython's builtin exception classes (the tree of
+/// The error kinds of docs/language.md §7: CPython's builtin exception classes (the tree of
 /// docs/language.md "Exceptions", [`ErrorKind::parent`]), DGL's `ShapeError`, and TF's
 /// `tf.errors.OpError` and `InvalidArgumentError`. The user-facing name comes from
 /// [`ErrorKind::name`].
@@ -28,7 +28,7 @@ pub enum ErrorKind {
     StopAsyncIteration,
     Arithmetic,
     FloatingPoint,
-    /// Int arithmetic whose result leaves the 64-bit range (DGL ints are 64-bit, LANGUAGE.md §3).
+    /// Int arithmetic whose result leaves the 64-bit range (DGL ints are 64-bit, docs/language.md §3).
     Overflow,
     ZeroDivision,
     Assertion,
@@ -46,7 +46,7 @@ pub enum ErrorKind {
     Name,
     UnboundLocal,
     /// `OSError`; `IOError` and `EnvironmentError` are other names of it, as in Python 3.
-    /// Reports call it IOError, LANGUAGE.md §7's name (docs/python.md lists the difference).
+    /// Reports call it IOError, docs/language.md §7's name (docs/python.md lists the difference).
     IO,
     FileNotFound,
     FileExists,

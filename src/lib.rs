@@ -50,7 +50,7 @@ pub fn with_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static)
 pub struct RunResult {
     /// The diagnostic text, if the program failed.
     pub stderr: String,
-    /// 0 on success, 1 on an uncaught runtime error, 2 on a syntax error or bad file (LANGUAGE.md §1).
+    /// 0 on success, 1 on an uncaught runtime error, 2 on a syntax error or bad file (docs/language.md §1).
     pub code: i32,
 }
 

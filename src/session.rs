@@ -112,7 +112,7 @@ impl Session {
     /// The text the REPL echoes for `v`: its `repr`, except that a tensor (or Variable)
     /// whose one-line repr is wider than `width` columns is laid out NumPy-style over
     /// several lines, with its shape and dtype (format/wide.rs). `print` and `repr` keep
-    /// the one-line form (LANGUAGE.md §3).
+    /// the one-line form (docs/language.md §3).
     ///
     /// Errors: whatever `repr` raises (a user `__repr__`).
     pub fn display_text(&mut self, v: &Value, width: usize) -> Result<String, Failure> {
@@ -177,10 +177,10 @@ impl Session {
     /// globals, then builtins, then module and instance attributes.
     pub fn lookup(&self, dotted: &str) -> Option<Value> {
         let mut parts = dotted.split('.');
-        let first = crate::runtime::intern::intern(parts.next()?);
+        let first = crate::intern::intern(parts.next()?);
         let mut v = self.globals.get(first).or_else(|| self.rt.builtins.get(&first).cloned())?;
         for p in parts {
-            v = stored_attr(&v, crate::runtime::intern::intern(p))?;
+            v = stored_attr(&v, crate::intern::intern(p))?;
         }
         Some(v)
     }
@@ -225,7 +225,7 @@ impl Session {
 /// `display_data`.
 ///
 /// Errors: whatever `repr` or a `_repr_*_` method raises.
-pub fn mime_bundle(rt: &mut Interp, v: &Value) -> crate::runtime::error::R<Vec<(String, String)>> {
+pub fn mime_bundle(rt: &mut Interp, v: &Value) -> crate::error::R<Vec<(String, String)>> {
     let mut out = vec![("text/plain".to_string(), rt.repr_of(v)?)];
     if let Value::Instance(_) = v {
         for (method, mime) in [
@@ -235,7 +235,7 @@ pub fn mime_bundle(rt: &mut Interp, v: &Value) -> crate::runtime::error::R<Vec<(
             ("_repr_markdown_", "text/markdown"),
             ("_repr_latex_", "text/latex"),
         ] {
-            let name = crate::runtime::intern::intern(method);
+            let name = crate::intern::intern(method);
             let Ok(f) = rt.get_attr(v, name) else { continue };
             match rt.call_value(&f, vec![], vec![])? {
                 Value::None => {}
@@ -286,7 +286,7 @@ pub fn next_indent(text: &str) -> String {
 /// Attribute `name` of `v` as stored, without running user code (no property, no
 /// `__getattr__`): a module's global, an instance's own attribute, a class's. What
 /// completion and hover may read of a live value or a stdlib module.
-pub fn stored_attr(v: &Value, name: crate::runtime::intern::Sym) -> Option<Value> {
+pub fn stored_attr(v: &Value, name: crate::intern::Sym) -> Option<Value> {
     match v {
         Value::Module(m) => m.globals.get(name),
         Value::Instance(i) => i.attrs.borrow().get(&name).cloned(),

@@ -52,7 +52,7 @@ pub struct SourceFile {
     /// folder (runtime/import.rs); `<stdlib>/…`, `<repl>`, `<string>` are their names.
     pub label: String,
     /// The file's location on disk, when it has one; relative paths in the
-    /// script resolve against its folder (LANGUAGE.md §4, Data).
+    /// script resolve against its folder (docs/language.md §4, Data).
     pub path: Option<PathBuf>,
     pub text: Rc<str>,
 }

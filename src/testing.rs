@@ -39,7 +39,7 @@ fn run_here(path: &Path) -> Outcome {
 }
 
 /// An interpreter for a test: every `recompute_grad` recomputation is checked against its
-/// forward pass unless the function says `check=False` (issue 10, item 6).
+/// forward pass unless the function says `check=False`.
 fn checked_interp(out: crate::runtime::Output) -> crate::runtime::Interp {
     let mut rt = crate::runtime::Interp::new(out);
     rt.check_recompute = true;
@@ -264,7 +264,7 @@ pub struct Options {
 /// `dgl test [PATH…] [--bless] [--timeout SECONDS]`: one line per case on
 /// `out`, then `N passed, N failed`; problems with the run itself on `err`.
 /// Returns the exit status: 0 all passed, 1 some failed, 2 for a path that does
-/// not exist or holds no case (LANGUAGE.md §1: bad usage). Errors: `out` or
+/// not exist or holds no case (docs/language.md §1: bad usage). Errors: `out` or
 /// `err` could not be written (the caller decides how to end).
 pub fn main(opts: Options, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
     let paths = if opts.paths.is_empty() { vec![PathBuf::from("tests")] } else { opts.paths };

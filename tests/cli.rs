@@ -1,4 +1,4 @@
-//! The `dgl` binary as a user runs it (LANGUAGE.md §1): exit statuses,
+//! The `dgl` binary as a user runs it (docs/language.md §1): exit statuses,
 //! `argv()`, `-c`, `run`, `check`, `test`, `--version`.
 
 use std::path::PathBuf;
@@ -138,7 +138,7 @@ fn modules_are_found_through_dgl_path() {
         .env("DGL_PATH", d.join("lib"))
         .output()
         .unwrap();
-    // DGL_PATH comes before the built-in standard library (LANGUAGE.md §6).
+    // DGL_PATH comes before the built-in standard library (docs/language.md §6).
     assert_eq!(text(&out.stdout), "42 True\n", "{}", text(&out.stderr));
     let without = Command::new(env!("CARGO_BIN_EXE_dgl"))
         .arg("app/main.dgl")

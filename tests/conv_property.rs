@@ -118,8 +118,8 @@ impl Case {
 fn with_tape(
     rt: &mut Interp,
     inputs: &[Tensor],
-    f: impl FnOnce(&mut Interp) -> dgl::runtime::error::R<Tensor>,
-) -> dgl::runtime::error::R<(Tensor, Vec<Tensor>, Vec<f64>)> {
+    f: impl FnOnce(&mut Interp) -> dgl::error::R<Tensor>,
+) -> dgl::error::R<(Tensor, Vec<Tensor>, Vec<f64>)> {
     let tape = Rc::new(RefCell::new(Tape::new(false, true)));
     for x in inputs {
         tape.borrow_mut().watch(x.id);
@@ -135,8 +135,8 @@ fn with_tape(
     };
     let u = values(y.len(), 5);
     let ut = tensor(y.shape(), &u);
-    let p = rt.mul(&y, &ut)?;
-    let l = rt.reduce(Reduce::Sum, &p, None, false)?;
+    let p = rt.ad.mul(&y, &ut)?;
+    let l = rt.ad.reduce(Reduce::Sum, &p, None, false)?;
     rt.ad.tapes.clear();
     let ids: Vec<u64> = inputs.iter().map(|x| x.id).collect();
     let grads = rt.gradient(&tape, &[l], &ids, None)?;

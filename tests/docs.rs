@@ -238,19 +238,19 @@ fn a_wrong_expectation_fails() {
 }
 
 /// The topics of the language contract, each with the heading of `docs/language.md` that
-/// covers it. A clone has no contract beside it, so the list lives here.
+/// covers it: its sections carry the contract's numbers, which the source cites. A clone has no contract beside it, so the list lives here.
 /// The REPL's section shows sessions, which tests/repl.rs checks, instead of examples.
 const TOPICS: &[(&str, &str, bool)] = &[
-    ("running dgl, exit statuses", "## Running DGL", true),
-    ("lexical structure and syntax", "## Syntax", true),
-    ("values and printing", "## Values and printing", true),
-    ("tensors", "## Tensors", true),
-    ("differentiation", "## Differentiation", true),
+    ("running dgl, exit statuses", "## 1. Running DGL", true),
+    ("lexical structure and syntax", "## 2. Syntax", true),
+    ("values and printing", "## 3. Values and printing", true),
+    ("tensors", "## 4. Tensors", true),
+    ("differentiation", "## 5. Differentiation", true),
     ("custom_gradient", "### `@custom_gradient`", true),
     ("recompute_grad", "### `@recompute_grad`", true),
-    ("modules and the standard library", "## Modules and the standard library", true),
-    ("errors", "## Errors", true),
-    ("the REPL", "## The REPL", false),
+    ("modules and the standard library", "## 6. Modules and the standard library", true),
+    ("errors", "## 7. Errors", true),
+    ("the REPL", "## 8. The REPL", false),
 ];
 
 #[test]
@@ -272,4 +272,51 @@ fn the_language_reference_covers_every_topic_of_the_contract() {
         assert!(!shows || body.contains("```dgl\n"), "docs/language.md: {heading:?} shows no example");
     }
     assert!(text.contains("](python.md)") && text.contains("](gradients.md"), "language.md links its companions");
+}
+
+/// The source cites the project's own specification, never a file outside the repository or
+/// an issue: every `docs/language.md §N` names one of its numbered sections.
+#[test]
+fn the_source_cites_the_specification_by_its_numbered_sections() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spec = std::fs::read_to_string(docs_dir().join("language.md")).unwrap();
+    let sections = spec.lines().filter(|l| l.starts_with("## ")).count();
+    let mut bad = Vec::new();
+    let mut stack = vec![root.join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            for (i, line) in text.lines().enumerate() {
+                let at = format!("{}:{}", path.display(), i + 1);
+                if line.contains("LANGUAGE.md") {
+                    bad.push(format!("{at}: cites LANGUAGE.md"));
+                }
+                if cites_an_issue(line) {
+                    bad.push(format!("{at}: cites an issue: {}", line.trim()));
+                }
+                for cite in line.split("docs/language.md §").skip(1) {
+                    let n: String = cite.chars().take_while(char::is_ascii_digit).collect();
+                    if !n.parse::<usize>().is_ok_and(|n| (1..=sections).contains(&n)) {
+                        bad.push(format!("{at}: no section §{n}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Whether `line` cites an issue by number ("issue 9", "issue #7", "issues 3 and 4").
+fn cites_an_issue(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    lower.match_indices("issue").any(|(i, _)| {
+        let rest = lower[i + 5..].trim_start_matches('s');
+        let rest = rest.strip_prefix(' ').unwrap_or("x");
+        rest.trim_start_matches('#').starts_with(|c: char| c.is_ascii_digit())
+    })
 }

@@ -1,4 +1,4 @@
-//! Property test (issue 9; LANGUAGE.md §3: ints are 64-bit): random int
+//! Property test (issue 9; docs/language.md §3: ints are 64-bit): random int
 //! expressions evaluate to exactly what 128-bit arithmetic with Python's rules
 //! gives when every intermediate fits in 64 bits, and raise OverflowError (never
 //! wrap, never panic) when one does not. Operands cluster near the edges of the

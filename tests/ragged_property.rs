@@ -1,10 +1,10 @@
-//! Generated nested lists into `constant` (LANGUAGE.md §4: ragged lists are a ValueError):
+//! Generated nested lists into `constant` (docs/language.md §4: ragged lists are a ValueError):
 //! over random trees of numbers, lists and small tensors, conversion succeeds exactly when
 //! the tree is rectangular, with the shape a direct recursive rule gives, and a ragged tree
 //! is a ValueError, never a tensor of another shape (`[1.0, [2.0]]` once read as `[[1.0],
 //! [2.0]]`).
 
-use dgl::runtime::error::ErrorKind;
+use dgl::error::ErrorKind;
 use dgl::runtime::value::Value;
 use dgl::runtime::Interp;
 use dgl::tensor::{Array, DType, Tensor};

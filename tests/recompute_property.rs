@@ -1,4 +1,4 @@
-//! Property test (issue 7, class 2; LANGUAGE.md §5): a program whose blocks
+//! Property test (issue 7, class 2; docs/language.md §5): a program whose blocks
 //! are wrapped in `recompute_grad` has the same first and second derivatives
 //! as the same program without it — with respect to its inputs, to watched
 //! tensors the blocks capture from the enclosing scope, and to Variables the

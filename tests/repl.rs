@@ -1,4 +1,4 @@
-//! The REPL as a user meets it (LANGUAGE.md §8), driving the real binary in
+//! The REPL as a user meets it (docs/language.md §8), driving the real binary in
 //! a pseudo-terminal: prompts, expression echo, multi-line blocks, open
 //! brackets, errors that keep the session, Ctrl-C, Tab completion, Ctrl-D,
 //! and history that persists across sessions.

@@ -1,4 +1,4 @@
-//! No input may panic, hang or overflow the native stack (LANGUAGE.md §7):
+//! No input may panic, hang or overflow the native stack (docs/language.md §7):
 //! random bytes, deeply nested brackets and operators, very long files and
 //! deep recursion all end in a result or a clear error.
 
@@ -388,7 +388,7 @@ fn hostile_shapes_end_in_a_value_or_a_shape_or_value_error() {
             _ => format!("transpose(zeros({s1}))"),
         };
         let (code, err) = run(format!("x = {call}\n"));
-        // OverflowError: a Python int expression such as `2**63 - 1` leaves 64 bits (LANGUAGE.md §3).
+        // OverflowError: a Python int expression such as `2**63 - 1` leaves 64 bits (docs/language.md §3).
         // MemoryError: on a machine with little memory free, a 1 GiB tensor may pass the limit.
         let allowed = ["ValueError", "ShapeError", "TypeError", "IndexError", "OverflowError", "MemoryError"];
         assert!(

@@ -3,7 +3,7 @@
 //! implementations written here, and out-of-range indices or malformed equations end in
 //! an error of the right kind, never a panic.
 
-use dgl::runtime::error::ErrorKind;
+use dgl::error::ErrorKind;
 use dgl::runtime::Interp;
 use dgl::tensor::{Array, DType, Tensor};
 use proptest::prelude::*;

@@ -49,7 +49,7 @@ for _ in range(1500):
         out = format(v, sp)
     except Exception as e:
         out = "ERR %s: %s" % (type(e).__name__, e)
-    # DGL writes float exponents without '+' and padding (LANGUAGE.md §3) where str() is used:
+    # DGL writes float exponents without '+' and padding (docs/language.md §3) where str() is used:
     # leave out the specs that fall back to str(float) with an exponent.
     if isinstance(v, float) and "e" in repr(v) and not any(c in sp for c in "eEfFgGn%") and "." not in sp:
         continue

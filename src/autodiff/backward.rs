@@ -1,4 +1,4 @@
-//! The backward pass of `tape.gradient` (LANGUAGE.md §5, "Backward order").
+//! The backward pass of `tape.gradient` (docs/language.md §5, "Backward order").
 //!
 //! Reached operations are those the targets depend on through the tape. An
 //! operation's backward step runs once, after every reached operation that
@@ -43,7 +43,7 @@ pub fn gradient<H: Host + ?Sized>(
     sources: &[TensorId],
     output_gradients: Option<Vec<Tensor>>,
 ) -> R<Vec<Option<Tensor>>> {
-    // LANGUAGE.md §5 / TF: a non-persistent tape stops recording when asked for gradients,
+    // docs/language.md §5 / TF: a non-persistent tape stops recording when asked for gradients,
     // and frees each entry's saved tensors once its backward step has run.
     let release = tape.borrow_mut().use_once()?;
     if release {

@@ -1,4 +1,4 @@
-//! The recompute determinism check (`recompute_grad(f, check=True)`, issue 10).
+//! The recompute determinism check (`recompute_grad(f, check=True)`).
 //!
 //! While a checked function's forward pass runs, every operation it records leaves a
 //! [`Fingerprint`] of its outputs (shape, dtype, a hash of the values) with the statement

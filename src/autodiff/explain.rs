@@ -1,5 +1,5 @@
 //! `tape.explain(target, source)`: why `tape.gradient(target, source)` is None or all zeros,
-//! in source terms, or which path carries it (issue 10, item 1).
+//! in source terms, or which path carries it.
 //!
 //! The search runs over two graphs whose nodes are tensor ids. The gradient graph holds the
 //! recorded entries, an input counting only where the backward pass would ask for its

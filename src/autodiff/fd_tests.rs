@@ -275,7 +275,7 @@ fn second_derivatives_through_recorded_vjps() {
                 rt.binary(Binary::Div, &x3, &d)
             }),
         ),
-        // Issue 9 reductions: each VJP is made of recorded ops, so it differentiates again.
+        // Reductions: each VJP is made of recorded ops, so it differentiates again.
         ("reduce_prod", Box::new(|rt: &mut Recorder, x: &[Tensor]| rt.reduce_prod(&x[0], None, false))),
         (
             "cumsum",
@@ -324,9 +324,9 @@ fn second_derivatives_through_recorded_vjps() {
     }
 }
 
-/// Issue 9 reductions, first derivatives (second ones: `second_derivatives_through_recorded_vjps`).
+/// Reductions, first derivatives (second ones: `second_derivatives_through_recorded_vjps`).
 #[test]
-fn issue9_reduction_rules() {
+fn product_variance_norm_and_cumulative_rules() {
     // reduce_prod: Π_{j≠i} x_j, over one axis, two axes, and with an exact zero in a group.
     check("reduce_prod all", vec![input(&[2, 3], 40, 0.5, 1.5)], &|rt, x| rt.reduce_prod(&x[0], None, false));
     check("reduce_prod axis 0", vec![input(&[3, 2], 41, -1.5, 1.5)], &|rt, x| rt.reduce_prod(&x[0], Some(&[0]), true));
@@ -387,7 +387,7 @@ fn issue9_reduction_rules() {
 /// Reductions accumulate in float64: a float32 product and running sum over millions of
 /// elements stay within a few float32 ulps of the float64 result.
 #[test]
-fn issue9_reductions_accumulate_in_float64() {
+fn reductions_accumulate_in_float64() {
     let n = 4_000_000usize;
     let vals: Vec<f64> = (0..n).map(|i| 1.0 + ((i % 7) as f64 - 3.0) * 1e-7).collect();
     let x = Array::from_f64(DType::F32, &[n], vals.clone());
@@ -552,7 +552,7 @@ fn selection_and_linalg_second_derivatives() {
 /// conv2d and its two gradient operations (each bilinear: ⟨C(x, w), dy⟩ = ⟨x, BI(dy, w)⟩ =
 /// ⟨w, BF(x, dy)⟩, so checking all three checks every order of the VJPs), and the pools.
 #[test]
-fn issue9_convolution_and_pooling_rules() {
+fn convolution_and_pooling_rules() {
     use super::ops::conv::{ConvKind, PoolKind};
     use crate::tensor::conv::{Geom, Padding, Window};
     let windows = [
@@ -612,7 +612,7 @@ fn issue9_convolution_and_pooling_rules() {
 
 /// sigmoid cross-entropy (both arguments, logits of both signs), l2_loss, l2_normalize.
 #[test]
-fn issue9_nn_loss_rules() {
+fn nn_loss_rules() {
     // d/dx = σ(x) − z, d/dz = −x
     check(
         "sigmoid_cross_entropy_with_logits",

@@ -1,4 +1,4 @@
-//! Watching the backward pass (issue 10): `with trace_gradients():` and
+//! Watching the backward pass: `with trace_gradients():` and
 //! `watch_gradient(x, fn)`.
 //!
 //! While a trace is on, the backward walk hands each step and its upstream gradients to

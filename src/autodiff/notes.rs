@@ -1,6 +1,6 @@
 //! What a recording tape sees besides its entries, kept for `tape.explain` (`explain.rs`).
 //!
-//! A tape records an operation only when one of its inputs is watched (LANGUAGE.md §5), so by
+//! A tape records an operation only when one of its inputs is watched (docs/language.md §5), so by
 //! itself it cannot say what became of a tensor it never recorded. While it records it also
 //! notes the operations it did not record (a push each, only for those), the operations with no
 //! gradient (stop_gradient, integer casts, argmax/argmin, rounding, comparisons, `.numpy()`,

@@ -54,7 +54,7 @@ pub trait Host {
 /// A tape shared between the program (a `GradientTape` value) and the recorder.
 pub type TapeRef = Rc<RefCell<Tape>>;
 
-/// Differentiation state (LANGUAGE.md §5).
+/// Differentiation state (docs/language.md §5).
 #[derive(Debug)]
 pub struct Recorder {
     /// Tapes currently recording, innermost last.
@@ -159,7 +159,7 @@ impl Recorder {
     }
 
     /// Enters `t.stop_recording()`: pauses that tape only; the others keep recording
-    /// (LANGUAGE.md §5, as TF).
+    /// (docs/language.md §5, as TF).
     ///
     /// Errors: RuntimeError outside the tape's own block.
     pub fn pause(&mut self, t: &TapeRef) -> R<()> {
@@ -261,7 +261,7 @@ impl Recorder {
     }
 
     /// A read of a trainable Variable: active tapes that watch accessed variables start
-    /// watching it (LANGUAGE.md §5), and custom_gradient / recompute_grad see the read.
+    /// watching it (docs/language.md §5), and custom_gradient / recompute_grad see the read.
     pub fn read_variable(&mut self, v: &Rc<Variable>) {
         if !v.trainable {
             return;

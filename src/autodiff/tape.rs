@@ -130,7 +130,7 @@ impl fmt::Debug for UserData {
     }
 }
 
-/// What a `@custom_gradient` call leaves on the tape (LANGUAGE.md §5).
+/// What a `@custom_gradient` call leaves on the tape (docs/language.md §5).
 #[derive(Debug)]
 pub struct CustomCall {
     /// The decorated function's name, for error messages.
@@ -155,7 +155,7 @@ pub struct RecomputeCall {
     /// The input tensors, saved (the checkpoint).
     pub saved: Vec<Tensor>,
     pub variables: Vec<Rc<Variable>>,
-    /// Watched tensors `f` read from enclosing scopes (LANGUAGE.md §5 improvement).
+    /// Watched tensors `f` read from enclosing scopes (docs/language.md §5 improvement).
     pub captured: Vec<TensorId>,
     /// The random generator state at the forward call, replayed on recompute.
     pub rng_state: crate::tensor::random::RandomState,
@@ -408,7 +408,7 @@ struct Node {
     slot: u32,
 }
 
-/// A `GradientTape` (LANGUAGE.md §5). Its rules — entering, exiting, being used up,
+/// A `GradientTape` (docs/language.md §5). Its rules — entering, exiting, being used up,
 /// recording — are the methods below.
 #[derive(Debug, Default)]
 pub struct Tape {
@@ -507,7 +507,7 @@ impl Tape {
     }
 
     /// The inputs `ids` (0: not a tensor) as this tape sees them, or `None` when it
-    /// watches none of them and so does not record the operation (LANGUAGE.md §5).
+    /// watches none of them and so does not record the operation (docs/language.md §5).
     pub fn resolve(&self, ids: &[TensorId]) -> Option<SmallVec<[Input; 2]>> {
         let mut any = false;
         let mut inputs = SmallVec::with_capacity(ids.len());

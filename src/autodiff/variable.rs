@@ -1,4 +1,4 @@
-//! `Variable`: a mutable tensor with a stable handle id (LANGUAGE.md §5).
+//! `Variable`: a mutable tensor with a stable handle id (docs/language.md §5).
 //!
 //! Every read of a Variable yields a tensor carrying the Variable's handle id,
 //! so a gradient with respect to the Variable collects every read, as

@@ -1,10 +1,10 @@
-//! Differentiation builtins (LANGUAGE.md §5): `Variable`, `GradientTape`,
+//! Differentiation builtins (docs/language.md §5): `Variable`, `GradientTape`,
 //! `stop_gradient`, and the decorators.
 
 use super::{Signature, NO_ARGS};
 use crate::autodiff::{Tape, Variable};
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, Builtin, BuiltinKind, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::Tensor;
@@ -53,7 +53,7 @@ fn gradient_tape(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// Shapes and dtypes: input's; a (nested) list, tuple or dict of tensors gives the same
 /// structure of stopped tensors (TF packs a list into one tensor and rejects a dict).
 /// Gradient: none (the result is a constant to every tape).
-/// See: LANGUAGE.md §5; tf.stop_gradient.
+/// See: docs/language.md §5; tf.stop_gradient.
 fn stop_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["input", "name"], 1);
     let input = SIG.bind(rt, a)?.value("input")?;
@@ -106,7 +106,7 @@ fn custom_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
 }
 
 /// `recompute_grad(f, check=None)`: `f` recomputed during `tape.gradient` instead of
-/// recorded (LANGUAGE.md §5); `g.__wrapped__` is `f`. Also a decorator factory:
+/// recorded (docs/language.md §5); `g.__wrapped__` is `f`. Also a decorator factory:
 /// `@recompute_grad(check=True)`.
 ///
 /// `check=True` (the default under `dgl test`, else off) fingerprints every operation of
@@ -118,7 +118,7 @@ fn custom_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// Costs a hash of every output f computes, in both runs.
 /// Errors: TypeError when `f` is not callable.
 /// See: tf.recompute_grad (checks nothing); torch.utils.checkpoint (compares shapes and
-/// dtypes only, CheckpointError); issue 10, item 6.
+/// dtypes only, CheckpointError).
 fn recompute_grad(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["f", "check"], 0);
     let mut b = SIG.bind(rt, a)?;

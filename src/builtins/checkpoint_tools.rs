@@ -1,4 +1,4 @@
-//! What checkpointing costs and where to put it (issue 10 items 3–5): `recompute_ledger()`,
+//! What checkpointing costs and where to put it: `recompute_ledger()`,
 //! `tape.stats()["saved_bytes_by_region"]` and `tape.suggest_checkpoints(budget_bytes)`.
 //! (`checkpoint_sequential` is written in DGL: `stdlib/_checkpoint.dgl`.)
 
@@ -9,7 +9,7 @@ use crate::autodiff::ledger;
 use crate::autodiff::tape::Site;
 use crate::autodiff::Tape;
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, Dict, HashKey, NativeFn, Value};
 use crate::runtime::Interp;
 use std::cell::RefCell;
@@ -76,7 +76,7 @@ pub(super) fn saved_bytes_by_region(rt: &Interp, tape: &Tape) -> Value {
 /// function's includes its inner ones). With `table=True` the result is that as a text
 /// table instead, without the time columns when `times=False` (so golden files can pin it).
 /// Errors: TypeError from bad argument types only.
-/// See: docs/gradients.md; issue 10 item 4 (no framework reports this).
+/// See: docs/gradients.md (no framework reports this).
 fn recompute_ledger(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["table", "times"], 0);
     let mut b = SIG.bind(rt, a)?;
@@ -165,7 +165,7 @@ fn recompute_ledger(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// each (`segments`, `predicted_peak_bytes`, `recomputed_ops`), 1 to N segments.
 /// Errors: RuntimeError on a used non-persistent tape (its entries are released: ask before
 /// `gradient`, or use a persistent tape); ValueError for a negative budget.
-/// See: docs/gradients.md; PyTorch's checkpoint_sequential (issue 10 item 5).
+/// See: docs/gradients.md; PyTorch's checkpoint_sequential.
 pub(super) fn tape_suggest_checkpoints(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["budget_bytes", "as_dict"], 0);
     let tape = this_tape(a)?;

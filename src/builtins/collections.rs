@@ -1,8 +1,8 @@
-//! Methods of lists, dicts and strings (LANGUAGE.md §2), with Python's behaviour
+//! Methods of lists, dicts and strings (docs/language.md §2), with Python's behaviour
 //! (the rest of the string methods are in strings.rs).
 
 use super::{Signature, NO_ARGS};
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, Dict, HashKey, Value};
 use crate::runtime::Interp;
 use crate::{bail, err};

@@ -1,11 +1,11 @@
-//! Python's builtins (LANGUAGE.md §2): `print`, `len`, `range`, conversions,
+//! Python's builtins (docs/language.md §2): `print`, `len`, `range`, conversions,
 //! `min`/`max`/`sum`, `sorted`, `isinstance`, …
 
 use crate::builtins::Signature;
 use crate::runtime::convert::{float_to_int, int_add, int_checked};
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::index::range_len;
-use crate::runtime::intern::intern;
+use crate::intern::intern;
 use crate::runtime::value::{Args, Dict, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::kernels::Unary;
@@ -173,7 +173,7 @@ fn zip(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::varargs(&[]);
     let iterables = std::mem::take(&mut SIG.bind(rt, args)?.rest);
     // Item by item, through the iterator protocol: an endless generator zipped with a
-    // list stops with the list (issue 9).
+    // list stops with the list.
     let mut iters = iterables.iter().map(|v| rt.iter_of(v)).collect::<R<Vec<_>>>()?;
     let mut out = Vec::new();
     if iters.is_empty() {
@@ -352,7 +352,7 @@ fn abs(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Value::Float(f) => Ok(Value::Float(f.abs())),
         v @ (Value::Tensor(_) | Value::Variable(_)) => {
             let t = rt.to_tensor(&v, None)?;
-            Ok(Value::Tensor(rt.unary(Unary::Abs, &t)?))
+            Ok(Value::Tensor(rt.ad.unary(Unary::Abs, &t)?))
         }
         other => match rt.call_dunder(&other, "__abs__", vec![])? {
             Some(r) => Ok(r),
@@ -681,7 +681,7 @@ fn issubclass(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Bool(subclass_of(&a.value("cls")?, &a.value("class_or_tuple")?)?))
 }
 
-fn attr_name(v: &Value) -> R<crate::runtime::intern::Sym> {
+fn attr_name(v: &Value) -> R<crate::intern::Sym> {
     match v {
         Value::Str(s) => Ok(intern(s)),
         other => bail!(Type, "attribute name must be a string, not {}", other.type_name()),
@@ -695,7 +695,7 @@ fn hasattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (o, name) = (a.value("obj")?, attr_name(&a.value("name")?)?);
     match rt.get_attr(&o, name) {
         Ok(_) => Ok(Value::Bool(true)),
-        Err(e) if e.kind() == crate::runtime::error::ErrorKind::Attribute => Ok(Value::Bool(false)),
+        Err(e) if e.kind() == crate::error::ErrorKind::Attribute => Ok(Value::Bool(false)),
         Err(e) => Err(e),
     }
 }
@@ -706,7 +706,7 @@ fn getattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = SIG.bind(rt, args)?;
     let (o, name, default) = (a.value("object")?, attr_name(&a.value("name")?)?, a.opt("default")?);
     match (rt.get_attr(&o, name), default) {
-        (Err(e), Some(d)) if e.kind() == crate::runtime::error::ErrorKind::Attribute => Ok(d),
+        (Err(e), Some(d)) if e.kind() == crate::error::ErrorKind::Attribute => Ok(d),
         (r, _) => r,
     }
 }

@@ -1,9 +1,9 @@
-//! Data loading (LANGUAGE.md §4, Data): `read_csv`. Relative paths resolve
+//! Data loading (docs/language.md §4, Data): `read_csv`. Relative paths resolve
 //! against the running script's folder.
 
 use crate::builtins::Signature;
 use crate::tensor::scalar::float_to_int;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::budget::{MAX_BYTES, MAX_ELEMENTS};
@@ -180,7 +180,7 @@ fn save_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 /// Whether a file that failed to load is a `.npy` file cut short: it starts
-/// like one and some dtype's reader ran out of bytes (issue #7: say "truncated").
+/// like one and some dtype's reader ran out of bytes (say "truncated").
 fn ends_early(bytes: &[u8]) -> bool {
     use ndarray::ArrayD;
     use ndarray_npy::{ReadNpyError, ReadNpyExt};

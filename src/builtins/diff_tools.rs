@@ -1,12 +1,12 @@
-//! Differentiation tools and helpers for code ported from TensorFlow (LANGUAGE.md §5):
+//! Differentiation tools and helpers for code ported from TensorFlow (docs/language.md §5):
 //! `compute_gradient`, `check_gradients`, `function`, `identity`, `add_n`,
 //! `UnconnectedGradients`.
 
 use super::Signature;
 use crate::autodiff::Tape;
 use crate::bail;
-use crate::runtime::error::R;
-use crate::runtime::intern::intern;
+use crate::error::R;
+use crate::intern::intern;
 use crate::runtime::value::{Args, Class, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::{Array, DType, Tensor};
@@ -160,23 +160,23 @@ fn compute_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
 fn level(rt: &mut Interp, f: &Value, xs: &[Tensor], order: usize, fname: &str) -> R<Tensor> {
     if order == 0 {
         let y = call(rt, f, xs, fname)?;
-        return rt.reshape_to(&y, &[y.len()]);
+        return rt.ad.reshape_to(&y, &[y.len()]);
     }
     let (y, rows) = analytic(rt, f, xs, order - 1, fname)?;
     let mut flat = Vec::new();
     for i in 0..y.len() {
         let mut row = Vec::with_capacity(xs.len());
         for r in &rows {
-            row.push(rt.reshape_to(&r[i], &[r[i].len()])?);
+            row.push(rt.ad.reshape_to(&r[i], &[r[i].len()])?);
         }
         if !row.is_empty() {
-            flat.push(rt.concat(&row, 0)?);
+            flat.push(rt.ad.concat(&row, 0)?);
         }
     }
     if flat.is_empty() {
         return Ok(Tensor::zeros(y.dtype(), &[0]));
     }
-    rt.concat(&flat, 0)
+    rt.ad.concat(&flat, 0)
 }
 
 /// The analytic jacobian of `level(order)` at `xs`: its value y and, per x, the rows dy[i]/dx
@@ -326,7 +326,7 @@ fn callable(f: Value) -> R<Value> {
 fn identity(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["input", "name"], 1);
     let t = SIG.bind(rt, a)?.tensor("input")?;
-    Ok(Value::Tensor(rt.identity(&t)))
+    Ok(Value::Tensor(rt.ad.identity(&t)))
 }
 
 /// `add_n(inputs, name=None)`: the elementwise sum of a list of tensors.
@@ -369,9 +369,9 @@ fn add_n(rt: &mut Interp, a: &mut Args) -> R<Value> {
             );
         }
     }
-    let mut sum = rt.identity(&first);
+    let mut sum = rt.ad.identity(&first);
     for t in &ts[1..] {
-        sum = rt.add(&sum, t)?;
+        sum = rt.ad.add(&sum, t)?;
     }
     Ok(Value::Tensor(sum))
 }

@@ -5,7 +5,7 @@ use super::Signature;
 use crate::autodiff::explain::{explain, Places, Query};
 use crate::autodiff::tape::Site;
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::Tensor;
@@ -30,7 +30,7 @@ use crate::tensor::Tensor;
 /// are plain names on the line of the call, else `target` and `source`.
 /// Shapes and dtypes: any; target and source are tensors or Variables. Returns a str.
 /// Errors: TypeError for a target or source that is not a tensor or Variable.
-/// See: issue 10 item 1; docs/gradients.md. TF, PyTorch and JAX return None silently.
+/// See: docs/gradients.md. TF, PyTorch and JAX return None silently.
 pub(super) fn tape_explain(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["target", "source"], 2);
     let tape = this_tape(a)?;

@@ -1,4 +1,4 @@
-//! Forward-mode differentiation builtins (LANGUAGE.md §5): `ForwardAccumulator` and its `jvp`
+//! Forward-mode differentiation builtins (docs/language.md §5): `ForwardAccumulator` and its `jvp`
 //! method (TF's `tf.autodiff.ForwardAccumulator`), and the functional `jvp` (DGL's own, shaped
 //! like JAX's `jax.jvp`; TF has no such function). The machinery is `autodiff/forward.rs`.
 
@@ -6,7 +6,7 @@ use super::tape_methods::{flatten_sources, unconnected_zero, unflatten};
 use super::Signature;
 use crate::autodiff::{AccRef, Accumulator};
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::{shape_str, Tensor, TensorId};
@@ -35,7 +35,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
 /// differs from its primal's; ShapeError when a tangent's shape differs from its primal's (TF
 /// does not check); TypeError for a primal that is not a tensor or Variable; ValueError when
 /// entered again inside its own block.
-/// See: LANGUAGE.md §5; tf.autodiff.ForwardAccumulator.
+/// See: docs/language.md §5; tf.autodiff.ForwardAccumulator.
 fn forward_accumulator(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["primals", "tangents"], 2);
     let mut b = SIG.bind(rt, a)?;
@@ -215,7 +215,7 @@ fn tangent_of(acc: &AccRef, t: &Tensor, zero: bool) -> Value {
 /// primal); tapes outside record the computation (reverse over forward).
 /// Errors: as `ForwardAccumulator`; TypeError when `f` returns something other than tensors,
 /// numbers or (nested) lists, tuples or dicts of them; whatever `f` raises.
-/// See: LANGUAGE.md §5.
+/// See: docs/language.md §5.
 fn jvp(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["f", "primals", "tangents"], 3);
     let mut b = SIG.bind(rt, a)?;
@@ -244,7 +244,7 @@ fn jvp(rt: &mut Interp, a: &mut Args) -> R<Value> {
         let mut fresh = Vec::with_capacity(pairs.len() - start);
         for pair in &mut pairs[start..] {
             if let Value::Tensor(x) = &pair.0 {
-                pair.0 = Value::Tensor(rt.identity(x));
+                pair.0 = Value::Tensor(rt.ad.identity(x));
             }
             fresh.push(pair.0.clone());
         }

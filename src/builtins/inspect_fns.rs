@@ -1,4 +1,4 @@
-//! Watching the backward pass (issue 10, item 8): `trace_gradients()` and
+//! Watching the backward pass: `trace_gradients()` and
 //! `watch_gradient(x, fn)` (the walk's side is `autodiff/inspect.rs`).
 
 use super::{Signature, NO_ARGS};
@@ -6,8 +6,8 @@ use crate::autodiff::inspect::{HookOwner, Inspect};
 use crate::autodiff::tape::UserData;
 use crate::autodiff::TapeRef;
 use crate::bail;
-use crate::runtime::error::R;
-use crate::runtime::intern::intern;
+use crate::error::R;
+use crate::intern::intern;
 use crate::runtime::value::{Args, Class, Value};
 use crate::runtime::Interp;
 use std::rc::Rc;
@@ -29,7 +29,7 @@ pub fn install(rt: &mut Interp) {
 /// per level of nesting. Output goes where `print` writes. Blocks nest.
 ///
 /// Errors: TypeError when given arguments.
-/// See: Zygote's `@showgrad` (for every node); issue 10, item 8.
+/// See: Zygote's `@showgrad` (for every node).
 fn trace_enter(rt: &mut Interp, a: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, a)?;
     rt.ad.inspect.trace += 1;
@@ -60,7 +60,7 @@ fn trace_exit(rt: &mut Interp, _: &mut Args) -> R<Value> {
 /// the hook returns another kind of value; ValueError for an integer tensor, a
 /// non-trainable Variable, a tensor no recording tape watches (PyTorch: RuntimeError,
 /// "does not require grad"), or a hook returning another shape or dtype.
-/// See: torch.Tensor.register_hook; issue 10, item 8.
+/// See: torch.Tensor.register_hook.
 fn watch_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["tensor", "fn"], 2);
     let mut b = SIG.bind(rt, a)?;

@@ -1,7 +1,7 @@
-//! `help(x)` and `dir(x)` (issue 11): the doc texts of src/help, and the names a value has.
+//! `help(x)` and `dir(x)`: the doc texts of src/help, and the names a value has.
 
 use super::Signature;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 

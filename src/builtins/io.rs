@@ -1,10 +1,10 @@
-//! Files and console input (issue 9): `open(path, mode='r', encoding=None)`,
+//! Files and console input: `open(path, mode='r', encoding=None)`,
 //! the methods of file objects, and `input(prompt='')`. Files are UTF-8 text
 //! (runtime/file.rs); a relative path is relative to the running script's
-//! folder, as for `read_csv` (LANGUAGE.md §4).
+//! folder, as for `read_csv` (docs/language.md §4).
 
 use super::{Signature, NO_ARGS};
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::file::{FileObj, Stream};
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
@@ -41,7 +41,7 @@ fn display(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// a text file object. Modes: `'r'` read, `'w'` write (truncating), `'a'` append,
 /// `'x'` create (an error if the file exists); a `'t'` may follow. `encoding` must
 /// be UTF-8 (or None); `buffering`, `errors` and `newline` are accepted and ignored.
-/// A relative path is relative to the running script's folder (LANGUAGE.md §4).
+/// A relative path is relative to the running script's folder (docs/language.md §4).
 /// The file closes at the end of a `with` block, on `close()`, or when no longer referenced.
 ///
 /// Errors: IOError "cannot open 'x.txt': No such file or directory (os error 2)" (the

@@ -2,10 +2,10 @@
 //! methods), sets (`set` and its methods), `staticmethod`, `classmethod` and `object`.
 
 use super::Signature;
-use crate::runtime::error::{ErrorKind, Exc, R};
+use crate::error::{ErrorKind, Exc, R};
 use crate::runtime::generator::{Generator, Step};
 use crate::runtime::index::Iter;
-use crate::runtime::intern::intern;
+use crate::intern::intern;
 use crate::runtime::value::{Args, Builtin, BuiltinKind, Class, NativeFn, Set, Value};
 use crate::runtime::Interp;
 use crate::{bail, err};

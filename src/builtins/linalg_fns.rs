@@ -6,8 +6,8 @@
 
 use super::Signature;
 use crate::bail;
-use crate::runtime::error::R;
-use crate::runtime::intern::intern;
+use crate::error::R;
+use crate::intern::intern;
 use crate::runtime::value::{Args, Globals, Module, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::Tensor;

@@ -1,10 +1,10 @@
-//! Elementwise math, logic and activation functions (issue 9), named as TensorFlow's without
+//! Elementwise math, logic and activation functions, named as TensorFlow's without
 //! the `tf.math.`/`tf.nn.` prefix. The older elementwise functions (`exp`, `sign`, `relu`, …)
 //! and the comparisons are in `tensor_fns.rs`.
 
 use crate::autodiff::ops::nn::Activation;
 use crate::builtins::Signature;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::activations::{self, FloatClass, Logical};
@@ -53,7 +53,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
 /// See: tf.math.floor, tf.math.ceil, tf.math.rsqrt, tf.math.erf.
 fn unary(rt: &mut Interp, args: &mut Args, op: Unary) -> R<Value> {
     let t = UNARY.bind(rt, args)?.tensor("x")?;
-    Ok(Value::Tensor(rt.unary(op, &t)?))
+    Ok(Value::Tensor(rt.ad.unary(op, &t)?))
 }
 
 /// `round(x)`: a tensor rounded half to even (TF's banker's rounding: round(2.5) is 2.0,
@@ -81,8 +81,8 @@ fn squared_difference(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = BINARY.bind(rt, args)?;
     let (x, y) = (a.value("x")?, a.value("y")?);
     let (x, y) = rt.tensor_pair(&x, &y)?;
-    let d = rt.binary(Binary::Sub, &x, &y)?;
-    Ok(Value::Tensor(rt.unary(Unary::Square, &d)?))
+    let d = rt.ad.binary(Binary::Sub, &x, &y)?;
+    Ok(Value::Tensor(rt.ad.unary(Unary::Square, &d)?))
 }
 
 /// `logical_and(x, y)`, `logical_or(x, y)`, `logical_xor(x, y)`: elementwise, with broadcasting.

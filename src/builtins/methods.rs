@@ -1,5 +1,5 @@
 //! Attributes and methods of builtin values: tensors, Variables, tapes,
-//! lists, dicts, strings (LANGUAGE.md §2–§5).
+//! lists, dicts, strings (docs/language.md §2–§5).
 //!
 //! Each builtin type has one table from attribute name to what it means,
 //! built once per thread (names are interned per thread), so reading
@@ -13,9 +13,9 @@ use super::strings::*;
 use super::tape_methods::*;
 use super::tape_view::{tape_draw, tape_summary};
 use super::{Signature, NO_ARGS};
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::index::shape_value;
-use crate::runtime::intern::{intern, Sym};
+use crate::intern::{intern, Sym};
 use crate::runtime::value::{Args, Builtin, BuiltinKind, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::Tensor;
@@ -654,7 +654,7 @@ fn update_value(rt: &mut Interp, args: &mut Args, op: Option<crate::tensor::kern
     let (v, read_value) = (b.value("value")?, b.bool_or("read_value", true)?);
     let cur = var.peek();
     // Python numbers and lists take the Variable's dtype; a tensor of another
-    // dtype is a ValueError (LANGUAGE.md §5), raised by `Variable::set`.
+    // dtype is a ValueError (docs/language.md §5), raised by `Variable::set`.
     let new = match &v {
         Value::Tensor(_) | Value::Variable(_) => rt.to_tensor(&v, None)?,
         other => rt.to_tensor(other, Some(cur.dtype()))?,
@@ -701,5 +701,5 @@ fn var_read(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let v = this_var(args)?;
     NO_ARGS.bind(rt, args)?;
     let t = rt.read_variable(&v);
-    Ok(Value::Tensor(rt.identity(&t)))
+    Ok(Value::Tensor(rt.ad.identity(&t)))
 }

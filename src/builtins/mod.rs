@@ -35,9 +35,9 @@ mod tape_view;
 pub mod tensor_fns;
 mod tracking;
 
-use crate::runtime::error::ErrorKind;
-use crate::runtime::error::R;
-use crate::runtime::intern::intern;
+use crate::error::ErrorKind;
+use crate::error::R;
+use crate::intern::intern;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::convert::{int_found, int_of, IntUse};
 use crate::runtime::Interp;
@@ -54,7 +54,7 @@ impl Interp {
     }
 }
 
-/// Registers every builtin name (LANGUAGE.md §2, §4, §5) and the attribute tables of builtin values.
+/// Registers every builtin name (docs/language.md §2, §4, §5) and the attribute tables of builtin values.
 pub fn install(rt: &mut Interp) {
     rt.builtin_attr = methods::attr;
     rt.native_modules = modules::find;
@@ -125,7 +125,7 @@ const UNSUPPORTED_DTYPES: &[&str] = &[
 ];
 
 /// The TypeError for a TF dtype DGL does not have.
-fn no_such_dtype(name: &str) -> crate::runtime::error::Exc {
+fn no_such_dtype(name: &str) -> crate::error::Exc {
     err!(Type, "DGL has no {name} dtype: its dtypes are float32, float64, int64 (int32 is an alias of it) and bool")
 }
 

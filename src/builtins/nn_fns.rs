@@ -1,11 +1,11 @@
-//! Neural-network functions of issue 9 (TF's `tf.nn.*` without the prefix): convolution,
+//! Neural-network functions (TF's `tf.nn.*` without the prefix): convolution,
 //! pooling, sigmoid cross-entropy, L2 loss and normalisation, dropout. The differentiable ones
 //! record through the autodiff [`Recorder`](crate::autodiff::Recorder) (`autodiff/ops/conv.rs`,
 //! `autodiff/ops/nn_losses.rs`); the `nn` module of the stdlib exposes them as `nn.*` too.
 
 use crate::bail;
 use crate::builtins::Signature;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::conv::{Padding, Window};
@@ -162,13 +162,13 @@ fn to_nhwc(rt: &mut Interp, x: &Tensor, fmt: Format, what: &str) -> R<Tensor> {
             shape_str(x.shape())
         );
     }
-    rt.transpose(x, Some(vec![0, 2, 3, 1]))
+    rt.ad.transpose(x, Some(vec![0, 2, 3, 1]))
 }
 
 fn from_nhwc(rt: &mut Interp, y: Tensor, fmt: Format) -> R<Tensor> {
     match fmt {
         Format::Nhwc => Ok(y),
-        Format::Nchw => rt.transpose(&y, Some(vec![0, 3, 1, 2])),
+        Format::Nchw => rt.ad.transpose(&y, Some(vec![0, 3, 1, 2])),
     }
 }
 
@@ -302,7 +302,7 @@ fn l2_normalize(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// mask, which broadcasts over x (so `[batch, 1]` drops whole rows).
 /// Dtypes: float32, float64.
 /// Randomness: one uniform draw per mask element from the seeded streams (`seed=` as every
-/// random op); under `recompute_grad` the recomputation sees the same mask (LANGUAGE.md §5).
+/// random op); under `recompute_grad` the recomputation sees the same mask (docs/language.md §5).
 /// `rate = 0` returns x itself and draws nothing.
 /// Gradient: the same mask times 1 / (1 − rate).
 /// Errors: ValueError for a rate outside [0, 1) or a non-float x (TF's kinds); ShapeError for

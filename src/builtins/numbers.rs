@@ -4,7 +4,7 @@
 
 use super::{Signature, NO_ARGS};
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::index::range_len;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;

@@ -1,12 +1,12 @@
-//! More of Python's builtins (issue 9): `chr`, `ord`, `callable`, `divmod`, `pow`,
+//! More of Python's builtins: `chr`, `ord`, `callable`, `divmod`, `pow`,
 //! `hex`/`oct`/`bin`, `hash`, `any`/`all`, `map`, `filter`, with CPython 3.11's
-//! results and messages. Like `zip` and `enumerate` (LANGUAGE.md §2), `map` and
+//! results and messages. Like `zip` and `enumerate` (docs/language.md §2), `map` and
 //! `filter` return lists, computed at once.
 
 use super::Signature;
 use crate::runtime::convert::int_checked;
-use crate::runtime::error::R;
-use crate::runtime::ops::float_divmod;
+use crate::error::R;
+use crate::runtime::numeric::float_divmod;
 use crate::runtime::value::{Args, HashKey, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::syntax::ast::BinOp;
@@ -97,7 +97,7 @@ fn callable(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["obj"], 1);
     Ok(Value::Bool(match SIG.bind(rt, args)?.value("obj")? {
         Value::Func(_) | Value::Builtin(_) | Value::Method(_) | Value::Class(_) | Value::ErrorType(_) => true,
-        Value::Instance(i) => i.class.lookup(crate::runtime::intern::intern("__call__")).is_some(),
+        Value::Instance(i) => i.class.lookup(crate::intern::intern("__call__")).is_some(),
         _ => false,
     }))
 }
@@ -139,7 +139,7 @@ fn divmod(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// TypeError "pow() 3rd argument not allowed unless all arguments are integers".
 ///
 /// A tensor, Variable or list among the first two arguments (positional, or `x=`/`y=`)
-/// makes it TF's elementwise `pow(x, y)` (LANGUAGE.md §4), as `round` does.
+/// makes it TF's elementwise `pow(x, y)` (docs/language.md §4), as `round` does.
 fn pow(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["base", "exp", "mod"], 2);
     static TF_SIG: Signature = Signature::new(&["x", "y", "name"], 2);
@@ -148,7 +148,7 @@ fn pow(rt: &mut Interp, args: &mut Args) -> R<Value> {
         let mut a = TF_SIG.bind(rt, args)?;
         let (x, y) = (a.value("x")?, a.value("y")?);
         let (x, y) = rt.tensor_pair(&x, &y)?;
-        return Ok(Value::Tensor(rt.binary(crate::tensor::kernels::Binary::Pow, &x, &y)?));
+        return Ok(Value::Tensor(rt.ad.binary(crate::tensor::kernels::Binary::Pow, &x, &y)?));
     }
     let mut a = SIG.bind(rt, args)?;
     let (b, e, m) = (a.value("base")?, a.value("exp")?, a.non_none("mod")?);
@@ -283,7 +283,7 @@ fn any_all(rt: &mut Interp, args: &mut Args, want: bool) -> R<Value> {
 }
 
 /// `map(function, *iterables)`: a list of `function(x, y, …)` over the iterables
-/// in step, as long as the shortest (a list, like `zip`: LANGUAGE.md §2).
+/// in step, as long as the shortest (a list, like `zip`: docs/language.md §2).
 ///
 /// Errors: TypeError "map() must have at least two arguments."
 fn map(rt: &mut Interp, args: &mut Args) -> R<Value> {

@@ -1,4 +1,4 @@
-//! Random tensors (LANGUAGE.md §4, issue 9), named as TensorFlow's `tf.random.*` without the
+//! Random tensors (docs/language.md §4), named as TensorFlow's `tf.random.*` without the
 //! prefix (and with TF 1's `random_` names where DGL always had them). Every op takes `seed=`:
 //! with `set_seed(g)` and `seed=s` its draws are a function of (g, s, the op's call count),
 //! as TF's op seeds are; without one it draws from the global stream. Both live in
@@ -6,7 +6,7 @@
 
 use crate::bail;
 use crate::builtins::{Bound, Signature};
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::random::RandomState;

@@ -1,16 +1,16 @@
-//! Selection, sorting, einsum and mapping functions (issue 9), named as TensorFlow's
+//! Selection, sorting, einsum and mapping functions, named as TensorFlow's
 //! without the prefix: `gather_nd`, `scatter_nd`, `tensor_scatter_nd_update`/`_add`,
 //! `boolean_mask`, `sort`, `argsort`, `top_k`, `unique`, `einsum`, `vectorized_map`,
 //! `map_fn`, and `newaxis`. The differentiable ones record through
 //! `autodiff/ops/select.rs` and `autodiff/ops/einsum.rs`.
 //!
-//! Python's `range` stays Python's (LANGUAGE.md §2); TF's `tf.range` is `range_tensor`.
+//! Python's `range` stays Python's (docs/language.md §2); TF's `tf.range` is `range_tensor`.
 
 use super::tensor_fns::index_tensor;
 use super::Signature;
 use crate::bail;
-use crate::runtime::error::R;
-use crate::runtime::intern::intern;
+use crate::error::R;
+use crate::intern::intern;
 use crate::runtime::value::{Args, Class, Instance, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::{sorting, Array, DType, Tensor};
@@ -288,7 +288,7 @@ fn slice_structure(rt: &mut Interp, v: &Value, i: usize) -> R<Value> {
         _ => {
             let t = rt.tensor_arg(v)?;
             let info = crate::autodiff::ops::axis_slice(t.shape().len(), 0, ndarray::SliceInfoElem::Index(i as isize));
-            Value::Tensor(rt.index(&t, info)?)
+            Value::Tensor(rt.ad.index(&t, info)?)
         }
     })
 }
@@ -343,7 +343,7 @@ fn stack_structure(rt: &mut Interp, rs: &[Value], fname: &str) -> R<Value> {
                     crate::tensor::shape_str(t.shape())
                 );
             }
-            Value::Tensor(rt.stack(&ts, 0)?)
+            Value::Tensor(rt.ad.stack(&ts, 0)?)
         }
     })
 }

@@ -1,5 +1,5 @@
 //! Reductions beyond sum/mean/max/min, running sums and products, norms and clipping
-//! by norm (issue 9), named as TensorFlow's without the prefix. The differentiable
+//! by norm, named as TensorFlow's without the prefix. The differentiable
 //! ones record through the autodiff [`Recorder`](crate::autodiff::Recorder)'s
 //! operations (`autodiff/ops/reduce.rs`).
 
@@ -7,7 +7,7 @@ use crate::autodiff::ops::axis_slice;
 use crate::autodiff::ops::reduce::NormOrd;
 use crate::bail;
 use crate::builtins::Signature;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::reductions::{self, Running};
@@ -75,7 +75,7 @@ fn reduce_moment(rt: &mut Interp, args: &mut Args, std: bool) -> R<Value> {
         bail!(Type, "reduce_std takes a float tensor, not {} (use cast)", t.dtype());
     }
     let var = rt.ad.variance(&t, axes.as_deref(), keep)?;
-    Ok(Value::Tensor(if std { rt.unary(crate::tensor::kernels::Unary::Sqrt, &var)? } else { var }))
+    Ok(Value::Tensor(if std { rt.ad.unary(crate::tensor::kernels::Unary::Sqrt, &var)? } else { var }))
 }
 
 /// `reduce_all(input_tensor, axis=None, keepdims=False)` / `reduce_any(…)`: logical
@@ -323,7 +323,7 @@ fn split(rt: &mut Interp, args: &mut Args) -> R<Value> {
     for s in sizes {
         let end = start + s as isize;
         let info = axis_slice(t.shape().len(), axis, SliceInfoElem::Slice { start, end: Some(end), step: 1 });
-        pieces.push(Value::Tensor(rt.index(&t, info)?));
+        pieces.push(Value::Tensor(rt.ad.index(&t, info)?));
         start = end;
     }
     Ok(Value::list(pieces))
@@ -349,7 +349,7 @@ fn unstack(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut out = Vec::with_capacity(d);
     for i in 0..d {
         let info = axis_slice(t.shape().len(), axis, SliceInfoElem::Index(i as isize));
-        out.push(Value::Tensor(rt.index(&t, info)?));
+        out.push(Value::Tensor(rt.ad.index(&t, info)?));
     }
     Ok(Value::list(out))
 }
@@ -373,7 +373,7 @@ fn reverse(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
     let info: Vec<SliceInfoElem> =
         flip.iter().map(|&f| SliceInfoElem::Slice { start: 0, end: None, step: if f { -1 } else { 1 } }).collect();
-    Ok(Value::Tensor(rt.index(&t, Rc::new(info))?))
+    Ok(Value::Tensor(rt.ad.index(&t, Rc::new(info))?))
 }
 
 /// `broadcast_to(input, shape)`: x repeated along its size-1 (or missing leading) axes.
@@ -396,9 +396,9 @@ fn broadcast_to(rt: &mut Interp, args: &mut Args) -> R<Value> {
             crate::tensor::shape_str(&dims)
         );
     }
-    let out = rt.broadcast_to(&t, &dims)?;
+    let out = rt.ad.broadcast_to(&t, &dims)?;
     // A result that is x itself still gets its own id, as every op's result does.
-    Ok(Value::Tensor(if out.id == t.id { rt.identity(&t) } else { out }))
+    Ok(Value::Tensor(if out.id == t.id { rt.ad.identity(&t) } else { out }))
 }
 
 /// What [`shape_fn`] reports.
@@ -463,7 +463,7 @@ fn meshgrid(rt: &mut Interp, args: &mut Args) -> R<Value> {
                 bail!(Type, "meshgrid: inputs must share one dtype, got {} and {}", first.dtype(), t.dtype());
             }
         }
-        vecs.push(rt.reshape_to(&t, &[t.len()])?);
+        vecs.push(rt.ad.reshape_to(&t, &[t.len()])?);
     }
     let n = vecs.len();
     // The grid axis of input i: 'xy' swaps the first two.
@@ -477,8 +477,8 @@ fn meshgrid(rt: &mut Interp, args: &mut Args) -> R<Value> {
     for (i, v) in vecs.iter().enumerate() {
         let mut shape = vec![1usize; n];
         shape[axis_of(i)] = v.len();
-        let r = rt.reshape_to(v, &shape)?;
-        let b = rt.broadcast_to(&r, &full)?;
+        let r = rt.ad.reshape_to(v, &shape)?;
+        let b = rt.ad.broadcast_to(&r, &full)?;
         out.push(Value::Tensor(b));
     }
     Ok(Value::list(out))
@@ -580,7 +580,7 @@ fn pad(rt: &mut Interp, args: &mut Args) -> R<Value> {
                 return Ok(Tensor::new(Array::full(x.dtype(), &shape, cv)));
             }
             let sl = SliceInfoElem::Slice { start: lo as isize, end: Some((lo + n) as isize), step: -1 };
-            rt.index(x, axis_slice(nd, axis, sl))
+            rt.ad.index(x, axis_slice(nd, axis, sl))
         };
         let (lo_b, lo_e) = match mode.as_str() {
             "REFLECT" => (1, d - 1 - e),
@@ -589,8 +589,8 @@ fn pad(rt: &mut Interp, args: &mut Args) -> R<Value> {
         };
         let before = side(rt, b, lo_b, &x)?;
         let after = side(rt, e, lo_e, &x)?;
-        x = rt.concat(&[before, x.clone(), after], axis as i64)?;
+        x = rt.ad.concat(&[before, x.clone(), after], axis as i64)?;
     }
     // Nothing padded: still a fresh result, as every op's is.
-    Ok(Value::Tensor(if x.id == t_id { rt.identity(&x) } else { x }))
+    Ok(Value::Tensor(if x.id == t_id { rt.ad.identity(&x) } else { x }))
 }

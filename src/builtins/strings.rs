@@ -1,4 +1,4 @@
-//! Methods of strings (LANGUAGE.md §2), with CPython 3.11's behaviour and messages.
+//! Methods of strings (docs/language.md §2), with CPython 3.11's behaviour and messages.
 //!
 //! Indices (`find`, `index`, `count`, the `start`/`end` of `startswith`) count
 //! characters (code points), as CPython does, never bytes: a window is turned
@@ -7,7 +7,7 @@
 
 use super::collections::this_str;
 use super::{Signature, NO_ARGS};
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::{bail, err};

@@ -1,10 +1,10 @@
-//! Methods of `GradientTape` values (LANGUAGE.md §5): `watch`, `gradient`,
+//! Methods of `GradientTape` values (docs/language.md §5): `watch`, `gradient`,
 //! `jacobian`, `batch_jacobian`, `stats`, `watched_variables`, `reset`.
 
 use super::{Signature, NO_ARGS};
 use crate::autodiff::Tape;
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, HashKey, Value};
 use crate::runtime::Interp;
 use crate::tensor::{shape_str, Array, Tensor};
@@ -148,7 +148,7 @@ pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
         ids.iter().zip(&grads).map(|(id, g)| (*id, g.as_ref().map(|g| Rc::downgrade(&g.data)))).collect();
     let results = grads.into_iter().zip(&metas).map(|(g, src)| {
         // Integer and bool sources get no gradient: None, or zeros of their own dtype with
-        // unconnected_gradients='zero' (LANGUAGE.md §5, as TF).
+        // unconnected_gradients='zero' (docs/language.md §5, as TF).
         if !src.dtype().is_float() {
             return if zero { Value::Tensor(Tensor::zeros(src.dtype(), src.shape())) } else { Value::None };
         }
@@ -284,7 +284,7 @@ fn pair_output_gradients(rt: &mut Interp, target: &Value, og: &Value, out: &mut 
 /// use); TypeError for a source that is not a tensor or Variable; ValueError for an unknown
 /// `unconnected_gradients`. `parallel_iterations` and `experimental_use_pfor` are accepted and
 /// change nothing (rows are computed one by one).
-/// See: LANGUAGE.md §5; tf.GradientTape.jacobian.
+/// See: docs/language.md §5; tf.GradientTape.jacobian.
 pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(
         &["target", "sources", "unconnected_gradients", "parallel_iterations", "experimental_use_pfor"],
@@ -318,8 +318,8 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
             None => Value::Tensor(Tensor::zeros(src.dtype(), &shape)),
             Some(rows) if rows.is_empty() => Value::Tensor(Tensor::zeros(src.dtype(), &shape)),
             Some(rows) => {
-                let stacked = rt.stack(&rows, 0)?;
-                Value::Tensor(rt.reshape_to(&stacked, &shape)?)
+                let stacked = rt.ad.stack(&rows, 0)?;
+                Value::Tensor(rt.ad.reshape_to(&stacked, &shape)?)
             }
         });
     }
@@ -338,7 +338,7 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// Errors: ValueError when target or source has rank below 2 or their first dimensions differ;
 /// RuntimeError on a used non-persistent tape; TypeError for a source that is not a tensor or
 /// Variable. An unconnected source gives None (zeros with `unconnected_gradients='zero'`).
-/// See: LANGUAGE.md §5; tf.GradientTape.batch_jacobian.
+/// See: docs/language.md §5; tf.GradientTape.batch_jacobian.
 pub(super) fn tape_batch_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(
         &["target", "source", "unconnected_gradients", "parallel_iterations", "experimental_use_pfor"],
@@ -382,13 +382,13 @@ pub(super) fn tape_batch_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
     })?;
     Ok(match rows.into_iter().next().flatten() {
         // TF 2.21 returns zeros here whatever `unconnected_gradients` says, against its own
-        // documentation; DGL follows the documentation and `jacobian` (LANGUAGE.md §5).
+        // documentation; DGL follows the documentation and `jacobian` (docs/language.md §5).
         None if !zero => Value::None,
         None => Value::Tensor(Tensor::zeros(src.dtype(), &shape)),
         Some(rows) if rows.is_empty() || batch == 0 => Value::Tensor(Tensor::zeros(src.dtype(), &shape)),
         Some(rows) => {
-            let stacked = rt.stack(&rows, 1)?;
-            Value::Tensor(rt.reshape_to(&stacked, &shape)?)
+            let stacked = rt.ad.stack(&rows, 1)?;
+            Value::Tensor(rt.ad.reshape_to(&stacked, &shape)?)
         }
     })
 }
@@ -418,7 +418,7 @@ fn gradient_rows(
     count: usize,
     og: impl Fn(usize) -> Vec<f64>,
 ) -> R<Vec<Option<Vec<Tensor>>>> {
-    // LANGUAGE.md §5: a non-persistent tape answers once; the whole jacobian is that one use.
+    // docs/language.md §5: a non-persistent tape answers once; the whole jacobian is that one use.
     let persistent = tape.borrow().persistent;
     if tape.borrow().used {
         bail!(
@@ -482,7 +482,7 @@ fn gradient_rows(
 /// function or a callable instance) or `(outside)` to bytes, each buffer counted once, under
 /// the first entry saving it, so the values sum to `saved_bytes`. A `recompute_grad` entry
 /// counts under its function; entries recorded inside a function's body under that function.
-/// See: LANGUAGE.md §5; docs/gradients.md.
+/// See: docs/language.md §5; docs/gradients.md.
 pub(super) fn tape_stats(rt: &mut Interp, a: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, a)?;
     let tape = this_tape(a)?;
@@ -515,7 +515,7 @@ pub(super) fn tape_watched_variables(rt: &mut Interp, a: &mut Args) -> R<Value> 
     Ok(Value::tuple(vars.into_iter().map(Value::Variable).collect()))
 }
 
-/// `tape.stop_recording()`: a context manager that pauses this tape only (LANGUAGE.md §5, as TF).
+/// `tape.stop_recording()`: a context manager that pauses this tape only (docs/language.md §5, as TF).
 pub(super) fn tape_stop_recording(rt: &mut Interp, a: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, a)?;
     Ok(Value::StopRecording(this_tape(a)?))

@@ -1,4 +1,4 @@
-//! Seeing the tape (issue 10, items 2 and 7): `tape.summary()`, `tape.draw(path)` and
+//! Seeing the tape: `tape.summary()`, `tape.draw(path)` and
 //! `draw_graph(y)`. The text comes from `runtime/format/tape.rs`, the picture from `svg.rs`
 //! (laid out by the pure-Rust layout-rs crate); this file says what goes in the picture.
 
@@ -7,7 +7,7 @@ use super::Signature;
 use crate::autodiff::tape::Saved;
 use crate::autodiff::tape::{Log, Op, NO_SLOT};
 use crate::autodiff::Tape;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::format::tape::{input_metas, Meta};
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
@@ -41,7 +41,7 @@ const MOST_NODES: usize = 2000;
 /// `limit // 2` rows; `str(tape)` (and so `print(tape)`) is the summary with `limit=40`;
 /// `repr(tape)` stays `<GradientTape>`.
 /// Errors: ValueError for a `limit` below 2; TypeError when called on something not a tape.
-/// See: issue 10 item 2; docs/gradients.md; Keras's `model.summary()`, torchinfo.
+/// See: docs/gradients.md; Keras's `model.summary()`, torchinfo.
 pub(super) fn tape_summary(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["limit"], 0);
     let tape = this_tape(a)?;
@@ -71,7 +71,7 @@ pub(super) fn tape_summary(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// Errors: IOError naming the path when it cannot be written (its folder is missing, not
 /// writable); TypeError for a path that is not a str; ValueError for a tape of more than
 /// 2,000 entries and inputs (draw a part of it with `draw_graph(y, tape=tape)`).
-/// See: issue 10 item 7; docs/gradients.md; `tools/check_svg.sh` renders one in a browser.
+/// See: docs/gradients.md; `tools/check_svg.sh` renders one in a browser.
 pub(super) fn tape_draw(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["path"], 0);
     let tape = this_tape(a)?;
@@ -98,7 +98,7 @@ pub(super) fn tape_draw(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// value, or the tape is not recording and was not passed); TypeError when `tape` is not a
 /// GradientTape or `y` not a tensor or Variable; IOError naming the path when it cannot be
 /// written.
-/// See: issue 10 item 7; torchviz's `make_dot(y)`.
+/// See: torchviz's `make_dot(y)`.
 fn draw_graph(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["y", "path", "tape"], 1);
     let mut b = SIG.bind(rt, a)?;

@@ -1,8 +1,8 @@
-//! Tensor functions (LANGUAGE.md §4), named as TensorFlow's without the prefix.
+//! Tensor functions (docs/language.md §4), named as TensorFlow's without the prefix.
 
 use crate::bail;
 use crate::builtins::Signature;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::index::indices_of;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
@@ -18,7 +18,7 @@ static BINARY: Signature = Signature::new(&["x", "y"], 2);
 /// `reduce_*(input_tensor, axis=None, keepdims=False)`
 static REDUCE: Signature = Signature::new(&["input_tensor", "axis", "keepdims"], 1);
 
-/// Registers the tensor functions of LANGUAGE.md §4.
+/// Registers the tensor functions of docs/language.md §4.
 pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
     reg("constant", constant);
     reg("convert_to_tensor", convert_to_tensor);
@@ -35,7 +35,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
         ($($name:literal => $op:expr),*) => {$(
             reg($name, |rt, args| {
                 let t = UNARY.bind(rt, args)?.tensor("x")?;
-                Ok(Value::Tensor(rt.unary($op, &t)?))
+                Ok(Value::Tensor(rt.ad.unary($op, &t)?))
             });
         )*};
     }
@@ -52,7 +52,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
                 let mut a = BINARY.bind(rt, args)?;
                 let (x, y) = (a.value("x")?, a.value("y")?);
                 let (x, y) = rt.tensor_pair(&x, &y)?;
-                Ok(Value::Tensor(rt.binary($op, &x, &y)?))
+                Ok(Value::Tensor(rt.ad.binary($op, &x, &y)?))
             });
         )*};
     }
@@ -66,7 +66,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
             reg($name, |rt, args| {
                 let mut a = REDUCE.bind(rt, args)?;
                 let (t, axes, keep) = (a.tensor("input_tensor")?, a.axes("axis")?, a.bool_or("keepdims", false)?);
-                Ok(Value::Tensor(rt.reduce($op, &t, axes.as_deref(), keep)?))
+                Ok(Value::Tensor(rt.ad.reduce($op, &t, axes.as_deref(), keep)?))
             });
         )*};
     }
@@ -132,9 +132,9 @@ fn convert_to_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
     match (&v, shape) {
         (Value::Variable(var), None) => {
             let read = rt.read_variable(var);
-            let t = rt.identity(&read);
+            let t = rt.ad.identity(&read);
             match dtype {
-                Some(d) if d != t.dtype() => Ok(Value::Tensor(rt.cast(&t, d)?)),
+                Some(d) if d != t.dtype() => Ok(Value::Tensor(rt.ad.cast(&t, d)?)),
                 _ => Ok(Value::Tensor(t)),
             }
         }
@@ -162,7 +162,7 @@ fn make_constant(rt: &mut Interp, v: Value, dtype: Option<DType>, shape: Option<
         Ok(Value::Tensor(Tensor::new(crate::tensor::kernels::reshape(&t.data, &dims))))
     } else if t.len() == 1 {
         let scalar = Tensor::new(crate::tensor::kernels::reshape(&t.data, &[]));
-        let filled = rt.broadcast_to(&scalar, &dims)?;
+        let filled = rt.ad.broadcast_to(&scalar, &dims)?;
         Ok(Value::Tensor(Tensor::new((*filled.data).clone())))
     } else {
         bail!(
@@ -282,7 +282,7 @@ fn exact_int(rt: &mut Interp, v: &Value) -> R<i128> {
 /// (`range_tensor(0, constant(3.0, dtype=float64))` is float64, `range_tensor(0, 3, 0.5)`
 /// float32, as in TF). Int64 ranges are exact over the whole int64 range.
 ///
-/// Naming: DGL's `range` is Python's (a range of ints, LANGUAGE.md §2), so TF's
+/// Naming: DGL's `range` is Python's (a range of ints, docs/language.md §2), so TF's
 /// `tf.range(…)` is written `range_tensor(…)`.
 ///
 /// Errors: TypeError for a non-number or a non-scalar tensor argument; ValueError for a
@@ -398,16 +398,16 @@ fn reduce_logsumexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Array::F64(x) => Array::F64(x.mapv(|v| if v.is_finite() { v } else { 0.0 })),
         other => other.clone(),
     });
-    let shifted = rt.binary(Binary::Sub, &t, &finite)?;
-    let e = rt.unary(Unary::Exp, &shifted)?;
-    let s = rt.reduce(Reduce::Sum, &e, axes.as_deref(), true)?;
-    let l = rt.unary(Unary::Log, &s)?;
-    let out = rt.binary(Binary::Add, &l, &finite)?;
+    let shifted = rt.ad.binary(Binary::Sub, &t, &finite)?;
+    let e = rt.ad.unary(Unary::Exp, &shifted)?;
+    let s = rt.ad.reduce(Reduce::Sum, &e, axes.as_deref(), true)?;
+    let l = rt.ad.unary(Unary::Log, &s)?;
+    let out = rt.ad.binary(Binary::Add, &l, &finite)?;
     if keep {
         return Ok(Value::Tensor(out));
     }
     let shape = crate::tensor::shape::reduced_shape(t.shape(), &axes_n, false);
-    Ok(Value::Tensor(rt.reshape_to(&out, &shape)?))
+    Ok(Value::Tensor(rt.ad.reshape_to(&out, &shape)?))
 }
 
 /// `argmax(input, axis=None, output_type=int64)`: int64 indices of the largest values along `axis` (0 by
@@ -460,10 +460,10 @@ fn matmul(rt: &mut Interp, args: &mut Args) -> R<Value> {
             }
             let mut perm: Vec<i64> = (0..n as i64).collect();
             perm.swap(n - 2, n - 1);
-            *t = rt.transpose(t, Some(perm))?;
+            *t = rt.ad.transpose(t, Some(perm))?;
         }
     }
-    Ok(Value::Tensor(rt.matmul(&x, &y)?))
+    Ok(Value::Tensor(rt.ad.matmul(&x, &y)?))
 }
 
 /// `reshape(tensor, shape)`: one entry may be -1.
@@ -471,7 +471,7 @@ fn reshape(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["tensor", "shape"], 2);
     let mut a = SIG.bind(rt, args)?;
     let (t, s) = (a.tensor("tensor")?, a.shape("shape")?);
-    Ok(Value::Tensor(rt.reshape(&t, &s)?))
+    Ok(Value::Tensor(rt.ad.reshape(&t, &s)?))
 }
 
 /// `transpose(a, perm=None)`: reversed axes by default.
@@ -479,7 +479,7 @@ fn transpose(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["a", "perm"], 1);
     let mut a = SIG.bind(rt, args)?;
     let (t, perm) = (a.tensor("a")?, a.opt_shape("perm")?);
-    Ok(Value::Tensor(rt.transpose(&t, perm)?))
+    Ok(Value::Tensor(rt.ad.transpose(&t, perm)?))
 }
 
 /// `expand_dims(input, axis)`: a new axis of size 1.
@@ -490,7 +490,7 @@ fn expand_dims(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let axis = norm_axis(axis, t.shape().len() + 1)?;
     let mut shape = t.shape().to_vec();
     shape.insert(axis, 1);
-    Ok(Value::Tensor(rt.reshape_to(&t, &shape)?))
+    Ok(Value::Tensor(rt.ad.reshape_to(&t, &shape)?))
 }
 
 /// `squeeze(input, axis=None)`: drops axes of size 1 (all of them by default).
@@ -514,7 +514,7 @@ fn squeeze(rt: &mut Interp, args: &mut Args) -> R<Value> {
         }
     };
     let shape: Vec<usize> = (0..n).filter(|i| !drop.contains(i)).map(|i| t.shape()[i]).collect();
-    Ok(Value::Tensor(rt.reshape_to(&t, &shape)?))
+    Ok(Value::Tensor(rt.ad.reshape_to(&t, &shape)?))
 }
 
 fn tensor_list(rt: &mut Interp, v: &Value) -> R<Vec<Tensor>> {
@@ -541,7 +541,7 @@ fn stack(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = SIG.bind(rt, args)?;
     let (xs, axis) = (a.value("values")?, a.int_or("axis", 0)?);
     let xs = tensor_list(rt, &xs)?;
-    Ok(Value::Tensor(rt.stack(&xs, axis)?))
+    Ok(Value::Tensor(rt.ad.stack(&xs, axis)?))
 }
 
 /// `concat(values, axis)`
@@ -550,10 +550,10 @@ fn concat(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = SIG.bind(rt, args)?;
     let (xs, axis) = (a.value("values")?, a.int("axis")?);
     let xs = tensor_list(rt, &xs)?;
-    Ok(Value::Tensor(rt.concat(&xs, axis)?))
+    Ok(Value::Tensor(rt.ad.concat(&xs, axis)?))
 }
 
-/// Index arguments: int64 tensors, Python ints and lists of ints (LANGUAGE.md §4).
+/// Index arguments: int64 tensors, Python ints and lists of ints (docs/language.md §4).
 pub(crate) fn index_tensor(rt: &mut Interp, v: &Value, what: &str) -> R<Tensor> {
     if let Value::Tensor(t) = v {
         if t.dtype() != DType::I64 {
@@ -569,7 +569,7 @@ fn tile(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["input", "multiples"], 2);
     let mut a = SIG.bind(rt, args)?;
     let (t, m) = (a.tensor("input")?, a.dims("multiples")?);
-    Ok(Value::Tensor(rt.tile(&t, &m)?))
+    Ok(Value::Tensor(rt.ad.tile(&t, &m)?))
 }
 
 /// `gather(params, indices, axis=0)`: indices are int64 tensors, ints or lists of ints.
@@ -591,7 +591,7 @@ fn gather(rt: &mut Interp, args: &mut Args) -> R<Value> {
     out_shape.extend_from_slice(it.shape());
     out_shape.extend_from_slice(&t.shape()[axis + 1..]);
     crate::tensor::budget::check_shape(&out_shape)?;
-    Ok(Value::Tensor(rt.gather(&t, std::rc::Rc::new(indices), it.shape(), axis)?))
+    Ok(Value::Tensor(rt.ad.gather(&t, std::rc::Rc::new(indices), it.shape(), axis)?))
 }
 
 /// `softmax`/`log_softmax(logits, axis=None)`: along the last axis by default.
@@ -599,7 +599,7 @@ fn softmax_impl(rt: &mut Interp, args: &mut Args, log: bool) -> R<Value> {
     static SIG: Signature = Signature::new(&["logits", "axis"], 1);
     let mut a = SIG.bind(rt, args)?;
     let (t, axis) = (a.tensor("logits")?, a.opt_int("axis")?.unwrap_or(-1));
-    Ok(Value::Tensor(rt.softmax(&t, axis, log)?))
+    Ok(Value::Tensor(rt.ad.softmax(&t, axis, log)?))
 }
 
 fn softmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -618,7 +618,7 @@ fn sparse_xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = XENT.bind(rt, args)?;
     let (labels, logits) = (a.value("labels")?, a.tensor("logits")?);
     let labels = index_tensor(rt, &labels, "labels")?;
-    Ok(Value::Tensor(rt.sparse_xent(&labels, &logits)?))
+    Ok(Value::Tensor(rt.ad.sparse_xent(&labels, &logits)?))
 }
 
 /// `softmax_cross_entropy_with_logits(labels, logits)`: −Σ labels · log_softmax(logits) over the last axis.
@@ -626,10 +626,10 @@ fn xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = XENT.bind(rt, args)?;
     let (labels, logits) = (a.value("labels")?, a.tensor("logits")?);
     let labels = rt.to_tensor(&labels, Some(logits.dtype()))?;
-    let ls = rt.softmax(&logits, -1, true)?;
-    let p = rt.mul(&labels, &ls)?;
-    let s = rt.reduce(Reduce::Sum, &p, Some(&[-1]), false)?;
-    Ok(Value::Tensor(rt.unary(Unary::Neg, &s)?))
+    let ls = rt.ad.softmax(&logits, -1, true)?;
+    let p = rt.ad.mul(&labels, &ls)?;
+    let s = rt.ad.reduce(Reduce::Sum, &p, Some(&[-1]), false)?;
+    Ok(Value::Tensor(rt.ad.unary(Unary::Neg, &s)?))
 }
 
 /// `cast(x, dtype)`
@@ -637,7 +637,7 @@ fn cast(rt: &mut Interp, args: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["x", "dtype"], 2);
     let mut a = SIG.bind(rt, args)?;
     let (t, d) = (a.tensor("x")?, a.dtype("dtype")?);
-    Ok(Value::Tensor(rt.cast(&t, d)?))
+    Ok(Value::Tensor(rt.ad.cast(&t, d)?))
 }
 
 /// `where(condition, x, y)`: x where the condition holds, else y (broadcasting).
@@ -656,11 +656,11 @@ fn where_(rt: &mut Interp, args: &mut Args) -> R<Value> {
         }
         _ => bail!(Value, "where: x and y must both be given or both be None"),
     };
-    // A numeric condition converts (non-zero is True) where TF refuses it: LANGUAGE.md §4 makes
+    // A numeric condition converts (non-zero is True) where TF refuses it: docs/language.md §4 makes
     // `constant([True, False])` float32, and `where` of it must keep working.
     let c = rt.to_tensor(&c, Some(DType::Bool))?;
     let (x, y) = rt.tensor_pair(&x, &y)?;
-    Ok(Value::Tensor(rt.where_(&c, &x, &y)?))
+    Ok(Value::Tensor(rt.ad.where_(&c, &x, &y)?))
 }
 
 /// `clip_by_value(x, lo, hi)` = `maximum(minimum(x, hi), lo)`, as TF computes it: so
@@ -673,10 +673,10 @@ fn clip_by_value(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let lo = rt.to_tensor(&lo, Some(t.dtype()))?;
     let hi = rt.to_tensor(&hi, Some(t.dtype()))?;
     // The bounds broadcast to x's shape, never x to theirs (TF: the result has x's shape).
-    let lo_b = rt.broadcast_to(&lo, t.shape())?;
-    let hi_b = rt.broadcast_to(&hi, t.shape())?;
-    let capped = rt.binary(Binary::Minimum, &t, &hi_b)?;
-    Ok(Value::Tensor(rt.binary(Binary::Maximum, &capped, &lo_b)?))
+    let lo_b = rt.ad.broadcast_to(&lo, t.shape())?;
+    let hi_b = rt.ad.broadcast_to(&hi, t.shape())?;
+    let capped = rt.ad.binary(Binary::Minimum, &t, &hi_b)?;
+    Ok(Value::Tensor(rt.ad.binary(Binary::Maximum, &capped, &lo_b)?))
 }
 
 /// `equal(x, y)` and the other comparisons: bool tensors, broadcasting.

@@ -3,7 +3,7 @@
 
 use crate::bail;
 use crate::builtins::Signature;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, Dict, HashKey, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::syntax::ast::ParamKind;

@@ -4,7 +4,7 @@ An exported script does its maths with plain `tf.` ops; this module holds what
 Python and TensorFlow do differently from DGL, so that the script's stdout is
 the same as `dgl FILE.dgl`'s:
 
-- `print`, `str`, `repr`, `format`: DGL's text of a value (LANGUAGE.md §3),
+- `print`, `str`, `repr`, `format`: DGL's text of a value (docs/language.md §3),
   e.g. `1e-8` where Python writes `1e-08`, `[1.0, 2.0]` for a tensor,
   `Variable(1.0, name='w')`, `(2, 3)` for a shape;
 - `item`, `numpy`, `tolist`: DGL's tensor methods (nested Python lists);
@@ -67,7 +67,7 @@ _py_set = builtins.set
 _py_repr = builtins.repr
 _py_format = builtins.format
 
-# LANGUAGE.md §3: tensors with more elements than this print summarised, keeping
+# docs/language.md §3: tensors with more elements than this print summarised, keeping
 # this many entries at each end of each axis.
 SUMMARY_THRESHOLD = 1000
 EDGE_ITEMS = 3
@@ -149,7 +149,7 @@ def _render(negative, magnitude, shortest):
 
 def fmt_f64(x):
     """DGL's text of a float (a Python float, float64 precision): `6.0`, `0.1`,
-    `1e-8`, `1e20`, `nan`, `inf`, `-inf` (LANGUAGE.md §3)."""
+    `1e-8`, `1e20`, `nan`, `inf`, `-inf` (docs/language.md §3)."""
     x = float(x)
     if math.isnan(x):
         return "nan"
@@ -385,7 +385,7 @@ def _is_native(f):
 
 
 def _str(x):
-    """DGL's `str(x)` (LANGUAGE.md §3)."""
+    """DGL's `str(x)` (docs/language.md §3)."""
     if isinstance(x, _py_str):
         return x
     if _is_variable(x):
@@ -407,7 +407,7 @@ _DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 
 
 def _repr(x):
-    """DGL's `repr(x)` (LANGUAGE.md §3)."""
+    """DGL's `repr(x)` (docs/language.md §3)."""
     if isinstance(x, _DICT_VIEWS):  # DGL's keys()/values()/items() are lists
         return _repr(list(x))
     if isinstance(x, tf.UnconnectedGradients):  # DGL names them by their strings
@@ -626,7 +626,7 @@ class set(collections.abc.MutableSet):
 
 
 class str(metaclass=_StrType):
-    """`str(x)`: DGL's text of x (LANGUAGE.md §3), as a Python str.
+    """`str(x)`: DGL's text of x (docs/language.md §3), as a Python str.
 
     Why a class and not a function: a DGL program also uses `str` as a type
     (`isinstance(x, str)`, `str()` is `''`, `str.join`). Calling this class
@@ -647,7 +647,7 @@ class str(metaclass=_StrType):
 
 def repr(x):
     """`repr(x)`: DGL's repr (`tensor([1.0, 2.0])`, `Variable(1.0, name='w')`,
-    `'it'` with DGL's quoting; LANGUAGE.md §3)."""
+    `'it'` with DGL's quoting; docs/language.md §3)."""
     return _repr(x)
 
 
@@ -674,7 +674,7 @@ _SPEC = re.compile(
 
 
 def _int64(x):
-    """x, if it fits DGL's 64-bit ints (LANGUAGE.md §3). DGL raises OverflowError where a
+    """x, if it fits DGL's 64-bit ints (docs/language.md §3). DGL raises OverflowError where a
     result leaves them; Python's ints grow instead, so a value that did is stopped where it
     is shown, the way it would show the difference."""
     if not -(1 << 63) <= x < (1 << 63):
@@ -1001,7 +1001,7 @@ def _cast(t, dtype):
 
 
 def constant(value, dtype=None, shape=None, name=None):
-    """`constant(value, dtype=None, shape=None)` with DGL's rules (LANGUAGE.md §4).
+    """`constant(value, dtype=None, shape=None)` with DGL's rules (docs/language.md §4).
 
     Numbers (bools too) and (nested) lists become float32 unless a dtype is
     given; a tensor or Variable keeps its dtype (int32 becomes int64) unless a
@@ -1193,7 +1193,7 @@ _here = os.getcwd()  # the exported script's own folder (its .npz of draws is th
 
 def set_script(path, data_dir="."):
     """Relative paths given to the data functions resolve against the folder
-    of the script at `path` (LANGUAGE.md §4), as DGL resolves them against the
+    of the script at `path` (docs/language.md §4), as DGL resolves them against the
     running script's folder; `data_dir`, relative to that folder, is where the
     DGL script was when the export was written elsewhere (`-o`)."""
     global _script_dir, _here

@@ -2,7 +2,7 @@
 
 # ---------------------------------------------------------------------------------------------
 # Run time of exported programs: DGL's random draws replayed, DGL's recompute_grad and
-# custom_gradient contracts (LANGUAGE.md §5) over tf.custom_gradient, and the small builtins
+# custom_gradient contracts (docs/language.md §5) over tf.custom_gradient, and the small builtins
 # TF spells differently. (Appended to dgl_tf.py by `dgl export`: src/export/dgl_tf_runtime.py.)
 # ---------------------------------------------------------------------------------------------
 
@@ -199,7 +199,7 @@ def _codes_reached(f):
 
 def _captured_tensors(f):
     """The tensors f reads from its module's globals (directly or in the module's functions it
-    calls) and from its closure: LANGUAGE.md §5 gives them their true gradients, so they
+    calls) and from its closure: docs/language.md §5 gives them their true gradients, so they
     become explicit inputs of the checkpointed function."""
     code = getattr(f, "__code__", None)
     if code is None:
@@ -239,7 +239,7 @@ _recomputing = [0]
 
 
 def recompute_grad(f=None, check=None):
-    """DGL's recompute_grad (LANGUAGE.md §5) over tf.custom_gradient: the forward pass
+    """DGL's recompute_grad (docs/language.md §5) over tf.custom_gradient: the forward pass
     keeps only the inputs; tape.gradient runs f again under a local tape. Unlike
     tf.recompute_grad, tensors f reads from globals or closures become explicit inputs (their
     gradients are true, not None), a Variable passed as an input is read into a tensor first
@@ -251,7 +251,7 @@ def recompute_grad(f=None, check=None):
 
     @_functools.wraps(f)
     def g(*args, **kwargs):
-        if kwargs:  # keyword arguments are configuration, not differentiated (LANGUAGE.md §5)
+        if kwargs:  # keyword arguments are configuration, not differentiated (docs/language.md §5)
             return recompute_grad(_functools.partial(f, **kwargs))(*args)
         globs, cells = _captured_tensors(target)
         extra = list(globs.values()) + list(cells.values())
@@ -297,7 +297,7 @@ def recompute_grad(f=None, check=None):
 
 
 def custom_gradient(f):
-    """DGL's custom_gradient (LANGUAGE.md §5): tf.custom_gradient, with each gradient grad_fn
+    """DGL's custom_gradient (docs/language.md §5): tf.custom_gradient, with each gradient grad_fn
     returns checked against its input's shape and dtype (TF checks only their number)."""
 
     @_functools.wraps(f)
@@ -396,7 +396,7 @@ def name(x):
 
 
 def open(file, mode="r", *args, **kwargs):
-    """DGL's open: a relative path starts at the script's folder (LANGUAGE.md §4)."""
+    """DGL's open: a relative path starts at the script's folder (docs/language.md §4)."""
     return builtins.open(_resolve(file), mode, *args, **kwargs)
 
 

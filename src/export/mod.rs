@@ -1,5 +1,5 @@
 //! `dgl export --tf FILE.dgl`: a DGL program as a TensorFlow 2.21 Python script with the same
-//! stdout (issue 14). DGL is a Python subset with TF's op names, so the translation is
+//! stdout. DGL is a Python subset with TF's op names, so the translation is
 //! statement by statement: builtins become `tf.` names ([`names`]), DGL's printing and the few
 //! semantics TF lacks come from the support module `dgl_tf.py` written beside the script, and
 //! the random numbers DGL drew are replayed from an `.npz` ([`record`]). What TF cannot do
@@ -327,7 +327,7 @@ pub struct Translated {
 /// builtins come from; in the script, `set_script` and `load_draws`.
 const PROLOGUE: &str = "#<prologue>\n";
 
-const HEADER: &str = "import tensorflow as tf\n\nimport dgl_tf\nfrom dgl_tf import print, str, repr, format  # DGL's print format (LANGUAGE.md §3)\n";
+const HEADER: &str = "import tensorflow as tf\n\nimport dgl_tf\nfrom dgl_tf import print, str, repr, format  # DGL's print format (docs/language.md §3)\n";
 
 /// Translates the DGL source `text` of the file `name` (in folder `dir`).
 pub fn translate(text: &str, name: &str, dir: &Path, drop_inspection: bool, main: bool) -> Result<Translated, String> {
@@ -491,7 +491,7 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
     let mut python = main_t.python;
     std::fs::create_dir_all(out_dir)
         .map_err(|e| format!("Error: IOError: cannot create {}: {e}\n", out_dir.display()))?;
-    // Relative paths stay relative to the DGL script's folder (LANGUAGE.md §4).
+    // Relative paths stay relative to the DGL script's folder (docs/language.md §4).
     let data_dir = relative_dir(out_dir, dir);
     let mut setup = if data_dir != "." {
         format!(

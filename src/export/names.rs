@@ -1,4 +1,4 @@
-//! What each DGL builtin becomes in an exported TensorFlow script (issue 14): one table,
+//! What each DGL builtin becomes in an exported TensorFlow script: one table,
 //! read from the help entries' `TF:` lines (src/help/*.md, the text `help()` shows) with the
 //! few overrides below where DGL's semantics differ from the TF op's and the support module
 //! `dgl_tf.py` carries DGL's.
@@ -32,7 +32,7 @@ pub enum Mapping {
 /// Builtins whose exported form is written by hand: DGL's semantics carried by `dgl_tf`, or
 /// a name TF spells differently from what the help entry's first TF name suggests.
 const OVERRIDES: &[(&str, &str)] = &[
-    // DGL's dtype rules (numbers become float32; int ranges int64), LANGUAGE.md §4.
+    // DGL's dtype rules (numbers become float32; int ranges int64), docs/language.md §4.
     ("constant", "dgl_tf.constant"),
     ("convert_to_tensor", "dgl_tf.convert_to_tensor"),
     ("range_tensor", "dgl_tf.range_tensor"),
@@ -42,7 +42,7 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("rank", "dgl_tf.rank"),
     ("map_fn", "dgl_tf.map_fn"),
     ("vectorized_map", "dgl_tf.vectorized_map"),
-    // Paths relative to the script's folder (LANGUAGE.md §4), through NumPy.
+    // Paths relative to the script's folder (docs/language.md §4), through NumPy.
     ("read_csv", "dgl_tf.read_csv"),
     ("load_npy", "dgl_tf.load_npy"),
     ("save_npy", "dgl_tf.save_npy"),
@@ -56,7 +56,7 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("categorical", "dgl_tf.categorical"),
     ("random_categorical", "dgl_tf.categorical"),
     ("dropout", "dgl_tf.dropout"),
-    // LANGUAGE.md §5: DGL's recompute and custom-gradient contracts, checked at run time.
+    // docs/language.md §5: DGL's recompute and custom-gradient contracts, checked at run time.
     ("recompute_grad", "dgl_tf.recompute_grad"),
     ("custom_gradient", "dgl_tf.custom_gradient"),
     // DGL's `function` runs eagerly (prints inside it run on every call).

@@ -1,4 +1,4 @@
-//! Help inside the tool (issue 11, item 3): the doc text of every builtin, method and stdlib
+//! Help inside the tool: the doc text of every builtin, method and stdlib
 //! function, as `help(x)`, `x?` in the REPL, the kernel's inspect, the language server's hover
 //! and `dgl doc` show it.
 //!

@@ -4,7 +4,7 @@
 
 use super::entries::Registry;
 use super::values::{method_heading, methods, signature, user_function};
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Class, Module, Value};
 use crate::runtime::Interp;
 use std::fmt::Write;

@@ -1,4 +1,4 @@
-//! The Jupyter kernel (issue 11, item 1): `dgl kernel --connection-file F` serves one
+//! The Jupyter kernel: `dgl kernel --connection-file F` serves one
 //! interactive session to a notebook; `dgl kernel install` writes the kernelspec (install.rs).
 //!
 //! The wire is the maintained crates' (jupyter-protocol's message types, jupyter-zmq-client's

@@ -410,7 +410,7 @@ fn resolve(session: &mut Session, dotted: &str, imports: &std::collections::BTre
     let Some(module) = imports.get(first) else { return session.lookup(dotted) };
     let mut v = Value::Module(session.rt.import_stdlib(module).ok()?);
     for part in rest.into_iter().flat_map(|r| r.split('.')) {
-        v = crate::session::stored_attr(&v, crate::runtime::intern::intern(part))?;
+        v = crate::session::stored_attr(&v, crate::intern::intern(part))?;
     }
     Some(v)
 }
@@ -443,7 +443,7 @@ const TENSOR_MAKERS: &[&str] = &[
 /// the document's): a tape, a Variable or a tensor, whose attributes completion lists.
 fn sample(session: &mut Session, constructor: &str) -> Option<Value> {
     let builtin =
-        |session: &Session, name: &str| session.rt.builtins.get(&crate::runtime::intern::intern(name)).cloned();
+        |session: &Session, name: &str| session.rt.builtins.get(&crate::intern::intern(name)).cloned();
     let (maker, args) = match constructor {
         "GradientTape" => ("GradientTape", vec![]),
         "Variable" => ("Variable", vec![Value::Float(0.0)]),

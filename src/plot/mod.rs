@@ -1,10 +1,10 @@
-//! Figures: what `plot`, `hist` and `imshow` draw (issue 11, item 2), kept as plain numbers
+//! Figures: what `plot`, `hist` and `imshow` draw, kept as plain numbers
 //! so that this layer knows nothing of values or tensors (`builtins/figures.rs` converts
 //! them). A [`Figure`] becomes deterministic SVG ([`svg`], laid out by the `plotters` crate),
 //! a PNG ([`png`]: the SVG rasterised by `resvg` with an embedded font) or a few lines of
 //! Braille and block characters for a terminal ([`text`]).
 //!
-//! Non-finite numbers (LANGUAGE.md §3 lets tensors hold NaN and ±inf) never reach the
+//! Non-finite numbers (docs/language.md §3 lets tensors hold NaN and ±inf) never reach the
 //! drawing code: a line skips its non-finite points and breaks there (as matplotlib leaves a
 //! gap), a histogram leaves them out of its counts, an image shows NaN pixels blank and
 //! clips ±inf to the ends of the colour scale.

@@ -1,4 +1,4 @@
-//! The REPL (LANGUAGE.md §8): `>>> ` / `... ` prompts, blocks ended by a blank line,
+//! The REPL (docs/language.md §8): `>>> ` / `... ` prompts, blocks ended by a blank line,
 //! `repr` echo of expression values (a wide tensor NumPy-style over several lines), errors
 //! that never end the session, persistent history with hints from it, Tab completion
 //! that lists candidates, syntax colours (highlight.rs), auto-indent (indent.rs), `_`
@@ -58,7 +58,7 @@ fn exit_request(entry: &str, session: &Session) -> Option<i32> {
         Some((name, rest)) => (name.trim_end(), Some(rest.strip_suffix(')')?.trim())),
         None => (t, None),
     };
-    if !matches!(name, "exit" | "quit") || session.globals.get(crate::runtime::intern::intern(name)).is_some() {
+    if !matches!(name, "exit" | "quit") || session.globals.get(crate::intern::intern(name)).is_some() {
         return None;
     }
     match args {

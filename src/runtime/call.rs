@@ -1,8 +1,8 @@
 //! Calls (argument binding, classes, bound methods) and attribute access.
 
-use super::error::{Exc, R};
+use crate::error::{Exc, R};
 use super::exec::store_slot;
-use super::intern::{intern, sym, Sym};
+use crate::intern::{intern, sym, Sym};
 use super::value::{Args, Builtin, BuiltinKind, Frame, Function, Instance, Value};
 use super::{Interp, MAX_DEPTH};
 use crate::source::Span;

@@ -6,7 +6,7 @@
 //! program can see differs: only a value with exactly one reference, the one being replaced,
 //! is changed.
 
-use super::error::R;
+use crate::error::R;
 use super::exec::store;
 use super::value::{Frame, Value};
 use super::Interp;

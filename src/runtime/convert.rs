@@ -1,8 +1,8 @@
 //! Values to tensors: Variable reads (which tapes watch), numbers and nested
 //! lists as constants, and operand pairs where a number takes the tensor's
-//! dtype (LANGUAGE.md §4).
+//! dtype (docs/language.md §4).
 
-use super::error::R;
+use crate::error::R;
 use super::value::Value;
 use super::Interp;
 use crate::autodiff::Variable;
@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 impl Interp {
     /// Reads a Variable: its current value under its handle id. Active tapes
-    /// that watch accessed variables start watching it (LANGUAGE.md §5), and
+    /// that watch accessed variables start watching it (docs/language.md §5), and
     /// custom_gradient / recompute_grad see the read.
     pub fn read_variable(&mut self, v: &Rc<Variable>) -> Tensor {
         self.ad.read_variable(v);
@@ -55,7 +55,7 @@ impl Interp {
                 Ok(Tensor::new(Array::scalar(dtype, x)))
             }
             // A list holding watched tensors is stacked by a recorded op, as TF's conversion
-            // packs them: gradients flow to each element (issue 7: they were dropped).
+            // packs them: gradients flow to each element.
             Value::List(_) | Value::Tuple(_) if self.holds_recorded_tensor(v)? => {
                 let items = self.iterate(v)?;
                 let dtype = match dtype {
@@ -77,7 +77,7 @@ impl Interp {
                 // The forward pass of a checked recompute_grad function (tapes paused) converts
                 // the same list without recording: the determinism check skips this stack.
                 let checks = self.ad.checks.suspend();
-                let stacked = self.stack(&parts, 0);
+                let stacked = self.ad.stack(&parts, 0);
                 self.ad.checks.resume(checks);
                 stacked
             }
@@ -254,7 +254,7 @@ impl Interp {
     }
 
     /// Both operands as tensors: a Python number or list takes the other
-    /// tensor's dtype (LANGUAGE.md §4).
+    /// tensor's dtype (docs/language.md §4).
     pub fn tensor_pair(&mut self, a: &Value, b: &Value) -> R<(Tensor, Tensor)> {
         if Self::is_tensorish(a) {
             let x = self.to_tensor(a, None)?;
@@ -313,7 +313,7 @@ pub fn int_found(v: &Value) -> String {
 /// conversion ([`crate::tensor::scalar::float_to_int`]) with CPython's error kinds: an
 /// infinity, and a float beyond 64 bits (docs/python.md "Where DGL differs from CPython, on
 /// purpose"), are OverflowErrors; NaN is a ValueError. A tensor's elements keep the
-/// tensor conversion's ValueError (LANGUAGE.md §5).
+/// tensor conversion's ValueError (docs/language.md §5).
 pub fn float_to_int(f: f64) -> R<i64> {
     crate::tensor::scalar::float_to_int(f).map_err(|e| {
         if f.is_nan() {
@@ -343,7 +343,7 @@ pub fn int_add(a: i64, b: i64) -> R<i64> {
     int_checked(a.checked_add(b), || format!("{a} + {b}"))
 }
 
-/// The one check of DGL's int arithmetic (LANGUAGE.md §3: ints are 64-bit): a
+/// The one check of DGL's int arithmetic (docs/language.md §3: ints are 64-bit): a
 /// checked result, or an OverflowError naming the operation (`expr()`, shown as
 /// source text such as `2 ** 64`): "integer overflow: 2 ** 64 does not fit in 64 bits".
 /// Every int operation whose exact result may leave the range goes through here.

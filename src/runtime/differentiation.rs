@@ -1,10 +1,9 @@
 //! The interpreter's side of differentiation: [`Host`] for [`Interp`] (the user-code
-//! VJPs of `custom_gradient` and `recompute_grad`), the decorators' calls, and the
-//! recording operations as `Interp` methods (thin forwards to the [`Recorder`], so
-//! builtins and the evaluator call `rt.binary(…)` as before).
+//! VJPs of `custom_gradient` and `recompute_grad`) and the decorators' calls. Ops are
+//! recorded through one door, the interpreter's [`Recorder`]: `rt.ad.binary(…)`.
 
-use super::error::R;
-use super::intern::intern;
+use crate::error::R;
+use crate::intern::intern;
 use super::value::{Dict, Value};
 use super::Interp;
 use crate::autodiff::check::Fingerprint;
@@ -12,10 +11,8 @@ use crate::autodiff::tape::{CustomCall, Entry, Op, RecomputeCall, Site, UserData
 use crate::autodiff::{backward, forward};
 use crate::autodiff::{Host, InputGrads, Recorder, Tape, Variable};
 use crate::syntax::ast::ParamKind;
-use crate::tensor::kernels::{Binary, Reduce, Unary};
 use crate::tensor::{shape_str, DType, Tensor, TensorId};
 use crate::{bail, err};
-use ndarray::SliceInfoElem;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -37,7 +34,7 @@ impl Host for Interp {
         Interp::check_interrupt(self)
     }
 
-    /// Runs the call's `grad_fn` and checks what it returns (LANGUAGE.md §5).
+    /// Runs the call's `grad_fn` and checks what it returns (docs/language.md §5).
     fn custom_vjp(&mut self, call: &CustomCall, upstream: Vec<Tensor>) -> R<InputGrads> {
         let grad_fn = call.grad_fn.get::<Value>().expect("custom_gradient entries hold a Value").clone();
         let ups: Vec<Value> = upstream.into_iter().map(Value::Tensor).collect();
@@ -118,7 +115,7 @@ impl Host for Interp {
                 // A fresh id per argument (the same tensor may be passed twice), linked to the
                 // checkpoint by an identity that enclosing tapes record: they then record the
                 // recomputation and its VJPs too, so higher-order gradients flow through it.
-                let t = self.identity(saved.next().expect("one saved tensor per tensor input"));
+                let t = self.ad.identity(saved.next().expect("one saved tensor per tensor input"));
                 local.borrow_mut().watch(t.id);
                 *a = Value::Tensor(t.clone());
                 arg_tensors.push(Some(t));
@@ -196,143 +193,6 @@ impl Interp {
         output_gradients: Option<Vec<Tensor>>,
     ) -> R<Vec<Option<Tensor>>> {
         backward::gradient(self, tape, targets, sources, output_gradients)
-    }
-
-    /// Forwards to [`Recorder::constant_like`].
-    pub fn constant_like(&self, like: &Tensor, v: f64) -> Tensor {
-        self.ad.constant_like(like, v)
-    }
-
-    /// Forwards to [`Recorder::scalar`].
-    pub fn scalar(&self, dtype: DType, v: f64) -> Tensor {
-        self.ad.scalar(dtype, v)
-    }
-
-    /// Forwards to [`Recorder::binary`].
-    pub fn binary(&mut self, op: Binary, a: &Tensor, b: &Tensor) -> R<Tensor> {
-        self.ad.binary(op, a, b)
-    }
-
-    /// Forwards to [`Recorder::add`].
-    pub fn add(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
-        self.ad.add(a, b)
-    }
-
-    /// Forwards to [`Recorder::mul`].
-    pub fn mul(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
-        self.ad.mul(a, b)
-    }
-
-    /// Forwards to [`Recorder::mul_scalar`].
-    pub fn mul_scalar(&mut self, x: &Tensor, v: f64) -> R<Tensor> {
-        self.ad.mul_scalar(x, v)
-    }
-
-    /// Forwards to [`Recorder::unary`].
-    pub fn unary(&mut self, op: Unary, x: &Tensor) -> R<Tensor> {
-        self.ad.unary(op, x)
-    }
-
-    /// Forwards to [`Recorder::matmul`].
-    pub fn matmul(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
-        self.ad.matmul(a, b)
-    }
-
-    /// Forwards to [`Recorder::reduce`].
-    pub fn reduce(&mut self, op: Reduce, x: &Tensor, axes: Option<&[i64]>, keepdims: bool) -> R<Tensor> {
-        self.ad.reduce(op, x, axes, keepdims)
-    }
-
-    /// Forwards to [`Recorder::sum_to_shape`].
-    pub fn sum_to_shape(&mut self, g: &Tensor, shape: &[usize]) -> R<Tensor> {
-        self.ad.sum_to_shape(g, shape)
-    }
-
-    /// Forwards to [`Recorder::reshape`].
-    pub fn reshape(&mut self, x: &Tensor, shape: &[i64]) -> R<Tensor> {
-        self.ad.reshape(x, shape)
-    }
-
-    /// Forwards to [`Recorder::reshape_to`].
-    pub fn reshape_to(&mut self, x: &Tensor, shape: &[usize]) -> R<Tensor> {
-        self.ad.reshape_to(x, shape)
-    }
-
-    /// Forwards to [`Recorder::transpose`].
-    pub fn transpose(&mut self, x: &Tensor, perm: Option<Vec<i64>>) -> R<Tensor> {
-        self.ad.transpose(x, perm)
-    }
-
-    /// Forwards to [`Recorder::concat`].
-    pub fn concat(&mut self, xs: &[Tensor], axis: i64) -> R<Tensor> {
-        self.ad.concat(xs, axis)
-    }
-
-    /// Forwards to [`Recorder::stack`].
-    pub fn stack(&mut self, xs: &[Tensor], axis: i64) -> R<Tensor> {
-        self.ad.stack(xs, axis)
-    }
-
-    /// Forwards to [`Recorder::index`].
-    pub fn index(&mut self, x: &Tensor, info: Rc<Vec<SliceInfoElem>>) -> R<Tensor> {
-        self.ad.index(x, info)
-    }
-
-    /// Forwards to [`Recorder::index_grad`].
-    pub fn index_grad(&mut self, g: &Tensor, in_shape: &[usize], info: Rc<Vec<SliceInfoElem>>) -> R<Tensor> {
-        self.ad.index_grad(g, in_shape, info)
-    }
-
-    /// Forwards to [`Recorder::gather`].
-    pub fn gather(&mut self, x: &Tensor, indices: Rc<Vec<usize>>, idx_shape: &[usize], axis: usize) -> R<Tensor> {
-        self.ad.gather(x, indices, idx_shape, axis)
-    }
-
-    /// Forwards to [`Recorder::gather_grad`].
-    pub fn gather_grad(
-        &mut self,
-        g: &Tensor,
-        in_shape: &[usize],
-        axis: usize,
-        indices: Rc<Vec<usize>>,
-        idx_shape: &[usize],
-    ) -> R<Tensor> {
-        self.ad.gather_grad(g, in_shape, axis, indices, idx_shape)
-    }
-
-    /// Forwards to [`Recorder::tile`].
-    pub fn tile(&mut self, x: &Tensor, multiples: &[usize]) -> R<Tensor> {
-        self.ad.tile(x, multiples)
-    }
-
-    /// Forwards to [`Recorder::softmax`].
-    pub fn softmax(&mut self, x: &Tensor, axis: i64, log: bool) -> R<Tensor> {
-        self.ad.softmax(x, axis, log)
-    }
-
-    /// Forwards to [`Recorder::cast`].
-    pub fn cast(&mut self, x: &Tensor, dtype: DType) -> R<Tensor> {
-        self.ad.cast(x, dtype)
-    }
-
-    /// Forwards to [`Recorder::identity`].
-    pub fn identity(&mut self, x: &Tensor) -> Tensor {
-        self.ad.identity(x)
-    }
-
-    /// Forwards to [`Recorder::broadcast_to`].
-    pub fn broadcast_to(&mut self, x: &Tensor, shape: &[usize]) -> R<Tensor> {
-        self.ad.broadcast_to(x, shape)
-    }
-
-    /// Forwards to [`Recorder::where_`].
-    pub fn where_(&mut self, cond: &Tensor, a: &Tensor, b: &Tensor) -> R<Tensor> {
-        self.ad.where_(cond, a, b)
-    }
-
-    /// Forwards to [`Recorder::sparse_xent`].
-    pub fn sparse_xent(&mut self, labels: &Tensor, logits: &Tensor) -> R<Tensor> {
-        self.ad.sparse_xent(labels, logits)
     }
 
     /// The name of a callable, for messages.
@@ -413,7 +273,7 @@ impl Interp {
     /// Calls `custom_gradient(f)` with these arguments.
     pub fn call_custom_gradient(&mut self, f: &Value, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Value> {
         let name = self.callable_name(f);
-        // LANGUAGE.md §5: a watched tensor passed by keyword would silently get no gradient.
+        // docs/language.md §5: a watched tensor passed by keyword would silently get no gradient.
         for (k, v) in &kw {
             if self.watched_anywhere(v) {
                 bail!(
@@ -487,7 +347,7 @@ impl Interp {
         Ok(Self::rebuild(&y, &mut outs.into_iter()))
     }
 
-    /// LANGUAGE.md §5: each returned gradient must match its input's shape and
+    /// docs/language.md §5: each returned gradient must match its input's shape and
     /// dtype; a Python number is accepted for a scalar input.
     fn check_grad(
         &mut self,
@@ -584,7 +444,7 @@ impl Interp {
         // The result is read while the watchers are on: a Variable that f returns is a read too.
         // f sees its tensor arguments under fresh ids, so that the capture probe tells a tensor
         // read through a parameter from the same tensor read from an enclosing scope: passed
-        // and captured, it has two uses, and its gradient is their sum (LANGUAGE.md §5).
+        // and captured, it has two uses, and its gradient is their sum (docs/language.md §5).
         let fresh: Vec<Value> = pos
             .iter()
             .map(|p| match p {
@@ -622,7 +482,7 @@ impl Interp {
             }
         }
         // Every Variable f read, including one also passed positionally: the positional
-        // path and the read path are two uses, and the gradient is their sum (LANGUAGE.md §5;
+        // path and the read path are two uses, and the gradient is their sum (docs/language.md §5;
         // TensorFlow drops the read path there).
         let variables = read;
         // Reading them now, with the tapes active, makes the tapes watch them (as TF's input conversion does).

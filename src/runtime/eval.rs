@@ -1,9 +1,9 @@
 //! Expressions.
 
-use super::error::{Exc, R};
+use crate::error::{Exc, R};
 use super::generator::Generator;
 use super::index::Iter;
-use super::intern::Sym;
+use crate::intern::Sym;
 use super::value::{Dict, Frame, Global, Set, Value};
 use super::Interp;
 use crate::err;

@@ -1,8 +1,8 @@
 //! Statements: assignment, control flow, definitions, `with`, `try`.
 
-use super::error::{ErrorKind, Exc, R};
+use crate::error::{ErrorKind, Exc, R};
 use super::eval::unbound;
-use super::intern::Sym;
+use crate::intern::Sym;
 use super::value::{
     raised_instance, raised_value, set_raised_instance, Class, Frame, Function, Global, Globals, Value,
 };
@@ -463,7 +463,7 @@ impl Interp {
         Ok(Value::Class(class))
     }
 
-    /// Applies decorators bottom-up (LANGUAGE.md §2).
+    /// Applies decorators bottom-up (docs/language.md §2).
     fn decorate(&mut self, decorators: &[Expr], mut v: Value, env: &mut Frame) -> R<Value> {
         for d in decorators.iter().rev() {
             let f = self.eval(d, env)?;
@@ -509,7 +509,7 @@ impl Interp {
                 self.ad.enter(t)?;
                 Ok(ctx.clone())
             }
-            // LANGUAGE.md §5 (as TF): pauses that tape only; the others keep recording.
+            // docs/language.md §5 (as TF): pauses that tape only; the others keep recording.
             Value::StopRecording(t) => {
                 self.ad.pause(t)?;
                 Ok(Value::None)

@@ -1,6 +1,6 @@
 //! Text files (`open(path, mode)`) and the standard streams (`sys.stdout`,
 //! `sys.stderr`) as values: reading, writing and closing, with the errors of
-//! LANGUAGE.md §7 (IOError naming the path and the OS's reason). The standard
+//! docs/language.md §7 (IOError naming the path and the OS's reason). The standard
 //! streams write through the interpreter's writers, so the golden runner
 //! captures `print(..., file=sys.stdout)` too (STYLE.md lesson 4).
 //!
@@ -9,7 +9,7 @@
 //! (buffered writes are flushed then), or by `close()`/the end of a `with` block,
 //! which report a failed flush (a full disk) as an IOError.
 
-use super::error::R;
+use crate::error::R;
 use super::Interp;
 use crate::{bail, err};
 use std::cell::RefCell;

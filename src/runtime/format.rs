@@ -1,8 +1,8 @@
-//! The only place values become text (LANGUAGE.md §3): `str`, `repr`,
+//! The only place values become text (docs/language.md §3): `str`, `repr`,
 //! float formatting, tensor printing with summarisation, f-string specs.
 
-use super::error::R;
-use super::intern::intern;
+use crate::error::R;
+use crate::intern::intern;
 use super::value::Value;
 use super::Interp;
 use crate::bail;
@@ -18,7 +18,7 @@ mod wide;
 
 pub use wide::wide_repr;
 
-/// Tensors with more elements than this print summarised (LANGUAGE.md §3).
+/// Tensors with more elements than this print summarised (docs/language.md §3).
 const SUMMARY_THRESHOLD: usize = 1000;
 /// Entries kept at each end of each axis when summarised.
 const EDGE_ITEMS: usize = 3;

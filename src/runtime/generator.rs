@@ -18,7 +18,7 @@
 //! (running the destructors of the values on it) and gives the stack back to a
 //! small per-thread pool.
 
-use super::error::{ErrorKind, Exc, R};
+use crate::error::{ErrorKind, Exc, R};
 use super::exec::Flow;
 use super::value::{Frame, Function, Value};
 use super::{Interp, STACK_RESERVE};

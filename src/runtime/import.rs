@@ -1,9 +1,9 @@
-//! Modules (LANGUAGE.md §6): `import NAME` looks in the importing script's
+//! Modules (docs/language.md §6): `import NAME` looks in the importing script's
 //! folder, then the `DGL_PATH` folders, then the built-in standard library.
 //! A module runs once; later imports share it.
 
-use super::error::{Exc, R};
-use super::intern::Sym;
+use crate::error::{Exc, R};
+use crate::intern::Sym;
 use super::value::{Frame, Globals, Module, Value};
 use super::{Failure, Interp};
 use crate::syntax::resolve::Slot;
@@ -136,7 +136,7 @@ impl Interp {
             // A syntax error inside a module points into that module's file.
             Err(Failure::Syntax(src, errs)) => {
                 let first = errs.into_iter().next().expect("at least one syntax error");
-                let mut e = Exc::new(super::error::ErrorKind::Syntax, first.message);
+                let mut e = Exc::new(crate::error::ErrorKind::Syntax, first.message);
                 e.0.at = Some((src, first.span));
                 e.0.from_parse = true;
                 Err(e)
@@ -159,7 +159,7 @@ impl Interp {
             let name = path[..k].join(".");
             let m = self.import(&name)?;
             if let Some(parent) = out.last() {
-                let attr = super::intern::intern(path[k - 1]);
+                let attr = crate::intern::intern(path[k - 1]);
                 if parent.globals.get(attr).is_none() {
                     parent.globals.set(attr, Value::Module(m.clone()));
                 }
@@ -206,7 +206,7 @@ impl Interp {
             let mut names = globals.names.borrow_mut();
             let mut slots = globals.slots.borrow_mut();
             for (n, v) in entries {
-                let i = names.slot(super::intern::intern(n)) as usize;
+                let i = names.slot(crate::intern::intern(n)) as usize;
                 if slots.len() <= i {
                     slots.resize_with(i + 1, Default::default);
                 }

@@ -1,6 +1,6 @@
 //! Iteration, indexing and slicing of sequences, dicts and tensors.
 
-use super::error::{ErrorKind, R};
+use crate::error::{ErrorKind, R};
 use super::generator::Generator;
 use super::value::Value;
 use super::Interp;
@@ -28,10 +28,10 @@ impl Interp {
             Value::Range(r) => Iter::Range(r[0], r[1], r[2]),
             Value::Generator(g) => Iter::Gen(g.clone()),
             Value::Instance(i) => {
-                let has_next = i.class.lookup(super::intern::intern("__next__")).is_some();
+                let has_next = i.class.lookup(crate::intern::intern("__next__")).is_some();
                 match self.call_dunder(v, "__iter__", vec![])? {
                     Some(it @ Value::Generator(_)) => self.iter_of(&it)?,
-                    Some(Value::Instance(j)) if j.class.lookup(super::intern::intern("__next__")).is_some() => {
+                    Some(Value::Instance(j)) if j.class.lookup(crate::intern::intern("__next__")).is_some() => {
                         Iter::Next(Value::Instance(j))
                     }
                     Some(Value::Instance(j)) => {
@@ -110,7 +110,7 @@ impl Interp {
                 let mut out = Vec::with_capacity(n);
                 for i in 0..n {
                     let info = axis_slice(t.shape().len(), 0, SliceInfoElem::Index(i as isize));
-                    out.push(Value::Tensor(self.index(&t, info)?));
+                    out.push(Value::Tensor(self.ad.index(&t, info)?));
                 }
                 out
             }
@@ -128,12 +128,12 @@ impl Interp {
             Some(it) => (it, false),
             None => (v.clone(), true),
         };
-        let has_next = matches!(&it, Value::Instance(i) if i.class.lookup(super::intern::intern("__next__")).is_some());
+        let has_next = matches!(&it, Value::Instance(i) if i.class.lookup(crate::intern::intern("__next__")).is_some());
         if !by_index && !has_next {
             return self.iterate(&it);
         }
         if by_index
-            && !matches!(&it, Value::Instance(i) if i.class.lookup(super::intern::intern("__getitem__")).is_some())
+            && !matches!(&it, Value::Instance(i) if i.class.lookup(crate::intern::intern("__getitem__")).is_some())
         {
             bail!(Type, "'{}' object is not iterable", v.type_name());
         }
@@ -233,7 +233,7 @@ impl Interp {
                     }
                 }
                 let info = tensor_index(t.shape(), index)?;
-                Ok(Value::Tensor(self.index(&t, Rc::new(info))?))
+                Ok(Value::Tensor(self.ad.index(&t, Rc::new(info))?))
             }
             Value::Instance(_) => self.call_special(obj, "__getitem__", vec![index.clone()], |t| {
                 err!(Type, "'{t}' object is not subscriptable")

@@ -1,8 +1,8 @@
-//! The interpreter's side of watching differentiation (issue 10): gradient hooks
+//! The interpreter's side of watching differentiation: gradient hooks
 //! (`watch_gradient`) run as user code, the lines `trace_gradients()` prints, and the
 //! error a failed recompute determinism check raises (`autodiff/check.rs`).
 
-use super::error::{Exc, R};
+use crate::error::{Exc, R};
 use super::value::Value;
 use super::Interp;
 use crate::autodiff::check::{Fingerprint, Mismatch};

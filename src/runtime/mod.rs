@@ -6,9 +6,8 @@
 pub mod call;
 pub mod concat;
 pub mod convert;
+mod dunder;
 pub mod differentiation;
-/// The crate's error type, here under its old path (`crate::runtime::error`).
-pub use crate::error;
 pub mod eval;
 pub mod exec;
 pub mod file;
@@ -16,8 +15,8 @@ pub mod format;
 pub mod generator;
 pub mod import;
 pub mod index;
+pub mod numeric;
 mod inspect;
-pub mod intern;
 pub mod ops;
 pub mod suggest;
 pub mod value;
@@ -27,8 +26,8 @@ use crate::diagnostic::{render, render_all, Diagnostic};
 use crate::source::{SourceId, SourceMap};
 use crate::syntax::SyntaxError;
 use crate::tensor::random::RandomState;
-use error::{ErrorKind, Exc, R};
-use intern::Sym;
+use crate::error::{ErrorKind, Exc, R};
+use crate::intern::Sym;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -47,7 +46,7 @@ pub const MAX_DEPTH: usize = 1000;
 
 /// Native stack that must remain for a recursive walk (an expression, a call, printing,
 /// comparing or converting a nested value) to go one level deeper; below it the walk stops
-/// with RecursionError instead of overflowing the native stack (LANGUAGE.md §7).
+/// with RecursionError instead of overflowing the native stack (docs/language.md §7).
 pub const STACK_RESERVE: usize = 256 * 1024;
 
 impl Interp {
@@ -345,7 +344,7 @@ pub enum Failure {
 }
 
 impl Failure {
-    /// Process exit status (LANGUAGE.md §1): 2 for syntax errors, 1 for runtime errors.
+    /// Process exit status (docs/language.md §1): 2 for syntax errors, 1 for runtime errors.
     pub fn exit_code(&self) -> i32 {
         match self {
             Failure::Syntax(..) => 2,

@@ -1,7 +1,9 @@
 //! Operators on values (`+`, `==`, `<`, `in`, `is`) and truth values.
 
-use super::convert::{int_checked, int_pow};
-use super::error::{Exc, R};
+use super::convert::int_checked;
+use super::dunder::{binary_dunders, compare_dunders, inplace_dunder};
+use super::numeric::{as_float, as_int, float_op, int_op, is_number, num_cmp};
+use crate::error::{Exc, R};
 use super::value::{HashKey, Value};
 use super::Interp;
 use crate::bail;
@@ -12,63 +14,12 @@ use crate::tensor::kernels::{self, Binary, Compare, Unary};
 use crate::tensor::Tensor;
 use std::rc::Rc;
 
-/// The method names of a binary operator: `(a.__op__(b), b.__rop__(a))`.
-fn binary_dunders(op: BinOp) -> (&'static str, &'static str) {
-    match op {
-        BinOp::Add => ("__add__", "__radd__"),
-        BinOp::Sub => ("__sub__", "__rsub__"),
-        BinOp::Mul => ("__mul__", "__rmul__"),
-        BinOp::Div => ("__truediv__", "__rtruediv__"),
-        BinOp::FloorDiv => ("__floordiv__", "__rfloordiv__"),
-        BinOp::Mod => ("__mod__", "__rmod__"),
-        BinOp::Pow => ("__pow__", "__rpow__"),
-        BinOp::MatMul => ("__matmul__", "__rmatmul__"),
-        BinOp::BitAnd => ("__and__", "__rand__"),
-        BinOp::BitOr => ("__or__", "__ror__"),
-        BinOp::BitXor => ("__xor__", "__rxor__"),
-        BinOp::LShift => ("__lshift__", "__rlshift__"),
-        BinOp::RShift => ("__rshift__", "__rrshift__"),
-    }
-}
-
-/// The method name of an augmented assignment: `a.__iop__(b)`.
-fn inplace_dunder(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "__iadd__",
-        BinOp::Sub => "__isub__",
-        BinOp::Mul => "__imul__",
-        BinOp::Div => "__itruediv__",
-        BinOp::FloorDiv => "__ifloordiv__",
-        BinOp::Mod => "__imod__",
-        BinOp::Pow => "__ipow__",
-        BinOp::MatMul => "__imatmul__",
-        BinOp::BitAnd => "__iand__",
-        BinOp::BitOr => "__ior__",
-        BinOp::BitXor => "__ixor__",
-        BinOp::LShift => "__ilshift__",
-        BinOp::RShift => "__irshift__",
-    }
-}
-
-/// The method names of a rich comparison: `(a.__op__(b), b.__reflected__(a))`.
-fn compare_dunders(op: CmpOp) -> Option<(&'static str, &'static str)> {
-    Some(match op {
-        CmpOp::Lt => ("__lt__", "__gt__"),
-        CmpOp::Le => ("__le__", "__ge__"),
-        CmpOp::Gt => ("__gt__", "__lt__"),
-        CmpOp::Ge => ("__ge__", "__le__"),
-        CmpOp::Eq => ("__eq__", "__eq__"),
-        CmpOp::Ne => ("__ne__", "__ne__"),
-        _ => return None,
-    })
-}
-
 impl Interp {
     /// Calls `v.name(*args)` when `v` is an instance whose class defines `name`
     /// (Python's special-method lookup: on the class, not the instance).
     pub fn call_dunder(&mut self, v: &Value, name: &str, args: Vec<Value>) -> R<Option<Value>> {
         let Value::Instance(i) = v else { return Ok(None) };
-        let Some(m) = i.class.lookup(super::intern::intern(name)) else { return Ok(None) };
+        let Some(m) = i.class.lookup(crate::intern::intern(name)) else { return Ok(None) };
         let mut all = Vec::with_capacity(args.len() + 1);
         all.push(v.clone());
         all.extend(args);
@@ -88,7 +39,7 @@ impl Interp {
         missing: impl FnOnce(&str) -> Exc,
     ) -> R<Value> {
         let found = match v {
-            Value::Instance(i) => i.class.lookup(super::intern::intern(name)),
+            Value::Instance(i) => i.class.lookup(crate::intern::intern(name)),
             _ => None,
         };
         match found {
@@ -105,7 +56,7 @@ impl Interp {
     /// Whether the class of the instance `v` makes it iterable (`__iter__`, or the old
     /// sequence protocol's `__getitem__`).
     pub fn instance_iterable(&self, v: &Value) -> bool {
-        matches!(v, Value::Instance(i) if ["__iter__", "__getitem__"].iter().any(|m| i.class.lookup(super::intern::intern(m)).is_some()))
+        matches!(v, Value::Instance(i) if ["__iter__", "__getitem__"].iter().any(|m| i.class.lookup(crate::intern::intern(m)).is_some()))
     }
 
     /// The first of the conversion methods `names` (`__int__`, `__index__`, …) that the class
@@ -174,7 +125,7 @@ impl Interp {
     /// class of equal instances ([`Interp::hash_classes`]), so that instances with equal
     /// hashes that are not `==` stay apart, as in CPython.
     fn instance_hash_key(&mut self, v: &Value, class: &super::value::Class, h: i64) -> R<HashKey> {
-        if class.lookup(super::intern::intern("__eq__")).is_none() {
+        if class.lookup(crate::intern::intern("__eq__")).is_none() {
             return HashKey::of(v);
         }
         let reps = self.hash_classes.get(&h).cloned().unwrap_or_default();
@@ -198,7 +149,7 @@ impl Interp {
         match v {
             Value::Instance(i) => {
                 // `__hash__ = None` in a class body makes its instances unhashable.
-                if let Some(Value::None) = i.class.lookup(super::intern::intern("__hash__")) {
+                if let Some(Value::None) = i.class.lookup(crate::intern::intern("__hash__")) {
                     bail!(Type, "unhashable type: '{}'", i.class.name);
                 }
                 if let Some(h) = self.call_dunder(v, "__hash__", vec![])? {
@@ -210,7 +161,7 @@ impl Interp {
                     let class = i.class.clone();
                     return self.instance_hash_key(v, &class, h);
                 }
-                if i.class.lookup(super::intern::intern("__eq__")).is_some() {
+                if i.class.lookup(crate::intern::intern("__eq__")).is_some() {
                     bail!(Type, "unhashable type: '{}' (it defines __eq__ but not __hash__)", i.class.name);
                 }
                 HashKey::of(v)
@@ -283,7 +234,7 @@ impl Interp {
             (_, Value::Tensor(_) | Value::Variable(_)) => {
                 let t = self.to_tensor(&v, None)?;
                 match op {
-                    UnaryOp::Neg => Ok(Value::Tensor(self.unary(Unary::Neg, &t)?)),
+                    UnaryOp::Neg => Ok(Value::Tensor(self.ad.unary(Unary::Neg, &t)?)),
                     UnaryOp::Pos => Ok(Value::Tensor(t)),
                     UnaryOp::Invert => Ok(Value::Tensor(Tensor::new(activations::invert(&t.data)?))),
                 }
@@ -301,7 +252,7 @@ impl Interp {
         }
     }
 
-    /// `a op b` for every operand type LANGUAGE.md §2–§4 defines.
+    /// `a op b` for every operand type docs/language.md §2–§4 defines.
     pub fn binary_op(&mut self, op: BinOp, mut a: Value, b: Value) -> R<Value> {
         use Value::*;
         if let (BinOp::Add, Some(r)) = (op, super::concat::concat_owned(&mut a, &b)) {
@@ -370,14 +321,14 @@ impl Interp {
             _ if Self::is_tensorish(&a) || Self::is_tensorish(&b) => {
                 let (x, y) = self.tensor_pair(&a, &b)?;
                 let t = match op {
-                    BinOp::Add => self.binary(Binary::Add, &x, &y)?,
-                    BinOp::Sub => self.binary(Binary::Sub, &x, &y)?,
-                    BinOp::Mul => self.binary(Binary::Mul, &x, &y)?,
-                    BinOp::Div => self.binary(Binary::Div, &x, &y)?,
-                    BinOp::Pow => self.binary(Binary::Pow, &x, &y)?,
-                    BinOp::FloorDiv => self.binary(Binary::FloorDiv, &x, &y)?,
-                    BinOp::Mod => self.binary(Binary::Mod, &x, &y)?,
-                    BinOp::MatMul => self.matmul(&x, &y)?,
+                    BinOp::Add => self.ad.binary(Binary::Add, &x, &y)?,
+                    BinOp::Sub => self.ad.binary(Binary::Sub, &x, &y)?,
+                    BinOp::Mul => self.ad.binary(Binary::Mul, &x, &y)?,
+                    BinOp::Div => self.ad.binary(Binary::Div, &x, &y)?,
+                    BinOp::Pow => self.ad.binary(Binary::Pow, &x, &y)?,
+                    BinOp::FloorDiv => self.ad.binary(Binary::FloorDiv, &x, &y)?,
+                    BinOp::Mod => self.ad.binary(Binary::Mod, &x, &y)?,
+                    BinOp::MatMul => self.ad.matmul(&x, &y)?,
                     // TF: `&`, `|`, `^` are logical on bool tensors, bitwise on int64 ones
                     // (no gradient either way); its tensors have no shifts.
                     BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
@@ -741,371 +692,5 @@ fn set_op(op: BinOp, x: &super::value::Set, y: &super::value::Set) -> super::val
             }
             out
         }
-    }
-}
-
-fn is_number(v: &Value) -> bool {
-    matches!(v, Value::Int(_) | Value::Bool(_) | Value::Float(_))
-}
-
-/// The one comparison of two numbers (ints, bools, floats), exact as CPython's:
-/// an int and a float compare by value, never through float64 (so
-/// `9007199254740993 != 9007199254740992.0`). `None` when either is NaN.
-pub fn num_cmp(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
-    match (a, b) {
-        (Value::Float(x), Value::Float(y)) => x.partial_cmp(y),
-        (Value::Float(x), _) => int_float_cmp(as_int(b), *x).map(std::cmp::Ordering::reverse),
-        (_, Value::Float(y)) => int_float_cmp(as_int(a), *y),
-        _ => Some(as_int(a).cmp(&as_int(b))),
-    }
-}
-
-/// `i` compared with `f`, exactly.
-fn int_float_cmp(i: i64, f: f64) -> Option<std::cmp::Ordering> {
-    use std::cmp::Ordering;
-    if f.is_nan() {
-        return None;
-    }
-    // 2^63 is exact in float64; at or beyond ±2^63 (infinities too) the int is on one side.
-    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    if f >= TWO_63 {
-        return Some(Ordering::Less);
-    }
-    if f < -TWO_63 {
-        return Some(Ordering::Greater);
-    }
-    // In range: the integral part is an exact i64; the fraction breaks a tie.
-    let t = f.trunc();
-    match i.cmp(&(t as i64)) {
-        Ordering::Equal => 0.0f64.partial_cmp(&(f - t)),
-        o => Some(o),
-    }
-}
-
-fn as_int(v: &Value) -> i64 {
-    match v {
-        Value::Int(i) => *i,
-        Value::Bool(b) => *b as i64,
-        _ => 0,
-    }
-}
-
-fn as_float(v: &Value) -> f64 {
-    match v {
-        Value::Float(f) => *f,
-        Value::Int(i) => *i as f64,
-        Value::Bool(b) => *b as u8 as f64,
-        _ => 0.0,
-    }
-}
-
-fn int_op(op: BinOp, x: i64, y: i64) -> R<Value> {
-    let text = || format!("{x} {} {y}", op.symbol());
-    Ok(match op {
-        BinOp::Add => Value::Int(int_checked(x.checked_add(y), text)?),
-        BinOp::Sub => Value::Int(int_checked(x.checked_sub(y), text)?),
-        BinOp::Mul => Value::Int(int_checked(x.checked_mul(y), text)?),
-        BinOp::Div => {
-            if y == 0 {
-                bail!(ZeroDivision, "division by zero");
-            }
-            Value::Float(super::convert::int_true_div(x, y))
-        }
-        BinOp::FloorDiv | BinOp::Mod => {
-            if y == 0 {
-                bail!(ZeroDivision, "integer division or modulo by zero");
-            }
-            if op == BinOp::Mod && y == -1 {
-                // Exact even for x = -2^63, whose quotient by -1 does not fit.
-                return Ok(Value::Int(0));
-            }
-            let q = int_checked(x.checked_div(y), text)?;
-            let r = x - q * y;
-            let (q, r) = if r != 0 && ((r < 0) != (y < 0)) { (q - 1, r + y) } else { (q, r) };
-            Value::Int(if op == BinOp::FloorDiv { q } else { r })
-        }
-        BinOp::Pow => {
-            if y < 0 {
-                if x == 0 {
-                    bail!(ZeroDivision, "0 cannot be raised to a negative power");
-                }
-                Value::Float((x as f64).powf(y as f64))
-            } else {
-                Value::Int(int_pow(x, y)?)
-            }
-        }
-        BinOp::MatMul => bail!(Type, "unsupported operand types for @: 'int' and 'int'"),
-        BinOp::BitAnd => Value::Int(x & y),
-        BinOp::BitOr => Value::Int(x | y),
-        BinOp::BitXor => Value::Int(x ^ y),
-        BinOp::LShift | BinOp::RShift if y < 0 => bail!(Value, "negative shift count"),
-        // A shift that loses bits does not fit in int64: an error, never a wrap.
-        BinOp::LShift => match x {
-            0 => Value::Int(0),
-            _ => Value::Int(int_checked((y < 64).then(|| x << y).filter(|r| r >> y == x), text)?),
-        },
-        // Python's `>>` floors (an arithmetic shift); past 63 bits only the sign is left.
-        BinOp::RShift => Value::Int(x >> y.min(63)),
-    })
-}
-
-/// Python's `divmod` of two floats: `(q, r)` with `q` integral, `r` of `y`'s sign,
-/// `q * y + r == x` as closely as floating point allows (the quotient is computed
-/// from the exact remainder, so `divmod(1.0, 0.1)` is `(9.0, 0.09999999999999995)`).
-pub fn float_divmod(x: f64, y: f64) -> (f64, f64) {
-    let mut r = x % y;
-    let mut q = (x - r) / y;
-    if r != 0.0 {
-        if (y < 0.0) != (r < 0.0) {
-            r += y;
-            q -= 1.0;
-        }
-    } else {
-        r = 0.0f64.copysign(y);
-    }
-    if q == 0.0 {
-        return (0.0f64.copysign(x / y), r);
-    }
-    let f = q.floor();
-    (if q - f > 0.5 { f + 1.0 } else { f }, r)
-}
-
-fn float_op(op: BinOp, x: f64, y: f64) -> R<Value> {
-    Ok(Value::Float(match op {
-        BinOp::Add => x + y,
-        BinOp::Sub => x - y,
-        BinOp::Mul => x * y,
-        BinOp::Div => {
-            if y == 0.0 {
-                bail!(ZeroDivision, "float division by zero");
-            }
-            x / y
-        }
-        BinOp::FloorDiv => {
-            if y == 0.0 {
-                bail!(ZeroDivision, "float floor division by zero");
-            }
-            float_divmod(x, y).0
-        }
-        BinOp::Mod => {
-            if y == 0.0 {
-                bail!(ZeroDivision, "float modulo by zero");
-            }
-            float_divmod(x, y).1
-        }
-        BinOp::Pow => {
-            if x == 0.0 && y < 0.0 {
-                bail!(ZeroDivision, "0.0 cannot be raised to a negative power");
-            }
-            // CPython gives a complex number here; DGL has none (docs/python.md).
-            // (-inf) ** 0.5 is C's pow: inf (or 0.0 for a negative power), not complex.
-            if x < 0.0 && x.is_finite() && y.is_finite() && y.fract() != 0.0 {
-                bail!(Value, "negative number cannot be raised to a fractional power");
-            }
-            let r = x.powf(y);
-            // Only `**` raises on overflow, as CPython: `*` and `+` give inf.
-            if r.is_infinite() && x.is_finite() && y.is_finite() {
-                bail!(Overflow, "(34, 'Numerical result out of range')");
-            }
-            r
-        }
-        BinOp::MatMul => bail!(Type, "unsupported operand types for @: 'float' and 'float'"),
-        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::LShift | BinOp::RShift => {
-            bail!(Type, "unsupported operand types for {}: 'float' and 'float'", op.symbol())
-        }
-    }))
-}
-
-/// Which special methods a builtin value has, as CPython's types define them, so that
-/// `hasattr(5, '__len__')` is False and `'x'.__repr__()` works (docs/python.md "Classes").
-fn builtin_has_dunder(v: &Value, name: &str) -> bool {
-    let sized = matches!(
-        v,
-        Value::Str(_) | Value::List(_) | Value::Tuple(_) | Value::Dict(_) | Value::Set(_) | Value::FrozenSet(_) | Value::Range(_)
-    );
-    let number = matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_));
-    match name {
-        "__repr__" | "__str__" | "__eq__" | "__ne__" | "__hash__" | "__format__" | "__lt__" | "__le__" | "__gt__"
-        | "__ge__" => true,
-        "__len__" | "__contains__" | "__iter__" => sized,
-        "__getitem__" => sized && !matches!(v, Value::Set(_) | Value::FrozenSet(_)),
-        "__setitem__" | "__delitem__" => matches!(v, Value::List(_) | Value::Dict(_)),
-        "__add__" | "__mul__" | "__rmul__" => number || matches!(v, Value::Str(_) | Value::List(_) | Value::Tuple(_)),
-        "__mod__" => number || matches!(v, Value::Str(_)),
-        "__radd__" | "__sub__" | "__rsub__" | "__truediv__" | "__rtruediv__" | "__floordiv__" | "__rfloordiv__"
-        | "__rmod__" | "__pow__" | "__rpow__" | "__neg__" | "__pos__" | "__abs__" | "__int__" | "__float__" | "__bool__"
-        | "__round__" | "__trunc__" | "__divmod__" => number,
-        "__index__" | "__and__" | "__or__" | "__xor__" | "__lshift__" | "__rshift__" | "__invert__" => {
-            matches!(v, Value::Int(_) | Value::Bool(_))
-        }
-        "__call__" => matches!(v, Value::Func(_) | Value::Builtin(_) | Value::Method(_) | Value::Class(_)),
-        _ => false,
-    }
-}
-
-impl Interp {
-    /// `v.__name__` for a special method of a builtin value (`'x'.__repr__`, `(1).__add__`,
-    /// `[].__len__`): the method bound to `v`, running the operation it stands for. `None`
-    /// when `v`'s type has no such method.
-    pub fn builtin_dunder(&self, v: &Value, name: &str) -> Option<Value> {
-        if matches!(v, Value::Instance(_)) || !builtin_has_dunder(v, name) {
-            return None;
-        }
-        Some(Value::Builtin(Rc::new(super::value::Builtin {
-            name: name.into(),
-            kind: super::value::BuiltinKind::Method(v.clone(), call_builtin_dunder),
-        })))
-    }
-
-    /// Calls the builtin function `name` (`len`, `repr`, …) on `args`.
-    fn call_builtin(&mut self, name: &str, args: Vec<Value>) -> R<Value> {
-        match self.builtins.get(&super::intern::intern(name)).cloned() {
-            Some(f) => self.call_value(&f, args, vec![]),
-            None => bail!(Runtime, "internal error: no builtin '{name}'"),
-        }
-    }
-}
-
-/// The operation a builtin value's special method stands for (see [`Interp::builtin_dunder`]).
-/// A binary one given an operand it does not take returns NotImplemented, as CPython's.
-fn call_builtin_dunder(rt: &mut Interp, args: &mut super::value::Args) -> R<Value> {
-    let Some(this) = args.this.clone() else { bail!(Runtime, "internal error: an unbound special method") };
-    let name = args.fname.clone();
-    let pos = std::mem::take(&mut args.pos);
-    if name.as_ref() == "__call__" {
-        let kw = std::mem::take(&mut args.kw);
-        return rt.call_value(&this, pos, kw);
-    }
-    if !args.kw.is_empty() {
-        bail!(Type, "{name}() takes no keyword arguments");
-    }
-    let want = |n: usize| -> R<()> {
-        if pos.len() != n {
-            bail!(Type, "expected {n} argument{}, got {}", if n == 1 { "" } else { "s" }, pos.len());
-        }
-        Ok(())
-    };
-    let binary = |name: &str| -> Option<(BinOp, bool)> {
-        let (plain, reflected) = [
-            BinOp::Add,
-            BinOp::Sub,
-            BinOp::Mul,
-            BinOp::Div,
-            BinOp::FloorDiv,
-            BinOp::Mod,
-            BinOp::Pow,
-            BinOp::BitAnd,
-            BinOp::BitOr,
-            BinOp::BitXor,
-            BinOp::LShift,
-            BinOp::RShift,
-        ]
-        .into_iter()
-        .map(|op| (op, binary_dunders(op)))
-        .fold((None, None), |(p, r), (op, (a, b))| {
-            (p.or((a == name).then_some(op)), r.or((b == name).then_some(op)))
-        });
-        plain.map(|op| (op, false)).or(reflected.map(|op| (op, true)))
-    };
-    // A TypeError from the operation is "not implemented for this operand".
-    let or_not_implemented = |rt: &Interp, r: R<Value>| match r {
-        Err(e) if e.kind() == crate::error::ErrorKind::Type => Ok(rt.not_implemented.clone()),
-        other => other,
-    };
-    if let Some((op, reflected)) = binary(&name) {
-        want(1)?;
-        let other = pos[0].clone();
-        let r = if reflected { rt.binary_op(op, other, this) } else { rt.binary_op(op, this, other) };
-        return or_not_implemented(rt, r);
-    }
-    let cmp = match name.as_ref() {
-        "__lt__" => Some(CmpOp::Lt),
-        "__le__" => Some(CmpOp::Le),
-        "__gt__" => Some(CmpOp::Gt),
-        "__ge__" => Some(CmpOp::Ge),
-        _ => None,
-    };
-    if let Some(op) = cmp {
-        want(1)?;
-        let r = rt.compare_op(op, &this, &pos[0]);
-        return or_not_implemented(rt, r);
-    }
-    match name.as_ref() {
-        "__repr__" | "__str__" | "__len__" | "__hash__" | "__abs__" | "__int__" | "__float__" | "__iter__" | "__round__"
-        | "__trunc__" => {
-            let f = match name.as_ref() {
-                "__repr__" => "repr",
-                "__str__" => "str",
-                "__len__" => "len",
-                "__hash__" => "hash",
-                "__abs__" => "abs",
-                "__int__" | "__trunc__" => "int",
-                "__float__" => "float",
-                "__iter__" => "iter",
-                _ => "round",
-            };
-            if f != "round" {
-                want(0)?;
-            }
-            let mut all = vec![this];
-            all.extend(pos);
-            rt.call_builtin(f, all)
-        }
-        "__eq__" | "__ne__" => {
-            want(1)?;
-            let eq = rt.values_equal(&this, &pos[0])?;
-            Ok(Value::Bool(eq == (name.as_ref() == "__eq__")))
-        }
-        "__neg__" | "__pos__" | "__invert__" => {
-            want(0)?;
-            let op = match name.as_ref() {
-                "__neg__" => UnaryOp::Neg,
-                "__pos__" => UnaryOp::Pos,
-                _ => UnaryOp::Invert,
-            };
-            rt.unary_op(op, this)
-        }
-        "__bool__" => {
-            want(0)?;
-            Ok(Value::Bool(rt.truthy(&this)?))
-        }
-        "__index__" => {
-            want(0)?;
-            Ok(this)
-        }
-        "__divmod__" => {
-            want(1)?;
-            let mut all = vec![this];
-            all.extend(pos);
-            let r = rt.call_builtin("divmod", all);
-            or_not_implemented(rt, r)
-        }
-        "__format__" => {
-            want(1)?;
-            let Value::Str(spec) = &pos[0] else { bail!(Type, "__format__() argument must be str") };
-            let spec = spec.to_string();
-            Ok(Value::str(&rt.format_field(&this, false, &spec)?))
-        }
-        "__contains__" => {
-            want(1)?;
-            Ok(Value::Bool(rt.contains(&this, &pos[0])?))
-        }
-        "__getitem__" => {
-            want(1)?;
-            rt.get_item(&this, &pos[0])
-        }
-        "__setitem__" => {
-            want(2)?;
-            let mut it = pos.into_iter();
-            let (k, v) = (it.next().unwrap_or(Value::None), it.next().unwrap_or(Value::None));
-            rt.set_item(&this, k, v)?;
-            Ok(Value::None)
-        }
-        "__delitem__" => {
-            want(1)?;
-            rt.del_item(&this, &pos[0])?;
-            Ok(Value::None)
-        }
-        _ => bail!(Attribute, "'{}' object has no attribute '{name}'", this.type_name()),
     }
 }

@@ -5,8 +5,8 @@
 //! the function's parameters). The hint is computed when the error is raised by
 //! an expression (`x`, `obj.attr`, a call's keywords), not by `hasattr`/`getattr`.
 
-use super::error::Exc;
-use super::intern::Sym;
+use crate::error::Exc;
+use crate::intern::Sym;
 use super::value::{Frame, Value};
 use super::Interp;
 
@@ -83,7 +83,7 @@ impl Interp {
     /// A NameError for `name` with a hint from the names in scope: the running
     /// function's parameters, the module's globals and the builtins.
     pub fn name_hint(&self, err: Exc, name: Sym, env: &Frame) -> Exc {
-        if err.kind() != super::error::ErrorKind::Name || !err.message().starts_with("name '") {
+        if err.kind() != crate::error::ErrorKind::Name || !err.message().starts_with("name '") {
             return err;
         }
         let mut names: Vec<Sym> = Vec::new();

@@ -1,8 +1,8 @@
-//! Runtime values (LANGUAGE.md §3). Every variant is cheap to clone: scalars
+//! Runtime values (docs/language.md §3). Every variant is cheap to clone: scalars
 //! by value, everything else behind a reference count.
 
-use super::error::{ErrorKind, Exc, R};
-use super::intern::Sym;
+use crate::error::{ErrorKind, Exc, R};
+use crate::intern::Sym;
 use super::Interp;
 use crate::autodiff::{AccRef, Tape, Variable};
 use crate::source::SourceId;
@@ -71,7 +71,7 @@ pub enum Value {
 // matters. 24 bytes: a tag plus the widest payloads, the 16-byte `Tensor` (an id and a
 // pointer) and the fat pointers `Rc<str>`/`Rc<[Value]>`. `Range` is boxed to get here
 // from 32. Reaching starlark's 16 would need thin pointers for strings and tuples and
-// `Tensor` behind one more `Rc` (an allocation per op result): not done, see issue 8.
+// `Tensor` behind one more `Rc` (an allocation per op result): not done.
 const _: () = assert!(std::mem::size_of::<Value>() == 24);
 
 /// A dict: insertion-ordered, keyed by hashable values.
@@ -585,7 +585,7 @@ pub fn not_implemented_value() -> Value {
     class
         .attrs
         .borrow_mut()
-        .insert(super::intern::intern("__repr__"), Value::native("NotImplementedType.__repr__", |_, _| Ok(Value::str("NotImplemented"))));
+        .insert(crate::intern::intern("__repr__"), Value::native("NotImplementedType.__repr__", |_, _| Ok(Value::str("NotImplemented"))));
     Value::Instance(Rc::new(Instance { class: Rc::new(class), attrs: RefCell::new(IndexMap::default()) }))
 }
 

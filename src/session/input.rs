@@ -8,7 +8,7 @@
 
 use super::magics;
 use super::Session;
-use crate::runtime::intern::intern;
+use crate::intern::intern;
 use crate::runtime::value::Value;
 use crate::runtime::Failure;
 

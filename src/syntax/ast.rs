@@ -1,5 +1,5 @@
 //! The abstract syntax tree. Every node carries the [`Span`] of its source
-//! text; variants read like the grammar (LANGUAGE.md §2).
+//! text; variants read like the grammar (docs/language.md §2).
 
 use crate::intern::Sym;
 use crate::source::Span;

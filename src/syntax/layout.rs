@@ -7,12 +7,12 @@ use crate::source::Span;
 use logos::Logos;
 
 /// Nesting deeper than this is refused, so that no input can exhaust the
-/// parser's stack (LANGUAGE.md §7).
+/// parser's stack (docs/language.md §7).
 pub const MAX_NESTING: usize = 200;
 
 /// Operators allowed in one logical line. Chains like `1+1+…` or `----x`
 /// nest the syntax tree; past this the line is refused rather than risking
-/// the native stack when it is evaluated (LANGUAGE.md §7).
+/// the native stack when it is evaluated (docs/language.md §7).
 pub const MAX_LINE_OPERATORS: usize = 10_000;
 
 /// A syntax error found before parsing.

@@ -217,7 +217,7 @@ fn unescape(slice: &str, q: usize) -> Rc<str> {
     unescape_body(&slice[q..slice.len() - q]).into()
 }
 
-/// A string literal's escapes, as Python reads them: `\n \t \\ \' \"` (LANGUAGE.md §2),
+/// A string literal's escapes, as Python reads them: `\n \t \\ \' \"` (docs/language.md §2),
 /// `\r \a \b \f \v`, octal `\0`–`\777` (up to three digits), `\xhh`, `\uhhhh` and
 /// `\Uhhhhhhhh`, and a backslash before a newline continues the line. Any other backslash,
 /// and an escape with too few hex digits or past the last code point, stays as written.

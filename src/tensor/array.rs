@@ -5,7 +5,7 @@ use super::scalar::float_to_int;
 use ndarray::{ArrayD, IxDyn};
 use std::fmt;
 
-/// Element types (LANGUAGE.md §4). `float32` is the default.
+/// Element types (docs/language.md §4). `float32` is the default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DType {
     F32,

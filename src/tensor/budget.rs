@@ -1,7 +1,7 @@
 //! The allocation budget: every buffer whose size a script can choose (a
 //! tensor, a repeated, concatenated or growing list or string, a dict or set
 //! growing, a file read into memory) is checked here before it is allocated
-//! (LANGUAGE.md §7, docs/language.md "Limits"). A request over DGL's own limits
+//! (docs/language.md §7, docs/language.md "Limits"). A request over DGL's own limits
 //! is a ValueError naming the size; one the memory limit refuses (crate::memory)
 //! is a MemoryError; never an allocation failure.
 

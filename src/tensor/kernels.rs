@@ -9,7 +9,7 @@ use super::shape_str;
 use ndarray::{ArrayD, Axis, IxDyn, Zip};
 use num_traits::Float;
 
-/// Elementwise binary operations (LANGUAGE.md §4).
+/// Elementwise binary operations (docs/language.md §4).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Binary {
     Add,
@@ -276,7 +276,7 @@ enum IntFault {
 }
 
 /// One int64 element of `x op y`: exact, or `None` with the fault noted
-/// (integer tensors never wrap: LANGUAGE.md §4, issue #7).
+/// (integer tensors never wrap: docs/language.md §4).
 fn int_binary(op: Binary, x: i64, y: i64) -> Result<i64, IntFault> {
     let over = IntFault::Overflow;
     match op {
@@ -680,7 +680,7 @@ pub enum Reduce {
     Min,
 }
 
-/// Float element types whose sums accumulate in float64 (LANGUAGE.md §4:
+/// Float element types whose sums accumulate in float64 (docs/language.md §4:
 /// reductions are as accurate as TF's and NumPy's; a float64 accumulator keeps
 /// the relative error of a float32 sum of 10^7 same-sign terms near 1e-9).
 pub trait Accumulate: Float + Send + Sync {
@@ -1046,7 +1046,7 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
         (Array::F32(x), Array::F32(y)) => Array::F32(go(x, y, n, k, m)?),
         (Array::F64(x), Array::F64(y)) => Array::F64(go(x, y, n, k, m)?),
         (Array::I64(x), Array::I64(y)) => {
-            // Exact or an error, never wrapped (issue 7, class 4): checked products and sums.
+            // Exact or an error, never wrapped: checked products and sums.
             let mut shape = if sa.len() == 2 && sb.len() == 2 { vec![] } else { batch.clone() };
             shape.extend([n, m]);
             let mut xs = batch.clone();

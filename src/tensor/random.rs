@@ -5,7 +5,7 @@
 //! a function of `(g, s)` and of how many times that op was called with that seed since
 //! `set_seed`; they do not disturb the global stream or one another. Values differ from TF's
 //! (another generator); the rule and the distributions are the same. The whole state is one
-//! value, so `recompute_grad` saves it at the forward call and replays it (LANGUAGE.md §5).
+//! value, so `recompute_grad` saves it at the forward call and replays it (docs/language.md §5).
 
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -12,7 +12,7 @@ pub fn check_size(shape: &[usize]) -> R<()> {
 
 /// The broadcast shape of `a` and `b` (NumPy rules).
 ///
-/// Errors: ShapeError `cannot broadcast shapes (2, 3) and (4,)` (LANGUAGE.md §4).
+/// Errors: ShapeError `cannot broadcast shapes (2, 3) and (4,)` (docs/language.md §4).
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> R<Vec<usize>> {
     if a == b {
         return Ok(a.to_vec());

@@ -762,7 +762,7 @@ except ValueError as e:
 
 class PythonOnlyValues(unittest.TestCase):
     """Values DGL cannot hold, shown as DGL shows what stands for them (expected
-    texts by reasoning from LANGUAGE.md §3: DGL's numpy() gives nested lists, and
+    texts by reasoning from docs/language.md §3: DGL's numpy() gives nested lists, and
     DGL has int64 where TF makes int32)."""
 
     def test_int32_numpy_and_shapes(self):

@@ -1,4 +1,4 @@
-"""Binds DGL's names to TensorFlow's and prints values in DGL's format (LANGUAGE.md section 3).
+"""Binds DGL's names to TensorFlow's and prints values in DGL's format (docs/language.md §3).
 
 Used by run.py's TF server: make_env(identity_recompute, out, float64) returns the globals a
 program is exec()'d in. numpy and TensorFlow are imported only when needed, so that importing

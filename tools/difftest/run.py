@@ -459,7 +459,7 @@ def classify(src, res):
     if ierr and ok_w:
         return "agree", mode  # TF's mathematics run failed (its own bug); TF as written decides
     h64 = res["tf64"][0] if res["tf64"][1] is None else None
-    # LANGUAGE.md: a block input its result ignores gets zeros, as in TF as written, where the
+    # docs/language.md §5: a block input its result ignores gets zeros, as in TF as written, where the
     # mathematics run says None; zeros_for_none() allows exactly that.
     ok_i = ierr is None and (matches(res, "tf-identity") is None or (
         res["dgl"][2] is None and zeros_for_none(dout, iout, h64)))
@@ -470,7 +470,7 @@ def classify(src, res):
     if ok_i:
         if terr is None and same_lines_reordered(dout, tout):
             # TF's fused cross-entropy takes its logits before its labels, so grad functions and
-            # recomputations on the two sides replay in the other order (LANGUAGE.md section 5:
+            # recomputations on the two sides replay in the other order (docs/language.md §5:
             # argument order, as the mathematics run does).
             return "tfwrong", mode + " order-only"
         return "tfwrong", mode
@@ -596,7 +596,7 @@ def write_corpus(src, origin, name, refs):
             "# Checked against TensorFlow 2.21: %s" % (
                 "DGL agrees." if verdict[0] == "agree" else
                 "TF as written runs the backward steps in another order; DGL follows\n"
-                "# argument order (LANGUAGE.md section 5), as TF's mathematics run does."
+                "# argument order (docs/language.md §5), as TF's mathematics run does."
                 if verdict[1].endswith("order-only") else
                 "TF as written is wrong here; DGL agrees with TF's mathematics run\n"
                 "# (recompute_grad as the identity, the fused cross-entropy by its definition).")]

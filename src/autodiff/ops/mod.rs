@@ -3,7 +3,7 @@
 //! forward (a kernel, then [`Recorder::record`] with what its VJP saves) and its VJP
 //! sit side by side. VJPs are written with these same operations, so an outer tape
 //! records the backward pass and higher-order gradients compose (STYLE.md lesson 3).
-//! A tape records an operation only when one of its inputs is watched (LANGUAGE.md §5).
+//! A tape records an operation only when one of its inputs is watched (docs/language.md §5).
 //!
 //! Each family also has its JVP rules (forward mode, `forward.rs`) beside its VJPs.
 //!

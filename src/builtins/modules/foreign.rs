@@ -1,13 +1,13 @@
 //! Another library's namespaces made of DGL's own values: `import tensorflow as tf` and
-//! `import numpy as np` (issue 14). A [`Library`] is one table of module paths and the
+//! `import numpy as np`. A [`Library`] is one table of module paths and the
 //! names each binds; every module of the family is built together on the first import of
 //! any of them, binding builtins at once and stdlib values (`tf.keras.layers.Dense` is
 //! `nn.Dense`) on first read, so importing TensorFlow loads no stdlib module. A name the
 //! table lacks is an AttributeError naming the library's API.
 
 use crate::err;
-use crate::runtime::error::{Exc, R};
-use crate::runtime::intern::{intern, Sym};
+use crate::error::{Exc, R};
+use crate::intern::{intern, Sym};
 use crate::runtime::value::{Globals, Module, ModuleHooks, Value};
 use crate::runtime::Interp;
 use std::rc::Rc;

@@ -5,7 +5,7 @@
 
 use crate::builtins::Signature;
 use crate::runtime::convert::int_checked;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::syntax::ast::BinOp;

@@ -1,7 +1,7 @@
 //! The modules built in Rust: `math`, `time`, `random`, `sys`, and the namespaces of
 //! TensorFlow and NumPy made of DGL's values (`tensorflow`, `keras`, `numpy`). Each is
 //! built on its first `import` (the interpreter starts without them), then shared like
-//! any module (LANGUAGE.md §6).
+//! any module (docs/language.md §6).
 
 pub mod foreign;
 pub mod math;

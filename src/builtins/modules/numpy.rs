@@ -1,4 +1,4 @@
-//! `import numpy as np` (issue 14): the NumPy functions DGL has an equivalent of, bound to
+//! `import numpy as np`: the NumPy functions DGL has an equivalent of, bound to
 //! DGL's values. Reductions, elementwise functions and shape functions are DGL's builtins,
 //! which compute what NumPy's do on the same array; where NumPy's conventions differ (float64
 //! and int64 arrays from Python numbers, `argmax` over the flattened array, `dot`, the mean of
@@ -7,7 +7,7 @@
 //! arrays with `np.array` to get NumPy's dtypes.
 
 use super::foreign::Library;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{ModuleHooks, Value};
 use crate::runtime::Interp;
 

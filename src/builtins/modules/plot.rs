@@ -1,4 +1,4 @@
-//! `_plot`: the native half of the figures (issue 11, item 2). `stdlib/_figures.dgl` defines
+//! `_plot`: the native half of the figures. `stdlib/_figures.dgl` defines
 //! `Figure`, `plot`, `hist` and `imshow` in DGL; these functions check and convert their data
 //! (tensors, Variables, lists; float32, float64 or int64) to float64 tensors when a layer is
 //! added, so a wrong argument fails at the call that passed it, and turn a figure's layers
@@ -7,7 +7,7 @@
 use crate::bail;
 use crate::builtins::Signature;
 use crate::plot::{ColorMap, Figure, Layer, MAX_BINS};
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::{shape_str, Array, DType, Tensor};

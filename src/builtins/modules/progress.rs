@@ -1,5 +1,4 @@
-//! `_progress_bar`: the native half of `progress(iterable, desc=, total=, disable=)` (issue 11,
-//! item 5; `stdlib/_progress.dgl` is the generator that calls it; also `leave=`), a tqdm-style bar on
+//! `_progress_bar`: the native half of `progress(iterable, desc=, total=, disable=)` (item 5; `stdlib/_progress.dgl` is the generator that calls it; also `leave=`), a tqdm-style bar on
 //! stderr:
 //!
 //! ```text
@@ -13,7 +12,7 @@
 //! is drawn unless the call says `disable=False`. A bar costs one clock read per item.
 
 use crate::builtins::Signature;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use std::cell::RefCell;

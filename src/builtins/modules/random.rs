@@ -9,7 +9,7 @@
 
 use crate::bail;
 use crate::builtins::{Signature, NO_ARGS};
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::{Array, Tensor};

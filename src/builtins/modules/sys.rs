@@ -2,7 +2,7 @@
 //! `stdout` and `stderr` (file objects writing through the interpreter's
 //! writers, for `print(..., file=sys.stderr)`), and `maxsize` (the largest int).
 
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::file::{FileObj, Stream};
 use crate::runtime::value::Value;
 use crate::runtime::Interp;

@@ -1,4 +1,4 @@
-//! `import tensorflow as tf` (issue 14): TensorFlow's names bound to DGL's own values, so TF
+//! `import tensorflow as tf`: TensorFlow's names bound to DGL's own values, so TF
 //! code runs unedited wherever DGL has the op. `tf.reduce_sum` is `reduce_sum`,
 //! `tf.range` is `range_tensor`, `tf.keras.layers.Dense` is `nn.Dense`; `import keras` is
 //! `tf.keras`. A TF name is bound only where DGL's function behaves as TF's (the help
@@ -10,7 +10,7 @@
 //! `losses` functions return their mean.
 
 use super::foreign::Library;
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{ModuleHooks, Value};
 use crate::runtime::Interp;
 
@@ -164,7 +164,7 @@ pub fn build(rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
 /// The native module `_tf_errors`: TF's exception classes in DGL's tree (docs/language.md
 /// "Exceptions"), bound as `tf.errors.OpError` and `tf.errors.InvalidArgumentError`.
 pub fn build_errors(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
-    use crate::runtime::error::ErrorKind;
+    use crate::error::ErrorKind;
     Ok(vec![
         ("OpError", Value::ErrorType(ErrorKind::OpError)),
         ("InvalidArgumentError", Value::ErrorType(ErrorKind::InvalidArgument)),

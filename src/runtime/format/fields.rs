@@ -5,8 +5,8 @@
 //! spec (`{:>{width}}`), with CPython 3.11's messages. The spec itself goes
 //! through [`Interp::format_field`], shared with f-strings and `format()`.
 
-use crate::runtime::error::R;
-use crate::runtime::intern::intern;
+use crate::error::R;
+use crate::intern::intern;
 use crate::runtime::value::Value;
 use crate::runtime::Interp;
 use crate::{bail, err};

@@ -5,7 +5,7 @@
 //! Float conversions share the digit code of the format-spec mini-language (spec.rs).
 
 use super::spec::{self, Spec, MAX_WIDTH};
-use crate::runtime::error::R;
+use crate::error::R;
 use crate::runtime::value::{HashKey, Value};
 use crate::runtime::Interp;
 use crate::{bail, err};

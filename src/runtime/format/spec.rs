@@ -8,7 +8,7 @@
 //! is allocated.
 
 use crate::bail;
-use crate::runtime::error::R;
+use crate::error::R;
 
 /// The largest width or precision a spec may ask for (characters). CPython
 /// accepts anything up to `sys.maxsize` and then tries to allocate it; a

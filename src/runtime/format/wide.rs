@@ -6,7 +6,7 @@
 //! and dtype after the values: on the last line when they fit, else on a line of their own.
 //!
 //! Only the REPL's echo uses this (`Session::display_text`); `print`, `str` and `repr`
-//! keep LANGUAGE.md §3's one-line form, which the golden tests pin.
+//! keep docs/language.md §3's one-line form, which the golden tests pin.
 
 use super::{fmt_elem, standard_layout, EDGE_ITEMS, SUMMARY_THRESHOLD};
 use crate::tensor::Array;

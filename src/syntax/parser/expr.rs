@@ -30,7 +30,7 @@ pub(super) struct Grammar<'t> {
 /// Every bracketed construct parses its first element once and then decides
 /// what it is (`[x]` or `[x for …]`, `a[i]` or `a[i:j]`): trying one reading
 /// and then re-parsing the same prefix for the next doubled the work at each
-/// nesting level, so 40 nested `[(` never finished (issue #7, class 9).
+/// nesting level, so 40 nested `[(` never finished.
 pub(super) fn grammar<'t>() -> Grammar<'t> {
     let mut expr: Recursive<Indirect<'t, 't, In<'t>, Expr, Ex<'t>>> = Recursive::declare();
     let mut or_test_decl: Recursive<Indirect<'t, 't, In<'t>, Expr, Ex<'t>>> = Recursive::declare();

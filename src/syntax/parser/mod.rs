@@ -1,7 +1,7 @@
 //! The chumsky parser: laid-out tokens → [`ast`](super::ast) statements.
 //!
 //! Blocks arrive as balanced `Indent … Dedent` tokens from the layout pass, so
-//! the grammar below reads like Python's (LANGUAGE.md §2). Errors are
+//! the grammar below reads like Python's (docs/language.md §2). Errors are
 //! reported in source terms: "expected ':', found newline".
 
 mod docstring;
