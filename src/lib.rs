@@ -62,9 +62,6 @@ pub fn run_program(rt: &mut Interp, name: &str, path: Option<&Path>, text: &str,
     }
     rt.argv = argv;
     let id = rt.sources.add_script(name, path.map(|p| p.to_path_buf()), text);
-    if let Some(x) = rt.export.as_mut() {
-        x.skip_src = Some(id);
-    }
     let globals = std::rc::Rc::new(Globals::default());
     let result = rt.run_source(id, &globals);
     let _ = std::io::Write::flush(&mut *rt.out.borrow_mut());
@@ -94,12 +91,10 @@ pub fn run_script(rt: &mut Interp, path: &Path, display: &str, text: &str, args:
 
 /// Parses a file and reports every syntax error (`dgl check`).
 pub fn check_source(name: &str, text: &str, color: bool) -> (String, i32) {
-    let mut rt = Interp::new(std::rc::Rc::new(std::cell::RefCell::new(std::io::sink())));
-    rt.color = color;
-    rt.all_syntax_errors = true;
-    let id = rt.sources.add(name, None, text);
+    let mut sources = crate::source::SourceMap::default();
+    let id = sources.add(name, None, text);
     match syntax::parse_module(text) {
         Ok(_) => (String::new(), 0),
-        Err(errs) => (rt.report(&Failure::Syntax(id, errs)), 2),
+        Err(errs) => (Failure::Syntax(id, errs).render(&sources, color, true), 2),
     }
 }

@@ -88,20 +88,19 @@ impl Session {
     ///
     /// Errors: the uncaught exception.
     pub fn exec_entry(&mut self, id: SourceId, block: &Block) -> Result<Option<Value>, Failure> {
-        self.rt.src = id;
-        self.rt.frame = "<module>".into();
         let mut frame = self.rt.module_frame(block, &self.globals);
         let Some((last, init)) = block.split_last() else { return Ok(None) };
-        if let StmtKind::Expr(e) = &last.kind {
-            self.rt.exec_block(init, &mut frame).map_err(Failure::Runtime)?;
-            let v = self.rt.eval(e, &mut frame).map_err(Failure::Runtime)?;
-            return Ok(match v {
-                Value::None => None,
-                v => Some(v),
-            });
+        let v = self.rt.running_in(id, "<module>".into(), |rt| match &last.kind {
+            StmtKind::Expr(e) => {
+                rt.exec_block(init, &mut frame)?;
+                rt.eval(e, &mut frame)
+            }
+            _ => rt.exec_block(block, &mut frame).map(|_| Value::None),
+        });
+        match v.map_err(Failure::Runtime)? {
+            Value::None => Ok(None),
+            v => Ok(Some(v)),
         }
-        self.rt.exec_block(block, &mut frame).map_err(Failure::Runtime)?;
-        Ok(None)
     }
 
     /// `repr(v)`, as the REPL echoes a value.

@@ -344,9 +344,9 @@ pub fn translate_distributed(
     distribute: Option<&str>,
 ) -> Result<Translated, String> {
     let body = crate::syntax::parse_module(text).map_err(|errs| {
-        let mut rt = crate::runtime::Interp::new(std::rc::Rc::new(std::cell::RefCell::new(std::io::sink())));
-        let id = rt.sources.add(name, None, text);
-        rt.report(&crate::runtime::Failure::Syntax(id, errs))
+        let mut sources = crate::source::SourceMap::default();
+        let id = sources.add(name, None, text);
+        crate::runtime::Failure::Syntax(id, errs).render(&sources, false, false)
     })?;
     let mut ex = Exporter::new(text, name, dir);
     if drop_inspection {
@@ -643,12 +643,11 @@ fn render(p: &Problem, main_text: &str, message: &str, color: bool) -> String {
     } else {
         main_text.to_string()
     };
-    let mut rt = crate::runtime::Interp::new(std::rc::Rc::new(std::cell::RefCell::new(std::io::sink())));
-    rt.color = color;
-    let id = rt.sources.add(&p.file, None, &text);
+    let mut sources = crate::source::SourceMap::default();
+    let id = sources.add(&p.file, None, &text);
     let mut e = crate::error::Exc::new(crate::error::ErrorKind::NotImplemented, message.to_string());
     e.0.at = Some((id, p.span));
-    rt.report(&crate::runtime::Failure::Runtime(e))
+    crate::runtime::Failure::Runtime(e).render(&sources, color, false)
 }
 
 /// `dgl export --check`: every construct that stops the export, at once.

@@ -4,9 +4,13 @@
 //! statements `--drop-inspection` leaves out are skipped here too, so this run's stdout is
 //! what the exported script must print.
 
-use crate::tensor::Array;
+use crate::runtime::RunObserver;
+use crate::source::SourceId;
+use crate::tensor::{Array, Tensor};
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::Path;
+use std::rc::Rc;
 
 /// One draw, in a form that leaves the interpreter's thread.
 pub struct Draw {
@@ -29,15 +33,38 @@ pub struct Recorded {
     pub code: i32,
 }
 
+/// The run's observer: skips the main script's statements at `skip` and keeps every draw.
+struct Recorder {
+    /// Start offsets of the main script's statements to leave out.
+    skip: HashSet<u32>,
+    /// The main script's source: the first one a statement runs from.
+    main: Option<SourceId>,
+    /// (op, tensor) for every random op's result, in order.
+    draws: Rc<RefCell<Vec<(&'static str, Tensor)>>>,
+}
+
+impl RunObserver for Recorder {
+    fn runs(&mut self, src: SourceId, pos: u32) -> bool {
+        let main = *self.main.get_or_insert(src);
+        !(src == main && self.skip.contains(&pos))
+    }
+
+    fn drawn(&mut self, op: &'static str, t: &Tensor) {
+        self.draws.borrow_mut().push((op, t.clone()));
+    }
+}
+
 /// Runs the script at `path` (source `text`), skipping the statements at `skip`.
 pub fn run(path: &Path, text: &str, skip: &HashSet<u32>) -> Result<Recorded, String> {
     let (path, text, skip) = (path.to_path_buf(), text.to_string(), skip.clone());
     crate::with_big_stack(move || {
-        let buf = std::rc::Rc::new(std::cell::RefCell::new(Vec::<u8>::new()));
+        let buf = Rc::new(RefCell::new(Vec::<u8>::new()));
         let mut rt = crate::runtime::Interp::new(buf.clone());
-        rt.export = Some(Box::new(crate::runtime::ExportRun { skip, ..Default::default() }));
+        let draws = Rc::new(RefCell::new(Vec::new()));
+        rt.observe(Box::new(Recorder { skip, main: None, draws: draws.clone() }));
         let r = crate::run_script(&mut rt, &path, &path.display().to_string(), &text, &[]);
-        let draws = rt.export.take().map(|x| x.draws).unwrap_or_default();
+        drop(rt);
+        let draws = std::mem::take(&mut *draws.borrow_mut());
         let draws = draws
             .into_iter()
             .map(|(op, t)| {

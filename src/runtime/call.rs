@@ -158,15 +158,11 @@ impl Interp {
         if func.def.generator {
             return self.make_generator(func, frame);
         }
-        let saved_src = std::mem::replace(&mut self.src, func.source);
-        let saved_frame = std::mem::replace(&mut self.frame, func.name.clone());
         let saved_site = self.ad.site;
         self.depth += 1;
-        let r = self.exec_block(&func.def.body, &mut frame);
+        let r = self.running_in(func.source, func.name.clone(), |rt| rt.exec_block(&func.def.body, &mut frame));
         self.depth -= 1;
         self.ad.site = saved_site;
-        self.src = saved_src;
-        self.frame = saved_frame;
         match r? {
             super::exec::Flow::Return(v) => Ok(v),
             _ => Ok(Value::None),

@@ -78,8 +78,8 @@ impl Interp {
     fn exec(&mut self, s: &Stmt, env: &mut Frame) -> R<Flow> {
         // Entries recorded by this statement point at it (`tape.summary()`, `tape.explain`).
         self.ad.site = crate::autodiff::tape::Site { src: self.src, pos: s.span.start };
-        if let Some(x) = &self.export {
-            if x.skip_src == Some(self.src) && x.skip.contains(&s.span.start) {
+        if let Some(o) = self.observer.as_mut() {
+            if !o.runs(self.src, s.span.start) {
                 return Ok(Flow::Normal);
             }
         }

@@ -165,8 +165,8 @@ pub struct Interp {
     pub py_rng: Option<rand_chacha::ChaCha8Rng>,
     /// Where `sys.stderr` and `print(..., file=sys.stderr)` write (the process's stderr).
     pub err_out: Output,
-    /// What `dgl export` records while it runs the program ([`ExportRun`]); None otherwise.
-    pub export: Option<Box<ExportRun>>,
+    /// What watches the run from outside the language ([`RunObserver`]); usually none.
+    observer: Option<Box<dyn RunObserver>>,
     /// Whether `recompute_grad` functions check their recomputations by default
     /// (`check=True`): on in the golden runner (`dgl test`), off otherwise.
     pub check_recompute: bool,
@@ -238,7 +238,7 @@ impl Interp {
             py_rng: None,
             err_out: Rc::new(RefCell::new(std::io::stderr())),
             check_recompute: false,
-            export: None,
+            observer: None,
             display_hook: None,
             scope: None,
             quiet_progress: false,
@@ -272,45 +272,30 @@ impl Interp {
     pub fn run_source(&mut self, src_id: SourceId, globals: &Rc<value::Globals>) -> Result<Value, Failure> {
         let text = self.sources.get(src_id).text.clone();
         let block = crate::syntax::parse_module(&text).map_err(|errs| Failure::Syntax(src_id, errs))?;
-        let saved = (self.src, self.frame.clone(), self.scope.take());
-        self.src = src_id;
-        self.frame = "<module>".into();
-        let r = self.exec_module(&block, globals);
-        self.src = saved.0;
-        self.frame = saved.1;
-        self.scope = saved.2;
+        let scope = self.scope.take();
+        let r = self.running_in(src_id, "<module>".into(), |rt| rt.exec_module(&block, globals));
+        self.scope = scope;
         r.map_err(Failure::Runtime)
     }
 
-    /// Renders a failure as its diagnostic text (stderr content).
+    /// Runs `f` as code of `src` in the frame named `frame` (a module's top level is
+    /// `<module>`, a function's its name): what tracebacks name and recorded entries point
+    /// at. The running code's own are back when `f` returns, whatever it returns. The one
+    /// place the running code changes (calls, modules, REPL entries, magics).
+    #[inline]
+    pub fn running_in<T>(&mut self, src: SourceId, frame: Rc<str>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved_src = std::mem::replace(&mut self.src, src);
+        let saved_frame = std::mem::replace(&mut self.frame, frame);
+        let r = f(self);
+        self.src = saved_src;
+        self.frame = saved_frame;
+        r
+    }
+
+    /// Renders a failure as its diagnostic text (stderr content), with this run's sources
+    /// and colour setting (see [`Failure::render`]).
     pub fn report(&self, failure: &Failure) -> String {
-        match failure {
-            // A run reports the first syntax error, as Python does; `dgl check` reports them all.
-            Failure::Syntax(src, errs) => {
-                let diags: Vec<Diagnostic> = errs
-                    .iter()
-                    .take(if self.all_syntax_errors { usize::MAX } else { 1 })
-                    .map(|e| Diagnostic {
-                        kind: "SyntaxError".into(),
-                        message: e.message.clone(),
-                        at: Some((*src, e.span)),
-                        label: None,
-                        trace: vec![],
-                    })
-                    .collect();
-                render_all(&self.sources, &diags, self.color)
-            }
-            Failure::Runtime(exc) => {
-                let d = Diagnostic {
-                    kind: exc.type_name(),
-                    message: format!("{}{}", exc.message(), exc.0.hint.as_deref().unwrap_or("")),
-                    at: exc.0.at,
-                    label: None,
-                    trace: collapse_repeats(exc.0.trace.iter().rev().cloned().collect()),
-                };
-                render(&self.sources, &d, self.color)
-            }
-        }
+        failure.render(&self.sources, self.color, self.all_syntax_errors)
     }
 }
 
@@ -354,27 +339,69 @@ impl Failure {
             Failure::Runtime(_) => 1,
         }
     }
+
+    /// Its diagnostic text (stderr content), drawn from `sources` (no interpreter needed):
+    /// the first syntax error, as Python reports it, or every one when `all_syntax_errors`
+    /// (`dgl check`); a runtime error with its call stack, deep recursion's repeats collapsed.
+    pub fn render(&self, sources: &SourceMap, color: bool, all_syntax_errors: bool) -> String {
+        match self {
+            Failure::Syntax(src, errs) => {
+                let diags: Vec<Diagnostic> = errs
+                    .iter()
+                    .take(if all_syntax_errors { usize::MAX } else { 1 })
+                    .map(|e| Diagnostic {
+                        kind: "SyntaxError".into(),
+                        message: e.message.clone(),
+                        at: Some((*src, e.span)),
+                        label: None,
+                        trace: vec![],
+                    })
+                    .collect();
+                render_all(sources, &diags, color)
+            }
+            Failure::Runtime(exc) => {
+                let d = Diagnostic {
+                    kind: exc.type_name(),
+                    message: format!("{}{}", exc.message(), exc.0.hint.as_deref().unwrap_or("")),
+                    at: exc.0.at,
+                    label: None,
+                    trace: collapse_repeats(exc.0.trace.iter().rev().cloned().collect()),
+                };
+                render(sources, &d, color)
+            }
+        }
+    }
 }
 
-/// The run `dgl export --tf` makes of a program (src/export/record.rs): the random tensors
-/// it draws, in order, to be replayed by the exported script, and the statements of the main
-/// script that `--drop-inspection` leaves out, which this run skips too.
-#[derive(Default)]
-pub struct ExportRun {
-    /// (op, tensor) for every random op's result (dropout: its scaled keep mask).
-    pub draws: Vec<(&'static str, crate::tensor::Tensor)>,
-    /// Start offsets of the main script's statements to skip.
-    pub skip: std::collections::HashSet<u32>,
-    /// The main script's source, once it runs.
-    pub skip_src: Option<SourceId>,
+/// A watcher of a run from outside the language, installed by a front end (`dgl export`
+/// records the random draws its exported script replays, and leaves out the statements
+/// `--drop-inspection` drops: src/export/record.rs). The evaluator tells it of each
+/// statement before it runs and of each random op's result; without one, neither is asked.
+pub trait RunObserver {
+    /// Whether the statement starting at `pos` of `src` runs. The first statement asked
+    /// about is the main script's first.
+    fn runs(&mut self, src: SourceId, pos: u32) -> bool;
+    /// `t` is the result of the random op `op` (dropout: its scaled keep mask; Python's
+    /// `random` module: a float64 or int64 scalar or vector).
+    fn drawn(&mut self, op: &'static str, t: &crate::tensor::Tensor);
 }
 
 impl Interp {
-    /// `t`, the result of the random op `op`, noted when `dgl export` is recording.
+    /// `t`, the result of the random op `op`, shown to the run's observer if there is one.
     pub fn drawn(&mut self, op: &'static str, t: crate::tensor::Tensor) -> crate::tensor::Tensor {
-        if let Some(x) = self.export.as_mut() {
-            x.draws.push((op, t.clone()));
+        if let Some(o) = self.observer.as_mut() {
+            o.drawn(op, &t);
         }
         t
+    }
+
+    /// Whether a [`RunObserver`] watches this run (so a draw is worth making a tensor of).
+    pub fn observed(&self) -> bool {
+        self.observer.is_some()
+    }
+
+    /// Installs the observer of the runs to come.
+    pub fn observe(&mut self, observer: Box<dyn RunObserver>) {
+        self.observer = Some(observer);
     }
 }

@@ -124,15 +124,17 @@ fn timeit(s: &mut Session, args: &str, body: Option<&str>) -> Result<Option<Valu
     }
     let name = Session::entry_name(s.count);
     let (id, block) = s.compile(&name, code)?;
-    s.rt.src = id;
-    s.rt.frame = "<module>".into();
     let mut frame = s.rt.module_frame(&block, &s.globals);
     let mut once = |s: &mut Session, n: usize| -> Result<f64, Failure> {
         let start = Instant::now();
-        for _ in 0..n {
-            s.rt.check_interrupt().map_err(Failure::Runtime)?;
-            s.rt.exec_block(&block, &mut frame).map_err(Failure::Runtime)?;
-        }
+        s.rt.running_in(id, "<module>".into(), |rt| {
+            for _ in 0..n {
+                rt.check_interrupt()?;
+                rt.exec_block(&block, &mut frame)?;
+            }
+            Ok(())
+        })
+        .map_err(Failure::Runtime)?;
         Ok(start.elapsed().as_secs_f64())
     };
     let loops = match loops {
@@ -201,7 +203,7 @@ fn run_file(s: &mut Session, args: &str) -> Result<Option<Value>, Failure> {
     };
     let path = std::path::Path::new(file);
     let text = crate::files::read_source(path).map_err(|m| Failure::Runtime(crate::err!(IO, "{m}")))?;
-    let saved = (std::mem::take(&mut s.rt.argv), s.rt.script_dir.clone(), s.rt.src, s.rt.frame.clone());
+    let saved = (std::mem::take(&mut s.rt.argv), s.rt.script_dir.clone());
     let mut argv = vec![file.clone()];
     argv.extend(rest.iter().cloned());
     s.rt.argv = argv;
@@ -211,7 +213,7 @@ fn run_file(s: &mut Session, args: &str) -> Result<Option<Value>, Failure> {
     let id = s.rt.sources.add_script(file.as_str(), Some(path.to_path_buf()), &text);
     let globals = Rc::new(Globals::default());
     let result = s.rt.run_source(id, &globals);
-    (s.rt.argv, s.rt.script_dir, s.rt.src, s.rt.frame) = saved;
+    (s.rt.argv, s.rt.script_dir) = saved;
     let session = s.globals.clone();
     for (name, v) in globals.bound() {
         s.rt.set_global(&session, name, v);

@@ -37,7 +37,7 @@ pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
 /// Notes a draw for `dgl export` (the exported script replays it: src/export/record.rs),
 /// as a float64 scalar; returns it.
 fn noted(rt: &mut Interp, op: &'static str, v: f64) -> f64 {
-    if rt.export.is_some() {
+    if rt.observed() {
         rt.drawn(op, Tensor::new(Array::F64(ArrayD::from_elem(IxDyn(&[]), v))));
     }
     v
@@ -45,7 +45,7 @@ fn noted(rt: &mut Interp, op: &'static str, v: f64) -> f64 {
 
 /// Notes integer draws for `dgl export`: a scalar when `scalar`, else a vector.
 fn noted_ints(rt: &mut Interp, op: &'static str, v: &[i64], scalar: bool) {
-    if rt.export.is_some() {
+    if rt.observed() {
         let shape = if scalar { vec![] } else { vec![v.len()] };
         let a = ArrayD::from_shape_vec(IxDyn(&shape), v.to_vec()).expect("the shape holds the values");
         rt.drawn(op, Tensor::new(Array::I64(a)));
