@@ -200,7 +200,7 @@ pub fn main() -> i32 {
                 crate::with_big_stack(move || {
                     let (sink, out) = stdout_sink();
                     let mut rt = Interp::new(out);
-                    rt.color = color;
+                    rt.set_config(rt.config().with_color(color));
                     let r = crate::run_program(&mut rt, "<string>", None, &code, argv);
                     finish(r, &sink)
                 })

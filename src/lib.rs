@@ -78,7 +78,7 @@ pub fn run_file(path: &Path, display: &str, args: &[String], out: Output, color:
         Err(message) => return RunResult { stderr: format!("Error: IOError: {message}\n"), code: 2 },
     };
     let mut rt = Interp::new(out);
-    rt.color = color;
+    rt.set_config(rt.config().with_color(color));
     run_script(&mut rt, path, display, &text, args)
 }
 

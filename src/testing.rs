@@ -42,8 +42,7 @@ fn run_here(path: &Path) -> Outcome {
 /// forward pass unless the function says `check=False`.
 fn checked_interp(out: crate::runtime::Output) -> crate::runtime::Interp {
     let mut rt = crate::runtime::Interp::new(out);
-    rt.check_recompute = true;
-    rt.quiet_progress = true;
+    rt.set_config(rt.config().with_check_recompute(true).with_quiet_progress(true));
     rt
 }
 

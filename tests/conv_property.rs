@@ -3,6 +3,7 @@
 //! written from the definitions here, in float64; and bad shapes or arguments, through the
 //! builtins, end in an error of the right kind, never a panic.
 
+use dgl::autodiff::Host;
 use dgl::autodiff::Tape;
 use dgl::runtime::Interp;
 use dgl::tensor::conv::{Geom, Padding, Window};
@@ -124,20 +125,20 @@ fn with_tape(
     for x in inputs {
         tape.borrow_mut().watch(x.id);
     }
-    rt.ad.tapes.push(tape.clone());
+    rt.recorder().tapes.push(tape.clone());
     let y = f(rt);
     let y = match y {
         Ok(y) => y,
         Err(e) => {
-            rt.ad.tapes.clear();
+            rt.recorder().tapes.clear();
             return Err(e);
         }
     };
     let u = values(y.len(), 5);
     let ut = tensor(y.shape(), &u);
-    let p = rt.ad.mul(&y, &ut)?;
-    let l = rt.ad.reduce(Reduce::Sum, &p, None, false)?;
-    rt.ad.tapes.clear();
+    let p = rt.recorder().mul(&y, &ut)?;
+    let l = rt.recorder().reduce(Reduce::Sum, &p, None, false)?;
+    rt.recorder().tapes.clear();
     let ids: Vec<u64> = inputs.iter().map(|x| x.id).collect();
     let grads = rt.gradient(&tape, &[l], &ids, None)?;
     Ok((y, grads.into_iter().map(|g| g.expect("a gradient")).collect(), u))
@@ -164,7 +165,7 @@ proptest! {
         let wv = values(ws.iter().product(), c.seed ^ 77);
         let (x, wt) = (tensor(&xs, &xv), tensor(&ws, &wv));
         let mut rt = interp();
-        let got = with_tape(&mut rt, &[x.clone(), wt.clone()], |rt| rt.ad.conv2d(&x, &wt, c.window(c.dil)));
+        let got = with_tape(&mut rt, &[x.clone(), wt.clone()], |rt| rt.recorder().conv2d(&x, &wt, c.window(c.dil)));
         let Some((oh, pt, ow, pl)) = c.out(c.dil) else {
             let e = got.expect_err("a window that does not fit");
             prop_assert_eq!(e.kind().name(), "ShapeError");
@@ -210,14 +211,14 @@ proptest! {
         let x = tensor(&c.x, &xv);
         let Some((oh, pt, ow, pl)) = c.out((1, 1)) else {
             let mut rt = interp();
-            let e = rt.ad.avg_pool2d(&x, c.k, c.window((1, 1))).expect_err("a window that does not fit");
+            let e = rt.recorder().avg_pool2d(&x, c.k, c.window((1, 1))).expect_err("a window that does not fit");
             prop_assert_eq!(e.kind().name(), "ShapeError");
             return Ok(());
         };
         for max in [true, false] {
             let mut rt = interp();
             let (y, grads, u) = with_tape(&mut rt, &[x.clone()], |rt| {
-                if max { rt.ad.max_pool2d(&x, c.k, c.window((1, 1))) } else { rt.ad.avg_pool2d(&x, c.k, c.window((1, 1))) }
+                if max { rt.recorder().max_pool2d(&x, c.k, c.window((1, 1))) } else { rt.recorder().avg_pool2d(&x, c.k, c.window((1, 1))) }
             }).expect("pooling runs");
             prop_assert_eq!(y.shape(), &[n, oh, ow, ch][..]);
             let mut want = vec![0.0; n * oh * ow * ch];

@@ -4,6 +4,7 @@
 //! forward-mode tangents along a random direction equal to both the finite
 //! difference along it and `jacobian(y, x) · v`.
 
+use dgl::autodiff::Host;
 use dgl::autodiff::ops::nn::Activation;
 use dgl::autodiff::ops::reduce::NormOrd;
 use dgl::autodiff::{Accumulator, Tape};
@@ -175,36 +176,36 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
         E::Input(i) => xs[*i].clone(),
         E::Unary(op, x) => {
             let x = eval(rt, x, xs)?;
-            rt.ad.unary(*op, &x)?
+            rt.recorder().unary(*op, &x)?
         }
         E::Binary(op, x, y) => {
             let (x, y) = (eval(rt, x, xs)?, eval(rt, y, xs)?);
-            rt.ad.binary(*op, &x, &y)?
+            rt.recorder().binary(*op, &x, &y)?
         }
         E::SafeDiv(x, y) => {
             let (x, y) = (eval(rt, x, xs)?, eval(rt, y, xs)?);
-            let y2 = rt.ad.unary(Unary::Square, &y)?;
-            let one = rt.ad.scalar(DType::F64, 1.0);
-            let d = rt.ad.add(&one, &y2)?;
-            rt.ad.binary(Binary::Div, &x, &d)?
+            let y2 = rt.recorder().unary(Unary::Square, &y)?;
+            let one = rt.recorder().scalar(DType::F64, 1.0);
+            let d = rt.recorder().add(&one, &y2)?;
+            rt.recorder().binary(Binary::Div, &x, &d)?
         }
         E::Activation(a, x) => {
             let x = eval(rt, x, xs)?;
-            rt.ad.activation(*a, &x)?
+            rt.recorder().activation(*a, &x)?
         }
         E::SafeRsqrt(x) => {
             let x = eval(rt, x, xs)?;
-            let x2 = rt.ad.unary(Unary::Square, &x)?;
-            let one = rt.ad.scalar(DType::F64, 1.0);
-            let s = rt.ad.add(&one, &x2)?;
-            rt.ad.unary(Unary::Rsqrt, &s)?
+            let x2 = rt.recorder().unary(Unary::Square, &x)?;
+            let one = rt.recorder().scalar(DType::F64, 1.0);
+            let s = rt.recorder().add(&one, &x2)?;
+            rt.recorder().unary(Unary::Rsqrt, &s)?
         }
         E::SafeLog(x) | E::SafeSqrt(x) => {
             let x = eval(rt, x, xs)?;
-            let x2 = rt.ad.unary(Unary::Square, &x)?;
-            let one = rt.ad.scalar(DType::F64, 1.0);
-            let s = rt.ad.add(&one, &x2)?;
-            rt.ad.unary(if matches!(e, E::SafeLog(_)) { Unary::Log } else { Unary::Sqrt }, &s)?
+            let x2 = rt.recorder().unary(Unary::Square, &x)?;
+            let one = rt.recorder().scalar(DType::F64, 1.0);
+            let s = rt.recorder().add(&one, &x2)?;
+            rt.recorder().unary(if matches!(e, E::SafeLog(_)) { Unary::Log } else { Unary::Sqrt }, &s)?
         }
         E::Sum(x, a) | E::Mean(x, a) | E::Max(x, a) => {
             let x = eval(rt, x, xs)?;
@@ -214,43 +215,43 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
                 _ => Reduce::Max,
             };
             if x.shape().is_empty() {
-                rt.ad.reduce(op, &x, None, true)?
+                rt.recorder().reduce(op, &x, None, true)?
             } else {
-                rt.ad.reduce(op, &x, Some(&[*a]), true)?
+                rt.recorder().reduce(op, &x, Some(&[*a]), true)?
             }
         }
         E::Softmax(x) | E::LogSoftmax(x) => {
             let x = eval(rt, x, xs)?;
-            let x = if x.shape().is_empty() { rt.ad.reshape_to(&x, &[1])? } else { x };
-            rt.ad.softmax(&x, -1, matches!(e, E::LogSoftmax(_)))?
+            let x = if x.shape().is_empty() { rt.recorder().reshape_to(&x, &[1])? } else { x };
+            rt.recorder().softmax(&x, -1, matches!(e, E::LogSoftmax(_)))?
         }
         E::MatMul(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let x = rt.recorder().broadcast_to(&x, &broadcast_shape(x.shape()))?;
             let w =
                 Tensor::new(Array::from_f64(DType::F64, &[3, 3], vec![0.3, -0.2, 0.5, 0.1, 0.4, -0.6, -0.3, 0.2, 0.7]));
-            rt.ad.matmul(&x, &w)?
+            rt.recorder().matmul(&x, &w)?
         }
         E::Transpose2(x) => {
             let x = eval(rt, x, xs)?;
-            let t = rt.ad.transpose(&x, None)?;
-            rt.ad.transpose(&t, None)?
+            let t = rt.recorder().transpose(&x, None)?;
+            rt.recorder().transpose(&t, None)?
         }
         E::Reverse(x) | E::ConcatSlice(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let x = rt.recorder().broadcast_to(&x, &broadcast_shape(x.shape()))?;
             let n = x.shape().len();
             use ndarray::SliceInfoElem::Slice;
             let all = Slice { start: 0, end: None, step: 1 };
             if matches!(e, E::Reverse(_)) {
                 let last = Slice { start: 0, end: None, step: -1 };
                 let info: Vec<_> = (0..n).map(|i| if i + 1 == n { last } else { all }).collect();
-                rt.ad.index(&x, Rc::new(info))?
+                rt.recorder().index(&x, Rc::new(info))?
             } else {
-                let c = rt.ad.concat(&[x.clone(), x], -1)?;
+                let c = rt.recorder().concat(&[x.clone(), x], -1)?;
                 let part = Slice { start: 1, end: Some(4), step: 1 };
                 let info: Vec<_> = (0..n).map(|i| if i + 1 == n { part } else { all }).collect();
-                rt.ad.index(&c, Rc::new(info))?
+                rt.recorder().index(&c, Rc::new(info))?
             }
         }
         E::Prod(x, a) | E::Variance(x, a) => {
@@ -258,161 +259,161 @@ fn eval(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
             let axes = [*a];
             let axes = if x.shape().is_empty() { None } else { Some(&axes[..]) };
             if matches!(e, E::Prod(..)) {
-                rt.ad.reduce_prod(&x, axes, true)?
+                rt.recorder().reduce_prod(&x, axes, true)?
             } else {
-                rt.ad.variance(&x, axes, true)?
+                rt.recorder().variance(&x, axes, true)?
             }
         }
         E::Cumsum(x, exclusive, reverse) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &broadcast_shape(x.shape()))?;
-            rt.ad.cumulative(Running::Sum, &x, -1, *exclusive, *reverse)?
+            let x = rt.recorder().broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            rt.recorder().cumulative(Running::Sum, &x, -1, *exclusive, *reverse)?
         }
         E::Cumprod(x, reverse) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &broadcast_shape(x.shape()))?;
-            let s = rt.ad.unary(Unary::Sigmoid, &x)?;
-            let half = rt.ad.scalar(DType::F64, 0.5);
-            let f = rt.ad.add(&s, &half)?;
-            rt.ad.cumulative(Running::Prod, &f, -1, false, *reverse)?
+            let x = rt.recorder().broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let s = rt.recorder().unary(Unary::Sigmoid, &x)?;
+            let half = rt.recorder().scalar(DType::F64, 0.5);
+            let f = rt.recorder().add(&s, &half)?;
+            rt.recorder().cumulative(Running::Prod, &f, -1, false, *reverse)?
         }
         E::Norm(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let x = rt.recorder().broadcast_to(&x, &broadcast_shape(x.shape()))?;
             let mut one_shape = x.shape().to_vec();
             *one_shape.last_mut().expect("rank 2") = 1;
             let ones = Tensor::new(Array::full(DType::F64, &one_shape, 1.0));
-            let c = rt.ad.concat(&[x, ones], -1)?;
-            rt.ad.norm(&c, NormOrd::Euclidean, Some(&[-1]), true)?
+            let c = rt.recorder().concat(&[x, ones], -1)?;
+            rt.recorder().norm(&c, NormOrd::Euclidean, Some(&[-1]), true)?
         }
         E::Sort(x, descending) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &broadcast_shape(x.shape()))?;
-            rt.ad.sort(&x, -1, *descending)?
+            let x = rt.recorder().broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            rt.recorder().sort(&x, -1, *descending)?
         }
         E::TopK(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &broadcast_shape(x.shape()))?;
-            rt.ad.top_k(&x, 2)?.0
+            let x = rt.recorder().broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            rt.recorder().top_k(&x, 2)?.0
         }
         E::GatherNd(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &[2, 3])?;
+            let x = rt.recorder().broadcast_to(&x, &[2, 3])?;
             let idx = ints(&[2, 3, 2], vec![1, 2, 0, 0, 1, 0, 0, 2, 1, 1, 1, 2]);
-            rt.ad.gather_nd(&x, &idx, 0)?
+            rt.recorder().gather_nd(&x, &idx, 0)?
         }
         E::Einsum(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &broadcast_shape(x.shape()))?;
-            let y = rt.ad.einsum("ij,jk->ik", &[x.clone(), fixed_matrix()])?;
-            rt.ad.einsum("ij,ij->ij", &[y, x])?
+            let x = rt.recorder().broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let y = rt.recorder().einsum("ij,jk->ik", &[x.clone(), fixed_matrix()])?;
+            rt.recorder().einsum("ij,ij->ij", &[y, x])?
         }
         E::Solve(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &broadcast_shape(x.shape()))?;
-            let xt = rt.ad.transpose(&x, None)?;
-            let three = rt.ad.scalar(DType::F64, 3.0);
+            let x = rt.recorder().broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let xt = rt.recorder().transpose(&x, None)?;
+            let three = rt.recorder().scalar(DType::F64, 3.0);
             let eye =
                 Tensor::new(Array::from_f64(DType::F64, &[3, 3], (0..9).map(|k| (k % 4 == 0) as u8 as f64).collect()));
-            let a = rt.ad.mul(&eye, &three)?;
-            let a = rt.ad.add(&a, &fixed_matrix())?;
-            let s = rt.ad.solve(&a, &xt)?;
-            rt.ad.transpose(&s, None)?
+            let a = rt.recorder().mul(&eye, &three)?;
+            let a = rt.recorder().add(&a, &fixed_matrix())?;
+            let s = rt.recorder().solve(&a, &xt)?;
+            rt.recorder().transpose(&s, None)?
         }
         E::LogDet(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let x = rt.recorder().broadcast_to(&x, &broadcast_shape(x.shape()))?;
             let m = spd(rt, &x)?;
-            rt.ad.slogdet(&m)?.1
+            rt.recorder().slogdet(&m)?.1
         }
         E::ConvPool(x) => {
             use dgl::tensor::conv::{Padding, Window};
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &[2, 3])?;
-            let img = rt.ad.reshape_to(&x, &[1, 2, 3, 1])?;
+            let x = rt.recorder().broadcast_to(&x, &[2, 3])?;
+            let img = rt.recorder().reshape_to(&x, &[1, 2, 3, 1])?;
             let w = Tensor::new(Array::from_f64(DType::F64, &[2, 2, 1, 1], vec![0.5, -0.3, 0.8, 0.2]));
             let same = Window { strides: (1, 1), dilations: (1, 1), padding: Padding::Same };
-            let y = rt.ad.conv2d(&img, &w, same)?;
-            let p = rt.ad.avg_pool2d(&y, (2, 2), same)?;
-            rt.ad.reshape_to(&p, &[2, 3])?
+            let y = rt.recorder().conv2d(&img, &w, same)?;
+            let p = rt.recorder().avg_pool2d(&y, (2, 2), same)?;
+            rt.recorder().reshape_to(&p, &[2, 3])?
         }
         E::SigmoidXent(x) => {
             let x = eval(rt, x, xs)?;
             let z = Tensor::new(Array::full(DType::F64, x.shape(), 0.3));
-            rt.ad.sigmoid_xent(&z, &x)?
+            rt.recorder().sigmoid_xent(&z, &x)?
         }
         E::MaxPool(x) => {
             use dgl::tensor::conv::{Padding, Window};
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &[2, 3])?;
-            let img = rt.ad.reshape_to(&x, &[1, 2, 3, 1])?;
+            let x = rt.recorder().broadcast_to(&x, &[2, 3])?;
+            let img = rt.recorder().reshape_to(&x, &[1, 2, 3, 1])?;
             let same = Window { strides: (1, 1), dilations: (1, 1), padding: Padding::Same };
-            let p = rt.ad.max_pool2d(&img, (2, 2), same)?;
-            rt.ad.reshape_to(&p, &[2, 3])?
+            let p = rt.recorder().max_pool2d(&img, (2, 2), same)?;
+            rt.recorder().reshape_to(&p, &[2, 3])?
         }
         E::L2Normalize(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &[2, 3])?;
-            rt.ad.l2_normalize(&x, Some(&[1]), 1e-12)?
+            let x = rt.recorder().broadcast_to(&x, &[2, 3])?;
+            rt.recorder().l2_normalize(&x, Some(&[1]), 1e-12)?
         }
         E::MaskScatter(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &[2, 3])?;
+            let x = rt.recorder().broadcast_to(&x, &[2, 3])?;
             let m = Tensor::new(Array::Bool(
                 ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[3]), vec![true, false, true]).unwrap(),
             ));
-            let kept = rt.ad.boolean_mask(&x, &m, 1)?;
-            let flat = rt.ad.reshape_to(&kept, &[4])?;
-            rt.ad.scatter_nd(&ints(&[4, 2], vec![0, 0, 0, 2, 1, 0, 1, 2]), &flat, &[2, 3])?
+            let kept = rt.recorder().boolean_mask(&x, &m, 1)?;
+            let flat = rt.recorder().reshape_to(&kept, &[4])?;
+            rt.recorder().scatter_nd(&ints(&[4, 2], vec![0, 0, 0, 2, 1, 0, 1, 2]), &flat, &[2, 3])?
         }
         E::Inv(x) | E::Det(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &[2, 3])?;
+            let x = rt.recorder().broadcast_to(&x, &[2, 3])?;
             let m = spd(rt, &x)?;
             if let E::Inv(_) = e {
-                let inv = rt.ad.matrix_inverse(&m)?;
-                rt.ad.matmul(&x, &inv)?
+                let inv = rt.recorder().matrix_inverse(&m)?;
+                rt.recorder().matmul(&x, &inv)?
             } else {
-                let d = rt.ad.det(&m)?;
-                rt.ad.mul(&x, &d)?
+                let d = rt.recorder().det(&m)?;
+                rt.recorder().mul(&x, &d)?
             }
         }
         E::Cholesky(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &[2, 3])?;
+            let x = rt.recorder().broadcast_to(&x, &[2, 3])?;
             let m = spd(rt, &x)?;
-            let l = rt.ad.cholesky(&m)?;
-            let lt = rt.ad.transpose(&l, None)?;
-            rt.ad.matmul(&x, &lt)?
+            let l = rt.recorder().cholesky(&m)?;
+            let lt = rt.recorder().transpose(&l, None)?;
+            rt.recorder().matmul(&x, &lt)?
         }
         E::Spectral(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &[2, 3])?;
-            let n = rt.ad.spectral_norm(&x)?;
-            rt.ad.mul(&x, &n)?
+            let x = rt.recorder().broadcast_to(&x, &[2, 3])?;
+            let n = rt.recorder().spectral_norm(&x)?;
+            rt.recorder().mul(&x, &n)?
         }
         E::TraceL2(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &[2, 3])?;
-            let xt = rt.ad.transpose(&x, None)?;
-            let g = rt.ad.matmul(&xt, &x)?;
-            let t = rt.ad.trace(&g)?;
-            let l = rt.ad.l2_loss(&x)?;
-            let y = rt.ad.mul(&x, &t)?;
-            rt.ad.add(&y, &l)?
+            let x = rt.recorder().broadcast_to(&x, &[2, 3])?;
+            let xt = rt.recorder().transpose(&x, None)?;
+            let g = rt.recorder().matmul(&xt, &x)?;
+            let t = rt.recorder().trace(&g)?;
+            let l = rt.recorder().l2_loss(&x)?;
+            let y = rt.recorder().mul(&x, &t)?;
+            rt.recorder().add(&y, &l)?
         }
         E::TensorScatter(x, add) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &[2, 3])?;
-            let square = rt.ad.reshape_to(&x, &[2, 3])?;
-            let left = rt.ad.take(&square, std::rc::Rc::new(vec![0, 4]), &[2])?;
-            rt.ad.tensor_scatter_nd(&x, &ints(&[2, 2], vec![0, 1, 1, 2]), &left, *add)?
+            let x = rt.recorder().broadcast_to(&x, &[2, 3])?;
+            let square = rt.recorder().reshape_to(&x, &[2, 3])?;
+            let left = rt.recorder().take(&square, std::rc::Rc::new(vec![0, 4]), &[2])?;
+            rt.recorder().tensor_scatter_nd(&x, &ints(&[2, 2], vec![0, 1, 1, 2]), &left, *add)?
         }
         E::ClipByNorm(x) => {
             let x = eval(rt, x, xs)?;
-            let x = rt.ad.broadcast_to(&x, &broadcast_shape(x.shape()))?;
-            let c = rt.ad.scalar(DType::F64, 1.0);
-            rt.ad.clip_by_norm(&x, &c, Some(&[-1]))?
+            let x = rt.recorder().broadcast_to(&x, &broadcast_shape(x.shape()))?;
+            let c = rt.recorder().scalar(DType::F64, 1.0);
+            rt.recorder().clip_by_norm(&x, &c, Some(&[-1]))?
         }
     })
 }
@@ -427,12 +428,12 @@ fn ints(shape: &[usize], v: Vec<i64>) -> Tensor {
 /// condition number below 3, whatever x is (x itself can be large when an inner expression
 /// is a determinant, and 3I + xᵀx would then be too ill-conditioned for finite differences).
 fn spd(rt: &mut Interp, x: &Tensor) -> R<Tensor> {
-    let t = rt.ad.unary(Unary::Tanh, x)?;
-    let tt = rt.ad.transpose(&t, None)?;
-    let g = rt.ad.matmul(&tt, &t)?;
+    let t = rt.recorder().unary(Unary::Tanh, x)?;
+    let tt = rt.recorder().transpose(&t, None)?;
+    let g = rt.recorder().matmul(&tt, &t)?;
     let eye =
         Tensor::new(Array::from_f64(DType::F64, &[3, 3], (0..9).map(|k| (k % 4 == 0) as u8 as f64 * 3.0).collect()));
-    rt.ad.add(&eye, &g)
+    rt.recorder().add(&eye, &g)
 }
 
 fn fixed_matrix() -> Tensor {
@@ -451,8 +452,8 @@ fn broadcast_shape(s: &[usize]) -> Vec<usize> {
 fn loss(rt: &mut Interp, e: &E, xs: &[Tensor]) -> R<Tensor> {
     let y = eval(rt, e, xs)?;
     let w = Tensor::new(Array::from_f64(DType::F64, y.shape(), (0..y.len()).map(|i| 0.7 + 0.1 * i as f64).collect()));
-    let p = rt.ad.mul(&y, &w)?;
-    rt.ad.reduce(Reduce::Sum, &p, None, false)
+    let p = rt.recorder().mul(&y, &w)?;
+    rt.recorder().reduce(Reduce::Sum, &p, None, false)
 }
 
 /// What rounding alone can put into the finite differences above at a value of `f`: each
@@ -489,9 +490,9 @@ proptest! {
         for x in &xs {
             tape.borrow_mut().watch(x.id);
         }
-        rt.ad.tapes.push(tape.clone());
+        rt.recorder().tapes.push(tape.clone());
         let l = loss(&mut rt, &e, &xs);
-        rt.ad.tapes.clear();
+        rt.recorder().tapes.clear();
         // Programs whose shapes do not combine are not programs: skip them.
         prop_assume!(l.is_ok());
         let l = l.unwrap();
@@ -548,11 +549,11 @@ proptest! {
             tape.borrow_mut().watch(x.id);
             acc.borrow_mut().set(x.id, Tensor::new(Array::from_f64(DType::F64, s, v.clone())));
         }
-        rt.ad.tapes.push(tape.clone());
-        rt.ad.enter_accumulator(&acc).expect("enters");
+        rt.recorder().tapes.push(tape.clone());
+        rt.recorder().enter_accumulator(&acc).expect("enters");
         let y = eval(&mut rt, &e, &xs);
-        rt.ad.exit_accumulator(&acc);
-        rt.ad.tapes.clear();
+        rt.recorder().exit_accumulator(&acc);
+        rt.recorder().tapes.clear();
         prop_assume!(y.is_ok());
         let y = y.unwrap();
         prop_assert!(acc.borrow_mut().error.take().is_none(), "{:?}: a tangent failed", e);

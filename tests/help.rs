@@ -44,7 +44,7 @@ fn every_python_builtin_has_an_entry() {
     assert!(missing.is_empty(), "builtins without an entry in src/help/python.md: {missing:?}");
     let rt = interp();
     let absent: Vec<&str> =
-        PYTHON_NAMES.split_whitespace().filter(|n| !rt.builtins.contains_key(&dgl::intern::intern(n))).collect();
+        PYTHON_NAMES.split_whitespace().filter(|n| !rt.builtins().contains_key(&dgl::intern::intern(n))).collect();
     assert!(absent.is_empty(), "entries for names that are not builtins: {absent:?}");
 }
 
@@ -162,7 +162,7 @@ fn the_heading_check_catches_names_required_counts_and_varargs() {
 /// A receiver of each builtin type with methods, for probing the methods' signatures.
 fn receivers(rt: &mut Interp) -> Vec<(&'static str, Value)> {
     let code = "[constant(1.0), Variable(1.0), GradientTape(), [1], {1: 2}, 'a', {1}, ValueError('e'), (x for x in [1]), float32, print, ValueError]";
-    let id = rt.sources.add("<probe>", None, &format!("_values = {code}\n"));
+    let id = rt.add_source("<probe>", &format!("_values = {code}\n"));
     let globals = Rc::new(dgl::runtime::value::Globals::default());
     rt.run_source(id, &globals).ok().expect("the probe values build");
     let values = globals.get(dgl::intern::intern("_values")).expect("bound");
@@ -212,7 +212,7 @@ fn native(v: &Value) -> Option<NativeFn> {
 fn every_heading_matches_the_signature_its_builtin_binds() {
     let mut rt = interp();
     let mut named: Vec<(String, NativeFn, Option<Value>)> = vec![];
-    let builtins: Vec<(String, Value)> = rt.builtins.iter().map(|(k, v)| (k.name().to_string(), v.clone())).collect();
+    let builtins: Vec<(String, Value)> = rt.builtins().iter().map(|(k, v)| (k.name().to_string(), v.clone())).collect();
     for (name, v) in builtins {
         if let Some(f) = native(&v) {
             named.push((name, f, None));
@@ -259,7 +259,7 @@ fn help_of_each_entry_prints_the_entry_as_the_reference_shows_it() {
         // `newaxis` is None and `int32` is int64: their values' help is None's and int64's;
         // `OSError` and `EnvironmentError` are the one object `IOError` (docs/language.md
         // "Exceptions"), whose help their value shows.
-        let value = rt.builtins.get(&dgl::intern::intern(&e.key)).cloned();
+        let value = rt.builtins().get(&dgl::intern::intern(&e.key)).cloned();
         let alias = ["int32", "OSError", "EnvironmentError"].contains(&e.key.as_str());
         if let Some(v) = value.filter(|v| !matches!(v, Value::None) && !alias) {
             if dgl::help::help_text(&mut rt, &v) != by_name {
@@ -292,7 +292,7 @@ fn the_reference_ends_each_dgl_example_with_its_output() {
 fn every_builtin_and_stdlib_def_is_documented() {
     let rt = interp();
     let mut missing: Vec<String> =
-        rt.builtins.keys().map(|k| k.name().to_string()).filter(|n| Registry::get().entry(n).is_none()).collect();
+        rt.builtins().keys().map(|k| k.name().to_string()).filter(|n| Registry::get().entry(n).is_none()).collect();
     missing.sort();
     let reference = dgl::help::reference::generate().expect("the reference generates");
     // A stdlib entry without a docstring is its heading followed directly by the next heading.

@@ -3,6 +3,7 @@
 //! implementations written here, and out-of-range indices or malformed equations end in
 //! an error of the right kind, never a panic.
 
+use dgl::autodiff::Host;
 use dgl::error::ErrorKind;
 use dgl::runtime::Interp;
 use dgl::tensor::{Array, DType, Tensor};
@@ -50,7 +51,7 @@ proptest! {
         let m = m_pick.min(shape.len());
         let idx: Vec<i64> = raw.iter().copied().cycle().take(rows * m).collect();
         let mut rt = interp();
-        let r = rt.ad.gather_nd(&floats(&shape, &v), &ints(&[rows, m], idx.clone()), 0);
+        let r = rt.recorder().gather_nd(&floats(&shape, &v), &ints(&[rows, m], idx.clone()), 0);
         let in_range = idx.chunks(m.max(1)).all(|c| c.iter().zip(&shape).all(|(&i, &d)| i >= 0 && (i as usize) < d));
         match r {
             Err(e) => prop_assert!(!in_range && e.kind() == ErrorKind::Index, "{e:?}"),
@@ -79,7 +80,7 @@ proptest! {
         ushape.extend_from_slice(&shape[m..]);
         let upd: Vec<f64> = (0..rows * slice).map(|k| k as f64 + 1.0).collect();
         let mut rt = interp();
-        let r = rt.ad.scatter_nd(&ints(&[rows, m], idx.clone()), &floats(&ushape, &upd), &shape);
+        let r = rt.recorder().scatter_nd(&ints(&[rows, m], idx.clone()), &floats(&ushape, &upd), &shape);
         let in_range = idx.chunks(m).all(|c| c.iter().zip(&shape).all(|(&i, &d)| i >= 0 && (i as usize) < d));
         match r {
             Err(e) => prop_assert!(!in_range && e.kind() == ErrorKind::Index, "{e:?}"),
@@ -106,7 +107,7 @@ proptest! {
         let mask: Vec<bool> = bits[..span].to_vec();
         let m = Tensor::new(Array::Bool(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape[..k]), mask.clone()).unwrap()));
         let mut rt = interp();
-        let out = rt.ad.boolean_mask(&floats(&shape, &v), &m, 0).expect("shapes match");
+        let out = rt.recorder().boolean_mask(&floats(&shape, &v), &m, 0).expect("shapes match");
         let post: usize = shape[k..].iter().product();
         let want: Vec<f64> = (0..span).filter(|&j| mask[j]).flat_map(|j| v[j * post..(j + 1) * post].to_vec()).collect();
         prop_assert_eq!(out.shape()[0], mask.iter().filter(|&&b| b).count());
@@ -131,7 +132,7 @@ proptest! {
         let v1: Vec<f64> = (0..s1.iter().product::<usize>()).map(|k| (k as f64 * 0.7).sin()).collect();
         let v2: Vec<f64> = (0..s2.iter().product::<usize>()).map(|k| (k as f64 * 1.3).cos()).collect();
         let mut rt = interp();
-        let got = rt.ad.einsum(&eq, &[floats(&s1, &v1), floats(&s2, &v2)]).expect("a valid equation");
+        let got = rt.recorder().einsum(&eq, &[floats(&s1, &v1), floats(&s2, &v2)]).expect("a valid equation");
         // Naive: every assignment of every label.
         let oshape: Vec<usize> = output.iter().map(|&c| size(c)).collect();
         let mut want = vec![0.0; oshape.iter().product()];
@@ -158,7 +159,7 @@ proptest! {
     fn malformed_einsum_never_panics(eq in "[abi.,>\\- 1]{0,12}", shapes in proptest::collection::vec(proptest::collection::vec(0usize..3, 0..3), 0..3)) {
         let xs: Vec<Tensor> = shapes.iter().map(|s| floats(s, &vec![1.0; s.iter().product()])).collect();
         let mut rt = interp();
-        if let Err(e) = rt.ad.einsum(&eq, &xs) {
+        if let Err(e) = rt.recorder().einsum(&eq, &xs) {
             prop_assert!(matches!(e.kind(), ErrorKind::Value | ErrorKind::Shape | ErrorKind::Type), "{eq}: {e:?}");
         }
     }
@@ -171,15 +172,15 @@ proptest! {
         let idx = ints(&ishape, raw.iter().copied().cycle().take(n).collect());
         let x = floats(&shape, &v);
         let mut rt = interp();
-        let _ = rt.ad.gather_nd(&x, &idx, batch);
-        let _ = rt.ad.scatter_nd(&idx, &x, &shape);
-        let _ = rt.ad.tensor_scatter_nd(&x, &idx, &x, false);
-        let _ = rt.ad.tensor_scatter_nd(&x, &idx, &x, true);
+        let _ = rt.recorder().gather_nd(&x, &idx, batch);
+        let _ = rt.recorder().scatter_nd(&idx, &x, &shape);
+        let _ = rt.recorder().tensor_scatter_nd(&x, &idx, &x, false);
+        let _ = rt.recorder().tensor_scatter_nd(&x, &idx, &x, true);
         let mask = Tensor::new(Array::Bool(ndarray::ArrayD::from_elem(ndarray::IxDyn(&ishape), true)));
-        let _ = rt.ad.boolean_mask(&x, &mask, batch as i64 - 1);
-        let _ = rt.ad.top_k(&x, raw[0]);
-        let _ = rt.ad.diag_part(&x);
-        let _ = rt.ad.matrix_inverse(&x);
-        let _ = rt.ad.solve(&x, &x);
+        let _ = rt.recorder().boolean_mask(&x, &mask, batch as i64 - 1);
+        let _ = rt.recorder().top_k(&x, raw[0]);
+        let _ = rt.recorder().diag_part(&x);
+        let _ = rt.recorder().matrix_inverse(&x);
+        let _ = rt.recorder().solve(&x, &x);
     }
 }

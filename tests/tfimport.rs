@@ -80,7 +80,7 @@ fn tf_names_are_dgls_own_values() {
         ("numpy.exp", "exp"),
     ] {
         let v = lookup(&mut rt, tf).expect(tf);
-        let own = rt.builtins.get(&intern(dgl)).cloned().expect(dgl);
+        let own = rt.builtins().get(&intern(dgl)).cloned().expect(dgl);
         assert!(v.is(&own), "{tf} is not DGL's {dgl}");
     }
     for (tf, module, name) in [
@@ -162,7 +162,7 @@ fn a_name_dgl_lacks_is_an_attribute_error_naming_the_api() {
 #[test]
 fn importing_tensorflow_loads_no_stdlib_module_until_a_name_needs_it() {
     let mut rt = interp();
-    let loaded = |rt: &Interp, m: &str| rt.modules.contains_key(m);
+    let loaded = |rt: &Interp, m: &str| rt.is_loaded(m);
     lookup(&mut rt, "tensorflow.reduce_sum").expect("tf.reduce_sum");
     lookup(&mut rt, "tensorflow.keras.layers").expect("tf.keras.layers");
     for m in ["nn", "optim", "losses", "metrics", "data", "initializers", "_tf", "_keras"] {
@@ -182,7 +182,7 @@ fn dir_lists_names_not_yet_bound() {
     let layers = lookup(&mut rt, "tensorflow.keras.layers").expect("tf.keras.layers");
     let names = dgl::help::values::dir_names(&rt, &layers);
     assert!(names.iter().any(|n| n == "Dense"), "{names:?}");
-    assert!(!rt.modules.contains_key("nn"), "dir loaded nn");
+    assert!(!rt.is_loaded("nn"), "dir loaded nn");
 }
 
 #[test]

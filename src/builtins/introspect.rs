@@ -36,7 +36,7 @@ fn dir(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let names = match object {
         Some(v) => crate::help::dir_names(rt, &v),
         None => {
-            let mut names: Vec<String> = match &rt.scope {
+            let mut names: Vec<String> = match rt.scope() {
                 Some(g) => g.bound().iter().map(|(n, _)| n.name().to_string()).collect(),
                 None => vec![],
             };

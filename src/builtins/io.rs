@@ -26,7 +26,7 @@ fn display(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let a = SIG.bind(rt, args)?;
     let values = a.rest;
     for v in &values {
-        match rt.display_hook.clone() {
+        match rt.display_hook() {
             Some(hook) => hook(rt, v)?,
             None => {
                 let text = rt.repr_of(v)?;

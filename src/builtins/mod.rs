@@ -40,7 +40,7 @@ use crate::error::R;
 use crate::intern::intern;
 use crate::runtime::value::{Args, NativeFn, Value};
 use crate::runtime::convert::{int_found, int_of, IntUse};
-use crate::runtime::Interp;
+use crate::runtime::{Hooks, Interp};
 use crate::tensor::{DType, Tensor};
 use crate::{bail, err};
 use std::rc::Rc;
@@ -56,9 +56,7 @@ impl Interp {
 
 /// Registers every builtin name (docs/language.md §2, §4, §5) and the attribute tables of builtin values.
 pub fn install(rt: &mut Interp) {
-    rt.builtin_attr = methods::attr;
-    rt.native_modules = modules::find;
-    rt.builtin_attr_names = methods::attr_names;
+    rt.install_hooks(Hooks::new(methods::attr, methods::attr_names, modules::find));
     let mut reg = |name: &str, f: NativeFn| {
         rt.builtins.insert(intern(name), Value::native(name, f));
     };

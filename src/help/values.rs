@@ -332,7 +332,7 @@ fn module_help(rt: &Interp, m: &crate::runtime::value::Module) -> String {
 /// (an instance's attributes and its class chain's, a class's and its bases', a module's
 /// globals), sorted and without repeats.
 pub fn dir_names(rt: &Interp, v: &Value) -> Vec<String> {
-    let mut out: Vec<String> = (rt.builtin_attr_names)(v).into_iter().map(|s| s.to_string()).collect();
+    let mut out: Vec<String> = rt.builtin_attr_names(v).into_iter().map(|s| s.to_string()).collect();
     let class_chain = |c: &Rc<Class>, out: &mut Vec<String>| {
         let mut c = Some(c.clone());
         while let Some(class) = c {

@@ -65,9 +65,9 @@ impl Executor {
         let mut session = Session::new(out);
         session.rt.err_out = Rc::new(RefCell::new(StreamWriter::new(outbox.clone(), Stdio::Stderr)));
         // Notebooks render ANSI colours in tracebacks.
-        session.rt.color = true;
+        session.rt.set_config(session.rt.config().with_color(true));
         let hook_box = outbox.clone();
-        session.rt.display_hook = Some(Rc::new(move |rt, v| {
+        session.rt.set_display_hook(Rc::new(move |rt, v| {
             let data = media(mime_bundle(rt, v)?);
             hook_box.publish(DisplayData::new(data));
             Ok(())

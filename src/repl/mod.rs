@@ -298,7 +298,8 @@ pub fn main() -> i32 {
     crate::with_big_stack(move || {
         let out: crate::runtime::Output = Rc::new(RefCell::new(std::io::LineWriter::new(std::io::stdout())));
         let mut session = Session::new(out);
-        session.rt.color = color_on(std::io::stderr().is_terminal());
+        let config = session.rt.config().with_color(color_on(std::io::stderr().is_terminal()));
+        session.rt.set_config(config);
         let session = Rc::new(RefCell::new(session));
         let color = color_on(std::io::stdout().is_terminal());
         let config = Config::builder()

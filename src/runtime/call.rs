@@ -16,9 +16,9 @@ impl Interp {
     /// native raised it here), else this call site joins its traceback.
     pub fn locate(&self, mut e: Exc, span: Span) -> Exc {
         if e.0.at.is_none() {
-            e.0.at = Some((self.src, span));
+            e.0.at = Some((self.run.src, span));
         } else {
-            e.0.trace.push((self.src, span, self.frame.to_string()));
+            e.0.trace.push((self.run.src, span, self.run.frame.to_string()));
         }
         e
     }
@@ -30,13 +30,13 @@ impl Interp {
         }
         // Every call counts toward the depth, not only calls of user functions: chains of
         // wrappers, bound methods and instances whose __call__ is another callable too.
-        if self.depth >= MAX_DEPTH {
+        if self.run.depth >= MAX_DEPTH {
             bail!(Recursion, "maximum recursion depth exceeded ({MAX_DEPTH} nested calls)");
         }
         super::stack_guard("in a call")?;
-        self.depth += 1;
+        self.run.depth += 1;
         let r = self.call_other(f, pos, kw);
-        self.depth -= 1;
+        self.run.depth -= 1;
         r
     }
 
@@ -135,7 +135,7 @@ impl Interp {
 
     /// Calls a user function: binds parameters (Python's rules), runs the body.
     pub fn call_function(&mut self, func: &Rc<Function>, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Value> {
-        if self.depth >= MAX_DEPTH {
+        if self.run.depth >= MAX_DEPTH {
             bail!(Recursion, "maximum recursion depth exceeded ({MAX_DEPTH} nested calls)");
         }
         super::stack_guard("in a call")?;
@@ -159,9 +159,9 @@ impl Interp {
             return self.make_generator(func, frame);
         }
         let saved_site = self.ad.site;
-        self.depth += 1;
+        self.run.depth += 1;
         let r = self.running_in(func.source, func.name.clone(), |rt| rt.exec_block(&func.def.body, &mut frame));
-        self.depth -= 1;
+        self.run.depth -= 1;
         self.ad.site = saved_site;
         match r? {
             super::exec::Flow::Return(v) => Ok(v),
@@ -345,7 +345,7 @@ impl Interp {
             }
             Value::Func(f) if name == sym::NAME => Ok(Value::Str(f.name.clone().into())),
             Value::Func(f) if name == sym::DOC => Ok(f.def.doc.clone().map_or(Value::None, |d| Value::Str(d.into()))),
-            _ => match (self.builtin_attr)(self, obj, name)? {
+            _ => match (self.hooks.builtin_attr)(self, obj, name)? {
                 Some(v) => Ok(v),
                 None => match self.builtin_dunder(obj, &name.name()) {
                     Some(v) => Ok(v),

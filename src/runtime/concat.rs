@@ -62,7 +62,7 @@ impl Interp {
         };
         let Value::Str(tail) = &rhs else {
             let r = if inplace {
-                self.inplace_op(BinOp::Add, Value::Str(cur), rhs).map_err(|e| e.at(self.src, span))
+                self.inplace_op(BinOp::Add, Value::Str(cur), rhs).map_err(|e| e.at(self.run.src, span))
             } else {
                 self.binary_op(BinOp::Add, Value::Str(cur), rhs).map_err(|e| self.locate(e, span))
             };
@@ -70,7 +70,7 @@ impl Interp {
         };
         // Without the variable's reference, `cur` is the only one unless a value holds the text.
         store(name, slot, Value::None, env);
-        let r = append_text(&mut cur, tail).map_err(|e| e.at(self.src, span));
+        let r = append_text(&mut cur, tail).map_err(|e| e.at(self.run.src, span));
         store(name, slot, Value::Str(cur), env);
         Some(r)
     }

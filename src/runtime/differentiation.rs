@@ -435,7 +435,7 @@ impl Interp {
         pos: Vec<Value>,
         kw: Vec<(Rc<str>, Value)>,
     ) -> R<Value> {
-        let check = check.unwrap_or(self.check_recompute);
+        let check = check.unwrap_or(self.config.check_recompute);
         let rng_state = self.rng.clone();
         let name = self.callable_name(f);
         let region = self.ad.region_of(&name, def_site(f));

@@ -15,15 +15,15 @@ use std::rc::Rc;
 
 impl Interp {
     pub fn eval(&mut self, e: &Expr, env: &mut Frame) -> R<Value> {
-        super::stack_guard("while evaluating an expression").map_err(|x| x.at(self.src, e.span))?;
+        super::stack_guard("while evaluating an expression").map_err(|x| x.at(self.run.src, e.span))?;
         match &e.kind {
             ExprKind::Name(n, slot) => match load(*n, slot.get(), env) {
                 Ok(v) => Ok(v),
                 // Builtins written in DGL (`Module`) load on their first use.
                 Err(x) => match self.lazy_builtin(*n, slot.get(), env) {
                     Ok(Some(v)) => Ok(v),
-                    Ok(None) => Err(self.name_hint(x, *n, env).at(self.src, e.span)),
-                    Err(x) => Err(x.at(self.src, e.span)),
+                    Ok(None) => Err(self.name_hint(x, *n, env).at(self.run.src, e.span)),
+                    Err(x) => Err(x.at(self.run.src, e.span)),
                 },
             },
             ExprKind::Int(i) => Ok(Value::Int(*i)),
@@ -39,18 +39,18 @@ impl Interp {
                 let items = self.display(xs, env)?;
                 let mut set = Set::default();
                 for (x, item) in xs.iter().cycle().zip(items) {
-                    let h = self.hash_key(&item).map_err(|err| err.at(self.src, x.span))?;
+                    let h = self.hash_key(&item).map_err(|err| err.at(self.run.src, x.span))?;
                     set.entry(h).or_insert(item);
                 }
                 Ok(Value::Set(Rc::new(RefCell::new(set))))
             }
-            ExprKind::Starred(_) => Err(err!(Syntax, "can't use starred expression here").at(self.src, e.span)),
+            ExprKind::Starred(_) => Err(err!(Syntax, "can't use starred expression here").at(self.run.src, e.span)),
             ExprKind::Yield(v) => {
                 let v = match v {
                     Some(x) => self.eval(x, env)?,
                     None => Value::None,
                 };
-                self.yield_value(v).map_err(|x| x.at(self.src, e.span))
+                self.yield_value(v).map_err(|x| x.at(self.run.src, e.span))
             }
             ExprKind::YieldFrom(x) => {
                 let it = self.eval(x, env)?;
@@ -63,7 +63,7 @@ impl Interp {
                 let it = match it {
                     Value::Generator(_) => it,
                     other => {
-                        let iter = self.iter_of(&other).map_err(|x| x.at(self.src, first.span))?;
+                        let iter = self.iter_of(&other).map_err(|x| x.at(self.run.src, first.span))?;
                         match iter {
                             Iter::Next(obj) => obj,
                             iter => Value::Generator(Rc::new(Generator::native("iterator", iter))),
@@ -79,7 +79,7 @@ impl Interp {
                 for (k, v) in kvs {
                     let kv = self.eval(k, env)?;
                     let vv = self.eval(v, env)?;
-                    let h = self.hash_key(&kv).map_err(|x| x.at(self.src, k.span))?;
+                    let h = self.hash_key(&kv).map_err(|x| x.at(self.run.src, k.span))?;
                     super::value::dict_store(&mut d, h, kv, vv)?;
                 }
                 Ok(Value::Dict(Rc::new(RefCell::new(d))))
@@ -120,7 +120,7 @@ impl Interp {
                                 "super() takes no arguments in a method, or two: super(Class, self)"
                             )),
                         };
-                        return made.map_err(|x| x.at(self.src, e.span));
+                        return made.map_err(|x| x.at(self.run.src, e.span));
                     }
                 }
                 let f = self.eval(func, env)?;
@@ -129,11 +129,11 @@ impl Interp {
             }
             ExprKind::Unary(op, x) => {
                 let v = self.eval(x, env)?;
-                self.unary_op(*op, v).map_err(|x| x.at(self.src, e.span))
+                self.unary_op(*op, v).map_err(|x| x.at(self.run.src, e.span))
             }
             ExprKind::Not(x) => {
                 let v = self.eval(x, env)?;
-                Ok(Value::Bool(!self.truthy(&v).map_err(|x| x.at(self.src, e.span))?))
+                Ok(Value::Bool(!self.truthy(&v).map_err(|x| x.at(self.run.src, e.span))?))
             }
             ExprKind::Binary(op, a, b) => {
                 let x = self.eval(a, env)?;
@@ -145,8 +145,8 @@ impl Interp {
                 let mut result = Value::Bool(true);
                 for (op, right) in rest {
                     let r = self.eval(right, env)?;
-                    result = self.compare_op(*op, &left, &r).map_err(|x| x.at(self.src, e.span))?;
-                    if rest.len() > 1 && !self.truthy(&result).map_err(|x| x.at(self.src, e.span))? {
+                    result = self.compare_op(*op, &left, &r).map_err(|x| x.at(self.run.src, e.span))?;
+                    if rest.len() > 1 && !self.truthy(&result).map_err(|x| x.at(self.run.src, e.span))? {
                         return Ok(result);
                     }
                     left = r;
@@ -155,21 +155,21 @@ impl Interp {
             }
             ExprKind::And(a, b) => {
                 let x = self.eval(a, env)?;
-                if !self.truthy(&x).map_err(|x| x.at(self.src, a.span))? {
+                if !self.truthy(&x).map_err(|x| x.at(self.run.src, a.span))? {
                     return Ok(x);
                 }
                 self.eval(b, env)
             }
             ExprKind::Or(a, b) => {
                 let x = self.eval(a, env)?;
-                if self.truthy(&x).map_err(|x| x.at(self.src, a.span))? {
+                if self.truthy(&x).map_err(|x| x.at(self.run.src, a.span))? {
                     return Ok(x);
                 }
                 self.eval(b, env)
             }
             ExprKind::IfElse(c, a, b) => {
                 let cv = self.eval(c, env)?;
-                if self.truthy(&cv).map_err(|x| x.at(self.src, c.span))? {
+                if self.truthy(&cv).map_err(|x| x.at(self.run.src, c.span))? {
                     self.eval(a, env)
                 } else {
                     self.eval(b, env)
@@ -201,9 +201,9 @@ impl Interp {
                     let items = self.iterate(&it).map_err(|err| match err.kind() {
                         crate::error::ErrorKind::Type if !matches!(it, Value::Instance(_)) => {
                             err!(Type, "Value after * must be an iterable, not {}", it.type_name())
-                                .at(self.src, inner.span)
+                                .at(self.run.src, inner.span)
                         }
-                        _ => err.at(self.src, inner.span),
+                        _ => err.at(self.run.src, inner.span),
                     })?;
                     crate::tensor::budget::grow("a list", &mut v, items.len())?;
                     v.extend(items);
@@ -223,7 +223,7 @@ impl Interp {
                 FPart::Field { expr, repr, spec } => {
                     let v = self.eval(expr, env)?;
                     let spec = if spec.is_empty() { String::new() } else { self.fstring(spec, env)? };
-                    let s = self.format_field(&v, *repr, &spec).map_err(|x| x.at(self.src, expr.span))?;
+                    let s = self.format_field(&v, *repr, &spec).map_err(|x| x.at(self.run.src, expr.span))?;
                     out.push_str(&s);
                 }
             }
@@ -241,14 +241,14 @@ impl Interp {
                     Ok(())
                 }
                 (CompKind::Set, Built::Set(set)) => {
-                    let h = self.hash_key(&x).map_err(|err| err.at(self.src, elt.span))?;
+                    let h = self.hash_key(&x).map_err(|err| err.at(self.run.src, elt.span))?;
                     crate::tensor::budget::grow_map("a set", set.len(), set.capacity(), super::value::SET_ENTRY_BYTES)
                         .map_err(|err| self.locate(err.into(), elt.span))?;
                     set.entry(h).or_insert(x);
                     Ok(())
                 }
                 (CompKind::Dict(value), Built::Dict(d)) => {
-                    let h = self.hash_key(&x).map_err(|err| err.at(self.src, elt.span))?;
+                    let h = self.hash_key(&x).map_err(|err| err.at(self.run.src, elt.span))?;
                     let v = self.eval(value, env)?;
                     super::value::dict_store(d, h, x, v)?;
                     Ok(())
@@ -257,13 +257,13 @@ impl Interp {
             };
         };
         let it = self.eval(&first.iter, env)?;
-        let mut items = self.iter_of(&it).map_err(|x| x.at(self.src, first.iter.span))?;
+        let mut items = self.iter_of(&it).map_err(|x| x.at(self.run.src, first.iter.span))?;
         'items: while let Some(item) = self.iter_next(&mut items).map_err(|x| self.locate(x, first.iter.span))? {
-            self.check_interrupt().map_err(|x| x.at(self.src, first.iter.span))?;
+            self.check_interrupt().map_err(|x| x.at(self.run.src, first.iter.span))?;
             self.assign(&first.target, item, env)?;
             for c in &first.conds {
                 let v = self.eval(c, env)?;
-                if !self.truthy(&v).map_err(|x| x.at(self.src, c.span))? {
+                if !self.truthy(&v).map_err(|x| x.at(self.run.src, c.span))? {
                     continue 'items;
                 }
             }
@@ -280,7 +280,7 @@ impl Interp {
                 Arg::Pos(e) => pos.push(self.eval(e, env)?),
                 Arg::Star(e) => {
                     let v = self.eval(e, env)?;
-                    pos.extend(self.iterate(&v).map_err(|x| x.at(self.src, e.span))?);
+                    pos.extend(self.iterate(&v).map_err(|x| x.at(self.run.src, e.span))?);
                 }
                 Arg::Kw(k, e) => kw.push((k.name(), self.eval(e, env)?)),
                 Arg::StarStar(e) => match self.eval(e, env)? {
@@ -288,13 +288,13 @@ impl Interp {
                         for (k, v) in d.borrow().values() {
                             match k {
                                 Value::Str(s) => kw.push((s.into(), v.clone())),
-                                _ => return Err(err!(Type, "keywords must be strings").at(self.src, e.span)),
+                                _ => return Err(err!(Type, "keywords must be strings").at(self.run.src, e.span)),
                             }
                         }
                     }
                     other => {
                         return Err(err!(Type, "argument after ** must be a dict, not {}", other.type_name())
-                            .at(self.src, e.span))
+                            .at(self.run.src, e.span))
                     }
                 },
             }

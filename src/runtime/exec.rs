@@ -39,7 +39,7 @@ impl Interp {
     pub fn module_frame(&mut self, block: &[Stmt], globals: &Rc<Globals>) -> Frame {
         let layout = crate::syntax::resolve::resolve_module(block, &mut globals.names.borrow_mut());
         self.sync_globals(globals);
-        self.scope = Some(globals.clone());
+        self.run.scope = Some(globals.clone());
         Frame::new(&layout, &[], globals.clone())
     }
 
@@ -77,9 +77,9 @@ impl Interp {
 
     fn exec(&mut self, s: &Stmt, env: &mut Frame) -> R<Flow> {
         // Entries recorded by this statement point at it (`tape.summary()`, `tape.explain`).
-        self.ad.site = crate::autodiff::tape::Site { src: self.src, pos: s.span.start };
+        self.ad.site = crate::autodiff::tape::Site { src: self.run.src, pos: s.span.start };
         if let Some(o) = self.observer.as_mut() {
-            if !o.runs(self.src, s.span.start) {
+            if !o.runs(self.run.src, s.span.start) {
                 return Ok(Flow::Normal);
             }
         }
@@ -106,13 +106,13 @@ impl Interp {
                 }
                 let cur = self.eval(target, env)?;
                 let rhs = self.eval(value, env)?;
-                let new = self.inplace_op(*op, cur, rhs).map_err(|e| e.at(self.src, s.span))?;
+                let new = self.inplace_op(*op, cur, rhs).map_err(|e| e.at(self.run.src, s.span))?;
                 self.assign(target, new, env)?;
             }
             StmtKind::If(arms, orelse) => {
                 for (cond, body) in arms {
                     let c = self.eval(cond, env)?;
-                    if self.truthy(&c).map_err(|e| e.at(self.src, cond.span))? {
+                    if self.truthy(&c).map_err(|e| e.at(self.run.src, cond.span))? {
                         return self.exec_block(body, env);
                     }
                 }
@@ -123,7 +123,7 @@ impl Interp {
             StmtKind::While(cond, body, orelse) => {
                 loop {
                     let c = self.eval(cond, env)?;
-                    if !self.truthy(&c).map_err(|e| e.at(self.src, cond.span))? {
+                    if !self.truthy(&c).map_err(|e| e.at(self.run.src, cond.span))? {
                         break;
                     }
                     if let Some(flow) = self.loop_body(body, env, s)? {
@@ -197,21 +197,21 @@ impl Interp {
                                 e.0.kind = ErrorKind::Import;
                                 e.0.message = format!("cannot import name '{n}' from '{name}': {}", e.0.message);
                             }
-                            e.at(self.src, *span)
+                            e.at(self.run.src, *span)
                         })?,
                         // `from a import b` with `b` a submodule (a file `a/b.dgl`), as in Python.
                         (None, None) if self.is_submodule(&name, &n.name()) => {
                             let mut sub = parts.clone();
                             let n_name = n.name().to_string();
                             sub.push(&n_name);
-                            let ms = self.import_path(&sub).map_err(|e| e.at(self.src, *span))?;
+                            let ms = self.import_path(&sub).map_err(|e| e.at(self.run.src, *span))?;
                             Value::Module(ms.last().expect("the submodule").clone())
                         }
                         (None, None) => {
                             let e = err!(Import, "cannot import name '{}' from '{}'", n, name);
                             let names = m.names();
                             return Err(super::suggest::with_hint(e, &n.to_string(), names.iter().map(String::as_str))
-                                .at(self.src, *span));
+                                .at(self.run.src, *span));
                         }
                     };
                     store(alias.unwrap_or(*n), slot.get(), v, env);
@@ -219,7 +219,7 @@ impl Interp {
             }
             StmtKind::Assert(cond, msg) => {
                 let c = self.eval(cond, env)?;
-                if !self.truthy(&c).map_err(|e| e.at(self.src, cond.span))? {
+                if !self.truthy(&c).map_err(|e| e.at(self.run.src, cond.span))? {
                     let m = match msg {
                         Some(m) => {
                             let v = self.eval(m, env)?;
@@ -227,21 +227,21 @@ impl Interp {
                         }
                         None => String::new(),
                     };
-                    return Err(Exc::new(ErrorKind::Assertion, m).at(self.src, cond.span));
+                    return Err(Exc::new(ErrorKind::Assertion, m).at(self.run.src, cond.span));
                 }
             }
             StmtKind::Raise(v) => {
                 let exc = match v {
-                    None => match self.handling.last() {
+                    None => match self.run.handling.last() {
                         Some(e) => return Err(e.clone()),
                         None => err!(Runtime, "no active exception to re-raise"),
                     },
                     Some(e) => {
                         let v = self.eval(e, env)?;
-                        self.exception_from(v).map_err(|x| x.at(self.src, e.span))?
+                        self.exception_from(v).map_err(|x| x.at(self.run.src, e.span))?
                     }
                 };
-                return Err(exc.at(self.src, s.span));
+                return Err(exc.at(self.run.src, s.span));
             }
             StmtKind::Try { body, handlers, orelse, finally } => {
                 return self.exec_try(body, handlers, orelse.as_deref(), finally.as_deref(), env)
@@ -258,7 +258,7 @@ impl Interp {
     /// One pass of a loop body: `None` to go on, `Some(flow)` to leave the
     /// loop (`break` leaves it normally and skips its `else` block).
     fn loop_body(&mut self, body: &[Stmt], env: &mut Frame, stmt: &Stmt) -> R<Option<Flow>> {
-        self.check_interrupt().map_err(|e| e.at(self.src, stmt.span))?;
+        self.check_interrupt().map_err(|e| e.at(self.run.src, stmt.span))?;
         Ok(match self.exec_block(body, env)? {
             Flow::Break => Some(Flow::Normal),
             Flow::Return(v) => Some(Flow::Return(v)),
@@ -275,27 +275,27 @@ impl Interp {
             }
             ExprKind::Attr(obj, name) => {
                 let o = self.eval(obj, env)?;
-                self.set_attr(&o, *name, v).map_err(|e| e.at(self.src, target.span))
+                self.set_attr(&o, *name, v).map_err(|e| e.at(self.run.src, target.span))
             }
             ExprKind::Index(obj, index) => {
                 let o = self.eval(obj, env)?;
                 let i = self.eval(index, env)?;
-                self.set_item(&o, i, v).map_err(|e| e.at(self.src, target.span))
+                self.set_item(&o, i, v).map_err(|e| e.at(self.run.src, target.span))
             }
             ExprKind::Tuple(ts) | ExprKind::List(ts) => {
                 let own_error = matches!(v, Value::Instance(_)) && self.instance_iterable(&v);
                 let items = self.iterate(&v).map_err(|e| match e.kind() {
                     ErrorKind::Type if !own_error => {
-                        err!(Type, "cannot unpack non-iterable {} object", v.type_name()).at(self.src, target.span)
+                        err!(Type, "cannot unpack non-iterable {} object", v.type_name()).at(self.run.src, target.span)
                     }
-                    _ => e.at(self.src, target.span),
+                    _ => e.at(self.run.src, target.span),
                 })?;
                 let star = ts.iter().position(|t| matches!(t.kind, ExprKind::Starred(_)));
                 let Some(star) = star else {
                     // CPython's messages.
                     if items.len() > ts.len() {
                         return Err(
-                            err!(Value, "too many values to unpack (expected {})", ts.len()).at(self.src, target.span)
+                            err!(Value, "too many values to unpack (expected {})", ts.len()).at(self.run.src, target.span)
                         );
                     }
                     if items.len() < ts.len() {
@@ -305,7 +305,7 @@ impl Interp {
                             ts.len(),
                             items.len()
                         )
-                        .at(self.src, target.span));
+                        .at(self.run.src, target.span));
                     }
                     for (t, item) in ts.iter().zip(items) {
                         self.assign(t, item, env)?;
@@ -321,7 +321,7 @@ impl Interp {
                         fixed,
                         items.len()
                     )
-                    .at(self.src, target.span));
+                    .at(self.run.src, target.span));
                 }
                 let after = fixed - star;
                 let mut items = items;
@@ -338,21 +338,21 @@ impl Interp {
                 }
                 Ok(())
             }
-            _ => Err(err!(Syntax, "cannot assign to this expression").at(self.src, target.span)),
+            _ => Err(err!(Syntax, "cannot assign to this expression").at(self.run.src, target.span)),
         }
     }
 
     fn delete(&mut self, target: &Expr, env: &mut Frame) -> R<()> {
         match &target.kind {
-            ExprKind::Name(n, slot) => delete(*n, slot.get(), env).map_err(|e| e.at(self.src, target.span)),
+            ExprKind::Name(n, slot) => delete(*n, slot.get(), env).map_err(|e| e.at(self.run.src, target.span)),
             ExprKind::Index(obj, index) => {
                 let o = self.eval(obj, env)?;
                 let i = self.eval(index, env)?;
-                self.del_item(&o, &i).map_err(|e| e.at(self.src, target.span))
+                self.del_item(&o, &i).map_err(|e| e.at(self.run.src, target.span))
             }
             ExprKind::Attr(obj, name) => {
                 let o = self.eval(obj, env)?;
-                self.del_attr(&o, *name).map_err(|e| e.at(self.src, target.span))
+                self.del_attr(&o, *name).map_err(|e| e.at(self.run.src, target.span))
             }
             ExprKind::Tuple(ts) | ExprKind::List(ts) => {
                 for t in ts {
@@ -360,7 +360,7 @@ impl Interp {
                 }
                 Ok(())
             }
-            _ => Err(err!(Syntax, "cannot delete this expression").at(self.src, target.span)),
+            _ => Err(err!(Syntax, "cannot delete this expression").at(self.run.src, target.span)),
         }
     }
 
@@ -417,7 +417,7 @@ impl Interp {
             positional_only: def.params.iter().all(|p| p.kind == ParamKind::Normal),
             captured,
             globals: env.globals.clone(),
-            source: self.src,
+            source: self.run.src,
             owner: RefCell::new(None),
         })))
     }
@@ -443,7 +443,7 @@ impl Interp {
                 }
                 other => {
                     return Err(err!(Type, "a class can only inherit from a class, not {}", other.type_name())
-                        .at(self.src, b.span))
+                        .at(self.run.src, b.span))
                 }
             },
         };
@@ -480,7 +480,7 @@ impl Interp {
         let entered = self.enter(&ctx).map_err(|e| self.locate(e, ctx_expr.span))?;
         if let Some(t) = target {
             if let Err(e) = self.assign(t, entered, env) {
-                self.exit(&ctx, None).map_err(|e| e.at(self.src, ctx_expr.span))?;
+                self.exit(&ctx, None).map_err(|e| e.at(self.run.src, ctx_expr.span))?;
                 return Err(e);
             }
         }
@@ -583,11 +583,11 @@ impl Interp {
         let pending = result.as_ref().err().cloned();
         let handling = pending.is_some();
         if let Some(e) = pending {
-            self.handling.push(e);
+            self.run.handling.push(e);
         }
         let closing = self.exec_block(f, env);
         if handling {
-            self.handling.pop();
+            self.run.handling.pop();
         }
         match closing? {
             Flow::Normal => result,
@@ -611,18 +611,18 @@ impl Interp {
         };
         for h in handlers {
             // The error stays the one being handled while the clauses are evaluated.
-            self.handling.push(exc.clone());
+            self.run.handling.push(exc.clone());
             let matched = self.handler_matches(h, &exc, env);
-            self.handling.pop();
+            self.run.handling.pop();
             if !matched? {
                 continue;
             }
             if let Some(n) = h.name {
                 store(n, h.slot.get(), raised_value(&exc), env);
             }
-            self.handling.push(exc);
+            self.run.handling.push(exc);
             let result = self.exec_block(&h.body, env);
-            self.handling.pop();
+            self.run.handling.pop();
             // CPython: `except E as e` unbinds `e` when the handler ends, however it ends.
             if let Some(n) = h.name {
                 let _ = delete(n, h.slot.get(), env);
@@ -661,7 +661,7 @@ impl Interp {
     fn handler_matches(&mut self, h: &Handler, exc: &Exc, env: &mut Frame) -> R<bool> {
         let Some(kind) = &h.kind else { return Ok(true) };
         let k = self.eval(kind, env)?;
-        self.clause_catches(&k, exc).map_err(|e| e.at(self.src, kind.span))
+        self.clause_catches(&k, exc).map_err(|e| e.at(self.run.src, kind.span))
     }
 
     /// Whether the class `k` of an `except` clause (or a tuple of them) catches `exc`: a

@@ -125,12 +125,12 @@ impl Interp {
             // A container already being printed is shown as `[...]` / `{...}` (as Python);
             // an absurdly deep one is a RecursionError, not a native stack overflow.
             let id = v.identity();
-            if self.printing.contains(&id) {
+            if self.run.printing.contains(&id) {
                 return Ok(if matches!(v, Value::Dict(_)) { "{...}" } else { "[...]" }.into());
             }
-            self.printing.push(id);
+            self.run.printing.push(id);
             let r = self.nested("while printing a nested container", |rt| rt.repr_value(v));
-            self.printing.pop();
+            self.run.printing.pop();
             return r;
         }
         self.repr_value(v)

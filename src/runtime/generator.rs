@@ -293,7 +293,7 @@ impl Interp {
         }
         // A resume is a call: generators resuming generators (`yield from` recursion)
         // count toward the depth like any other calls.
-        if self.depth >= super::MAX_DEPTH {
+        if self.run.depth >= super::MAX_DEPTH {
             *g.state.borrow_mut() = State::Suspended(s);
             bail!(Recursion, "maximum recursion depth exceeded ({} nested calls)", super::MAX_DEPTH);
         }
@@ -302,21 +302,21 @@ impl Interp {
             bail!(Type, "can't send non-None value to a just-started generator");
         }
         // Hand the body its state on top of the consumer's.
-        let depth = self.depth;
-        let handling = self.handling.len();
-        let src = std::mem::replace(&mut self.src, s.src);
-        let frame = std::mem::replace(&mut self.frame, s.frame.clone());
-        self.depth += s.depth + 1;
-        self.handling.append(&mut s.handling);
+        let depth = self.run.depth;
+        let handling = self.run.handling.len();
+        let src = std::mem::replace(&mut self.run.src, s.src);
+        let frame = std::mem::replace(&mut self.run.frame, s.frame.clone());
+        self.run.depth += s.depth + 1;
+        self.run.handling.append(&mut s.handling);
         let floor = super::enter_stack(s.stack_limit + STACK_RESERVE);
         let step = s.body.resume((self as *mut Interp as usize, how));
         super::leave_stack(floor);
         // Take it back.
-        s.depth = self.depth.saturating_sub(depth + 1);
-        s.src = std::mem::replace(&mut self.src, src);
-        s.frame = std::mem::replace(&mut self.frame, frame);
-        s.handling = self.handling.split_off(handling.min(self.handling.len()));
-        self.depth = depth;
+        s.depth = self.run.depth.saturating_sub(depth + 1);
+        s.src = std::mem::replace(&mut self.run.src, src);
+        s.frame = std::mem::replace(&mut self.run.frame, frame);
+        s.handling = self.run.handling.split_off(handling.min(self.run.handling.len()));
+        self.run.depth = depth;
         match step {
             CoroutineResult::Yield((v, _)) => {
                 *g.state.borrow_mut() = State::Suspended(s);

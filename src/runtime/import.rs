@@ -90,8 +90,8 @@ impl Interp {
         if let Some(m) = self.modules.get(name) {
             return Ok(m.clone());
         }
-        if self.loading.iter().any(|n| n == name) {
-            let mut cycle = self.loading.clone();
+        if self.run.loading.iter().any(|n| n == name) {
+            let mut cycle = self.run.loading.clone();
             cycle.push(name.to_string());
             bail!(Runtime, "import cycle: {}", cycle.join(" -> "));
         }
@@ -106,7 +106,7 @@ impl Interp {
             }
             None => match STDLIB.iter().find(|(n, _)| *n == name) {
                 Some((n, src)) => (format!("<stdlib>/{n}.dgl"), None::<PathBuf>, src.to_string()),
-                None => match (self.native_modules)(name) {
+                None => match (self.hooks.native_modules)(name) {
                     Some(build) => return self.native_module(name, build),
                     None if search && self.is_package_folder(name) => {
                         // A folder of modules with no `NAME.dgl`: an empty package (Python's
@@ -124,9 +124,9 @@ impl Interp {
         let globals = Rc::new(Globals::default());
         let doc = crate::syntax::module_docstring(&text);
         let module = Rc::new(Module::new(name, globals.clone(), doc));
-        self.loading.push(name.to_string());
+        self.run.loading.push(name.to_string());
         let result = self.run_source(id, &globals);
-        self.loading.pop();
+        self.run.loading.pop();
         match result {
             Ok(_) => {
                 self.modules.insert(name.to_string(), module.clone());

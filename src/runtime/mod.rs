@@ -54,13 +54,13 @@ impl Interp {
     /// converting, watching nested values): each level counts toward the recursion depth,
     /// as Python's do, so a cyclic or absurdly deep value is a quick RecursionError.
     pub fn nested<T>(&mut self, what: &str, f: impl FnOnce(&mut Interp) -> R<T>) -> R<T> {
-        if self.depth >= MAX_DEPTH {
+        if self.run.depth >= MAX_DEPTH {
             return Err(crate::err!(Recursion, "maximum recursion depth exceeded {what}"));
         }
         stack_guard(what)?;
-        self.depth += 1;
+        self.run.depth += 1;
         let r = f(self);
-        self.depth -= 1;
+        self.run.depth -= 1;
         r
     }
 }
@@ -125,74 +125,211 @@ pub type Output = Rc<RefCell<dyn Write>>;
 
 /// The interpreter: every piece of state a running program can touch.
 pub struct Interp {
-    pub sources: SourceMap,
-    pub builtins: FxHashMap<Sym, Value>,
-    /// Attribute reads on builtin values ([`BuiltinAttr`]).
-    pub builtin_attr: BuiltinAttr,
+    /// How the front end configured this interpreter.
+    config: Config,
+    /// What the builtins layer and the front end installed.
+    hooks: Hooks,
+    /// Where the running code is: its source, frame, depth, the exceptions it handles.
+    run: RunState,
+    pub(crate) sources: SourceMap,
+    pub(crate) builtins: FxHashMap<Sym, Value>,
     /// Loaded modules by name (a module runs once).
-    pub modules: HashMap<String, Rc<Module>>,
-    /// Modules being loaded, for cycle detection.
-    pub loading: Vec<String>,
-    pub out: Output,
+    pub(crate) modules: HashMap<String, Rc<Module>>,
+    pub(crate) out: Output,
     /// Differentiation state: tapes recording and paused, Variable reads, capture probes.
-    pub ad: Recorder,
+    pub(crate) ad: Recorder,
     /// The random state: the global stream and op seeds (tensor/random.rs), replayed by recompute_grad.
-    pub rng: RandomState,
-    pub depth: usize,
-    /// The source of the code running now.
-    pub src: SourceId,
-    /// The name of the function running now, for tracebacks.
-    pub frame: Rc<str>,
+    pub(crate) rng: RandomState,
     /// Folder of the main script: relative paths and imports start here.
-    pub script_dir: PathBuf,
-    pub argv: Vec<String>,
-    /// Containers being printed (by identity), so that a cycle prints as `[...]`.
-    pub printing: Vec<usize>,
-    /// Exceptions being handled, for a bare `raise`.
-    pub handling: Vec<Exc>,
-    /// Whether diagnostics may use color (a terminal).
-    pub color: bool,
-    /// Report every syntax error (`dgl check`), not only the first.
-    pub all_syntax_errors: bool,
-    /// The attribute names of a builtin value's type, for "did you mean" hints (installed
-    /// by the builtins layer, like `builtin_attr`).
-    pub builtin_attr_names: fn(&Value) -> Vec<Rc<str>>,
-    /// The modules built in Rust (`math`, `time`, `random`, `sys`), installed by the
-    /// builtins layer ([`NativeModules`]).
-    pub native_modules: NativeModules,
+    pub(crate) script_dir: PathBuf,
+    pub(crate) argv: Vec<String>,
     /// The `random` module's generator, apart from the tensor RNG (`rng`, `set_seed`);
     /// seeded from the clock on first use unless `random.seed(n)` came first.
-    pub py_rng: Option<rand_chacha::ChaCha8Rng>,
+    pub(crate) py_rng: Option<rand_chacha::ChaCha8Rng>,
     /// Where `sys.stderr` and `print(..., file=sys.stderr)` write (the process's stderr).
-    pub err_out: Output,
+    pub(crate) err_out: Output,
     /// What watches the run from outside the language ([`RunObserver`]); usually none.
     observer: Option<Box<dyn RunObserver>>,
-    /// Whether `recompute_grad` functions check their recomputations by default
-    /// (`check=True`): on in the golden runner (`dgl test`), off otherwise.
-    pub check_recompute: bool,
-    /// Where `display(x)` sends a value: set by a front end that shows rich output (the
-    /// Jupyter kernel sends a `display_data` message); when unset, `display` prints `repr(x)`.
-    pub display_hook: Option<DisplayHook>,
-    /// The globals of the module whose top-level code runs now (the script, an importing
-    /// module, the REPL session): what `dir()` without an argument lists.
-    pub scope: Option<Rc<value::Globals>>,
-    /// Whether `progress` bars stay silent unless a call says `disable=False`: on in the
-    /// golden runner (`dgl test`, `cargo test`), whose expected outputs hold no bars.
-    pub quiet_progress: bool,
     /// The type objects `type(x)` returns for kinds no builtin name stands for
     /// (`NoneType`, `function`, `module`…), made once each so that `type(None) is type(None)`.
-    pub type_objects: FxHashMap<&'static str, Value>,
+    pub(crate) type_objects: FxHashMap<&'static str, Value>,
     /// The builtin `NotImplemented` (an instance of `NotImplementedType`): a binary special
     /// method returns it to let the other operand try (docs/python.md "Classes").
-    pub not_implemented: Value,
+    pub(crate) not_implemented: Value,
     /// Equality classes of hashed instances whose class defines `__eq__` and `__hash__`:
     /// for each hash, the first instance seen of each class of equal ones. An instance's
     /// dict key is its hash and the index of its class here, so two instances are one key
     /// exactly when their hashes are equal and `==` says they are equal, as in CPython.
-    pub hash_classes: FxHashMap<i64, Vec<Value>>,
+    pub(crate) hash_classes: FxHashMap<i64, Vec<Value>>,
 }
 
-/// A front end's handler for `display(x)` (see [`Interp::display_hook`]).
+/// How a front end configures the interpreter ([`Interp::set_config`]), before code runs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Config {
+    color: bool,
+    all_syntax_errors: bool,
+    check_recompute: bool,
+    quiet_progress: bool,
+}
+
+impl Config {
+    /// Diagnostics may use colour (a terminal).
+    pub fn with_color(self, on: bool) -> Config {
+        Config { color: on, ..self }
+    }
+
+    /// Report every syntax error (`dgl check`), not only the first, as a run does.
+    pub fn with_all_syntax_errors(self, on: bool) -> Config {
+        Config { all_syntax_errors: on, ..self }
+    }
+
+    /// `recompute_grad` functions check their recomputations by default (`check=True`): on in
+    /// the golden runner (`dgl test`), off otherwise.
+    pub fn with_check_recompute(self, on: bool) -> Config {
+        Config { check_recompute: on, ..self }
+    }
+
+    /// `progress` bars stay silent unless a call says `disable=False`: on in the golden
+    /// runner (`dgl test`, `cargo test`), whose expected outputs hold no bars.
+    pub fn with_quiet_progress(self, on: bool) -> Config {
+        Config { quiet_progress: on, ..self }
+    }
+
+    /// Whether diagnostics may use colour.
+    pub fn color(&self) -> bool {
+        self.color
+    }
+
+    /// Whether `recompute_grad` checks its recomputations unless told otherwise.
+    pub fn check_recompute(&self) -> bool {
+        self.check_recompute
+    }
+
+    /// Whether `progress` bars are silent unless told otherwise.
+    pub fn quiet_progress(&self) -> bool {
+        self.quiet_progress
+    }
+}
+
+/// What layers above the runtime install into it, so that it calls them without importing
+/// them (no import circle): the builtins layer's attribute tables and native modules
+/// ([`Hooks::new`]), and a front end's rich display ([`Interp::set_display_hook`]).
+#[derive(Clone)]
+pub struct Hooks {
+    /// Attribute reads on builtin values ([`BuiltinAttr`]).
+    builtin_attr: BuiltinAttr,
+    /// The attribute names of a builtin value's type, for "did you mean" hints and `dir`.
+    builtin_attr_names: fn(&Value) -> Vec<Rc<str>>,
+    /// The modules built in Rust (`math`, `time`, `random`, `sys`) ([`NativeModules`]).
+    native_modules: NativeModules,
+    /// Where `display(x)` sends a value: set by a front end that shows rich output (the
+    /// Jupyter kernel sends a `display_data` message); when unset, `display` prints `repr(x)`.
+    display: Option<DisplayHook>,
+}
+
+impl Hooks {
+    /// The builtins layer's hooks: attribute reads and names of builtin values, native modules.
+    pub fn new(builtin_attr: BuiltinAttr, builtin_attr_names: fn(&Value) -> Vec<Rc<str>>, native_modules: NativeModules) -> Hooks {
+        Hooks { builtin_attr, builtin_attr_names, native_modules, display: None }
+    }
+}
+
+impl Default for Hooks {
+    /// No builtin value has attributes, no native module exists, `display` prints.
+    fn default() -> Hooks {
+        Hooks { builtin_attr: |_, _, _| Ok(None), builtin_attr_names: |_| Vec::new(), native_modules: |_| None, display: None }
+    }
+}
+
+/// Where the running code is, changed only as code runs ([`Interp::running_in`], calls,
+/// `try`): private to the runtime.
+struct RunState {
+    /// Nesting of calls and recursive walks, for the one depth guard.
+    depth: usize,
+    /// The source of the code running now.
+    src: SourceId,
+    /// The name of the function running now, for tracebacks.
+    frame: Rc<str>,
+    /// Exceptions being handled, for a bare `raise`.
+    handling: Vec<Exc>,
+    /// The globals of the module whose top-level code runs now (the script, an importing
+    /// module, the REPL session): what `dir()` without an argument lists.
+    scope: Option<Rc<value::Globals>>,
+    /// Containers being printed (by identity), so that a cycle prints as `[...]`.
+    printing: Vec<usize>,
+    /// Modules being loaded, for cycle detection.
+    loading: Vec<String>,
+}
+
+impl Default for RunState {
+    fn default() -> RunState {
+        RunState {
+            depth: 0,
+            src: SourceId(0),
+            frame: "<module>".into(),
+            handling: Vec::new(),
+            scope: None,
+            printing: Vec::new(),
+            loading: Vec::new(),
+        }
+    }
+}
+
+impl Interp {
+    /// The configuration the front end set.
+    pub fn config(&self) -> Config {
+        self.config
+    }
+
+    /// Configures the interpreter (before code runs).
+    pub fn set_config(&mut self, config: Config) {
+        self.config = config;
+    }
+
+    /// Installs the builtins layer's hooks (the front end's display hook is kept).
+    pub fn install_hooks(&mut self, hooks: Hooks) {
+        let display = self.hooks.display.take();
+        self.hooks = Hooks { display, ..hooks };
+    }
+
+    /// Sets where `display(x)` sends a value (a front end with rich output).
+    pub fn set_display_hook(&mut self, hook: DisplayHook) {
+        self.hooks.display = Some(hook);
+    }
+
+    /// Where `display(x)` sends a value, if a front end said.
+    pub fn display_hook(&self) -> Option<DisplayHook> {
+        self.hooks.display.clone()
+    }
+
+    /// The attribute names of a builtin value's type (the builtins layer's table).
+    pub fn builtin_attr_names(&self, v: &Value) -> Vec<Rc<str>> {
+        (self.hooks.builtin_attr_names)(v)
+    }
+
+    /// The builtin names and their values (read-only: the builtins layer installs them).
+    pub fn builtins(&self) -> &FxHashMap<Sym, Value> {
+        &self.builtins
+    }
+
+    /// Whether the module `name` has been imported (a module runs once).
+    pub fn is_loaded(&self, name: &str) -> bool {
+        self.modules.contains_key(name)
+    }
+
+    /// Adds source text named `name` (no file) and returns its id, to run with
+    /// [`Interp::run_source`].
+    pub fn add_source(&mut self, name: &str, text: &str) -> SourceId {
+        self.sources.add(name, None, text)
+    }
+
+    /// The globals of the module whose top-level code runs now, if any.
+    pub fn scope(&self) -> Option<Rc<value::Globals>> {
+        self.run.scope.clone()
+    }
+}
+
+/// A front end's handler for `display(x)` (see [`Interp::set_display_hook`]).
 pub type DisplayHook = Rc<dyn Fn(&mut Interp, &value::Value) -> R<()>>;
 
 /// A native module's contents: its names and values, built when it is first imported
@@ -213,35 +350,23 @@ impl Interp {
     /// them in (`builtins::install`).
     pub fn bare(out: Output) -> Interp {
         Interp {
+            config: Config::default(),
+            hooks: Hooks::default(),
+            run: RunState::default(),
             sources: SourceMap::default(),
             builtins: FxHashMap::default(),
             type_objects: FxHashMap::default(),
             not_implemented: value::not_implemented_value(),
             hash_classes: FxHashMap::default(),
             modules: HashMap::new(),
-            loading: Vec::new(),
             out,
             ad: Recorder::default(),
             rng: RandomState::default(),
-            depth: 0,
-            src: SourceId(0),
-            frame: "<module>".into(),
             script_dir: PathBuf::from("."),
             argv: Vec::new(),
-            handling: Vec::new(),
-            printing: Vec::new(),
-            color: false,
-            all_syntax_errors: false,
-            builtin_attr: |_, _, _| Ok(None),
-            native_modules: |_| None,
-            builtin_attr_names: |_| Vec::new(),
             py_rng: None,
             err_out: Rc::new(RefCell::new(std::io::stderr())),
-            check_recompute: false,
             observer: None,
-            display_hook: None,
-            scope: None,
-            quiet_progress: false,
         }
     }
 
@@ -272,9 +397,9 @@ impl Interp {
     pub fn run_source(&mut self, src_id: SourceId, globals: &Rc<value::Globals>) -> Result<Value, Failure> {
         let text = self.sources.get(src_id).text.clone();
         let block = crate::syntax::parse_module(&text).map_err(|errs| Failure::Syntax(src_id, errs))?;
-        let scope = self.scope.take();
+        let scope = self.run.scope.take();
         let r = self.running_in(src_id, "<module>".into(), |rt| rt.exec_module(&block, globals));
-        self.scope = scope;
+        self.run.scope = scope;
         r.map_err(Failure::Runtime)
     }
 
@@ -284,18 +409,18 @@ impl Interp {
     /// place the running code changes (calls, modules, REPL entries, magics).
     #[inline]
     pub fn running_in<T>(&mut self, src: SourceId, frame: Rc<str>, f: impl FnOnce(&mut Self) -> T) -> T {
-        let saved_src = std::mem::replace(&mut self.src, src);
-        let saved_frame = std::mem::replace(&mut self.frame, frame);
+        let saved_src = std::mem::replace(&mut self.run.src, src);
+        let saved_frame = std::mem::replace(&mut self.run.frame, frame);
         let r = f(self);
-        self.src = saved_src;
-        self.frame = saved_frame;
+        self.run.src = saved_src;
+        self.run.frame = saved_frame;
         r
     }
 
     /// Renders a failure as its diagnostic text (stderr content), with this run's sources
     /// and colour setting (see [`Failure::render`]).
     pub fn report(&self, failure: &Failure) -> String {
-        failure.render(&self.sources, self.color, self.all_syntax_errors)
+        failure.render(&self.sources, self.config.color, self.config.all_syntax_errors)
     }
 }
 

@@ -109,7 +109,7 @@ impl Interp {
             }
             Value::Class(c) => names.extend(class_attrs(c)),
             Value::Module(m) => names.extend(m.names()),
-            other => names.extend((self.builtin_attr_names)(other).iter().map(|s| s.to_string())),
+            other => names.extend(self.builtin_attr_names(other).iter().map(|s| s.to_string())),
         }
         with_hint(err, &name.to_string(), names.iter().map(String::as_str))
     }

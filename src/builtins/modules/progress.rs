@@ -62,7 +62,7 @@ fn start(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let total = a.value("total")?;
     let disable = a.value("disable")?;
     let show = match disable {
-        Value::None => !rt.quiet_progress,
+        Value::None => !rt.config().quiet_progress(),
         v => !rt.truthy(&v)?,
     };
     if !show {
