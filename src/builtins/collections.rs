@@ -170,17 +170,66 @@ pub(super) fn list_sort(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
     let (key, reverse) = (a.non_none("key")?, a.bool_or("reverse", false)?);
     let items = l.borrow().clone();
-    let mut kw: Vec<(Rc<str>, Value)> = vec![("reverse".into(), Value::Bool(reverse))];
-    if let Some(k) = key {
-        kw.push(("key".into(), k));
-    }
-    let mut sorted_args = Args { this: None, pos: vec![Value::list(items)], kw, fname: "sorted".into() };
-    if let Value::List(s) = super::core::sorted(rt, &mut sorted_args)? {
-        let v = s.borrow().clone();
-        *l.borrow_mut() = v;
-    }
+    let v = sort_values(rt, items, key.as_ref(), reverse)?;
+    *l.borrow_mut() = v;
     Ok(Value::None)
 }
+
+/// `items` in order by `key(item)` (the item itself without one), descending when `reverse`:
+/// what `sorted` and `list.sort` do. Python's sort asks only `<`, in a stable merge sort: any
+/// answers, even inconsistent ones (NaN, a user's __lt__), give some order of the same items,
+/// never a panic.
+pub(super) fn sort_values(rt: &mut Interp, items: Vec<Value>, key: Option<&Value>, reverse: bool) -> R<Vec<Value>> {
+    let mut keyed = Vec::with_capacity(items.len());
+    for x in items {
+        let k = match key {
+            None => x.clone(),
+            Some(f) => rt.call_value(f, vec![x.clone()], vec![])?,
+        };
+        keyed.push((k, x));
+    }
+    let keyed = merge_sort(keyed, &mut |p: &(Value, Value), q: &(Value, Value)| {
+        if reverse {
+            rt.less(&p.0, &q.0).map(|b| !b)
+        } else {
+            rt.less(&q.0, &p.0).map(|b| !b)
+        }
+    })?;
+    Ok(keyed.into_iter().map(|(_, x)| x).collect())
+}
+
+/// A stable merge sort by a fallible `in_order(p, q)` ("p may stay before q"); it calls the
+/// comparison O(n log n) times and terminates whatever the comparison answers.
+fn merge_sort<T: Clone>(items: Vec<T>, in_order: &mut impl FnMut(&T, &T) -> R<bool>) -> R<Vec<T>> {
+    let mut items = items;
+    let n = items.len();
+    let mut width = 1;
+    while width < n {
+        let mut merged = Vec::with_capacity(n);
+        let mut start = 0;
+        while start < n {
+            let mid = (start + width).min(n);
+            let end = (start + 2 * width).min(n);
+            let (mut i, mut j) = (start, mid);
+            while i < mid && j < end {
+                if in_order(&items[i], &items[j])? {
+                    merged.push(items[i].clone());
+                    i += 1;
+                } else {
+                    merged.push(items[j].clone());
+                    j += 1;
+                }
+            }
+            merged.extend_from_slice(&items[i..mid]);
+            merged.extend_from_slice(&items[j..end]);
+            start = end;
+        }
+        items = merged;
+        width *= 2;
+    }
+    Ok(items)
+}
+
 
 pub(super) fn this_dict(a: &Args) -> R<Rc<RefCell<crate::runtime::value::Dict>>> {
     match receiver(a, "dict")? {

@@ -536,56 +536,7 @@ pub(super) fn sorted(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = SIG.bind(rt, args)?;
     let (items, key, reverse) = (a.value("iterable")?, a.non_none("key")?, a.bool_or("reverse", false)?);
     let items = rt.iterate(&items)?;
-    let mut keyed = Vec::with_capacity(items.len());
-    for x in items {
-        let k = match &key {
-            None => x.clone(),
-            Some(f) => rt.call_value(f, vec![x.clone()], vec![])?,
-        };
-        keyed.push((k, x));
-    }
-    // Python's sort asks only `<`, in a stable merge sort: any answers, even inconsistent
-    // ones (NaN, a user's __lt__), give some order of the same items, never a panic.
-    let keyed = merge_sort(keyed, &mut |p: &(Value, Value), q: &(Value, Value)| {
-        if reverse {
-            rt.less(&p.0, &q.0).map(|b| !b)
-        } else {
-            rt.less(&q.0, &p.0).map(|b| !b)
-        }
-    })?;
-    Ok(Value::list(keyed.into_iter().map(|(_, x)| x).collect()))
-}
-
-/// A stable merge sort by a fallible `in_order(p, q)` ("p may stay before q"); it calls the
-/// comparison O(n log n) times and terminates whatever the comparison answers.
-pub fn merge_sort<T: Clone>(items: Vec<T>, in_order: &mut impl FnMut(&T, &T) -> R<bool>) -> R<Vec<T>> {
-    let mut items = items;
-    let n = items.len();
-    let mut width = 1;
-    while width < n {
-        let mut merged = Vec::with_capacity(n);
-        let mut start = 0;
-        while start < n {
-            let mid = (start + width).min(n);
-            let end = (start + 2 * width).min(n);
-            let (mut i, mut j) = (start, mid);
-            while i < mid && j < end {
-                if in_order(&items[i], &items[j])? {
-                    merged.push(items[i].clone());
-                    i += 1;
-                } else {
-                    merged.push(items[j].clone());
-                    j += 1;
-                }
-            }
-            merged.extend_from_slice(&items[i..mid]);
-            merged.extend_from_slice(&items[j..end]);
-            start = end;
-        }
-        items = merged;
-        width *= 2;
-    }
-    Ok(items)
+    Ok(Value::list(super::collections::sort_values(rt, items, key.as_ref(), reverse)?))
 }
 
 /// `reversed(sequence)`: a new list in reverse order.
