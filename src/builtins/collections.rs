@@ -1,11 +1,11 @@
 //! Methods of lists, dicts and strings (docs/language.md §2), with Python's behaviour
 //! (the rest of the string methods are in strings.rs).
 
-use super::{Signature, NO_ARGS};
+use super::{receiver, Signature, NO_ARGS};
 use crate::error::R;
 use crate::runtime::value::{Args, Dict, HashKey, Value};
 use crate::runtime::Interp;
-use crate::{bail, err};
+use crate::bail;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -15,16 +15,8 @@ static VALUE: Signature = Signature::new(&["value"], 1);
 /// `(key, default=None)`: `d.get`, `d.setdefault`.
 static KEY_DEFAULT: Signature = Signature::new(&["key", "default"], 1);
 
-/// The receiver of a method; an internal error if it was bound to another type.
-fn receiver<'a>(a: &'a Args, ty: &str) -> R<&'a Value> {
-    match &a.this {
-        Some(v) => Ok(v),
-        None => Err(err!(Runtime, "internal error: {ty}.{}() called without its receiver", a.fname)),
-    }
-}
-
 pub(super) fn this_list(a: &Args) -> R<Rc<RefCell<Vec<Value>>>> {
-    match receiver(a, "list")? {
+    match receiver(a)? {
         Value::List(l) => Ok(l.clone()),
         other => bail!(Runtime, "internal error: a list method bound to a {}", other.type_name()),
     }
@@ -232,7 +224,7 @@ fn merge_sort<T: Clone>(items: Vec<T>, in_order: &mut impl FnMut(&T, &T) -> R<bo
 
 
 pub(super) fn this_dict(a: &Args) -> R<Rc<RefCell<crate::runtime::value::Dict>>> {
-    match receiver(a, "dict")? {
+    match receiver(a)? {
         Value::Dict(d) => Ok(d.clone()),
         other => bail!(Runtime, "internal error: a dict method bound to a {}", other.type_name()),
     }
@@ -387,60 +379,4 @@ pub(super) fn dict_fromkeys(rt: &mut Interp, args: &mut Args) -> R<Value> {
         crate::runtime::value::dict_store(&mut d, h, k, value.clone())?;
     }
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
-}
-
-pub(super) fn this_str(a: &Args) -> R<crate::text::Text> {
-    match receiver(a, "str")? {
-        Value::Str(s) => Ok(s.clone()),
-        other => bail!(Runtime, "internal error: a str method bound to a {}", other.type_name()),
-    }
-}
-
-/// `s.upper()`
-pub(super) fn str_upper(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    let s = this_str(args)?;
-    NO_ARGS.bind(rt, args)?;
-    Ok(Value::str(&s.to_uppercase()))
-}
-
-/// `s.lower()`
-pub(super) fn str_lower(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    let s = this_str(args)?;
-    NO_ARGS.bind(rt, args)?;
-    Ok(Value::str(&s.to_lowercase()))
-}
-
-/// `"{} {:.2f} {name} {0[1]} {x.shape}".format(*args, **kwargs)` (runtime/format/fields.rs).
-pub(super) fn str_format(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    // Every positional and keyword argument is a field value: there is nothing to bind.
-    let s = this_str(args)?;
-    let pos = std::mem::take(&mut args.pos);
-    let kw = std::mem::take(&mut args.kw);
-    Ok(Value::str(&rt.str_format(&s, &pos, &kw)?))
-}
-
-/// `sep.join(iterable)`. Errors: TypeError for an item that is not a string (CPython's wording).
-pub(super) fn str_join(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable"], 1);
-    let sep = this_str(args)?;
-    let items = SIG.bind(rt, args)?.value("iterable")?;
-    let items = rt.iterate(&items)?;
-    let mut total = sep.len() as u128 * items.len().saturating_sub(1) as u128;
-    for (i, x) in items.iter().enumerate() {
-        match x {
-            Value::Str(s) => total += s.len() as u128,
-            other => bail!(Type, "sequence item {i}: expected str instance, {} found", other.type_name()),
-        }
-    }
-    crate::tensor::budget::check_bytes("a string", total, 1)?;
-    let mut out = String::with_capacity(total as usize);
-    for (i, x) in items.iter().enumerate() {
-        if i > 0 {
-            out.push_str(&sep);
-        }
-        if let Value::Str(s) = x {
-            out.push_str(s);
-        }
-    }
-    Ok(Value::str(&out))
 }

@@ -12,14 +12,14 @@ use super::numbers;
 use super::strings::*;
 use super::tape_methods::*;
 use super::tape_view::{tape_draw, tape_summary};
-use super::{Signature, NO_ARGS};
+use super::{receiver, Signature, NO_ARGS};
 use crate::error::R;
 use crate::runtime::index::shape_value;
 use crate::intern::{intern, Sym};
 use crate::runtime::value::{Args, Builtin, BuiltinKind, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::Tensor;
-use crate::{bail, err};
+use crate::bail;
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
@@ -595,11 +595,6 @@ fn var_of(v: &Value) -> Option<&crate::autodiff::Variable> {
         Value::Variable(v) => Some(v),
         _ => None,
     }
-}
-
-/// A method's receiver. Errors: an internal error if the method was bound to another type.
-fn receiver(a: &Args) -> R<&Value> {
-    a.this.as_ref().ok_or_else(|| err!(Runtime, "internal error: {}() called without its receiver", a.fname))
 }
 
 /// `numpy()` / `tolist()`: nested lists of Python numbers (a number for a scalar).

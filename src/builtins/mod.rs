@@ -127,6 +127,12 @@ fn no_such_dtype(name: &str) -> crate::error::Exc {
     err!(Type, "DGL has no {name} dtype: its dtypes are float32, float64, int64 (int32 is an alias of it) and bool")
 }
 
+/// A method's receiver (`x` of `x.f()`). Errors: an internal error if the method was called
+/// without one.
+pub(super) fn receiver(a: &Args) -> R<&Value> {
+    a.this.as_ref().ok_or_else(|| err!(Runtime, "internal error: {}() called without its receiver", a.fname))
+}
+
 /// The most parameters a [`Signature`] declares (the bound values live in a fixed array).
 pub const MAX_PARAMS: usize = 7;
 

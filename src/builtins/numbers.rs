@@ -2,7 +2,7 @@
 //! CPython 3.11's behaviour within DGL's 64-bit ints: a result that does not fit is an
 //! OverflowError (docs/python.md "Where DGL differs from CPython, on purpose").
 
-use super::{Signature, NO_ARGS};
+use super::{receiver, Signature, NO_ARGS};
 use crate::bail;
 use crate::error::R;
 use crate::runtime::index::range_len;
@@ -12,16 +12,9 @@ use crate::runtime::Interp;
 /// `(value)`: `tuple.index`, `tuple.count`, `range.index`, `range.count`.
 static VALUE: Signature = Signature::new(&["value"], 1);
 
-fn receiver(a: &Args) -> R<Value> {
-    match &a.this {
-        Some(v) => Ok(v.clone()),
-        None => bail!(Runtime, "internal error: {}() called without its receiver", a.fname),
-    }
-}
-
 /// The int an int method reads (a bool is an int).
 fn this_int(a: &Args) -> R<i64> {
-    match receiver(a)? {
+    match receiver(a)?.clone() {
         Value::Int(i) => Ok(i),
         Value::Bool(b) => Ok(b as i64),
         other => bail!(Runtime, "internal error: an int method bound to a {}", other.type_name()),
@@ -29,7 +22,7 @@ fn this_int(a: &Args) -> R<i64> {
 }
 
 fn this_float(a: &Args) -> R<f64> {
-    match receiver(a)? {
+    match receiver(a)?.clone() {
         Value::Float(f) => Ok(f),
         other => bail!(Runtime, "internal error: a float method bound to a {}", other.type_name()),
     }
@@ -296,7 +289,7 @@ fn pow2(k: i64) -> f64 {
 
 /// The items a tuple method reads.
 fn this_tuple(a: &Args) -> R<std::rc::Rc<[Value]>> {
-    match receiver(a)? {
+    match receiver(a)?.clone() {
         Value::Tuple(t) => Ok(t),
         other => bail!(Runtime, "internal error: a tuple method bound to a {}", other.type_name()),
     }
@@ -351,7 +344,7 @@ pub(super) fn tuple_count(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 fn this_range(a: &Args) -> R<[i64; 3]> {
-    match receiver(a)? {
+    match receiver(a)?.clone() {
         Value::Range(r) => Ok(*r),
         other => bail!(Runtime, "internal error: a range method bound to a {}", other.type_name()),
     }

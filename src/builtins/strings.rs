@@ -5,8 +5,7 @@
 //! into byte offsets once, the search runs on the bytes, and a byte position
 //! found is turned back into a character index.
 
-use super::collections::this_str;
-use super::{Signature, NO_ARGS};
+use super::{receiver, Signature, NO_ARGS};
 use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
@@ -835,6 +834,63 @@ pub(super) fn str_translate(rt: &mut Interp, args: &mut Args) -> R<Value> {
             Ok(_) => bail!(Type, "character mapping must return integer, None or str"),
             Err(e) if matches!(e.kind(), crate::error::ErrorKind::Key | crate::error::ErrorKind::Index) => out.push(c),
             Err(e) => return Err(e),
+        }
+    }
+    Ok(Value::str(&out))
+}
+
+/// The receiver of a str method.
+pub(super) fn this_str(a: &Args) -> R<crate::text::Text> {
+    match receiver(a)? {
+        Value::Str(s) => Ok(s.clone()),
+        other => bail!(Runtime, "internal error: a str method bound to a {}", other.type_name()),
+    }
+}
+
+/// `s.upper()`
+pub(super) fn str_upper(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    Ok(Value::str(&s.to_uppercase()))
+}
+
+/// `s.lower()`
+pub(super) fn str_lower(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let s = this_str(args)?;
+    NO_ARGS.bind(rt, args)?;
+    Ok(Value::str(&s.to_lowercase()))
+}
+
+/// `"{} {:.2f} {name} {0[1]} {x.shape}".format(*args, **kwargs)` (runtime/format/fields.rs).
+pub(super) fn str_format(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    // Every positional and keyword argument is a field value: there is nothing to bind.
+    let s = this_str(args)?;
+    let pos = std::mem::take(&mut args.pos);
+    let kw = std::mem::take(&mut args.kw);
+    Ok(Value::str(&rt.str_format(&s, &pos, &kw)?))
+}
+
+/// `sep.join(iterable)`. Errors: TypeError for an item that is not a string (CPython's wording).
+pub(super) fn str_join(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    static SIG: Signature = Signature::new(&["iterable"], 1);
+    let sep = this_str(args)?;
+    let items = SIG.bind(rt, args)?.value("iterable")?;
+    let items = rt.iterate(&items)?;
+    let mut total = sep.len() as u128 * items.len().saturating_sub(1) as u128;
+    for (i, x) in items.iter().enumerate() {
+        match x {
+            Value::Str(s) => total += s.len() as u128,
+            other => bail!(Type, "sequence item {i}: expected str instance, {} found", other.type_name()),
+        }
+    }
+    crate::tensor::budget::check_bytes("a string", total, 1)?;
+    let mut out = String::with_capacity(total as usize);
+    for (i, x) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(&sep);
+        }
+        if let Value::Str(s) = x {
+            out.push_str(s);
         }
     }
     Ok(Value::str(&out))
