@@ -1,4 +1,4 @@
-//! Reductions beyond sum/mean/max/min (which live in `kernels.rs`): products,
+//! Reductions beyond sum/mean/max/min (which live in `kernels/reduce.rs`): products,
 //! logical all/any, argmin, and the running (cumulative) sums and products.
 //! Float products accumulate in float64, as the sums of `kernels::fold_axes` do.
 
