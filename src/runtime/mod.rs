@@ -222,7 +222,7 @@ impl Interp {
             modules: HashMap::new(),
             loading: Vec::new(),
             out,
-            ad: Recorder::default(),
+            ad: Recorder::with_tools(),
             rng: RandomState::default(),
             depth: 0,
             src: SourceId(0),
