@@ -5,13 +5,11 @@
 //! The recorder knows nothing of the interpreter. The two places that run user
 //! code during a backward pass — a `@custom_gradient` `grad_fn`, a recomputed
 //! `@recompute_grad` function — go through [`Host`], which the interpreter
-//! implements; tests implement it with a recorder alone.
+//! implements; tests implement it with a recorder alone. What the tools (`tools/`) see of
+//! it goes through the one [`Observer`] it may hold.
 
-use super::check::Checks;
 use super::forward::AccRef;
-use super::inspect::Inspect;
-use super::ledger::RegionCounts;
-use super::meter::{BackwardStats, Meter};
+use super::observer::{buffer, Observer};
 use super::tape::{CustomCall, Entry, Op, RecomputeCall, Site, Tape, UserData};
 use super::variable::Variable;
 use crate::bail;
@@ -41,7 +39,7 @@ pub trait Host {
     /// and returns one gradient per input, then per Variable read, then per captured tensor.
     fn recompute_vjp(&mut self, call: &RecomputeCall, upstream: Vec<Tensor>) -> R<InputGrads>;
 
-    /// Runs a gradient hook (`watch_gradient`, [`Recorder::inspect`]) on a complete
+    /// Runs a gradient hook (`watch_gradient`, [`Observer::hooks_on`]) on a complete
     /// gradient and returns the gradient to use instead.
     fn gradient_hook(&mut self, _hook: &UserData, g: Tensor) -> R<Tensor> {
         Ok(g)
@@ -75,35 +73,13 @@ pub struct Recorder {
     paused_accumulators: Vec<Vec<AccRef>>,
     /// The statement running, which each recorded entry keeps as its site (set by the host).
     pub site: Site,
-    /// The checkpoint regions seen: one per `recompute_grad` function (by name and place).
-    pub regions: Vec<Region>,
-    /// The region running (0: none, else 1 + index into `regions`); entries recorded meanwhile
-    /// belong to it.
+    /// The checkpoint region running (0: none, else 1 + the index the tools gave its
+    /// `recompute_grad` function, `tools/ledger.rs`); entries recorded meanwhile belong to it.
     pub region: u32,
-    /// How many region bodies are running, nested in one another (`ledger.rs`).
-    pub region_depth: u32,
-    /// Live buffers of the backward passes running (`meter.rs`).
-    pub meter: Meter,
-    /// The backward passes running, innermost last: what each has measured so far.
-    pub passes: Vec<BackwardStats>,
-    /// The recompute determinism checks running (`check.rs`).
-    pub checks: Checks,
-    /// Gradient tracing and hooks (`inspect.rs`).
-    pub inspect: Inspect,
+    /// What the tools see of this recorder (`observer.rs`); none in the core's own tests.
+    observer: Option<Box<dyn Observer>>,
     /// The tape entered last, while it exists (the REPL's `%tape` shows its summary).
     pub last_entered: Option<std::rc::Weak<RefCell<Tape>>>,
-}
-
-/// A `recompute_grad` function's checkpoint region: the entries recorded while it runs
-/// (forward or recomputation) belong to it.
-#[derive(Debug, Clone)]
-pub struct Region {
-    /// The decorated function's name.
-    pub name: Rc<str>,
-    /// Where it was defined ([`Site::NONE`] for a builtin).
-    pub site: Site,
-    /// What it has cost so far (`recompute_ledger()`, `ledger.rs`).
-    pub counts: RegionCounts,
 }
 
 impl Default for Recorder {
@@ -117,13 +93,8 @@ impl Default for Recorder {
             accumulators: Vec::new(),
             paused_accumulators: Vec::new(),
             site: Site::NONE,
-            regions: Vec::new(),
             region: 0,
-            region_depth: 0,
-            meter: Meter::default(),
-            passes: Vec::new(),
-            checks: Checks::default(),
-            inspect: Inspect::default(),
+            observer: None,
             last_entered: None,
         }
     }
@@ -134,12 +105,72 @@ impl Default for Recorder {
 pub struct PausedTapes(Vec<TapeRef>);
 
 impl Recorder {
+    /// A recorder that tells `observer` what happens (the interpreter's, with the tools).
+    pub fn observed_by(observer: Box<dyn Observer>) -> Recorder {
+        Recorder { observer: Some(observer), ..Recorder::default() }
+    }
+
+    /// The observer, if one is installed.
+    #[inline]
+    pub fn observer(&self) -> Option<&dyn Observer> {
+        self.observer.as_deref()
+    }
+
+    /// The observer, if one is installed, to change.
+    #[inline]
+    pub fn observer_mut(&mut self) -> Option<&mut (dyn Observer + 'static)> {
+        self.observer.as_deref_mut()
+    }
+
+    /// Installs `observer` in place of the one there was (if any).
+    pub fn observe_with(&mut self, observer: Box<dyn Observer>) {
+        self.observer = Some(observer);
+    }
+
+    /// Tells the observer, if there is one.
+    #[inline]
+    pub fn tell(&mut self, f: impl FnOnce(&mut dyn Observer)) {
+        if let Some(o) = &mut self.observer {
+            f(&mut **o);
+        }
+    }
+
+    /// The backward pass holds `t`'s gradient buffer once more ([`Observer::held`]).
+    #[inline]
+    pub fn held(&mut self, t: &Tensor) {
+        if let Some(o) = &mut self.observer {
+            o.held(t);
+        }
+    }
+
+    /// The backward pass holds `t`'s gradient buffer once less ([`Observer::released`]).
+    #[inline]
+    pub fn released(&mut self, t: &Tensor) {
+        self.released_buffer(buffer(t));
+    }
+
+    /// [`Recorder::released`] by the buffer's address.
+    #[inline]
+    pub fn released_buffer(&mut self, key: usize) {
+        if let Some(o) = &mut self.observer {
+            o.released(key);
+        }
+    }
+
+    /// Whether the observer wants every operation recorded now ([`Observer::wants_ops`]): an
+    /// op recorded only when something listens is recorded then too.
+    #[inline]
+    pub fn observer_wants_ops(&self) -> bool {
+        self.observer.as_ref().is_some_and(|o| o.wants_ops())
+    }
+
     /// `__enter__` of a tape: it starts recording, innermost.
     ///
     /// Errors: ValueError when it is already recording.
     pub fn enter(&mut self, t: &TapeRef) -> R<()> {
         t.borrow_mut().enter()?;
-        t.borrow_mut().notes.started(self.site);
+        let site = self.site;
+        self.tell(|o| o.entered(&mut t.borrow_mut(), site));
         self.tapes.push(t.clone());
         self.last_entered = Some(Rc::downgrade(t));
         Ok(())
@@ -224,23 +255,40 @@ impl Recorder {
             let mut t = tape.borrow_mut();
             let op = shared.get_or_insert_with(|| Rc::new((op.take().expect("built once"))())).clone();
             let Some(inputs) = t.resolve(ids) else {
-                // `tape.explain` needs what the tape ran past: a push only for ops not recorded.
-                t.notes.unrecorded(op.static_name(), false, ids, outputs, self.site);
+                // `tape.explain` needs what the tape ran past: one call only for ops not recorded.
+                if let Some(o) = &mut self.observer {
+                    o.ran_past(&mut t, op.static_name(), false, ids, outputs, self.site);
+                }
                 continue;
             };
             t.push(op, inputs, outputs, self.site, self.region);
         }
-        if !self.checks.is_empty() {
+        if let Some(o) = self.observer.as_mut().filter(|o| o.wants_ops()) {
             let op = shared.get_or_insert_with(|| Rc::new((op.take().expect("built once"))()));
-            self.checks.see(op, outputs, self.site);
+            o.recorded(op, outputs, self.site);
         }
         if !self.accumulators.is_empty() && self.any_tangent(ids) {
             let op = shared.unwrap_or_else(|| Rc::new((op.take().expect("built once"))()));
             // Tangents are computed only where an accumulator is entered, which a recomputation
-            // and its forward pass need not share: the determinism check does not see them.
-            let checks = self.checks.suspend();
+            // and its forward pass need not share: the observer is told (the determinism check
+            // does not see them).
+            self.tell(|o| o.tangents_begun());
             self.push_tangents(ids, outputs, &op);
-            self.checks.resume(checks);
+            self.tell(|o| o.tangents_ended());
+        }
+    }
+
+    /// Notes an operation with no gradient (stop_gradient, an integer cast, argmax, rounding,
+    /// a comparison, `.numpy()`, `.item()`) on each recording tape, for `tape.explain`
+    /// ([`Observer::ran_past`]). Nothing happens when no tape records.
+    pub fn note(&mut self, name: &'static str, inputs: &[&Tensor], outputs: &[&Tensor]) {
+        let Some(o) = &mut self.observer else { return };
+        if self.tapes.is_empty() {
+            return;
+        }
+        let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id).collect();
+        for t in &self.tapes {
+            o.ran_past(&mut t.borrow_mut(), name, true, &ids, outputs, self.site);
         }
     }
 
@@ -336,17 +384,6 @@ impl Recorder {
             local.borrow_mut().active = false;
         }
         self.recomputing -= 1;
-    }
-
-    /// The region of the function `name` defined at `site` (made on first use); its tag for entries.
-    pub fn region_of(&mut self, name: &Rc<str>, site: Site) -> u32 {
-        match self.regions.iter().position(|r| r.site == site && r.name == *name) {
-            Some(i) => i as u32 + 1,
-            None => {
-                self.regions.push(Region { name: name.clone(), site, counts: RegionCounts::default() });
-                self.regions.len() as u32
-            }
-        }
     }
 
     /// `is_recomputing()`: true while a recompute_grad recomputation runs.

@@ -2,8 +2,7 @@
 //! to the output slots that produced them and the tensors its backward step needs
 //! (its saved tensors).
 
-use super::meter::BackwardStats;
-use super::notes::Notes;
+use super::observer::Annex;
 use super::ops::conv::{ConvKind, PoolKind};
 use super::variable::Variable;
 use crate::bail;
@@ -428,10 +427,9 @@ pub struct Tape {
     pub used: bool,
     /// True between `__enter__` and `__exit__`.
     pub active: bool,
-    /// What the last `gradient` call measured (`tape.stats()`).
-    pub last_backward: BackwardStats,
-    /// What it saw but did not record, for `tape.explain` (`notes.rs`).
-    pub notes: Notes,
+    /// What the observer keeps about this tape (`observer.rs`: the tools keep what it ran
+    /// past, for `tape.explain`, and what its last `gradient` call measured).
+    pub annex: Option<Box<dyn Annex>>,
 }
 
 impl Tape {
@@ -469,7 +467,9 @@ impl Tape {
         self.log = Rc::default();
         self.late_watch = false;
         self.used = false;
-        self.notes.clear();
+        if let Some(a) = &mut self.annex {
+            a.reset();
+        }
     }
 
     /// `__enter__`: the tape starts recording.

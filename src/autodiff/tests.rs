@@ -2,7 +2,7 @@
 //! recorder as the host (and one that logs user-code VJPs, for the order).
 
 use super::backward::gradient;
-use super::inspect::Inspect;
+use super::tools::inspect::Inspect;
 use super::recorder::{Host, InputGrads, Recorder, TapeRef};
 use super::tape::{CustomCall, Entry, Op, RecomputeCall, Tape, UserData};
 use crate::bail;
@@ -160,9 +160,9 @@ fn a_hook_sees_a_complete_gradient_once_and_replaces_it() {
     let mut host = LoggingHost::default();
     let (tape, x, a, d) = diamond(&mut host);
     for id in [a.id, x.id] {
-        host.rec.inspect.add_hook(id, UserData::new(()), Inspect::tapes_owner(std::slice::from_ref(&tape)));
+        host.rec.tools().inspect.add_hook(id, UserData::new(()), Inspect::tapes_owner(std::slice::from_ref(&tape)));
     }
-    host.rec.inspect.trace = 1;
+    host.rec.tools().inspect.trace = 1;
     let g = gradient(&mut host, &tape, &[d], &[x.id], None).unwrap();
     assert_eq!(
         host.log,
@@ -179,10 +179,10 @@ fn a_hook_sees_a_complete_gradient_once_and_replaces_it() {
         ]
     );
     assert_eq!(value(&g[0]), 72.0);
-    assert_eq!(host.rec.meter.total, 0, "every gradient buffer is released");
+    assert_eq!(host.rec.tools().meter.total, 0, "every gradient buffer is released");
     drop(tape);
-    host.rec.inspect.add_hook(x.id, UserData::new(()), Inspect::tapes_owner(&[]));
-    assert_eq!(host.rec.inspect.hooks.len(), 1, "hooks whose tapes are gone are dropped");
+    host.rec.tools().inspect.add_hook(x.id, UserData::new(()), Inspect::tapes_owner(&[]));
+    assert_eq!(host.rec.tools().inspect.hooks.len(), 1, "hooks whose tapes are gone are dropped");
 }
 
 #[test]

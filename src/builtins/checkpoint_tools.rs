@@ -4,8 +4,8 @@
 
 use super::tape_methods::this_tape;
 use super::Signature;
-use crate::autodiff::advisor::{self, Advice, Prediction};
-use crate::autodiff::ledger;
+use crate::autodiff::tools::advisor::{self, Advice, Prediction};
+use crate::autodiff::tools::ledger;
 use crate::autodiff::tape::Site;
 use crate::autodiff::Tape;
 use crate::bail;
@@ -29,7 +29,7 @@ fn line_of(rt: &Interp, site: Site) -> Option<usize> {
 /// the bare name for a function of the standard library or one with no source (a builtin, a
 /// callable instance); `(outside)` for region 0.
 pub(super) fn region_key(rt: &Interp, region: u32) -> String {
-    let Some(r) = rt.ad.regions.get((region as usize).wrapping_sub(1)) else { return "(outside)".into() };
+    let Some(r) = rt.ad.regions().get((region as usize).wrapping_sub(1)) else { return "(outside)".into() };
     let stdlib = r.site.is_known() && rt.sources.get(r.site.src).name.starts_with("<stdlib>");
     match line_of(rt, r.site) {
         Some(line) if !stdlib => format!("{}@{line}", r.name),
@@ -81,8 +81,8 @@ fn recompute_ledger(rt: &mut Interp, a: &mut Args) -> R<Value> {
     static SIG: Signature = Signature::new(&["table", "times"], 0);
     let mut b = SIG.bind(rt, a)?;
     let (table, times) = (b.bool_or("table", false)?, b.bool_or("times", true)?);
-    let rows: Vec<(String, crate::autodiff::ledger::RegionCounts)> = (1..=rt.ad.regions.len() as u32)
-        .map(|r| (region_key(rt, r), rt.ad.regions[r as usize - 1].counts.clone()))
+    let rows: Vec<(String, crate::autodiff::tools::ledger::RegionCounts)> = (1..=rt.ad.regions().len() as u32)
+        .map(|r| (region_key(rt, r), rt.ad.regions()[r as usize - 1].counts.clone()))
         .collect();
     if !table {
         let list = rows

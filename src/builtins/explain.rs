@@ -1,8 +1,8 @@
-//! `tape.explain(target, source)`: the method; the search itself is `autodiff/explain.rs`.
+//! `tape.explain(target, source)`: the method; the search itself is `autodiff/tools/explain.rs`.
 
 use super::tape_methods::this_tape;
 use super::Signature;
-use crate::autodiff::explain::{explain, Places, Query};
+use crate::autodiff::tools::explain::{explain, Places, Query};
 use crate::autodiff::tape::Site;
 use crate::bail;
 use crate::error::R;

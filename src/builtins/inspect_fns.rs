@@ -1,8 +1,8 @@
 //! Watching the backward pass: `trace_gradients()` and
-//! `watch_gradient(x, fn)` (the walk's side is `autodiff/inspect.rs`).
+//! `watch_gradient(x, fn)` (the walk's side is `autodiff/tools/inspect.rs`).
 
 use super::{Signature, NO_ARGS};
-use crate::autodiff::inspect::{HookOwner, Inspect};
+use crate::autodiff::tools::inspect::{HookOwner, Inspect};
 use crate::autodiff::tape::UserData;
 use crate::autodiff::TapeRef;
 use crate::bail;
@@ -32,13 +32,13 @@ pub fn install(rt: &mut Interp) {
 /// See: Zygote's `@showgrad` (for every node).
 fn trace_enter(rt: &mut Interp, a: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, a)?;
-    rt.ad.inspect.trace += 1;
+    rt.ad.tools().inspect.trace += 1;
     Ok(Value::None)
 }
 
 /// Leaves a `trace_gradients()` block (however it ends: errors pass through).
 fn trace_exit(rt: &mut Interp, _: &mut Args) -> R<Value> {
-    rt.ad.inspect.trace = rt.ad.inspect.trace.saturating_sub(1);
+    rt.ad.tools().inspect.trace = rt.ad.tools().inspect.trace.saturating_sub(1);
     Ok(Value::Bool(false))
 }
 
@@ -79,7 +79,7 @@ fn watch_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
             if !v.trainable {
                 bail!(Value, "watch_gradient(): the Variable is not trainable, so it gets no gradient");
             }
-            rt.ad.inspect.add_hook(v.handle, UserData::new(f), HookOwner::Variable(Rc::downgrade(v)));
+            rt.ad.tools().inspect.add_hook(v.handle, UserData::new(f), HookOwner::Variable(Rc::downgrade(v)));
         }
         Value::Tensor(t) => {
             if !t.dtype().is_float() {
@@ -96,7 +96,7 @@ fn watch_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
                     "watch_gradient(): no recording GradientTape watches this tensor, so no gradient will reach it (watch it with tape.watch(x), or compute it from watched values inside the tape's block)"
                 );
             }
-            rt.ad.inspect.add_hook(t.id, UserData::new(f), Inspect::tapes_owner(&tapes));
+            rt.ad.tools().inspect.add_hook(t.id, UserData::new(f), Inspect::tapes_owner(&tapes));
         }
         other => bail!(Type, "watch_gradient() needs a tensor or a Variable, not {}", other.type_name()),
     }

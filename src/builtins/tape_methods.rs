@@ -39,14 +39,14 @@ pub(super) fn tape_watch(rt: &mut Interp, a: &mut Args) -> R<Value> {
                     let mut tape = tape.borrow_mut();
                     tape.watch(t.id);
                     let n = tape.len();
-                    tape.notes.watched(t.id, rt.ad.site, n);
+                    tape.notes_mut().watched(t.id, rt.ad.site, n);
                 }
             }
             Value::Variable(var) => {
                 let mut tape = tape.borrow_mut();
                 tape.watch_variable(var);
                 let n = tape.len();
-                tape.notes.watched(var.handle, rt.ad.site, n);
+                tape.notes_mut().watched(var.handle, rt.ad.site, n);
             }
             Value::List(_) | Value::Tuple(_) => {
                 for x in rt.iterate(v)? {
@@ -144,7 +144,7 @@ pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
     }
     let grads = rt.gradient(&tape, &targets, &ids, ogs)?;
     // `tape.explain` looks at the answer (without keeping it alive) to tell zeros.
-    tape.borrow_mut().notes.last_grads =
+    tape.borrow_mut().notes_mut().last_grads =
         ids.iter().zip(&grads).map(|(id, g)| (*id, g.as_ref().map(|g| Rc::downgrade(&g.data)))).collect();
     let results = grads.into_iter().zip(&metas).map(|(g, src)| {
         // Integer and bool sources get no gradient: None, or zeros of their own dtype with
@@ -488,7 +488,7 @@ pub(super) fn tape_stats(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let tape = this_tape(a)?;
     let tape = tape.borrow();
     let (ops, saved, bytes) = tape.stats();
-    let last = &tape.last_backward;
+    let last = tape.last_backward();
     let mut d = crate::runtime::value::Dict::default();
     let mut put = |k: &str, v: Value| {
         d.insert(HashKey::Str(k.into()), (Value::str(k), v));

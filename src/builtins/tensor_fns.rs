@@ -685,6 +685,6 @@ fn compare(rt: &mut Interp, args: &mut Args, op: Compare) -> R<Value> {
     let (x, y) = (a.value("x")?, a.value("y")?);
     let (x, y) = rt.tensor_pair(&x, &y)?;
     let out = Tensor::new(kernels::compare(op, &x.data, &y.data)?);
-    rt.ad.note(crate::autodiff::notes::comparison_name(op), &[&x, &y], &[&out]);
+    rt.ad.note(crate::autodiff::tools::notes::comparison_name(op), &[&x, &y], &[&out]);
     Ok(Value::Tensor(out))
 }

@@ -76,9 +76,9 @@ impl Interp {
                 }
                 // The forward pass of a checked recompute_grad function (tapes paused) converts
                 // the same list without recording: the determinism check skips this stack.
-                let checks = self.ad.checks.suspend();
+                let checks = self.ad.tools().checks.suspend();
                 let stacked = self.ad.stack(&parts, 0);
-                self.ad.checks.resume(checks);
+                self.ad.tools().checks.resume(checks);
                 stacked
             }
             _ => {

@@ -6,7 +6,7 @@ use crate::error::R;
 use crate::intern::intern;
 use super::value::{Dict, Value};
 use super::Interp;
-use crate::autodiff::check::Fingerprint;
+use crate::autodiff::tools::check::Fingerprint;
 use crate::autodiff::tape::{CustomCall, Entry, Op, RecomputeCall, Site, UserData};
 use crate::autodiff::{backward, forward};
 use crate::autodiff::{Host, InputGrads, Recorder, Tape, Variable};
@@ -21,7 +21,7 @@ struct RecomputeArgs {
     f: Value,
     args: Vec<Value>,
     kwargs: Vec<(Rc<str>, Value)>,
-    /// With the determinism check on: the forward pass's fingerprints (`autodiff/check.rs`).
+    /// With the determinism check on: the forward pass's fingerprints (`autodiff/tools/check.rs`).
     prints: Option<Rc<Vec<Fingerprint>>>,
 }
 
@@ -135,17 +135,17 @@ impl Host for Interp {
         let outer_rng = std::mem::replace(&mut self.rng, call.rng_state.clone());
         let run = self.ad.enter_region(call.region, true);
         if let Some(prints) = &user.prints {
-            self.ad.checks.begin_comparing(prints.clone());
+            self.ad.tools().checks.begin_comparing(prints.clone());
         }
         self.ad.begin_recompute(Some(&local));
         let result = self.call_value(&f, args, kwargs);
         self.ad.end_recompute(Some(&local));
-        let mismatch = user.prints.as_ref().and_then(|_| self.ad.checks.end_comparing());
+        let mismatch = user.prints.as_ref().and_then(|_| self.ad.tools().checks.end_comparing());
         let seconds = self.ad.leave_region(run);
         self.rng = outer_rng;
         // The recompute ledger: what plain recording of f would have saved.
         self.ad.note_region_bytes(call.region, None, Some(local.borrow().stats().2));
-        if let Some(pass) = self.ad.passes.last_mut() {
+        if let Some(pass) = self.ad.tools().passes.last_mut() {
             pass.recompute_calls += 1;
             pass.recomputed_ops += local.borrow().len();
             pass.recompute_seconds += seconds;
@@ -453,7 +453,7 @@ impl Interp {
             })
             .collect();
         if check {
-            self.ad.checks.begin_recording();
+            self.ad.tools().checks.begin_recording();
         }
         let result = self.call_value(f, fresh, kw.clone()).and_then(|r| {
             let outs = self.flatten_tensors(&r, &format!("recompute_grad function {name}"))?;
@@ -461,7 +461,7 @@ impl Interp {
             self.ad.probe(&outs.iter().map(|t| t.id).collect::<Vec<_>>());
             Ok((r, outs))
         });
-        let prints = check.then(|| Rc::new(self.ad.checks.end_recording()));
+        let prints = check.then(|| Rc::new(self.ad.tools().checks.end_recording()));
         // Reads inside f count as reads for enclosing custom_gradient/recompute calls too.
         let (read, seen) = self.ad.resume_all(paused);
         self.ad.leave_region(run);
@@ -506,7 +506,7 @@ impl Interp {
         let call = Rc::new(RecomputeCall { name, region, call: user, saved, variables, captured, rng_state });
         // An enclosing check saw f's operations; this entry exists only where a tape records
         // (not in the enclosing function's forward pass, where the tapes are paused).
-        let checks = self.ad.checks.suspend();
+        let checks = self.ad.tools().checks.suspend();
         self.ad.record_ids(&ids, &refs, || Op::Recompute(call.clone()));
         // f ran with the accumulators set aside: its outputs' tangents come from its VJP,
         // transposed (TF raises NotImplementedError here; DGL gives the tangents f would have).
@@ -515,7 +515,7 @@ impl Interp {
         } else {
             Ok(())
         };
-        self.ad.checks.resume(checks);
+        self.ad.tools().checks.resume(checks);
         tangents?;
         Ok(Self::rebuild(&result, &mut outs.into_iter()))
     }

@@ -1,11 +1,11 @@
 //! The interpreter's side of watching differentiation: gradient hooks
 //! (`watch_gradient`) run as user code, the lines `trace_gradients()` prints, and the
-//! error a failed recompute determinism check raises (`autodiff/check.rs`).
+//! error a failed recompute determinism check raises (`autodiff/tools/check.rs`).
 
 use crate::error::{Exc, R};
 use super::value::Value;
 use super::Interp;
-use crate::autodiff::check::{Fingerprint, Mismatch};
+use crate::autodiff::tools::check::{Fingerprint, Mismatch};
 use crate::autodiff::tape::{Entry, UserData};
 use crate::err;
 use crate::tensor::{shape_str, Tensor};
@@ -56,7 +56,7 @@ impl Interp {
     /// upstream gradient's shape and L2 norm; steps of a pass nested in another (a
     /// recomputation) are indented by two spaces per level.
     pub(super) fn show_step(&mut self, e: &Entry, upstream: &[Tensor]) {
-        let depth = self.ad.passes.len().saturating_sub(1);
+        let depth = self.ad.tools().passes.len().saturating_sub(1);
         let mut ups = Vec::with_capacity(upstream.len());
         for g in upstream {
             let norm = g.data.to_f64_vec().iter().map(|v| v * v).sum::<f64>().sqrt();

@@ -360,7 +360,7 @@ impl Interp {
             hash_classes: FxHashMap::default(),
             modules: HashMap::new(),
             out,
-            ad: Recorder::default(),
+            ad: Recorder::with_tools(),
             rng: RandomState::default(),
             script_dir: PathBuf::from("."),
             argv: Vec::new(),

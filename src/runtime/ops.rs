@@ -436,7 +436,7 @@ impl Interp {
                     _ => Compare::Ne,
                 };
                 let out = Tensor::new(kernels::compare(c, &x.data, &y.data)?);
-                self.ad.note(crate::autodiff::notes::comparison_name(c), &[&x, &y], &[&out]);
+                self.ad.note(crate::autodiff::tools::notes::comparison_name(c), &[&x, &y], &[&out]);
                 Value::Tensor(out)
             }
             CmpOp::Eq => Value::Bool(self.values_equal(a, b)?),

@@ -64,12 +64,12 @@ impl Recorder {
     }
 
     /// `x @ y` with the last two axes of `x` (`tx`) or `y` (`ty`) swapped. When nothing records
-    /// it (no tape watches an input, no capture probe listens, no accumulator has a tangent)
-    /// and both are 2-D floats, the kernel reads the transposes through strides; otherwise
+    /// it (no tape watches an input, no capture probe listens, no accumulator has a tangent,
+    /// the observer does not want every op) and both are 2-D floats, the kernel reads the transposes through strides; otherwise
     /// they are recorded operations.
     fn matmul_transposed(&mut self, x: &Tensor, y: &Tensor, tx: bool, ty: bool) -> R<Tensor> {
         if self.capture_probes.is_empty()
-            && self.checks.is_empty()
+            && !self.observer_wants_ops()
             && !self.any_watched(&[x, y])
             && !self.any_tangent(&[x.id, y.id])
         {

@@ -51,9 +51,9 @@ impl Recorder {
         if !self.capture_probes.is_empty() {
             self.probe(&[logits.id]);
         }
-        // Recorded for a running determinism check too: the forward pass it checks runs with
-        // the tapes paused, its recomputation under a tape (`check.rs`).
-        if self.any_watched(&[logits]) || self.has_tangent(logits.id) || !self.checks.is_empty() {
+        // Recorded for an observer that sees every op too (a running determinism check: the
+        // forward pass it checks runs with the tapes paused, its recomputation under a tape).
+        if self.any_watched(&[logits]) || self.has_tangent(logits.id) || self.observer_wants_ops() {
             let mut bp: Vec<f64> = lp.iter().map(|v| v.exp()).collect();
             for (i, &k) in idx.iter().enumerate() {
                 bp[i * classes + k as usize] -= 1.0;

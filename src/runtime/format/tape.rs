@@ -119,7 +119,7 @@ impl Interp {
 
     /// A checkpoint region as `function@line` of its definition (`-` for none).
     pub fn region_text(&self, region: u32) -> String {
-        let Some(r) = region.checked_sub(1).and_then(|i| self.ad.regions.get(i as usize)) else {
+        let Some(r) = region.checked_sub(1).and_then(|i| self.ad.regions().get(i as usize)) else {
             return "-".into();
         };
         if !r.site.is_known() {
@@ -216,7 +216,7 @@ impl Interp {
         if saved.iter().any(|x| matches!(x, Saved::Held { shared: true, .. })) {
             s.push_str("(* also keeps a tensor counted at an earlier entry: each tensor counts once)\n");
         }
-        let last = &tape.last_backward;
+        let last = tape.last_backward();
         if last.peak_bytes > 0 {
             let _ = write!(s, "last gradient: peak_backward_bytes {}", last.peak_bytes);
             if last.recompute_calls > 0 {

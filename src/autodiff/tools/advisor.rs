@@ -3,7 +3,7 @@
 //! each block consuming the one before), and predicts the backward peak of the tape as it
 //! is and with the chain cut into `checkpoint_sequential` segments.
 //!
-//! The prediction replays [`backward`](super::backward)'s walk over sizes instead of tensors
+//! The prediction replays [`backward`](crate::autodiff::backward)'s walk over sizes instead of tensors
 //! and counts bytes by [`meter`](super::meter)'s rule: the saved tensors a tape still holds
 //! (each counted once per tape), plus every gradient buffer alive (the collected ones, the
 //! upstream gradients of the step running and the gradients it produces; a gradient passed
@@ -13,7 +13,7 @@
 //! they differ only where an operation's VJP shares or allocates buffers in ways this model
 //! does not know (it knows `add`, `subtract`, `identity` and `grad_pass_through`).
 
-use super::tape::{Log, Op, Site, Tape, NO_SLOT};
+use crate::autodiff::tape::{Log, Op, Site, Tape, NO_SLOT};
 use crate::tensor::TensorId;
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
@@ -363,7 +363,7 @@ impl Model {
         m.peak
     }
 
-    /// [`backward::walk`](super::backward) over sizes: the bytes it holds go on `m`.
+    /// [`backward::walk`](crate::autodiff::backward) over sizes: the bytes it holds go on `m`.
     fn walk(&self, m: &mut SimMeter, nodes: &[Node], targets: &[(u32, u64)], release: bool) {
         let mut node_of: HashMap<u32, usize> = HashMap::default();
         for (i, n) in nodes.iter().enumerate() {
@@ -561,7 +561,7 @@ mod tests {
 
     #[test]
     fn a_loop_is_a_chain_and_the_predicted_peak_is_the_measured_one() {
-        let mut rec = Recorder::default();
+        let mut rec = Recorder::with_tools();
         let tape = Rc::new(RefCell::new(Tape::new(false, true)));
         rec.enter(&tape).unwrap();
         let x = Tensor::new(Array::from_f64(DType::F32, &[4, 3], vec![0.5; 12]));
@@ -580,7 +580,7 @@ mod tests {
         assert_eq!(names, ["matmul", "tanh"]);
         assert_eq!(advice.plans.len(), 5);
         gradient(&mut rec, &tape, &[loss], &[w.id], None).unwrap();
-        assert_eq!(advice.plain_peak, tape.borrow().last_backward.peak_bytes);
+        assert_eq!(advice.plain_peak, tape.borrow().last_backward().peak_bytes);
     }
 
     #[test]

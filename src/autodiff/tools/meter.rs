@@ -9,7 +9,7 @@
 //! recomputation's buffers. The numbers follow from this rule alone, so golden files can
 //! pin them.
 
-use super::tape::{Entry, Log, NO_SLOT};
+use crate::autodiff::tape::{Entry, Log, NO_SLOT};
 use crate::tensor::Tensor;
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
@@ -160,6 +160,7 @@ impl Meter {
 /// How many entries of one tape save each tensor, so that a tensor saved by several entries
 /// counts once: by output slot for a tensor some entry of the tape produced (a dense table),
 /// by buffer for the others (sources, Variables, constants: few).
+#[derive(Debug)]
 pub struct SavedCounts {
     by_slot: Vec<u32>,
     other: FxHashMap<usize, u32>,

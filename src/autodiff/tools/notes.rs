@@ -1,14 +1,14 @@
-//! What a recording tape sees besides its entries, kept for `tape.explain` (`explain.rs`).
+//! What a recording tape sees besides its entries, kept for `tape.explain` (`explain.rs`) in
+//! the tape's annex ([`Annotations`](super::Annotations)).
 //!
 //! A tape records an operation only when one of its inputs is watched (docs/language.md §5), so by
 //! itself it cannot say what became of a tensor it never recorded. While it records it also
 //! notes the operations it did not record (a push each, only for those), the operations with no
 //! gradient (stop_gradient, integer casts, argmax/argmin, rounding, comparisons, `.numpy()`,
-//! `.item()`, `float()`, `int()`: [`Recorder::note`](super::Recorder::note)), where it was entered, where each
+//! `.item()`, `float()`, `int()`: [`Recorder::note`](crate::autodiff::Recorder::note)), where it was entered, where each
 //! tensor was watched, and which inputs a `custom_gradient` `grad_fn` gave no gradient.
 
-use super::recorder::{InputGrads, Recorder};
-use super::tape::Site;
+use crate::autodiff::tape::Site;
 use crate::tensor::kernels::Compare;
 use crate::tensor::{fresh_id, Array, Tensor, TensorId};
 use smallvec::SmallVec;
@@ -99,32 +99,6 @@ impl Notes {
     }
 }
 
-impl Recorder {
-    /// Notes an operation with no gradient (stop_gradient, an integer cast, argmax, rounding,
-    /// a comparison, `.numpy()`, `.item()`) on each recording tape, for `tape.explain`.
-    /// Nothing happens when no tape records.
-    pub fn note(&mut self, name: &'static str, inputs: &[&Tensor], outputs: &[&Tensor]) {
-        if self.tapes.is_empty() {
-            return;
-        }
-        let ids: SmallVec<[TensorId; 4]> = inputs.iter().map(|t| t.id).collect();
-        for t in &self.tapes {
-            t.borrow_mut().notes.unrecorded(name, true, &ids, outputs, self.site);
-        }
-    }
-
-    /// Notes, in the running backward pass, the inputs of a `custom_gradient` entry (index
-    /// `entry`) that needed a gradient and got `None` from its `grad_fn`.
-    pub fn note_custom_none(&mut self, entry: usize, grads: &InputGrads, needed: &[bool]) {
-        let Some(pass) = self.passes.last_mut() else { return };
-        for (k, &need) in needed.iter().enumerate() {
-            if need && grads.get(k).is_none_or(|g| g.is_none()) {
-                pass.custom_none.push((entry as u32, k as u32));
-            }
-        }
-    }
-}
-
 /// The name a comparison is noted under (`comparison >`).
 pub fn comparison_name(op: Compare) -> &'static str {
     match op {
@@ -139,8 +113,8 @@ pub fn comparison_name(op: Compare) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::super::recorder::Recorder;
-    use super::super::tape::Tape;
+    use crate::autodiff::recorder::Recorder;
+    use crate::autodiff::tape::Tape;
     use crate::tensor::kernels::{Binary, Unary};
     use crate::tensor::{Array, DType, Tensor};
     use std::cell::RefCell;
@@ -154,7 +128,7 @@ mod tests {
     /// each; with no tape recording, nothing is noted anywhere.
     #[test]
     fn only_what_the_tape_runs_past_is_noted() {
-        let mut rec = Recorder::default();
+        let mut rec = Recorder::with_tools();
         let (x, c) = (scalar(2.0), scalar(3.0));
         rec.note("stop_gradient", &[&x], &[]);
         let tape = Rc::new(RefCell::new(Tape::new(false, true)));
@@ -163,19 +137,19 @@ mod tests {
         let y = rec.binary(Binary::Mul, &x, &c).unwrap();
         let _ = rec.unary(Unary::Sin, &y).unwrap();
         assert_eq!(tape.borrow().len(), 2);
-        assert!(tape.borrow().notes.unrecorded.is_empty());
+        assert!(tape.borrow().notes().unrecorded.is_empty());
         let d = rec.binary(Binary::Mul, &c, &c).unwrap();
         let r = rec.unary(Unary::Round, &y).unwrap();
         let t = tape.borrow();
-        let names: Vec<(&str, bool)> = t.notes.unrecorded.iter().map(|n| (n.name, n.cut)).collect();
+        let names: Vec<(&str, bool)> = t.notes().unrecorded.iter().map(|n| (n.name, n.cut)).collect();
         assert_eq!(names, [("multiply", false), ("round", true)]);
-        assert_eq!(t.notes.unrecorded[0].outputs.as_slice(), [d.id]);
-        assert_eq!(t.notes.unrecorded[1].inputs.as_slice(), [y.id]);
-        assert_eq!(t.notes.unrecorded[1].outputs.as_slice(), [r.id]);
+        assert_eq!(t.notes().unrecorded[0].outputs.as_slice(), [d.id]);
+        assert_eq!(t.notes().unrecorded[1].inputs.as_slice(), [y.id]);
+        assert_eq!(t.notes().unrecorded[1].outputs.as_slice(), [r.id]);
         drop(t);
         rec.exit(&tape);
         let _ = rec.binary(Binary::Mul, &c, &c).unwrap();
         rec.note("stop_gradient", &[&x], &[]);
-        assert_eq!(tape.borrow().notes.unrecorded.len(), 2);
+        assert_eq!(tape.borrow().notes().unrecorded.len(), 2);
     }
 }

@@ -12,7 +12,7 @@
 //! started, or the target does not depend on the source.
 
 use super::notes::Unrecorded;
-use super::tape::{Log, Op, Site, Tape};
+use crate::autodiff::tape::{Log, Op, Site, Tape};
 use crate::source::SourceId;
 use crate::tensor::kernels::{Binary, Unary};
 use crate::tensor::{DType, Tensor, TensorId};
@@ -110,7 +110,7 @@ impl<'a> Graph<'a> {
                 maker.insert(o.id, step);
             }
         }
-        let notes = &tape.notes.unrecorded[..];
+        let notes = &tape.notes().unrecorded[..];
         for (i, n) in notes.iter().enumerate() {
             let step = Step::Note(i as u32);
             for (k, &x) in n.inputs.iter().enumerate() {
@@ -123,7 +123,7 @@ impl<'a> Graph<'a> {
         // Only entries still present count (the tape may have been reset since).
         let n = log.entries.len() as u32;
         let custom_none = tape
-            .last_backward
+            .last_backward()
             .custom_none
             .iter()
             .copied()
@@ -305,8 +305,8 @@ pub fn explain(tape: &Tape, q: &Query, places: &Places) -> String {
         }
     }
     if !g.maker.contains_key(&q.target) && !tape.watches(q.target) {
-        let when = match tape.notes.start {
-            _ if tape.notes.was_reset => "before tape.reset(), or while this tape was not recording".into(),
+        let when = match tape.notes().start {
+            _ if tape.notes().was_reset => "before tape.reset(), or while this tape was not recording".into(),
             Some((site, id)) if q.target < id => format!("before the tape started recording at {}", places.at(site)),
             _ => "while this tape was not recording (after its with block, or in stop_recording())".into(),
         };
@@ -338,7 +338,7 @@ pub fn explain(tape: &Tape, q: &Query, places: &Places) -> String {
         return out;
     }
     // Values made after the source but before the tape started, that the target grew from.
-    if let Some((start_site, start_id)) = tape.notes.start {
+    if let Some((start_site, start_id)) = tape.notes().start {
         let older = g
             .ancestry(q.target)
             .into_iter()
@@ -365,7 +365,7 @@ pub fn explain(tape: &Tape, q: &Query, places: &Places) -> String {
     }
     verdict(&format!("is None: {t} does not depend on {s}"));
     let _ = writeln!(out, "  no operation this tape saw leads from {s} to {t}");
-    if tape.notes.full {
+    if tape.notes().full {
         let _ = writeln!(out, "  (the tape noted only the first 100000 operations it did not record)");
     }
     out
@@ -390,7 +390,7 @@ fn flows(g: &Graph, tape: &Tape, q: &Query, path: &Path, places: &Places, mut ou
         }
     }
     let last =
-        tape.notes.last_grads.iter().find(|(id, _)| *id == q.source).map(|(_, w)| w.as_ref().map(|w| w.upgrade()));
+        tape.notes().last_grads.iter().find(|(id, _)| *id == q.source).map(|(_, w)| w.as_ref().map(|w| w.upgrade()));
     let zeros = matches!(&last, Some(Some(Some(a))) if a.to_f64_vec().iter().all(|v| *v == 0.0));
     let _ = writeln!(out, "the gradient of {t} with respect to {s} {}", if zeros { "is all zeros:" } else { "flows:" });
     let _ = writeln!(out, "  {}", render(g, q, path, places));
@@ -400,7 +400,7 @@ fn flows(g: &Graph, tape: &Tape, q: &Query, path: &Path, places: &Places, mut ou
             writeln!(out, "  (the shortest of several paths; {} recorded operations carry the gradient)", ops.len());
     }
     let custom = path.iter().any(|&(st, ..)| g.name(st).starts_with("custom_gradient"));
-    if custom && tape.notes.last_grads.is_empty() {
+    if custom && tape.notes().last_grads.is_empty() {
         let _ = writeln!(out, "  (whether a custom_gradient grad_fn returns None is known once tape.gradient has run)");
     }
     if !zeros {
@@ -532,7 +532,7 @@ fn step_use(g: &Graph, step: Step) -> Use {
 /// The verdict for a source the tape did not watch when `used` (if known) used it.
 fn not_watched(tape: &Tape, q: &Query, used: Option<Use>, places: &Places) -> (String, Vec<String>) {
     let s = &q.source_name;
-    if let (Some(u), Some(w)) = (&used, tape.notes.first_watch(q.source)) {
+    if let (Some(u), Some(w)) = (&used, tape.notes().first_watch(q.source)) {
         if w.entries > u.entries_before || w.unrecorded > u.notes_before {
             return (
                 format!("is None: {s} was watched after its use"),

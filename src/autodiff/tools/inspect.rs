@@ -2,18 +2,18 @@
 //! `watch_gradient(x, fn)`.
 //!
 //! While a trace is on, the backward walk hands each step and its upstream gradients to
-//! [`Host::trace_step`] before the step runs (Zygote's `@showgrad`, for every node). A
+//! [`Host::trace_step`](crate::autodiff::Host::trace_step) before the step runs (Zygote's `@showgrad`, for every node). A
 //! gradient hook runs on a tensor's gradient once it is complete — for a tensor some entry
 //! produced, when that entry's step is about to run; for a source or a Variable, when the
 //! walk is over — and what it returns replaces the gradient, so a hook on a hidden
 //! activation changes every gradient flowing further back (PyTorch's `register_hook`).
-//! When neither is set, the walk tests one flag per step.
+//! When neither is set, the walk tests one flag per step. The walk asks for these through
+//! the recorder's observer ([`Tools`](super::Tools)); the host runs each hook.
 
-use super::recorder::{Host, TapeRef};
-use super::tape::{Tape, UserData};
-use super::variable::Variable;
-use crate::error::R;
-use crate::tensor::{Tensor, TensorId};
+use crate::autodiff::recorder::TapeRef;
+use crate::autodiff::tape::{Tape, UserData};
+use crate::autodiff::variable::Variable;
+use crate::tensor::TensorId;
 use smallvec::SmallVec;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -95,19 +95,4 @@ impl Inspect {
         }
         ids
     }
-}
-
-/// Runs the hooks on `id` over the complete gradient in `cell` (held on the meter), each on
-/// the previous one's result; the last result stays in `cell`, held in its place.
-pub fn run_hooks<H: Host + ?Sized>(host: &mut H, id: TensorId, cell: &mut Option<Tensor>) -> R<()> {
-    let hooks = host.recorder().inspect.hooks_on(id);
-    for f in hooks {
-        let Some(g) = cell.clone() else { return Ok(()) };
-        let new = host.gradient_hook(&f, g.clone())?;
-        let meter = &mut host.recorder().meter;
-        meter.hold(&new);
-        meter.release(&g);
-        *cell = Some(new);
-    }
-    Ok(())
 }

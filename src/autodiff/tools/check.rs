@@ -17,7 +17,7 @@
 //! PyTorch's checkpoint compares metadata (shapes, dtypes, devices) only; TensorFlow and
 //! JAX check nothing.
 
-use super::tape::{Dims, Op, Site};
+use crate::autodiff::tape::{Dims, Op, Site};
 use crate::tensor::{Array, DType, Tensor};
 use smallvec::SmallVec;
 use std::hash::Hasher;
