@@ -125,12 +125,12 @@ fn with_tape(
     for x in inputs {
         tape.borrow_mut().watch(x.id);
     }
-    rt.recorder().tapes.push(tape.clone());
+    rt.recorder().enter(&tape).expect("the tape records");
     let y = f(rt);
     let y = match y {
         Ok(y) => y,
         Err(e) => {
-            rt.recorder().tapes.clear();
+            rt.recorder().exit(&tape);
             return Err(e);
         }
     };
@@ -138,7 +138,7 @@ fn with_tape(
     let ut = tensor(y.shape(), &u);
     let p = rt.recorder().mul(&y, &ut)?;
     let l = rt.recorder().reduce(Reduce::Sum, &p, None, false)?;
-    rt.recorder().tapes.clear();
+    rt.recorder().exit(&tape);
     let ids: Vec<u64> = inputs.iter().map(|x| x.id).collect();
     let grads = rt.gradient(&tape, &[l], &ids, None)?;
     Ok((y, grads.into_iter().map(|g| g.expect("a gradient")).collect(), u))
