@@ -160,7 +160,7 @@ pub struct Interp {
     /// for each hash, the first instance seen of each class of equal ones. An instance's
     /// dict key is its hash and the index of its class here, so two instances are one key
     /// exactly when their hashes are equal and `==` says they are equal, as in CPython.
-    pub(crate) hash_classes: FxHashMap<i64, Vec<Value>>,
+    hash_classes: FxHashMap<i64, Vec<Value>>,
 }
 
 /// How a front end configures the interpreter ([`Interp::set_config`]), before code runs.
