@@ -10,7 +10,7 @@ use crate::tensor::shape::broadcast_shapes;
 use ndarray::{ArrayD, IxDyn, Zip};
 use num_traits::Float;
 
-/// Elementwise binary operations (LANGUAGE.md §4).
+/// Elementwise binary operations (docs/language.md §4).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Binary {
     Add,
@@ -195,7 +195,7 @@ enum IntFault {
 }
 
 /// One int64 element of `x op y`: exact, or `None` with the fault noted
-/// (integer tensors never wrap: LANGUAGE.md §4, issue #7).
+/// (integer tensors never wrap: docs/language.md §4).
 fn int_binary(op: Binary, x: i64, y: i64) -> Result<i64, IntFault> {
     let over = IntFault::Overflow;
     match op {

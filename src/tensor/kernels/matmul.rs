@@ -133,7 +133,7 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
         (Array::F32(x), Array::F32(y)) => Array::F32(go(x, y, n, k, m)?),
         (Array::F64(x), Array::F64(y)) => Array::F64(go(x, y, n, k, m)?),
         (Array::I64(x), Array::I64(y)) => {
-            // Exact or an error, never wrapped (issue 7, class 4): checked products and sums.
+            // Exact or an error, never wrapped: checked products and sums.
             let mut shape = if sa.len() == 2 && sb.len() == 2 { vec![] } else { batch.clone() };
             shape.extend([n, m]);
             let mut xs = batch.clone();

@@ -18,7 +18,7 @@ pub enum Reduce {
     Min,
 }
 
-/// Float element types whose sums accumulate in float64 (LANGUAGE.md §4:
+/// Float element types whose sums accumulate in float64 (docs/language.md §4:
 /// reductions are as accurate as TF's and NumPy's; a float64 accumulator keeps
 /// the relative error of a float32 sum of 10^7 same-sign terms near 1e-9).
 pub trait Accumulate: Float + Send + Sync {
