@@ -111,11 +111,12 @@ fn sibling_imports(dir: &str, files: &[(String, String)]) -> Vec<(String, Vec<St
                 }
                 for (i, _) in code.match_indices(prefix) {
                     let rest = &code[i + prefix.len()..];
-                    let group = match rest.strip_prefix('{') {
-                        Some(g) => g.split('}').next().unwrap_or(""),
-                        None => rest,
+                    // `super::{a, b}` names a and b; `super::a::{x, y}` names a alone.
+                    let items: Vec<&str> = match rest.strip_prefix('{') {
+                        Some(g) => g.split('}').next().unwrap_or("").split(',').collect(),
+                        None => vec![rest],
                     };
-                    for item in group.split(',') {
+                    for item in items {
                         let id: String =
                             item.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '*').collect();
                         if !id.is_empty() {
