@@ -2,7 +2,7 @@
 //! `tape.stats()["saved_bytes_by_region"]` and `tape.suggest_checkpoints(budget_bytes)`.
 //! (`checkpoint_sequential` is written in DGL: `stdlib/_checkpoint.dgl`.)
 
-use super::tape_methods::this_tape;
+use super::this_tape;
 use super::Signature;
 use crate::autodiff::tools::advisor::{self, Advice, Prediction};
 use crate::autodiff::tools::ledger;

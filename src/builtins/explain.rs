@@ -1,6 +1,6 @@
 //! `tape.explain(target, source)`: the method; the search itself is `autodiff/tools/explain.rs`.
 
-use super::tape_methods::this_tape;
+use super::this_tape;
 use super::Signature;
 use crate::autodiff::tools::explain::{explain, Places, Query};
 use crate::autodiff::tape::Site;

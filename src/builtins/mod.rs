@@ -133,6 +133,19 @@ pub(super) fn receiver(a: &Args) -> R<&Value> {
     a.this.as_ref().ok_or_else(|| err!(Runtime, "internal error: {}() called without its receiver", a.fname))
 }
 
+/// The tape a method is bound to.
+///
+/// Errors: TypeError when the receiver is not a tape (a method taken off one type and called on another).
+pub(super) fn this_tape(a: &Args) -> R<Rc<std::cell::RefCell<crate::autodiff::Tape>>> {
+    match &a.this {
+        Some(Value::Tape(t)) => Ok(t.clone()),
+        other => {
+            let found = other.as_ref().map_or_else(|| "nothing".to_string(), |v| v.type_name());
+            bail!(Type, "{}() must be called on a GradientTape, not {found}", a.fname)
+        }
+    }
+}
+
 /// The most parameters a [`Signature`] declares (the bound values live in a fixed array).
 pub const MAX_PARAMS: usize = 7;
 

@@ -1,7 +1,7 @@
 //! Methods of `GradientTape` values (docs/language.md §5): `watch`, `gradient`,
 //! `jacobian`, `batch_jacobian`, `stats`, `watched_variables`, `reset`.
 
-use super::{Signature, NO_ARGS};
+use super::{this_tape, Signature, NO_ARGS};
 use crate::autodiff::Tape;
 use crate::bail;
 use crate::error::R;
@@ -10,19 +10,6 @@ use crate::runtime::Interp;
 use crate::tensor::{shape_str, Array, Tensor};
 use std::cell::RefCell;
 use std::rc::Rc;
-
-/// The tape a method is bound to.
-///
-/// Errors: TypeError when the receiver is not a tape (a method taken off one type and called on another).
-pub(super) fn this_tape(a: &Args) -> R<Rc<RefCell<Tape>>> {
-    match &a.this {
-        Some(Value::Tape(t)) => Ok(t.clone()),
-        other => {
-            let found = other.as_ref().map_or_else(|| "nothing".to_string(), |v| v.type_name());
-            bail!(Type, "{}() must be called on a GradientTape, not {found}", a.fname)
-        }
-    }
-}
 
 /// `tape.watch(x)`: a tensor, a Variable, or a (nested) list of them.
 pub(super) fn tape_watch(rt: &mut Interp, a: &mut Args) -> R<Value> {

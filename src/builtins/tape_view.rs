@@ -2,7 +2,8 @@
 //! `draw_graph(y)`. The text comes from `runtime/format/tape.rs`, the picture from `svg.rs`
 //! (laid out by the pure-Rust layout-rs crate); this file says what goes in the picture.
 
-use super::tape_methods::{flatten_sources, this_tape};
+use super::tape_methods::flatten_sources;
+use super::this_tape;
 use super::Signature;
 use crate::autodiff::tape::Saved;
 use crate::autodiff::tape::{Log, Op, NO_SLOT};

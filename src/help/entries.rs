@@ -147,6 +147,21 @@ fn trim_blank(lines: &[&str]) -> String {
     lines[start..end].iter().map(|l| l.trim_end()).collect::<Vec<_>>().join("\n")
 }
 
+/// The doc entry of a builtin, method (`Tensor.numpy`) or native-module name (`math.sqrt`), by
+/// name: the entry's text, and for a type (`list`, `Tensor`) the summaries of its attributes.
+pub fn lookup(name: &str) -> Option<String> {
+    let registry = Registry::get();
+    let mut text = registry.entry(name)?.text();
+    let members: Vec<_> = registry.members(name).collect();
+    if !members.is_empty() {
+        text.push_str("\nAttributes and methods:\n\n");
+        for e in members {
+            text.push_str(&format!("    {}\n        {}\n", e.heading, e.summary()));
+        }
+    }
+    Some(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

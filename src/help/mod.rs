@@ -11,9 +11,12 @@ pub mod entries;
 pub mod reference;
 pub mod values;
 
-use crate::runtime::value::{BuiltinKind, Value};
+use crate::runtime::value::Value;
 use crate::runtime::Interp;
 use entries::Registry;
+
+pub use entries::lookup;
+pub use values::type_key;
 
 /// The help text of a value: a builtin's doc entry, a user function's signature and docstring,
 /// a class with its methods, a module with its names, or the type of any other value.
@@ -52,47 +55,6 @@ pub fn attribute_help(rt: &mut Interp, v: &Value, attr: &str) -> Option<String> 
     }
     let value = rt.get_attr(v, crate::intern::intern(attr)).ok()?;
     Some(values::help_of(rt, &value))
-}
-
-/// The doc entry of a builtin, method (`Tensor.numpy`) or native-module name (`math.sqrt`), by
-/// name: the entry's text, and for a type (`list`, `Tensor`) the summaries of its attributes.
-pub fn lookup(name: &str) -> Option<String> {
-    let registry = Registry::get();
-    let mut text = registry.entry(name)?.text();
-    let members: Vec<_> = registry.members(name).collect();
-    if !members.is_empty() {
-        text.push_str("\nAttributes and methods:\n\n");
-        for e in members {
-            text.push_str(&format!("    {}\n        {}\n", e.heading, e.summary()));
-        }
-    }
-    Some(text)
-}
-
-/// The type part of the keys of a builtin value's attributes (`Tensor` in `Tensor.numpy`).
-pub fn type_key(v: &Value) -> Option<&'static str> {
-    Some(match v {
-        Value::Tensor(_) => "Tensor",
-        Value::Variable(_) => "Variable",
-        Value::Tape(_) => "GradientTape",
-        Value::Accumulator(_) => "ForwardAccumulator",
-        Value::List(_) => "list",
-        Value::Dict(_) => "dict",
-        Value::Str(_) => "str",
-        Value::Set(_) => "set",
-        Value::FrozenSet(_) => "frozenset",
-        Value::Tuple(_) => "tuple",
-        Value::File(_) => "file",
-        Value::Exception(_) => "Exception",
-        Value::DType(_) => "dtype",
-        Value::Generator(_) => "generator",
-        Value::Builtin(b) if matches!(b.kind, BuiltinKind::Native(_) | BuiltinKind::Method(..)) => "function",
-        Value::ErrorType(_) => "type",
-        Value::Int(_) | Value::Bool(_) => "int",
-        Value::Float(_) => "float",
-        Value::Range(_) => "range",
-        _ => return None,
-    })
 }
 
 /// What `help()` without an argument prints: how to ask for help, and the reference's sections.

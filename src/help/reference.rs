@@ -22,9 +22,6 @@ pub const STDLIB: &[(&str, &[&str])] = &[
     ("Module and checkpoint_sequential", &["_module", "_checkpoint"]),
 ];
 
-/// Builtins written in DGL and the stdlib module defining each (see `runtime/import.rs`).
-pub const LAZY: &[(&str, &str)] = &[("Module", "_module"), ("checkpoint_sequential", "_checkpoint")];
-
 /// The reference as `dgl doc` prints it, from an interpreter of its own (whose output is
 /// discarded). Errors: the message of a stdlib module that fails to load.
 pub fn generate() -> Result<String, String> {

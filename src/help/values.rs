@@ -2,7 +2,7 @@
 //! their signature and docstring (Python's `help` shows the same); any other value by its
 //! type's entry. Also `dir(x)`'s names.
 
-use super::{lookup, type_key};
+use super::entries::lookup;
 use crate::runtime::value::{BuiltinKind, Class, Function, Value};
 use crate::runtime::Interp;
 use crate::syntax::ast::ParamKind;
@@ -10,6 +10,9 @@ use std::rc::Rc;
 
 /// The modules written in Rust, whose functions have entries keyed `module.name`.
 const NATIVE_MODULES: &[&str] = &["math", "time", "random", "sys"];
+
+/// Builtins written in DGL and the stdlib module defining each (see `runtime/import.rs`).
+const LAZY: &[(&str, &str)] = &[("Module", "_module"), ("checkpoint_sequential", "_checkpoint")];
 
 /// The help text of `v` (see [`super::help_text`]).
 pub fn help_of(rt: &mut Interp, v: &Value) -> String {
@@ -102,7 +105,7 @@ pub fn name_help(rt: &mut Interp, name: &str) -> String {
             }
             Some(v)
         }),
-        None => match super::reference::LAZY.iter().find(|(n, _)| *n == name) {
+        None => match LAZY.iter().find(|(n, _)| *n == name) {
             Some((n, module)) => rt.import(module).ok().and_then(|m| m.globals.get(crate::intern::intern(n))),
             None => rt.import(name).ok().map(Value::Module),
         },
@@ -441,4 +444,30 @@ fn preview(text: &str) -> String {
         out.push('…');
     }
     out
+}
+
+/// The type part of the keys of a builtin value's attributes (`Tensor` in `Tensor.numpy`).
+pub fn type_key(v: &Value) -> Option<&'static str> {
+    Some(match v {
+        Value::Tensor(_) => "Tensor",
+        Value::Variable(_) => "Variable",
+        Value::Tape(_) => "GradientTape",
+        Value::Accumulator(_) => "ForwardAccumulator",
+        Value::List(_) => "list",
+        Value::Dict(_) => "dict",
+        Value::Str(_) => "str",
+        Value::Set(_) => "set",
+        Value::FrozenSet(_) => "frozenset",
+        Value::Tuple(_) => "tuple",
+        Value::File(_) => "file",
+        Value::Exception(_) => "Exception",
+        Value::DType(_) => "dtype",
+        Value::Generator(_) => "generator",
+        Value::Builtin(b) if matches!(b.kind, BuiltinKind::Native(_) | BuiltinKind::Method(..)) => "function",
+        Value::ErrorType(_) => "type",
+        Value::Int(_) | Value::Bool(_) => "int",
+        Value::Float(_) => "float",
+        Value::Range(_) => "range",
+        _ => return None,
+    })
 }
