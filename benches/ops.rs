@@ -7,6 +7,7 @@
 //!   sizes and at 1024², elementwise same-shape and bias-row broadcast, the
 //!   float32 transcendentals, and sums by axis, at B2-like and 1M-element sizes.
 
+use dgl::autodiff::Host;
 use dgl::runtime::Interp;
 use dgl::tensor::kernels::{self, Binary, Reduce, Unary};
 use dgl::tensor::{Array, DType, Tensor};
@@ -52,14 +53,14 @@ fn scalar_ops_direct(n: usize) {
     let k = Tensor::new(Array::scalar(DType::F32, 1.0000001));
     let tape = Rc::new(RefCell::new(dgl::autodiff::Tape::new(false, true)));
     tape.borrow_mut().watch(x.id);
-    rt.ad.tapes.push(tape.clone());
+    rt.recorder().enter(&tape).unwrap();
     let start = Instant::now();
     let mut y = x.clone();
     for _ in 0..n {
-        y = rt.binary(Binary::Mul, &y, &k).unwrap();
+        y = rt.recorder().binary(Binary::Mul, &y, &k).unwrap();
     }
     let forward = start.elapsed().as_secs_f64();
-    rt.ad.tapes.clear();
+    rt.recorder().exit(&tape);
     let start = Instant::now();
     rt.gradient(&tape, &[y], &[x.id], None).unwrap();
     let backward = start.elapsed().as_secs_f64();
