@@ -472,6 +472,8 @@ def _repr(x):
         return f"slice({_repr(x.start)}, {_repr(x.stop)}, {_repr(x.step)})"
     if x is Ellipsis:
         return "Ellipsis"
+    if x is NotImplemented:
+        return "NotImplemented"
     if isinstance(x, type):
         if x is str:
             return "<class 'str'>"

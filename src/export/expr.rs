@@ -98,6 +98,15 @@ impl Exporter<'_> {
         self.expr_at(e, LAMBDA)
     }
 
+    /// `obj` as the receiver of an attribute (`obj.name`): an atom, and an int literal in
+    /// parentheses, since Python reads `5.__class__` as the float `5.` and a name.
+    fn receiver(&mut self, obj: &Expr) -> String {
+        match obj.kind {
+            ExprKind::Int(i) => format!("({i})"),
+            _ => self.expr_at(obj, ATOM),
+        }
+    }
+
     /// `e` as Python text, parenthesised if it binds more loosely than `min`.
     fn expr_at(&mut self, e: &Expr, min: u8) -> String {
         let (text, prec) = self.expr_prec(e);
@@ -324,7 +333,7 @@ impl Exporter<'_> {
             ExprKind::Tuple(_) | ExprKind::List(_) => format!("({})", self.target(e)),
             ExprKind::Starred(x) => format!("*{}", self.inner_target(x)),
             ExprKind::Name(n, _) => self.local_name(&n.name()),
-            ExprKind::Attr(obj, n) => format!("{}.{}", self.expr_at(obj, ATOM), n.name()),
+            ExprKind::Attr(obj, n) => format!("{}.{}", self.receiver(obj), n.name()),
             _ => self.expr_at(e, ATOM),
         }
     }
@@ -484,7 +493,7 @@ impl Exporter<'_> {
             // A Variable's name without TF's `:0` suffix, as DGL shows it.
             return format!("dgl_tf.name({})", self.expr(obj));
         }
-        format!("{}.{name}", self.expr_at(obj, ATOM))
+        format!("{}.{name}", self.receiver(obj))
     }
 
     fn call(&mut self, f: &Expr, args: &[Arg], span: crate::source::Span) -> String {
