@@ -103,14 +103,14 @@ def _digits(text):
 
 
 def _round_ties_up(digits, exp, magnitude):
-    """The shortest digits as Rust chooses them.
+    """The shortest digits of a float32 element as DGL chooses them.
 
     Python's repr and NumPy pick, among the shortest digit strings that read
     back to the number, the one nearest to it, and on an exact tie the even
-    one; Rust's formatter takes the larger one (-715.20001220703125, a float32
-    value, is `-715.2000122070312` in Python and `-715.2000122070313` in DGL).
-    So: when the number lies exactly halfway between `digits` and the next
-    string up, take the next one up.
+    one. DGL does so for a float (as CPython's repr: -715.20001220703125 is
+    `-715.2000122070312`), but a float32 element's text takes the larger one.
+    So, for a float32: when the number lies exactly halfway between `digits`
+    and the next string up, take the next one up.
     """
     if digits == "0":
         return digits, exp
@@ -128,13 +128,17 @@ def _round_ties_up(digits, exp, magnitude):
     return up.rstrip("0"), exp
 
 
-def _render(negative, magnitude, shortest):
+def _render(negative, magnitude, shortest, ties_up):
     """DGL's float text from the shortest round-trip digits `shortest` (a
     Python/NumPy repr) of a finite number whose absolute value (as float64) is
     `magnitude`: positional with `.0` when integral, exponent form (`1e-8`,
-    `1.5e20`, no `+`, no padding) below 1e-4 and from 1e16 on."""
+    `1.5e20`, no `+`, no padding) below 1e-4 and from 1e16 on; a tie between
+    two shortest texts goes up when `ties_up` (a float32 element), else to the
+    even one (a float, as CPython's repr)."""
     sign = "-" if negative else ""
-    digits, exp = _round_ties_up(*_digits(shortest.lstrip("-")), magnitude)
+    digits, exp = _digits(shortest.lstrip("-"))
+    if ties_up:
+        digits, exp = _round_ties_up(digits, exp, magnitude)
     if magnitude != 0.0 and not (1e-4 <= magnitude < 1e16):
         mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
         return f"{sign}{mantissa}e{exp}"
@@ -155,7 +159,7 @@ def fmt_f64(x):
         return "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return _render(math.copysign(1.0, x) < 0, abs(x), _py_repr(x))
+    return _render(math.copysign(1.0, x) < 0, abs(x), _py_repr(x), False)
 
 
 def fmt_f32(x):
@@ -168,7 +172,7 @@ def fmt_f32(x):
         return "nan"
     if np.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return _render(bool(np.signbit(x)), abs(float(x)), _py_str(x))
+    return _render(bool(np.signbit(x)), abs(float(x)), _py_str(x), True)
 
 
 # ---------------------------------------------------------------------------

@@ -355,8 +355,8 @@ class GeneratedValues(unittest.TestCase):
         # Python's exponent form (1e-08) instead of DGL's (1e-8): the comparison must notice.
         original = dgl_tf._render
 
-        def python_style(negative, magnitude, shortest):
-            text = original(negative, magnitude, shortest)
+        def python_style(negative, magnitude, shortest, ties_up):
+            text = original(negative, magnitude, shortest, ties_up)
             if "e" in text:
                 return ("-" if negative else "") + shortest.lstrip("-")
             return text
