@@ -132,7 +132,7 @@ impl Session {
         })
     }
 
-    /// The rendered diagnostic of a failure (colour as `self.rt.color` says).
+    /// The rendered diagnostic of a failure (in colour when the interpreter's configuration says so).
     pub fn report(&self, f: &Failure) -> String {
         self.rt.report(f)
     }

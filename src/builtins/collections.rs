@@ -222,7 +222,6 @@ fn merge_sort<T: Clone>(items: Vec<T>, in_order: &mut impl FnMut(&T, &T) -> R<bo
     Ok(items)
 }
 
-
 pub(super) fn this_dict(a: &Args) -> R<Rc<RefCell<crate::runtime::value::Dict>>> {
     match receiver(a)? {
         Value::Dict(d) => Ok(d.clone()),

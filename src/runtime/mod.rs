@@ -167,7 +167,6 @@ pub struct Interp {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Config {
     color: bool,
-    all_syntax_errors: bool,
     check_recompute: bool,
     quiet_progress: bool,
 }
@@ -176,11 +175,6 @@ impl Config {
     /// Diagnostics may use colour (a terminal).
     pub fn with_color(self, on: bool) -> Config {
         Config { color: on, ..self }
-    }
-
-    /// Report every syntax error (`dgl check`), not only the first, as a run does.
-    pub fn with_all_syntax_errors(self, on: bool) -> Config {
-        Config { all_syntax_errors: on, ..self }
     }
 
     /// `recompute_grad` functions check their recomputations by default (`check=True`): on in
@@ -193,16 +187,6 @@ impl Config {
     /// runner (`dgl test`, `cargo test`), whose expected outputs hold no bars.
     pub fn with_quiet_progress(self, on: bool) -> Config {
         Config { quiet_progress: on, ..self }
-    }
-
-    /// Whether diagnostics may use colour.
-    pub fn color(&self) -> bool {
-        self.color
-    }
-
-    /// Whether `recompute_grad` checks its recomputations unless told otherwise.
-    pub fn check_recompute(&self) -> bool {
-        self.check_recompute
     }
 
     /// Whether `progress` bars are silent unless told otherwise.
@@ -418,9 +402,10 @@ impl Interp {
     }
 
     /// Renders a failure as its diagnostic text (stderr content), with this run's sources
-    /// and colour setting (see [`Failure::render`]).
+    /// and colour setting: the first syntax error, as a run reports it (`dgl check`, which
+    /// reports every one, calls [`Failure::render`] itself).
     pub fn report(&self, failure: &Failure) -> String {
-        failure.render(&self.sources, self.config.color, self.config.all_syntax_errors)
+        failure.render(&self.sources, self.config.color, false)
     }
 }
 
