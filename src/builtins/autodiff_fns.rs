@@ -1,30 +1,32 @@
 //! Differentiation builtins (docs/language.md §5): `Variable`, `GradientTape`,
 //! `stop_gradient`, and the decorators.
 
-use super::{Signature, NO_ARGS};
+use super::{Signature, NO_ARGS, Native};
 use crate::autodiff::{Tape, Variable};
 use crate::bail;
 use crate::error::R;
-use crate::runtime::value::{Args, Builtin, BuiltinKind, NativeFn, Value};
+use crate::runtime::value::{Args, Builtin, BuiltinKind, Value};
 use crate::runtime::Interp;
 use crate::tensor::Tensor;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("Variable", variable);
-    reg("GradientTape", gradient_tape);
-    reg("stop_gradient", stop_gradient);
-    reg("custom_gradient", custom_gradient);
-    reg("recompute_grad", recompute_grad);
-    reg("grad_pass_through", grad_pass_through);
-    reg("is_recomputing", is_recomputing);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&VARIABLE);
+    reg(&GRADIENTTAPE);
+    reg(&STOP_GRADIENT);
+    reg(&CUSTOM_GRADIENT);
+    reg(&RECOMPUTE_GRAD);
+    reg(&GRAD_PASS_THROUGH);
+    reg(&IS_RECOMPUTING);
 }
+
+static VARIABLE: Native =
+    Native::new("Variable", &["initial_value", "trainable=True", "name=None", "dtype=None"], variable);
 
 /// `Variable(initial, trainable=True, name=None, dtype=None)`
 fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["initial_value", "trainable", "name", "dtype"], 1);
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = VARIABLE.bind(rt, a)?;
     let init = b.value("initial_value")?;
     let trainable = b.bool_or("trainable", true)?;
     let name = match b.non_none("name")? {
@@ -39,14 +41,18 @@ fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Variable(Rc::new(Variable::new((*t.data).clone(), trainable, name))))
 }
 
+static GRADIENTTAPE: Native =
+    Native::new("GradientTape", &["persistent=False", "watch_accessed_variables=True"], gradient_tape);
+
 /// `GradientTape(persistent=False, watch_accessed_variables=True)`
 fn gradient_tape(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["persistent", "watch_accessed_variables"], 0);
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = GRADIENTTAPE.bind(rt, a)?;
     let persistent = b.bool_or("persistent", false)?;
     let watch = b.bool_or("watch_accessed_variables", true)?;
     Ok(Value::Tape(Rc::new(RefCell::new(Tape::new(persistent, watch)))))
 }
+
+static STOP_GRADIENT: Native = Native::new("stop_gradient", &["input", "name=None"], stop_gradient);
 
 /// `stop_gradient(input, name=None)`: the same values under a new, unrecorded id.
 ///
@@ -55,8 +61,7 @@ fn gradient_tape(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// Gradient: none (the result is a constant to every tape).
 /// See: docs/language.md §5; tf.stop_gradient.
 fn stop_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "name"], 1);
-    let input = SIG.bind(rt, a)?.value("input")?;
+    let input = STOP_GRADIENT.bind(rt, a)?.value("input")?;
     if !matches!(input, Value::List(_) | Value::Tuple(_) | Value::Dict(_)) {
         let t = rt.tensor_arg(&input)?;
         return Ok(Value::Tensor(stopped(rt, &t)));
@@ -80,9 +85,10 @@ fn stopped(rt: &mut Interp, t: &Tensor) -> Tensor {
     out
 }
 
+const WRAP_SIG: Signature = Signature::new(&["f"]);
+
 fn wrap(rt: &mut Interp, a: &mut Args, make: fn(Value) -> BuiltinKind, prefix: &str) -> R<Value> {
-    static SIG: Signature = Signature::new(&["f"], 1);
-    let f = SIG.bind(rt, a)?.value("f")?;
+    let f = WRAP_SIG.bind(rt, a)?.value("f")?;
     wrapped(f, make, prefix)
 }
 
@@ -100,10 +106,14 @@ fn wrapped(f: Value, make: impl FnOnce(Value) -> BuiltinKind, prefix: &str) -> R
     Ok(Value::Builtin(Rc::new(Builtin { name, kind: make(f) })))
 }
 
+static CUSTOM_GRADIENT: Native = Native::with("custom_gradient", WRAP_SIG, custom_gradient);
+
 /// `custom_gradient(f)` (a decorator).
 fn custom_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
     wrap(rt, a, BuiltinKind::CustomGradient, "custom_gradient")
 }
+
+static RECOMPUTE_GRAD: Native = Native::new("recompute_grad", &["f=None", "check=None"], recompute_grad);
 
 /// `recompute_grad(f, check=None)`: `f` recomputed during `tape.gradient` instead of
 /// recorded (docs/language.md §5); `g.__wrapped__` is `f`. Also a decorator factory:
@@ -120,8 +130,7 @@ fn custom_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// See: tf.recompute_grad (checks nothing); torch.utils.checkpoint (compares shapes and
 /// dtypes only, CheckpointError).
 fn recompute_grad(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["f", "check"], 0);
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = RECOMPUTE_GRAD.bind(rt, a)?;
     let f = b.non_none("f")?;
     let check = b.non_none("check")?;
     let check = match check {
@@ -135,27 +144,32 @@ fn recompute_grad(rt: &mut Interp, a: &mut Args) -> R<Value> {
             let this = check.map_or(Value::None, Value::Bool);
             Ok(Value::Builtin(Rc::new(Builtin {
                 name: "recompute_grad".into(),
-                kind: BuiltinKind::Method(this, recompute_decorator),
+                kind: BuiltinKind::Method(this, &RECOMPUTE_DECORATOR),
             })))
         }
     }
 }
 
+static RECOMPUTE_DECORATOR: Native = Native::new("recompute_grad", &["f"], recompute_decorator);
+
 /// What `recompute_grad(check=…)` returns: applied to `f`, `recompute_grad(f, check=…)`.
 fn recompute_decorator(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["f"], 1);
     let check = match &a.this {
         Some(Value::Bool(b)) => Some(*b),
         _ => None,
     };
-    let f = SIG.bind(rt, a)?.value("f")?;
+    let f = RECOMPUTE_DECORATOR.bind(rt, a)?.value("f")?;
     wrapped(f, |f| BuiltinKind::Recompute(f, check), "recompute_grad")
 }
+
+static GRAD_PASS_THROUGH: Native = Native::with("grad_pass_through", WRAP_SIG, grad_pass_through);
 
 /// `grad_pass_through(f)`: forward of `f`, identity gradient.
 fn grad_pass_through(rt: &mut Interp, a: &mut Args) -> R<Value> {
     wrap(rt, a, BuiltinKind::PassThrough, "grad_pass_through")
 }
+
+static IS_RECOMPUTING: Native = Native::with("is_recomputing", NO_ARGS, is_recomputing);
 
 /// `is_recomputing()`: true while a recompute_grad recomputation runs.
 fn is_recomputing(rt: &mut Interp, a: &mut Args) -> R<Value> {

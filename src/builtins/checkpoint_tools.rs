@@ -3,21 +3,21 @@
 //! (`checkpoint_sequential` is written in DGL: `stdlib/_checkpoint.dgl`.)
 
 use super::this_tape;
-use super::Signature;
+use super::Native;
 use crate::autodiff::tools::advisor::{self, Advice, Prediction};
 use crate::autodiff::tools::ledger;
 use crate::autodiff::tape::Site;
 use crate::autodiff::Tape;
 use crate::bail;
 use crate::error::R;
-use crate::runtime::value::{Args, Dict, HashKey, NativeFn, Value};
+use crate::runtime::value::{Args, Dict, HashKey, Value};
 use crate::runtime::Interp;
 use std::cell::RefCell;
 use std::fmt::Write;
 use std::rc::Rc;
 
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("recompute_ledger", recompute_ledger);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&RECOMPUTE_LEDGER);
 }
 
 /// The line of a site in its file, when it names one.
@@ -60,6 +60,8 @@ pub(super) fn saved_bytes_by_region(rt: &Interp, tape: &Tape) -> Value {
     Value::Dict(Rc::new(RefCell::new(d)))
 }
 
+static RECOMPUTE_LEDGER: Native = Native::new("recompute_ledger", &["table=False", "times=True"], recompute_ledger);
+
 /// `recompute_ledger(table=False, times=True)`: what each `recompute_grad` function has cost
 /// so far in this process, one row per function (by name and definition line, as the keys of
 /// `saved_bytes_by_region`) in order of first call.
@@ -78,8 +80,7 @@ pub(super) fn saved_bytes_by_region(rt: &Interp, tape: &Tape) -> Value {
 /// Errors: TypeError from bad argument types only.
 /// See: docs/gradients.md (no framework reports this).
 fn recompute_ledger(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["table", "times"], 0);
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = RECOMPUTE_LEDGER.bind(rt, a)?;
     let (table, times) = (b.bool_or("table", false)?, b.bool_or("times", true)?);
     let rows: Vec<(String, crate::autodiff::tools::ledger::RegionCounts)> = (1..=rt.ad.regions().len() as u32)
         .map(|r| (region_key(rt, r), rt.ad.regions()[r as usize - 1].counts.clone()))
@@ -147,6 +148,9 @@ fn recompute_ledger(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::str(&out))
 }
 
+pub(super) static TAPE_SUGGEST_CHECKPOINTS: Native =
+    Native::new("suggest_checkpoints", &["budget_bytes=None", "as_dict=False"], tape_suggest_checkpoints);
+
 /// `tape.suggest_checkpoints(budget_bytes=None, as_dict=False)`: where to put checkpoints on
 /// this tape, and what they would save and cost.
 ///
@@ -167,9 +171,8 @@ fn recompute_ledger(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// `gradient`, or use a persistent tape); ValueError for a negative budget.
 /// See: docs/gradients.md; PyTorch's checkpoint_sequential.
 pub(super) fn tape_suggest_checkpoints(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["budget_bytes", "as_dict"], 0);
     let tape = this_tape(a)?;
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = TAPE_SUGGEST_CHECKPOINTS.bind(rt, a)?;
     let (budget, as_dict) = (b.opt_int("budget_bytes")?, b.bool_or("as_dict", false)?);
     if budget.is_some_and(|b| b < 0) {
         bail!(Value, "suggest_checkpoints: budget_bytes must be 0 or more, got {}", budget.unwrap_or(0));

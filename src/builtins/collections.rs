@@ -1,7 +1,7 @@
 //! Methods of lists, dicts and strings (docs/language.md §2), with Python's behaviour
 //! (the rest of the string methods are in strings.rs).
 
-use super::{receiver, Signature, NO_ARGS};
+use super::{receiver, Signature, NO_ARGS, Native};
 use crate::error::R;
 use crate::runtime::value::{Args, Dict, HashKey, Value};
 use crate::runtime::Interp;
@@ -11,9 +11,9 @@ use std::rc::Rc;
 
 /// No parameters: `xs.copy()`, `d.keys()`, `s.upper()`.
 /// `(value)`: `xs.index`, `xs.count`, `xs.remove`.
-static VALUE: Signature = Signature::new(&["value"], 1);
+const VALUE: Signature = Signature::new(&["value"]);
 /// `(key, default=None)`: `d.get`, `d.setdefault`.
-static KEY_DEFAULT: Signature = Signature::new(&["key", "default"], 1);
+const KEY_DEFAULT: Signature = Signature::new(&["key", "default=None"]);
 
 pub(super) fn this_list(a: &Args) -> R<Rc<RefCell<Vec<Value>>>> {
     match receiver(a)? {
@@ -22,22 +22,24 @@ pub(super) fn this_list(a: &Args) -> R<Rc<RefCell<Vec<Value>>>> {
     }
 }
 
+pub(super) static LIST_APPEND: Native = Native::new("append", &["object"], list_append);
+
 /// `xs.append(object)`
 pub(super) fn list_append(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["object"], 1);
     let l = this_list(args)?;
-    let x = SIG.bind(rt, args)?.value("object")?;
+    let x = LIST_APPEND.bind(rt, args)?.value("object")?;
     let mut l = l.borrow_mut();
     crate::tensor::budget::grow("a list", &mut l, 1)?;
     l.push(x);
     Ok(Value::None)
 }
 
+pub(super) static LIST_EXTEND: Native = Native::new("extend", &["iterable"], list_extend);
+
 /// `xs.extend(iterable)`
 pub(super) fn list_extend(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable"], 1);
     let l = this_list(args)?;
-    let x = SIG.bind(rt, args)?.value("iterable")?;
+    let x = LIST_EXTEND.bind(rt, args)?.value("iterable")?;
     let items = rt.iterate(&x)?;
     let mut l = l.borrow_mut();
     crate::tensor::budget::grow("a list", &mut l, items.len())?;
@@ -45,11 +47,12 @@ pub(super) fn list_extend(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+pub(super) static LIST_POP: Native = Native::new("pop", &["index=-1"], list_pop);
+
 /// `xs.pop(index=-1)`. Errors: IndexError for an empty list or an index out of range.
 pub(super) fn list_pop(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["index"], 0);
     let l = this_list(args)?;
-    let i = SIG.bind(rt, args)?.opt("index")?;
+    let i = LIST_POP.bind(rt, args)?.opt("index")?;
     let n = l.borrow().len();
     if n == 0 {
         bail!(Index, "pop from empty list");
@@ -62,11 +65,12 @@ pub(super) fn list_pop(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(v)
 }
 
+pub(super) static LIST_INSERT: Native = Native::new("insert", &["index", "object"], list_insert);
+
 /// `xs.insert(index, object)`: an index past either end inserts at that end.
 pub(super) fn list_insert(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["index", "object"], 2);
     let l = this_list(args)?;
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = LIST_INSERT.bind(rt, args)?;
     let (i, x) = (a.int("index")?, a.value("object")?);
     let n = l.borrow().len() as i64;
     let k = if i < 0 { (i + n).max(0) } else { i.min(n) } as usize;
@@ -90,13 +94,14 @@ fn position(rt: &mut Interp, args: &mut Args) -> R<(Rc<RefCell<Vec<Value>>>, usi
     bail!(Value, "{r} is not in list")
 }
 
+pub(super) static LIST_INDEX: Native = Native::new("index", &["value", "start=None", "stop=None"], list_index);
+
 /// `xs.index(value, start=0, stop=len(xs))`: the position of the first equal item in
 /// `xs[start:stop]` (negative bounds count from the end, as in a slice).
 /// Errors: ValueError when there is none.
 pub(super) fn list_index(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["value", "start", "stop"], 1);
     let l = this_list(args)?;
-    let mut b = SIG.bind(rt, args)?;
+    let mut b = LIST_INDEX.bind(rt, args)?;
     let (x, start, stop) = (b.value("value")?, b.opt_int("start")?, b.opt_int("stop")?);
     let items = l.borrow().clone();
     if let Some(i) = super::numbers::position_between(rt, &items, &x, start, stop)? {
@@ -105,6 +110,8 @@ pub(super) fn list_index(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let r = rt.repr_of(&x)?;
     bail!(Value, "{r} is not in list")
 }
+
+pub(super) static LIST_COUNT: Native = Native::with("count", VALUE, list_count);
 
 /// `xs.count(value)`
 pub(super) fn list_count(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -120,12 +127,16 @@ pub(super) fn list_count(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(n))
 }
 
+pub(super) static LIST_REMOVE: Native = Native::with("remove", VALUE, list_remove);
+
 /// `xs.remove(value)`: the first equal item. Errors: ValueError when there is none.
 pub(super) fn list_remove(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (l, i) = position(rt, args)?;
     l.borrow_mut().remove(i);
     Ok(Value::None)
 }
+
+pub(super) static LIST_REVERSE: Native = Native::with("reverse", NO_ARGS, list_reverse);
 
 /// `xs.reverse()`: in place.
 pub(super) fn list_reverse(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -135,6 +146,8 @@ pub(super) fn list_reverse(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+pub(super) static LIST_COPY: Native = Native::with("copy", NO_ARGS, list_copy);
+
 /// `xs.copy()`: a shallow copy.
 pub(super) fn list_copy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let l = this_list(args)?;
@@ -142,6 +155,8 @@ pub(super) fn list_copy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let items = l.borrow().clone();
     Ok(Value::list(items))
 }
+
+pub(super) static LIST_CLEAR: Native = Native::with("clear", NO_ARGS, list_clear);
 
 /// `xs.clear()`
 pub(super) fn list_clear(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -151,12 +166,13 @@ pub(super) fn list_clear(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+pub(super) static LIST_SORT: Native = Native::new("sort", &["*", "key=None", "reverse=False"], list_sort);
+
 /// `xs.sort(*, key=None, reverse=False)`: in place, stable, through `sorted`.
 pub(super) fn list_sort(rt: &mut Interp, args: &mut Args) -> R<Value> {
     // CPython: sort takes its arguments by keyword only.
-    static SIG: Signature = Signature::varargs(&["key", "reverse"]);
     let l = this_list(args)?;
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = LIST_SORT.bind(rt, args)?;
     if !a.rest.is_empty() {
         bail!(Type, "sort() takes no positional arguments");
     }
@@ -229,6 +245,8 @@ pub(super) fn this_dict(a: &Args) -> R<Rc<RefCell<crate::runtime::value::Dict>>>
     }
 }
 
+pub(super) static DICT_KEYS: Native = Native::with("keys", NO_ARGS, dict_keys);
+
 /// `d.keys()`: a list, in insertion order.
 pub(super) fn dict_keys(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let d = this_dict(args)?;
@@ -236,6 +254,8 @@ pub(super) fn dict_keys(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let keys = d.borrow().values().map(|(k, _)| k.clone()).collect();
     Ok(Value::list(keys))
 }
+
+pub(super) static DICT_VALUES: Native = Native::with("values", NO_ARGS, dict_values);
 
 /// `d.values()`: a list, in insertion order.
 pub(super) fn dict_values(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -245,6 +265,8 @@ pub(super) fn dict_values(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(values))
 }
 
+pub(super) static DICT_ITEMS: Native = Native::with("items", NO_ARGS, dict_items);
+
 /// `d.items()`: a list of `(key, value)` tuples, in insertion order.
 pub(super) fn dict_items(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let d = this_dict(args)?;
@@ -252,6 +274,8 @@ pub(super) fn dict_items(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let items = d.borrow().values().map(|(k, v)| Value::tuple(vec![k.clone(), v.clone()])).collect();
     Ok(Value::list(items))
 }
+
+pub(super) static DICT_GET: Native = Native::with("get", KEY_DEFAULT, dict_get);
 
 /// `d.get(key, default=None)`
 pub(super) fn dict_get(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -263,11 +287,12 @@ pub(super) fn dict_get(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(found.unwrap_or(default))
 }
 
+pub(super) static DICT_POP: Native = Native::new("pop", &["key", "default=None"], dict_pop);
+
 /// `d.pop(key[, default])`. Errors: KeyError when the key is absent and no default is given.
 pub(super) fn dict_pop(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["key", "default"], 1);
     let d = this_dict(args)?;
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = DICT_POP.bind(rt, args)?;
     let (kv, default) = (a.value("key")?, a.opt("default")?);
     let key = rt.hash_key(&kv)?;
     let found = d.borrow_mut().shift_remove(&key).map(|(_, v)| v);
@@ -277,12 +302,14 @@ pub(super) fn dict_pop(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
-/// `d.update(other)`: every entry of the dict `other`, in its order.
+pub(super) static DICT_UPDATE: Native = Native::new("update", &["other=()", "**kwargs"], dict_update);
+
+/// `d.update(other=(), **kwargs)`: every entry of `other` (a dict or (key, value) pairs), in its
+/// order, then the keywords.
 pub(super) fn dict_update(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["other"], 0);
     let d = this_dict(args)?;
     let kw = std::mem::take(&mut args.kw);
-    let other = SIG.bind(rt, args)?.opt("other")?;
+    let other = DICT_UPDATE.bind(rt, args)?.opt("other")?;
     let mut new = d.borrow().clone();
     merge_into(rt, &mut new, other, kw)?;
     *d.borrow_mut() = new;
@@ -321,6 +348,8 @@ pub(super) fn merge_into(rt: &mut Interp, d: &mut Dict, items: Option<Value>, kw
     Ok(())
 }
 
+pub(super) static DICT_SETDEFAULT: Native = Native::with("setdefault", KEY_DEFAULT, dict_setdefault);
+
 /// `d.setdefault(key, default=None)`: the value, after storing `default` if the key was absent.
 pub(super) fn dict_setdefault(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let d = this_dict(args)?;
@@ -337,6 +366,8 @@ pub(super) fn dict_setdefault(rt: &mut Interp, args: &mut Args) -> R<Value> {
     })
 }
 
+pub(super) static DICT_COPY: Native = Native::with("copy", NO_ARGS, dict_copy);
+
 /// `d.copy()`: a shallow copy.
 pub(super) fn dict_copy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let d = this_dict(args)?;
@@ -345,6 +376,8 @@ pub(super) fn dict_copy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Dict(Rc::new(RefCell::new(copy))))
 }
 
+pub(super) static DICT_CLEAR: Native = Native::with("clear", NO_ARGS, dict_clear);
+
 /// `d.clear()`: removes every entry.
 pub(super) fn dict_clear(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let d = this_dict(args)?;
@@ -352,6 +385,8 @@ pub(super) fn dict_clear(rt: &mut Interp, args: &mut Args) -> R<Value> {
     d.borrow_mut().clear();
     Ok(Value::None)
 }
+
+pub(super) static DICT_POPITEM: Native = Native::with("popitem", NO_ARGS, dict_popitem);
 
 /// `d.popitem()`: removes and returns the last inserted `(key, value)` pair.
 /// Errors: KeyError "popitem(): dictionary is empty".
@@ -365,12 +400,13 @@ pub(super) fn dict_popitem(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
+pub(super) static DICT_FROMKEYS: Native = Native::new("fromkeys", &["iterable", "value=None"], dict_fromkeys);
+
 /// `dict.fromkeys(iterable, value=None)`: a new dict with each item as a key, every one
 /// holding `value` (the same object). Read on a dict, the dict is not used, as CPython's
 /// class method.
 pub(super) fn dict_fromkeys(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable", "value"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = DICT_FROMKEYS.bind(rt, args)?;
     let (items, value) = (a.value("iterable")?, a.value_or("value", Value::None)?);
     let mut d = crate::runtime::value::Dict::default();
     for k in rt.iterate(&items)? {

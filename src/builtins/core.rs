@@ -1,12 +1,12 @@
 //! Python's builtins (docs/language.md §2): `print`, `len`, `range`, conversions,
 //! `min`/`max`/`sum`, `sorted`, `isinstance`, …
 
-use crate::builtins::Signature;
+use crate::builtins::{Native, Signature, NO_ARGS};
 use crate::runtime::convert::{float_to_int, int_add, int_checked};
 use crate::error::R;
 use crate::runtime::index::range_len;
 use crate::intern::intern;
-use crate::runtime::value::{Args, Dict, NativeFn, Value};
+use crate::runtime::value::{Args, Dict, Value};
 use crate::runtime::Interp;
 use crate::tensor::kernels::Unary;
 use crate::{bail, err};
@@ -16,41 +16,41 @@ use std::rc::Rc;
 pub use crate::runtime::value::TYPE_NAMES;
 use crate::runtime::value::{is_type_object, Builtin, BuiltinKind, UNNAMED_TYPES};
 
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("print", print);
-    reg("len", len);
-    reg("range", range);
-    reg("enumerate", enumerate);
-    reg("zip", zip);
-    reg("list", list);
-    reg("tuple", tuple);
-    reg("dict", dict);
-    reg("str", str_);
-    reg("repr", repr);
-    reg("ascii", ascii);
-    reg("slice", slice);
-    reg("int", int);
-    reg("float", float);
-    reg("bool", bool_);
-    reg("abs", abs);
-    reg("min", min);
-    reg("max", max);
-    reg("sum", sum);
-    reg("round", round);
-    reg("sorted", sorted);
-    reg("reversed", reversed);
-    reg("isinstance", isinstance);
-    reg("issubclass", issubclass);
-    reg("hasattr", hasattr);
-    reg("getattr", getattr);
-    reg("setattr", setattr);
-    reg("delattr", delattr);
-    reg("id", id);
-    reg("type", type_);
-    reg("argv", argv);
-    reg("property", property);
-    reg("Tensor", tensor_type);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&PRINT);
+    reg(&LEN);
+    reg(&RANGE);
+    reg(&ENUMERATE);
+    reg(&ZIP);
+    reg(&LIST);
+    reg(&TUPLE);
+    reg(&DICT);
+    reg(&STR);
+    reg(&REPR);
+    reg(&ASCII);
+    reg(&SLICE);
+    reg(&INT);
+    reg(&FLOAT);
+    reg(&BOOL);
+    reg(&ABS);
+    reg(&MIN);
+    reg(&MAX);
+    reg(&SUM);
+    reg(&SORTED);
+    reg(&REVERSED);
+    reg(&ISINSTANCE);
+    reg(&ISSUBCLASS);
+    reg(&HASATTR);
+    reg(&GETATTR);
+    reg(&SETATTR);
+    reg(&DELATTR);
+    reg(&ID);
+    reg(&TYPE);
+    reg(&ARGV);
+    reg(&PROPERTY);
 }
+
+static PRINT: Native = Native::new("print", &["*args", "sep=' '", "end='\\n'", "file=None", "flush=False"], print);
 
 /// `print(*args, sep=' ', end='\n', file=None, flush=False)`: writes `str` of each
 /// argument to `file` (an open file or `sys.stdout`/`sys.stderr`; the program's
@@ -59,8 +59,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
 /// Errors: TypeError for a non-string `sep`/`end` or a `file` that is not a file;
 /// the file's own errors (a closed file, a full disk).
 fn print(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&["sep", "end", "file", "flush"]);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = PRINT.bind(rt, args)?;
     // CPython's wording: "sep must be None or a string, not int".
     let text_or = |v: Option<Value>, name: &str, default: &str| match v {
         None => Ok(default.to_string()),
@@ -94,10 +93,11 @@ fn print(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+static LEN: Native = Native::new("len", &["obj"], len);
+
 /// `len(obj)`
 fn len(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["obj"], 1);
-    let x = SIG.bind(rt, args)?.value("obj")?;
+    let x = LEN.bind(rt, args)?.value("obj")?;
     if let Some(n) = rt.call_dunder(&x, "__len__", vec![])? {
         return match n {
             Value::Int(i) if i >= 0 => Ok(Value::Int(i)),
@@ -132,10 +132,11 @@ fn len(rt: &mut Interp, args: &mut Args) -> R<Value> {
     } as i64))
 }
 
+static RANGE: Native = Native::new("range", &["start", "stop=None", "step=1"], range);
+
 /// `range(stop)`, `range(start, stop, step=1)`
 fn range(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["start", "stop", "step"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = RANGE.bind(rt, args)?;
     let (x, y, z) = (a.value("start")?, a.opt("stop")?, a.opt("step")?);
     const WHAT: &str = "range() argument";
     let x = rt.int_arg(&x, WHAT)?;
@@ -153,10 +154,11 @@ fn range(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Range(Rc::new([start, stop, step])))
 }
 
+static ENUMERATE: Native = Native::new("enumerate", &["iterable", "start=0"], enumerate);
+
 /// `enumerate(iterable, start=0)`: a list of `(index, item)` pairs.
 fn enumerate(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable", "start"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = ENUMERATE.bind(rt, args)?;
     let (x, start) = (a.value("iterable")?, a.int_or("start", 0)?);
     let items = rt.iterate(&x)?;
     Ok(Value::list(
@@ -168,10 +170,11 @@ fn enumerate(rt: &mut Interp, args: &mut Args) -> R<Value> {
     ))
 }
 
+static ZIP: Native = Native::new("zip", &["*iterables"], zip);
+
 /// `zip(*iterables)`: a list of tuples, as long as the shortest.
 fn zip(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&[]);
-    let iterables = std::mem::take(&mut SIG.bind(rt, args)?.rest);
+    let iterables = std::mem::take(&mut ZIP.bind(rt, args)?.rest);
     // Item by item, through the iterator protocol: an endless generator zipped with a
     // list stops with the list.
     let mut iters = iterables.iter().map(|v| rt.iter_of(v)).collect::<R<Vec<_>>>()?;
@@ -195,62 +198,70 @@ fn zip(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(out))
 }
 
+static LIST: Native = Native::new("list", &["iterable=()"], list);
+
 /// `list(iterable=())`
 fn list(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable"], 0);
-    let x = SIG.bind(rt, args)?.opt("iterable")?;
+    let x = LIST.bind(rt, args)?.opt("iterable")?;
     Ok(Value::list(match x {
         Some(x) => rt.iterate(&x)?,
         None => vec![],
     }))
 }
 
+static TUPLE: Native = Native::new("tuple", &["iterable=()"], tuple);
+
 /// `tuple(iterable=())`
 fn tuple(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable"], 0);
-    let x = SIG.bind(rt, args)?.opt("iterable")?;
+    let x = TUPLE.bind(rt, args)?.opt("iterable")?;
     Ok(Value::tuple(match x {
         Some(x) => rt.iterate(&x)?,
         None => vec![],
     }))
 }
 
+static DICT: Native = Native::new("dict", &["items=()"], dict);
+
 /// `dict(items=(), **kwargs)`: from a dict or (key, value) pairs, then the keywords.
 fn dict(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["items"], 0);
     // Every keyword is an entry (even `items=`), so they are taken before binding.
     let kw = std::mem::take(&mut args.kw);
-    let x = SIG.bind(rt, args)?.opt("items")?;
+    let x = DICT.bind(rt, args)?.opt("items")?;
     let mut d = Dict::default();
     super::collections::merge_into(rt, &mut d, x, kw)?;
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }
 
+static STR: Native = Native::new("str", &["object=''"], str_);
+
 /// `str(object='')`
 fn str_(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["object"], 0);
-    let x = SIG.bind(rt, args)?.opt("object")?;
+    let x = STR.bind(rt, args)?.opt("object")?;
     Ok(Value::Str(match x {
         Some(x) => rt.str_of(&x)?.into(),
         None => "".into(),
     }))
 }
 
+static REPR: Native = Native::new("repr", &["obj"], repr);
+
 /// `repr(obj)`
 fn repr(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["obj"], 1);
-    let x = SIG.bind(rt, args)?.value("obj")?;
+    let x = REPR.bind(rt, args)?.value("obj")?;
     Ok(Value::Str(rt.repr_of(&x)?.into()))
 }
+
+static ASCII: Native = Native::new("ascii", &["obj"], ascii);
 
 /// `ascii(obj)`: `repr(obj)` with every non-ASCII character escaped (`\xe9`, `\u20ac`,
 /// `\U0001f600`), as Python's `ascii`.
 fn ascii(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["obj"], 1);
-    let x = SIG.bind(rt, args)?.value("obj")?;
+    let x = ASCII.bind(rt, args)?.value("obj")?;
     let r = rt.repr_of(&x)?;
     Ok(Value::str(&crate::runtime::format::ascii(&r)))
 }
+
+static SLICE: Native = Native::new("slice", &["start", "stop=None", "step=None"], slice);
 
 /// `slice(stop)`, `slice(start, stop[, step])`: the object `xs[start:stop:step]` indexes
 /// with; its parts may be any values (`None` for one left out), as Python's `slice`.
@@ -269,6 +280,8 @@ fn slice(_rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Slice(Rc::new(parts)))
 }
 
+static INT: Native = Native::new("int", &["x=0", "base=10"], int);
+
 /// `int(x=0, base=10)`: from a number, a string of digits in `base` (2–36, or 0
 /// for a literal's prefix: `int('0x1f', 0)`) or a one-element tensor; floats truncate.
 ///
@@ -276,8 +289,7 @@ fn slice(_rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// when the value leaves 64 bits; TypeError "int() can't convert non-string with
 /// explicit base"; ValueError "int() base must be >= 2 and <= 36, or 0".
 fn int(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x", "base"], 0);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = INT.bind(rt, args)?;
     let (x, base) = (a.opt("x")?, a.opt("base")?);
     if let Some(b) = base {
         let b = rt.int_arg(&b, "base")?;
@@ -319,10 +331,11 @@ fn int(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }))
 }
 
+static FLOAT: Native = Native::new("float", &["x=0.0"], float);
+
 /// `float(x=0.0)`: from a number, a string (`'nan'`, `'inf'` too) or a one-element tensor.
 fn float(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x"], 0);
-    let x = SIG.bind(rt, args)?.opt("x")?;
+    let x = FLOAT.bind(rt, args)?.opt("x")?;
     Ok(Value::Float(match x {
         None => 0.0,
         Some(Value::Str(s)) => super::pyfuncs::parse_float(&s).ok_or_else(|| {
@@ -337,16 +350,18 @@ fn float(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }))
 }
 
+static BOOL: Native = Native::new("bool", &["x=False"], bool_);
+
 /// `bool(x=False)`: Python's truth value.
 fn bool_(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x"], 0);
-    Ok(Value::Bool(SIG.bind(rt, args)?.bool_or("x", false)?))
+    Ok(Value::Bool(BOOL.bind(rt, args)?.bool_or("x", false)?))
 }
+
+static ABS: Native = Native::new("abs", &["x"], abs);
 
 /// `abs(x)`: Python's for numbers, the tensor op for tensors.
 fn abs(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x"], 1);
-    match SIG.bind(rt, args)?.value("x")? {
+    match ABS.bind(rt, args)?.value("x")? {
         Value::Int(i) => Ok(Value::Int(int_checked(i.checked_abs(), || format!("abs({i})"))?)),
         Value::Bool(b) => Ok(Value::Int(b as i64)),
         Value::Float(f) => Ok(Value::Float(f.abs())),
@@ -361,11 +376,12 @@ fn abs(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
+const EXTREME_SIG: Signature = Signature::new(&["*args", "key=None", "default=None"]);
+
 /// `min`/`max(iterable, *, key=None, default=…)` or `min`/`max(a, b, *args, key=None)`.
 fn extreme(rt: &mut Interp, args: &mut Args, want: std::cmp::Ordering) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&["key", "default"]);
     let fname = args.fname.clone();
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = EXTREME_SIG.bind(rt, args)?;
     let (key, default, given) = (a.non_none("key")?, a.opt("default")?, std::mem::take(&mut a.rest));
     if given.is_empty() {
         // CPython: "max expected at least 1 argument, got 0".
@@ -404,18 +420,23 @@ fn extreme(rt: &mut Interp, args: &mut Args, want: std::cmp::Ordering) -> R<Valu
     Ok(best)
 }
 
+static MIN: Native = Native::with("min", EXTREME_SIG, min);
+
 fn min(rt: &mut Interp, a: &mut Args) -> R<Value> {
     extreme(rt, a, std::cmp::Ordering::Less)
 }
+
+static MAX: Native = Native::with("max", EXTREME_SIG, max);
 
 fn max(rt: &mut Interp, a: &mut Args) -> R<Value> {
     extreme(rt, a, std::cmp::Ordering::Greater)
 }
 
+static SUM: Native = Native::new("sum", &["iterable", "start=0"], sum);
+
 /// `sum(iterable, start=0)`: `start + x0 + x1 + …` with the `+` operator.
 fn sum(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable", "start"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SUM.bind(rt, args)?;
     let (items, mut acc) = (a.value("iterable")?, a.value_or("start", Value::Int(0))?);
     if let Value::Str(_) = acc {
         bail!(Type, "sum() can't sum strings [use ''.join(seq) instead]");
@@ -426,10 +447,12 @@ fn sum(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(acc)
 }
 
+/// `round(number, ndigits=None)`, declared with its tensor form in math_fns.rs.
+pub(super) const ROUND_SIG: Signature = Signature::new(&["number", "ndigits=None"]);
+
 /// `round(x, ndigits=None)`: half to even, as Python.
 pub(crate) fn round(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["number", "ndigits"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = ROUND_SIG.bind(rt, args)?;
     let (x, nd_value) = (a.value("number")?, a.opt("ndigits")?);
     if let Value::Instance(_) = x {
         let args = nd_value.into_iter().collect();
@@ -530,19 +553,21 @@ fn round_int(i: i64, n: i64) -> R<i64> {
     int_checked(i64::try_from(q * p).ok(), || format!("round({i}, {n})"))
 }
 
+static SORTED: Native = Native::new("sorted", &["iterable", "key=None", "reverse=False"], sorted);
+
 /// `sorted(iterable, key=None, reverse=False)`: a new list, stable.
 pub(super) fn sorted(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable", "key", "reverse"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SORTED.bind(rt, args)?;
     let (items, key, reverse) = (a.value("iterable")?, a.non_none("key")?, a.bool_or("reverse", false)?);
     let items = rt.iterate(&items)?;
     Ok(Value::list(super::collections::sort_values(rt, items, key.as_ref(), reverse)?))
 }
 
+static REVERSED: Native = Native::new("reversed", &["sequence"], reversed);
+
 /// `reversed(sequence)`: a new list in reverse order.
 fn reversed(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["sequence"], 1);
-    let items = SIG.bind(rt, args)?.value("sequence")?;
+    let items = REVERSED.bind(rt, args)?.value("sequence")?;
     if let Some(r) = rt.call_dunder(&items, "__reversed__", vec![])? {
         return Ok(r);
     }
@@ -585,10 +610,11 @@ fn instance_of(v: &Value, t: &Value) -> R<bool> {
     })
 }
 
+static ISINSTANCE: Native = Native::new("isinstance", &["obj", "class_or_tuple"], isinstance);
+
 /// `isinstance(obj, class_or_tuple)`
 fn isinstance(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["obj", "class_or_tuple"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = ISINSTANCE.bind(rt, args)?;
     Ok(Value::Bool(instance_of(&a.value("obj")?, &a.value("class_or_tuple")?)?))
 }
 
@@ -625,10 +651,11 @@ fn subclass_of(c: &Value, t: &Value) -> R<bool> {
     })
 }
 
+static ISSUBCLASS: Native = Native::new("issubclass", &["cls", "class_or_tuple"], issubclass);
+
 /// `issubclass(cls, class_or_tuple)`
 fn issubclass(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["cls", "class_or_tuple"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = ISSUBCLASS.bind(rt, args)?;
     Ok(Value::Bool(subclass_of(&a.value("cls")?, &a.value("class_or_tuple")?)?))
 }
 
@@ -639,10 +666,11 @@ fn attr_name(v: &Value) -> R<crate::intern::Sym> {
     }
 }
 
+static HASATTR: Native = Native::new("hasattr", &["obj", "name"], hasattr);
+
 /// `hasattr(obj, name)`: whether reading the attribute raises no AttributeError.
 fn hasattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["obj", "name"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = HASATTR.bind(rt, args)?;
     let (o, name) = (a.value("obj")?, attr_name(&a.value("name")?)?);
     match rt.get_attr(&o, name) {
         Ok(_) => Ok(Value::Bool(true)),
@@ -651,16 +679,19 @@ fn hasattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
+static GETATTR: Native = Native::new("getattr", &["object", "name", "default=None"], getattr);
+
 /// `getattr(object, name, default=…)`: the default instead of an AttributeError.
 fn getattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["object", "name", "default"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = GETATTR.bind(rt, args)?;
     let (o, name, default) = (a.value("object")?, attr_name(&a.value("name")?)?, a.opt("default")?);
     match (rt.get_attr(&o, name), default) {
         (Err(e), Some(d)) if e.kind() == crate::error::ErrorKind::Attribute => Ok(d),
         (r, _) => r,
     }
 }
+
+static TYPE: Native = Native::new("type", &["object"], type_);
 
 /// `type(x)`: x's type object, printed as CPython prints it (`<class 'NoneType'>`).
 /// An instance gives its class, an error its error type, a value of a builtin type
@@ -669,8 +700,7 @@ fn getattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// `builtin_function_or_method`, `module`, `generator`…), one object per kind, so that
 /// `type(None) is type(None)` and `isinstance(f, type(g))` hold as in CPython.
 fn type_(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["object"], 1);
-    let v = SIG.bind(rt, args)?.value("object")?;
+    let v = TYPE.bind(rt, args)?.value("object")?;
     let name = match &v {
         Value::Instance(i) => return Ok(Value::Class(i.class.clone())),
         Value::Exception(e) => return Ok(Value::ErrorType(e.kind())),
@@ -691,40 +721,45 @@ fn type_(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(rt.type_objects.entry(kind).or_insert_with(make).clone())
 }
 
+static ARGV: Native = Native::with("argv", NO_ARGS, argv);
+
 /// `argv()`: the script's command-line arguments, as strings.
 fn argv(rt: &mut Interp, args: &mut Args) -> R<Value> {
     super::NO_ARGS.bind(rt, args)?;
     Ok(Value::list(rt.argv.iter().map(|s| Value::str(s)).collect()))
 }
 
+static SETATTR: Native = Native::new("setattr", &["obj", "name", "value"], setattr);
+
 /// `setattr(obj, name, value)`: `obj.name = value` with the name as a string.
 /// Errors: TypeError when `name` is not a str; the assignment's own errors.
 fn setattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["obj", "name", "value"], 3);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SETATTR.bind(rt, args)?;
     let (obj, name, v) = (a.value("obj")?, a.value("name")?, a.value("value")?);
     let Value::Str(name) = name else { bail!(Type, "attribute name must be string, not '{}'", name.type_name()) };
     rt.set_attr(&obj, intern(&name), v)?;
     Ok(Value::None)
 }
 
+static DELATTR: Native = Native::new("delattr", &["obj", "name"], delattr);
+
 /// `delattr(obj, name)`: `del obj.name` with the name as a string.
 /// Errors: TypeError when `name` is not a str; AttributeError when there is no such attribute.
 fn delattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["obj", "name"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = DELATTR.bind(rt, args)?;
     let (obj, name) = (a.value("obj")?, a.value("name")?);
     let Value::Str(name) = name else { bail!(Type, "attribute name must be string, not '{}'", name.type_name()) };
     rt.del_attr(&obj, intern(&name))?;
     Ok(Value::None)
 }
 
+static ID: Native = Native::new("id", &["obj"], id);
+
 /// `id(obj)`: an int that identifies the object while it lives (its address for objects
 /// with identity; for a number, None or a bool, one made from its value, so equal numbers
 /// of one type share it).
 fn id(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["obj"], 1);
-    let v = SIG.bind(rt, args)?.value("obj")?;
+    let v = ID.bind(rt, args)?.value("obj")?;
     let n = match v.identity() {
         0 => {
             use std::hash::{Hash, Hasher};
@@ -738,14 +773,17 @@ fn id(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int((n & (i64::MAX as u64)) as i64))
 }
 
+static PROPERTY: Native = Native::new("property", &["fget=None", "fset=None", "fdel=None", "doc=None"], property);
+
 /// `property(fget=None, fset=None, fdel=None, doc=None)`, usable as a decorator; its
 /// `setter`/`getter`/`deleter` methods make a copy with that function replaced (Python's).
 fn property(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["fget", "fset", "fdel", "doc"], 0);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = PROPERTY.bind(rt, args)?;
     let parts = [a.value_or("fget", Value::None)?, a.value_or("fset", Value::None)?, a.value_or("fdel", Value::None)?];
     Ok(Value::Property(Rc::new(parts)))
 }
+
+pub(super) static TENSOR: Native = Native::new("Tensor", &["*args", "**kwargs"], tensor_type);
 
 /// `Tensor` names the type for `isinstance`; tensors are made with `constant`.
 fn tensor_type(_rt: &mut Interp, _args: &mut Args) -> R<Value> {

@@ -1,10 +1,10 @@
 //! Data loading (docs/language.md §4, Data): `read_csv`. Relative paths resolve
 //! against the running script's folder.
 
-use crate::builtins::Signature;
+use crate::builtins::Native;
 use crate::tensor::scalar::float_to_int;
 use crate::error::R;
-use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::budget::{MAX_BYTES, MAX_ELEMENTS};
 use crate::tensor::{Array, DType, Tensor};
@@ -12,10 +12,10 @@ use crate::{bail, err};
 use std::path::PathBuf;
 
 /// Registers the data functions.
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("read_csv", read_csv);
-    reg("load_npy", load_npy);
-    reg("save_npy", save_npy);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&READ_CSV);
+    reg(&LOAD_NPY);
+    reg(&SAVE_NPY);
 }
 
 /// A path argument: a string.
@@ -26,6 +26,8 @@ fn path_arg(v: Value, f: &str) -> R<crate::text::Text> {
     }
 }
 
+static LOAD_NPY: Native = Native::new("load_npy", &["path"], load_npy);
+
 /// `load_npy(path)`: a tensor from NumPy's `.npy` format (float32, float64,
 /// int64, int32 → int64, bool; C or Fortran order).
 ///
@@ -33,8 +35,7 @@ fn path_arg(v: Value, f: &str) -> R<crate::text::Text> {
 fn load_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     use ndarray::ArrayD;
     use ndarray_npy::ReadNpyExt;
-    static SIG: Signature = Signature::new(&["path"], 1);
-    let path = path_arg(SIG.bind(rt, args)?.value("path")?, "load_npy")?;
+    let path = path_arg(LOAD_NPY.bind(rt, args)?.value("path")?, "load_npy")?;
     let full = rt.resolve_path(&path);
     let bytes = read_bounded(&full, &path)?;
     check_npy_header(&bytes, &path)?;
@@ -151,14 +152,15 @@ fn check_npy_header(bytes: &[u8], shown: &str) -> R<()> {
     Ok(())
 }
 
+static SAVE_NPY: Native = Native::new("save_npy", &["path", "tensor"], save_npy);
+
 /// `save_npy(path, tensor)`: writes NumPy's `.npy` format (C order),
 /// atomically: the file is either the previous one or the complete new one.
 ///
 /// Errors: IOError when the file cannot be written (the previous file, if any, is kept).
 fn save_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     use ndarray_npy::WriteNpyExt;
-    static SIG: Signature = Signature::new(&["path", "tensor"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SAVE_NPY.bind(rt, args)?;
     let path = path_arg(a.value("path")?, "save_npy")?;
     let t = a.tensor("tensor")?;
     let full = rt.resolve_path(&path);
@@ -219,13 +221,14 @@ enum Cell {
     Float(f64),
 }
 
+static READ_CSV: Native = Native::new("read_csv", &["path", "header=True", "dtype=None"], read_csv);
+
 /// `read_csv(path, header=True)` → `(tensor, column_names)`: a float32 [rows, cols] tensor.
 ///
 /// Errors: IOError when the file cannot be read; ValueError for a non-numeric
 /// cell or rows of different lengths (naming the line).
 fn read_csv(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["path", "header", "dtype"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = READ_CSV.bind(rt, args)?;
     let path = path_arg(a.value("path")?, "read_csv")?;
     let header = a.bool_or("header", true)?;
     let dtype = a.opt_dtype("dtype")?.unwrap_or(DType::F32);

@@ -2,29 +2,26 @@
 //! `compute_gradient`, `check_gradients`, `function`, `identity`, `add_n`,
 //! `UnconnectedGradients`.
 
-use super::Signature;
+use super::Native;
 use crate::autodiff::Tape;
 use crate::bail;
 use crate::error::R;
 use crate::intern::intern;
-use crate::runtime::value::{Args, Class, NativeFn, Value};
+use crate::runtime::value::{Args, Class, Value};
 use crate::runtime::Interp;
 use crate::tensor::{Array, DType, Tensor};
 use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Registers this file's builtins.
-pub fn install(rt: &mut Interp) {
-    let natives: [(&str, NativeFn); 5] = [
-        ("compute_gradient", compute_gradient),
-        ("check_gradients", check_gradients),
-        ("function", function),
-        ("identity", identity),
-        ("add_n", add_n),
-    ];
-    for (name, f) in natives {
-        rt.builtins.insert(intern(name), Value::native(name, f));
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    for b in [&COMPUTE_GRADIENT, &CHECK_GRADIENTS, &FUNCTION, &IDENTITY, &ADD_N] {
+        reg(b);
     }
+}
+
+/// Installs `UnconnectedGradients`.
+pub fn install(rt: &mut Interp) {
     // `UnconnectedGradients.ZERO` / `.NONE`: a class whose attributes are the strings
     // `'zero'` / `'none'` that `unconnected_gradients=` takes (TF's enum values).
     let class = Class { name: "UnconnectedGradients".into(), base: None, attrs: Default::default(), error_kind: None };
@@ -114,6 +111,8 @@ fn numerical(
     Ok(out)
 }
 
+static COMPUTE_GRADIENT: Native = Native::new("compute_gradient", &["f", "x", "delta=None"], compute_gradient);
+
 /// `compute_gradient(f, x, delta=None)`: the analytic and the numerical jacobian of `f` at the
 /// arguments `x` (a list or tuple, called as `f(*x)`), to compare by eye or in a test.
 ///
@@ -126,8 +125,7 @@ fn numerical(
 /// return a float tensor; ValueError for a `delta` that is not positive.
 /// See: tf.test.compute_gradient.
 fn compute_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["f", "x", "delta"], 2);
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = COMPUTE_GRADIENT.bind(rt, a)?;
     let (f, x) = (b.value("f")?, b.value("x")?);
     let delta = match b.non_none("delta")? {
         Some(v) => rt.float_arg(&v, "delta")?,
@@ -205,6 +203,9 @@ fn analytic(rt: &mut Interp, f: &Value, xs: &[Tensor], order: usize, fname: &str
     Ok((y, rows))
 }
 
+static CHECK_GRADIENTS: Native =
+    Native::new("check_gradients", &["*args", "order=2", "atol=None", "rtol=None", "delta=None"], check_gradients);
+
 /// `check_gradients(f, *xs, order=2, atol=None, rtol=None, delta=None)`: checks reverse-mode
 /// derivatives of `f` at `xs` against central differences, up to `order` (1 or 2: the second
 /// order differentiates the tape's own gradients, through nested tapes).
@@ -218,8 +219,7 @@ fn analytic(rt: &mut Interp, f: &Value, xs: &[Tensor], order: usize, fname: &str
 /// ValueError for an order other than 1 or 2.
 /// See: jax.test_util.check_grads (reverse mode); tf.test.compute_gradient.
 fn check_gradients(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&["order", "atol", "rtol", "delta"]);
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = CHECK_GRADIENTS.bind(rt, a)?;
     let order = b.int_or("order", 2)?;
     let (atol, rtol, delta) = (b.non_none("atol")?, b.non_none("rtol")?, b.non_none("delta")?);
     let mut rest = std::mem::take(&mut b.rest).into_iter();
@@ -286,6 +286,19 @@ fn check_gradients(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+static FUNCTION: Native = Native::new(
+    "function",
+    &[
+        "func=None",
+        "input_signature=None",
+        "autograph=True",
+        "jit_compile=None",
+        "reduce_retracing=False",
+        "experimental_relax_shapes=None",
+    ],
+    function,
+);
+
 /// `function(func=None, input_signature=None, autograph=True, jit_compile=None,
 /// reduce_retracing=False, experimental_relax_shapes=None)`: TF's graph-compiling decorator,
 /// here the function itself, run eagerly, so `@function` and `@function(jit_compile=True)`
@@ -294,21 +307,18 @@ fn check_gradients(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// Errors: TypeError when `func` is given and is not callable.
 /// See: tf.function.
 fn function(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(
-        &["func", "input_signature", "autograph", "jit_compile", "reduce_retracing", "experimental_relax_shapes"],
-        0,
-    );
-    let func = SIG.bind(rt, a)?.non_none("func")?;
+    let func = FUNCTION.bind(rt, a)?.non_none("func")?;
     match func {
-        None => Ok(Value::native("function", function_decorator)),
+        None => Ok(FUNCTION_DECORATOR.value()),
         Some(f) => callable(f),
     }
 }
 
+static FUNCTION_DECORATOR: Native = Native::new("function", &["func"], function_decorator);
+
 /// The decorator `function(...)` returns: `f` itself.
 fn function_decorator(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["func"], 1);
-    let f = SIG.bind(rt, a)?.value("func")?;
+    let f = FUNCTION_DECORATOR.bind(rt, a)?.value("func")?;
     callable(f)
 }
 
@@ -319,15 +329,18 @@ fn callable(f: Value) -> R<Value> {
     }
 }
 
+static IDENTITY: Native = Native::new("identity", &["input", "name=None"], identity);
+
 /// `identity(input, name=None)`: the same values as a new tensor.
 ///
 /// Shapes and dtypes: input's. Gradient: the upstream gradient, unchanged.
 /// See: tf.identity.
 fn identity(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "name"], 1);
-    let t = SIG.bind(rt, a)?.tensor("input")?;
+    let t = IDENTITY.bind(rt, a)?.tensor("input")?;
     Ok(Value::Tensor(rt.ad.identity(&t)))
 }
+
+static ADD_N: Native = Native::new("add_n", &["inputs", "name=None"], add_n);
 
 /// `add_n(inputs, name=None)`: the elementwise sum of a list of tensors.
 ///
@@ -337,8 +350,7 @@ fn identity(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// Errors: ValueError for no inputs; ShapeError for different shapes; TypeError for different dtypes.
 /// See: tf.math.add_n.
 fn add_n(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["inputs", "name"], 1);
-    let inputs = SIG.bind(rt, a)?.value("inputs")?;
+    let inputs = ADD_N.bind(rt, a)?.value("inputs")?;
     let items = rt.iterate(&inputs)?;
     if items.is_empty() {
         bail!(Value, "add_n() needs at least one tensor");

@@ -1,7 +1,7 @@
 //! `tape.explain(target, source)`: the method; the search itself is `autodiff/tools/explain.rs`.
 
 use super::this_tape;
-use super::Signature;
+use super::Native;
 use crate::autodiff::tools::explain::{explain, Places, Query};
 use crate::autodiff::tape::Site;
 use crate::bail;
@@ -9,6 +9,8 @@ use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::Tensor;
+
+pub(super) static TAPE_EXPLAIN: Native = Native::new("explain", &["target", "source"], tape_explain);
 
 /// `tape.explain(target, source)`: why `tape.gradient(target, source)` is None or all zeros,
 /// or which path carries it, as text (`print(tape.explain(loss, x))`).
@@ -32,9 +34,8 @@ use crate::tensor::Tensor;
 /// Errors: TypeError for a target or source that is not a tensor or Variable.
 /// See: docs/gradients.md. TF, PyTorch and JAX return None silently.
 pub(super) fn tape_explain(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["target", "source"], 2);
     let tape = this_tape(a)?;
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = TAPE_EXPLAIN.bind(rt, a)?;
     let (target, source) = (b.value("target")?, b.value("source")?);
     let target_id = tensor_of(&target, "target")?.id;
     let src = tensor_of(&source, "source")?;

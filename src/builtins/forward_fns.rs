@@ -3,20 +3,22 @@
 //! like JAX's `jax.jvp`; TF has no such function). The machinery is `autodiff/forward.rs`.
 
 use super::tape_methods::{flatten_sources, unconnected_zero, unflatten};
-use super::Signature;
+use super::Native;
 use crate::autodiff::{AccRef, Accumulator};
 use crate::bail;
 use crate::error::R;
-use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::{shape_str, Tensor, TensorId};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("ForwardAccumulator", forward_accumulator);
-    reg("jvp", jvp);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&FORWARDACCUMULATOR);
+    reg(&JVP);
 }
+
+static FORWARDACCUMULATOR: Native = Native::new("ForwardAccumulator", &["primals", "tangents"], forward_accumulator);
 
 /// `ForwardAccumulator(primals, tangents)`: a context manager computing Jacobian-vector
 /// products (forward-mode differentiation) while it is entered.
@@ -37,8 +39,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
 /// entered again inside its own block.
 /// See: docs/language.md §5; tf.autodiff.ForwardAccumulator.
 fn forward_accumulator(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["primals", "tangents"], 2);
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = FORWARDACCUMULATOR.bind(rt, a)?;
     let (primals, tangents) = (b.value("primals")?, b.value("tangents")?);
     let mut pairs = Vec::new();
     pair_leaves(rt, &primals, &tangents, &mut pairs)?;
@@ -161,6 +162,9 @@ fn this_accumulator(a: &Args) -> R<AccRef> {
     }
 }
 
+pub(super) static ACCUMULATOR_JVP: Native =
+    Native::new("jvp", &["primals", "unconnected_gradients='none'"], accumulator_jvp);
+
 /// `acc.jvp(primals, unconnected_gradients='none')`: the tangent of each tensor or Variable
 /// of `primals` (a tensor, a Variable or a nested list, tuple or dict of them), in the same
 /// structure.
@@ -172,9 +176,8 @@ fn this_accumulator(a: &Args) -> R<AccRef> {
 /// `unconnected_gradients`; the error of a failed tangent computation, if one failed.
 /// See: tf.autodiff.ForwardAccumulator.jvp.
 pub(super) fn accumulator_jvp(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["primals", "unconnected_gradients"], 1);
     let acc = this_accumulator(a)?;
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = ACCUMULATOR_JVP.bind(rt, a)?;
     let (primals, unconnected) = (b.value("primals")?, b.non_none("unconnected_gradients")?);
     let zero = unconnected_zero(rt, unconnected)?;
     if let Some(e) = acc.borrow_mut().error.take() {
@@ -203,6 +206,8 @@ fn tangent_of(acc: &AccRef, t: &Tensor, zero: bool) -> Value {
     }
 }
 
+static JVP: Native = Native::new("jvp", &["f", "primals", "tangents"], jvp);
+
 /// `jvp(f, primals, tangents)`: `(f(*primals), J·tangents)`, the value of `f` and its
 /// Jacobian-vector product, in one forward pass. DGL's own (shaped like JAX's `jax.jvp`; TF
 /// has only the accumulator, which this wraps).
@@ -217,8 +222,7 @@ fn tangent_of(acc: &AccRef, t: &Tensor, zero: bool) -> Value {
 /// numbers or (nested) lists, tuples or dicts of them; whatever `f` raises.
 /// See: docs/language.md §5.
 fn jvp(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["f", "primals", "tangents"], 3);
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = JVP.bind(rt, a)?;
     let (f, primals, tangents) = (b.value("f")?, b.value("primals")?, b.value("tangents")?);
     let (args, targs) = match (&primals, &tangents) {
         (Value::Tuple(_) | Value::List(_), Value::Tuple(_) | Value::List(_)) => {

@@ -1,7 +1,7 @@
 //! Watching the backward pass: `trace_gradients()` and
 //! `watch_gradient(x, fn)` (the walk's side is `autodiff/tools/inspect.rs`).
 
-use super::{Signature, NO_ARGS};
+use super::{NO_ARGS, Native};
 use crate::autodiff::tools::inspect::{HookOwner, Inspect};
 use crate::autodiff::tape::UserData;
 use crate::autodiff::TapeRef;
@@ -15,11 +15,17 @@ use std::rc::Rc;
 /// Installs `trace_gradients` (a class: its instances are context managers) and `watch_gradient`.
 pub fn install(rt: &mut Interp) {
     let class = Class { name: "trace_gradients".into(), base: None, attrs: Default::default(), error_kind: None };
-    class.attrs.borrow_mut().insert(intern("__enter__"), Value::native("__enter__", trace_enter));
-    class.attrs.borrow_mut().insert(intern("__exit__"), Value::native("__exit__", trace_exit));
+    class.attrs.borrow_mut().insert(intern("__enter__"), TRACE_ENTER.value());
+    class.attrs.borrow_mut().insert(intern("__exit__"), TRACE_EXIT.value());
     rt.builtins.insert(intern("trace_gradients"), Value::Class(Rc::new(class)));
-    rt.builtins.insert(intern("watch_gradient"), Value::native("watch_gradient", watch_gradient));
 }
+
+/// Registers `watch_gradient`.
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&WATCH_GRADIENT);
+}
+
+static TRACE_ENTER: Native = Native::with("__enter__", NO_ARGS, trace_enter);
 
 /// `with trace_gradients():` — while the block runs, every backward step of
 /// `tape.gradient` prints one line before it runs, in backward order:
@@ -36,11 +42,15 @@ fn trace_enter(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+static TRACE_EXIT: Native = Native::new("__exit__", &["*exc_info"], trace_exit);
+
 /// Leaves a `trace_gradients()` block (however it ends: errors pass through).
 fn trace_exit(rt: &mut Interp, _: &mut Args) -> R<Value> {
     rt.ad.tools().inspect.trace = rt.ad.tools().inspect.trace.saturating_sub(1);
     Ok(Value::Bool(false))
 }
+
+static WATCH_GRADIENT: Native = Native::new("watch_gradient", &["tensor", "fn"], watch_gradient);
 
 /// `watch_gradient(x, fn)`: registers `fn` as a hook on the gradient of `x`, a float tensor
 /// that a recording tape watches (a source, or a value computed from one, such as a hidden
@@ -62,8 +72,7 @@ fn trace_exit(rt: &mut Interp, _: &mut Args) -> R<Value> {
 /// "does not require grad"), or a hook returning another shape or dtype.
 /// See: torch.Tensor.register_hook.
 fn watch_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["tensor", "fn"], 2);
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = WATCH_GRADIENT.bind(rt, a)?;
     let x = b.value("tensor")?;
     let f = b.value("fn")?;
     let callable = match &f {

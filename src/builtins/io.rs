@@ -3,27 +3,28 @@
 //! (runtime/file.rs); a relative path is relative to the running script's
 //! folder, as for `read_csv` (docs/language.md §4).
 
-use super::{Signature, NO_ARGS};
+use super::{NO_ARGS, Native};
 use crate::error::R;
 use crate::runtime::file::{FileObj, Stream};
-use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::{bail, err};
 use std::rc::Rc;
 
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("open", open);
-    reg("input", input);
-    reg("display", display);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&OPEN);
+    reg(&INPUT);
+    reg(&DISPLAY);
 }
+
+static DISPLAY: Native = Native::new("display", &["*values"], display);
 
 /// `display(*values)`: shows each value. In a notebook it is a rich output of the cell (a
 /// figure as its picture: the value's `_repr_svg_`/`_repr_png_`/`_repr_html_`, IPython's
 /// protocol); elsewhere `repr(value)` on a line of its own. Returns None.
 /// See: IPython's `display`.
 fn display(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&[]);
-    let a = SIG.bind(rt, args)?;
+    let a = DISPLAY.bind(rt, args)?;
     let values = a.rest;
     for v in &values {
         match rt.display_hook() {
@@ -37,6 +38,9 @@ fn display(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+static OPEN: Native =
+    Native::new("open", &["file", "mode='r'", "buffering=-1", "encoding=None", "errors=None", "newline=None"], open);
+
 /// `open(file, mode='r', buffering=-1, encoding=None, errors=None, newline=None)`:
 /// a text file object. Modes: `'r'` read, `'w'` write (truncating), `'a'` append,
 /// `'x'` create (an error if the file exists); a `'t'` may follow. `encoding` must
@@ -49,8 +53,7 @@ fn display(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// ValueError for an encoding other than UTF-8.
 /// See: Python's `open`.
 fn open(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["file", "mode", "buffering", "encoding", "errors", "newline"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = OPEN.bind(rt, args)?;
     let path = match a.value("file")? {
         Value::Str(s) => s,
         other => bail!(Type, "expected str for the file path, not {}", other.type_name()),
@@ -98,13 +101,14 @@ fn open(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::File(Rc::new(FileObj::new(&path, kind, stream))))
 }
 
+static INPUT: Native = Native::new("input", &["prompt=''"], input);
+
 /// `input(prompt='')`: writes the prompt, then reads one line from stdin without its newline.
 ///
 /// Errors: EOFError "EOF when reading a line" at the end of the input; IOError when
 /// stdin cannot be read.
 fn input(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["prompt"], 0);
-    let prompt = SIG.bind(rt, args)?.opt("prompt")?;
+    let prompt = INPUT.bind(rt, args)?.opt("prompt")?;
     if let Some(p) = prompt {
         let text = rt.str_of(&p)?;
         rt.write_out(&text)?;
@@ -132,14 +136,17 @@ fn this_file(a: &Args) -> R<Rc<FileObj>> {
     }
 }
 
+pub(super) static FILE_READ: Native = Native::new("read", &["size=-1"], file_read);
+
 /// `f.read(size=-1)`: the rest of the file, or at most `size` characters.
 pub(super) fn file_read(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["size"], 0);
     let f = this_file(args)?;
-    let size = SIG.bind(rt, args)?.opt_int("size")?;
+    let size = FILE_READ.bind(rt, args)?.opt_int("size")?;
     let n = size.filter(|&n| n >= 0).map(|n| n as usize);
     Ok(Value::str(&f.read(n)?))
 }
+
+pub(super) static FILE_READLINE: Native = Native::with("readline", NO_ARGS, file_readline);
 
 /// `f.readline()`: the next line with its `'\n'`, or `''` at the end of the file.
 pub(super) fn file_readline(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -148,6 +155,8 @@ pub(super) fn file_readline(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::str(&f.readline()?))
 }
 
+pub(super) static FILE_READLINES: Native = Native::with("readlines", NO_ARGS, file_readlines);
+
 /// `f.readlines()`: a list of the remaining lines, each with its `'\n'`.
 pub(super) fn file_readlines(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let f = this_file(args)?;
@@ -155,25 +164,27 @@ pub(super) fn file_readlines(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(f.readlines()?.iter().map(|l| Value::str(l)).collect()))
 }
 
+pub(super) static FILE_WRITE: Native = Native::new("write", &["s"], file_write);
+
 /// `f.write(s)`: writes the string; returns the number of characters written.
 ///
 /// Errors: TypeError "write() argument must be str, not int"; ValueError on a closed
 /// file; IOError when the OS refuses (a full disk), naming the path.
 pub(super) fn file_write(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["s"], 1);
     let f = this_file(args)?;
-    let s = match SIG.bind(rt, args)?.value("s")? {
+    let s = match FILE_WRITE.bind(rt, args)?.value("s")? {
         Value::Str(s) => s,
         other => bail!(Type, "write() argument must be str, not {}", other.type_name()),
     };
     Ok(Value::Int(rt.file_write(&f, &s)? as i64))
 }
 
+pub(super) static FILE_WRITELINES: Native = Native::new("writelines", &["lines"], file_writelines);
+
 /// `f.writelines(lines)`: writes each string, adding no newlines (as Python).
 pub(super) fn file_writelines(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["lines"], 1);
     let f = this_file(args)?;
-    let lines = SIG.bind(rt, args)?.value("lines")?;
+    let lines = FILE_WRITELINES.bind(rt, args)?.value("lines")?;
     for line in rt.iterate(&lines)? {
         match line {
             Value::Str(s) => rt.file_write(&f, &s)?,
@@ -183,6 +194,8 @@ pub(super) fn file_writelines(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+pub(super) static FILE_CLOSE: Native = Native::with("close", NO_ARGS, file_close);
+
 /// `f.close()`: flushes and closes (again is harmless). Errors: IOError if the flush fails.
 pub(super) fn file_close(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let f = this_file(args)?;
@@ -191,6 +204,8 @@ pub(super) fn file_close(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+pub(super) static FILE_FLUSH: Native = Native::with("flush", NO_ARGS, file_flush);
+
 /// `f.flush()`: writes buffered text to the OS.
 pub(super) fn file_flush(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let f = this_file(args)?;
@@ -198,6 +213,8 @@ pub(super) fn file_flush(rt: &mut Interp, args: &mut Args) -> R<Value> {
     rt.file_flush(&f)?;
     Ok(Value::None)
 }
+
+pub(super) static FILE_ENTER: Native = Native::with("__enter__", NO_ARGS, file_enter);
 
 /// `f.__enter__()`: the file itself (for `with` blocks written by hand).
 pub(super) fn file_enter(rt: &mut Interp, args: &mut Args) -> R<Value> {

@@ -1,29 +1,29 @@
 //! Builtins of the language's own protocols: iteration (`iter`, `next`, generator
 //! methods), sets (`set` and its methods), `staticmethod`, `classmethod` and `object`.
 
-use super::Signature;
+use super::{Native, Signature, NO_ARGS};
 use crate::error::{ErrorKind, Exc, R};
 use crate::runtime::generator::{Generator, Step};
 use crate::runtime::index::Iter;
 use crate::intern::intern;
-use crate::runtime::value::{Args, Builtin, BuiltinKind, Class, NativeFn, Set, Value};
+use crate::runtime::value::{Args, Builtin, BuiltinKind, Class, Set, Value};
 use crate::runtime::Interp;
 use crate::{bail, err};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("iter", iter);
-    reg("next", next);
-    reg("set", set);
-    reg("frozenset", frozenset);
-    reg("staticmethod", staticmethod);
-    reg("classmethod", classmethod);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&ITER);
+    reg(&NEXT);
+    reg(&SET);
+    reg(&FROZENSET);
+    reg(&STATICMETHOD);
+    reg(&CLASSMETHOD);
 }
 
 /// Installs `object`, the base every class may name (`class A(object):`).
 pub fn install(rt: &mut Interp) {
-    let init = Value::native("object.__init__", object_init);
+    let init = OBJECT_INIT.value_named("object.__init__");
     let mut attrs = rustc_hash::FxHashMap::default();
     attrs.insert(intern("__init__"), init);
     let object = Class { name: "object".into(), base: None, attrs: RefCell::new(attrs), error_kind: None };
@@ -31,6 +31,8 @@ pub fn install(rt: &mut Interp) {
 }
 
 pub use crate::runtime::call::is_object_class;
+
+static OBJECT_INIT: Native = Native::new("__init__", &[], object_init);
 
 /// `object.__init__(self)`: does nothing; reached by `super().__init__()` (unbound: no
 /// arguments) or `object.__init__(self)`.
@@ -42,6 +44,8 @@ fn object_init(_rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+static ITER: Native = Native::new("iter", &["object"], iter);
+
 /// `iter(object)`: an iterator over `object`. A generator or an iterator object (one
 /// whose class has `__next__`) is its own iterator; `__iter__` is called when defined;
 /// lists, tuples, strings, dicts (their keys), sets, ranges and tensors get an iterator
@@ -49,8 +53,7 @@ fn object_init(_rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: TypeError if `object` is not iterable.
 /// See: Python's `iter`.
 fn iter(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["object"], 1);
-    let x = SIG.bind(rt, args)?.value("object")?;
+    let x = ITER.bind(rt, args)?.value("object")?;
     if let Value::Generator(_) = x {
         return Ok(x);
     }
@@ -66,13 +69,14 @@ fn iter(rt: &mut Interp, args: &mut Args) -> R<Value> {
     })
 }
 
+static NEXT: Native = Native::new("next", &["iterator", "default=None"], next);
+
 /// `next(iterator[, default])`: the iterator's next item; at its end, `default` if given.
 /// Errors: StopIteration at the end without a default (with a generator's return value
 /// as its message, as `str(e)` shows in CPython); TypeError if `iterator` is not one.
 /// See: Python's `next`.
 fn next(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterator", "default"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = NEXT.bind(rt, args)?;
     let (it, default) = (a.value("iterator")?, a.opt("default")?);
     let end = |value: Value, default: Option<Value>, rt: &mut Interp| -> R<Value> {
         match default {
@@ -111,28 +115,30 @@ fn stop_iteration(rt: &mut Interp, value: &Value) -> R<Exc> {
     Ok(e)
 }
 
+pub(super) static GENERATOR_SEND: Native = Native::new("send", &["value"], generator_send);
+
 /// `g.send(value)`: resumes the generator with `value` as the result of the `yield`
 /// it stopped at; returns the next value it yields.
 /// Errors: StopIteration when it returns; TypeError for a non-None value sent to a
 /// generator that has not started.
 pub(super) fn generator_send(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["value"], 1);
     let g = this_generator(args)?;
-    let v = SIG.bind(rt, args)?.value("value")?;
+    let v = GENERATOR_SEND.bind(rt, args)?.value("value")?;
     match rt.resume(&g, v)? {
         Step::Yielded(v) => Ok(v),
         Step::Returned(v) => Err(stop_iteration(rt, &v)?),
     }
 }
 
+pub(super) static GENERATOR_THROW: Native = Native::new("throw", &["typ", "val=None", "tb=None"], generator_throw);
+
 /// `g.throw(value)` (or `g.throw(type, value)`): raises the exception at the `yield` where
 /// `g` is suspended; the value it yields next.
 /// Errors: StopIteration when it returns instead; the exception (or what the body raises)
 /// when it leaves by an error; TypeError for a value that is not an exception.
 pub(super) fn generator_throw(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["typ", "val", "tb"], 1);
     let g = this_generator(args)?;
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = GENERATOR_THROW.bind(rt, args)?;
     let typ = a.value("typ")?;
     let val = a.value_or("val", Value::None)?;
     // `throw(ValueError, "message")` raises ValueError("message"), as CPython's old form.
@@ -147,6 +153,8 @@ pub(super) fn generator_throw(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
+pub(super) static GENERATOR_CLOSE: Native = Native::with("close", NO_ARGS, generator_close);
+
 /// `g.close()`: raises GeneratorExit at the `yield` where `g` is suspended, so its
 /// `finally` blocks run. Errors: RuntimeError if it yields again.
 pub(super) fn generator_close(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -155,6 +163,8 @@ pub(super) fn generator_close(rt: &mut Interp, args: &mut Args) -> R<Value> {
     rt.generator_close(&g)?;
     Ok(Value::None)
 }
+
+pub(super) static GENERATOR_NEXT: Native = Native::with("__next__", NO_ARGS, generator_next);
 
 /// `g.__next__()`: as `next(g)`.
 pub(super) fn generator_next(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -173,28 +183,31 @@ fn this_generator(a: &Args) -> R<Rc<Generator>> {
     }
 }
 
+static STATICMETHOD: Native = Native::new("staticmethod", &["function"], staticmethod);
+
 /// `staticmethod(function)`: read through its class or an instance, the function itself
 /// (no receiver is bound).
 fn staticmethod(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["function"], 1);
-    let f = SIG.bind(rt, args)?.value("function")?;
+    let f = STATICMETHOD.bind(rt, args)?.value("function")?;
     Ok(Value::Builtin(Rc::new(Builtin { name: "staticmethod".into(), kind: BuiltinKind::StaticMethod(f) })))
 }
+
+static CLASSMETHOD: Native = Native::new("classmethod", &["function"], classmethod);
 
 /// `classmethod(function)`: read through its class or an instance (of a subclass too),
 /// the function with that class bound as its first argument.
 fn classmethod(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["function"], 1);
-    let f = SIG.bind(rt, args)?.value("function")?;
+    let f = CLASSMETHOD.bind(rt, args)?.value("function")?;
     Ok(Value::Builtin(Rc::new(Builtin { name: "classmethod".into(), kind: BuiltinKind::ClassMethod(f) })))
 }
+
+static SET: Native = Native::new("set", &["iterable=()"], set);
 
 /// `set(iterable=())`: a new set of the iterable's items.
 /// Errors: TypeError for an unhashable item (a list, dict or set).
 /// See: Python's `set`; the iteration order is [`Set`]'s.
 fn set(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable"], 0);
-    let x = SIG.bind(rt, args)?.opt("iterable")?;
+    let x = SET.bind(rt, args)?.opt("iterable")?;
     let mut s = Set::default();
     if let Some(x) = x {
         add_all(rt, &mut s, &x)?;
@@ -217,11 +230,12 @@ fn this_set(a: &Args) -> R<Rc<RefCell<Set>>> {
     }
 }
 
+static FROZENSET: Native = Native::new("frozenset", &["iterable=()"], frozenset);
+
 /// `frozenset(iterable=())`: an immutable, hashable set of the iterable's items.
 /// Errors: TypeError for an unhashable item. See: Python's `frozenset`.
 fn frozenset(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable"], 0);
-    let x = SIG.bind(rt, args)?.opt("iterable")?;
+    let x = FROZENSET.bind(rt, args)?.opt("iterable")?;
     if let Some(f @ Value::FrozenSet(_)) = &x {
         return Ok(f.clone());
     }
@@ -240,8 +254,10 @@ fn like_this(a: &Args, s: Set) -> Value {
     }
 }
 
-static ELEM: Signature = Signature::new(&["elem"], 1);
-static OTHER: Signature = Signature::new(&["other"], 1);
+const ELEM: Signature = Signature::new(&["elem"]);
+const OTHER: Signature = Signature::new(&["other"]);
+
+pub(super) static SET_ADD: Native = Native::with("add", ELEM, set_add);
 
 /// `s.add(elem)`. Errors: TypeError for an unhashable element.
 pub(super) fn set_add(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -254,6 +270,8 @@ pub(super) fn set_add(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+pub(super) static SET_REMOVE: Native = Native::with("remove", ELEM, set_remove);
+
 /// `s.remove(elem)`. Errors: KeyError (the element's repr) when it is not there.
 pub(super) fn set_remove(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_set(args)?;
@@ -265,6 +283,8 @@ pub(super) fn set_remove(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+pub(super) static SET_DISCARD: Native = Native::with("discard", ELEM, set_discard);
+
 /// `s.discard(elem)`: removes it if it is there.
 pub(super) fn set_discard(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_set(args)?;
@@ -273,6 +293,8 @@ pub(super) fn set_discard(rt: &mut Interp, args: &mut Args) -> R<Value> {
     s.borrow_mut().shift_remove(&h);
     Ok(Value::None)
 }
+
+pub(super) static SET_POP: Native = Native::with("pop", NO_ARGS, set_pop);
 
 /// `s.pop()`: removes and returns the first element in iteration order.
 /// Errors: KeyError for an empty set.
@@ -286,6 +308,8 @@ pub(super) fn set_pop(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
+pub(super) static SET_CLEAR: Native = Native::with("clear", NO_ARGS, set_clear);
+
 /// `s.clear()`
 pub(super) fn set_clear(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_set(args)?;
@@ -293,6 +317,8 @@ pub(super) fn set_clear(rt: &mut Interp, args: &mut Args) -> R<Value> {
     s.borrow_mut().clear();
     Ok(Value::None)
 }
+
+pub(super) static FROZENSET_COPY: Native = Native::with("copy", NO_ARGS, set_copy);
 
 /// `s.copy()`
 pub(super) fn set_copy(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -304,6 +330,8 @@ pub(super) fn set_copy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let copy = s.borrow().clone();
     Ok(Value::Set(Rc::new(RefCell::new(copy))))
 }
+
+pub(super) static SET_UPDATE: Native = Native::new("update", &["*others"], set_update);
 
 /// `s.update(*iterables)`: adds every item of each.
 pub(super) fn set_update(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -336,6 +364,8 @@ fn others(rt: &mut Interp, args: &mut Args) -> R<Vec<Set>> {
     Ok(out)
 }
 
+pub(super) static FROZENSET_UNION: Native = Native::new("union", &["*others"], set_union);
+
 /// `s.union(*others)`: a new set of the elements in `s` or any of them.
 pub(super) fn set_union(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut out = this_set(args)?.borrow().clone();
@@ -347,6 +377,8 @@ pub(super) fn set_union(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(like_this(args, out))
 }
 
+pub(super) static FROZENSET_INTERSECTION: Native = Native::new("intersection", &["*others"], set_intersection);
+
 /// `s.intersection(*others)`: a new set of the elements of `s` in all of them.
 pub(super) fn set_intersection(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut out = this_set(args)?.borrow().clone();
@@ -356,6 +388,8 @@ pub(super) fn set_intersection(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(like_this(args, out))
 }
 
+pub(super) static FROZENSET_DIFFERENCE: Native = Native::new("difference", &["*others"], set_difference);
+
 /// `s.difference(*others)`: a new set of the elements of `s` in none of them.
 pub(super) fn set_difference(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut out = this_set(args)?.borrow().clone();
@@ -364,6 +398,9 @@ pub(super) fn set_difference(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
     Ok(like_this(args, out))
 }
+
+pub(super) static FROZENSET_SYMMETRIC_DIFFERENCE: Native =
+    Native::with("symmetric_difference", OTHER, set_symmetric_difference);
 
 /// `s.symmetric_difference(other)`: the elements in exactly one of the two.
 pub(super) fn set_symmetric_difference(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -389,12 +426,16 @@ fn other_set(rt: &mut Interp, args: &mut Args) -> R<(Rc<RefCell<Set>>, Set)> {
     Ok((s, o))
 }
 
+pub(super) static FROZENSET_ISSUBSET: Native = Native::with("issubset", OTHER, set_issubset);
+
 /// `s.issubset(other)`: every element of `s` is in `other`.
 pub(super) fn set_issubset(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (s, o) = other_set(rt, args)?;
     let r = s.borrow().keys().all(|k| o.contains_key(k));
     Ok(Value::Bool(r))
 }
+
+pub(super) static FROZENSET_ISSUPERSET: Native = Native::with("issuperset", OTHER, set_issuperset);
 
 /// `s.issuperset(other)`: every element of `other` is in `s`.
 pub(super) fn set_issuperset(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -403,12 +444,17 @@ pub(super) fn set_issuperset(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Bool(r))
 }
 
+pub(super) static FROZENSET_ISDISJOINT: Native = Native::with("isdisjoint", OTHER, set_isdisjoint);
+
 /// `s.isdisjoint(other)`: no element in common.
 pub(super) fn set_isdisjoint(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (s, o) = other_set(rt, args)?;
     let r = !s.borrow().keys().any(|k| o.contains_key(k));
     Ok(Value::Bool(r))
 }
+
+pub(super) static SET_INTERSECTION_UPDATE: Native =
+    Native::new("intersection_update", &["*others"], set_intersection_update);
 
 /// `s.intersection_update(*others)`: keeps the elements in all of them.
 pub(super) fn set_intersection_update(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -419,6 +465,8 @@ pub(super) fn set_intersection_update(rt: &mut Interp, args: &mut Args) -> R<Val
     Ok(Value::None)
 }
 
+pub(super) static SET_DIFFERENCE_UPDATE: Native = Native::new("difference_update", &["*others"], set_difference_update);
+
 /// `s.difference_update(*others)`: removes the elements in any of them.
 pub(super) fn set_difference_update(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_set(args)?;
@@ -427,6 +475,9 @@ pub(super) fn set_difference_update(rt: &mut Interp, args: &mut Args) -> R<Value
     }
     Ok(Value::None)
 }
+
+pub(super) static SET_SYMMETRIC_DIFFERENCE_UPDATE: Native =
+    Native::with("symmetric_difference_update", OTHER, set_symmetric_difference_update);
 
 /// `s.symmetric_difference_update(other)`: the elements in exactly one of the two.
 pub(super) fn set_symmetric_difference_update(rt: &mut Interp, args: &mut Args) -> R<Value> {

@@ -4,33 +4,25 @@
 //! partial pivoting and float64 accumulation, no BLAS); operations and VJPs:
 //! `autodiff/ops/linalg.rs`.
 
-use super::Signature;
+use super::Native;
 use crate::bail;
 use crate::error::R;
 use crate::intern::intern;
-use crate::runtime::value::{Args, Globals, Module, NativeFn, Value};
+use crate::runtime::value::{Args, Globals, Module, Value};
 use crate::runtime::Interp;
 use crate::tensor::Tensor;
 use std::rc::Rc;
+
+/// The `linalg` module's own functions.
+pub(super) const NATIVES: [&Native; 10] =
+    [&CHOLESKY, &SOLVE, &INV, &DET, &SLOGDET, &DIAG, &DIAG_PART, &TRACE, &MATVEC, &ADJOINT];
 
 /// Builds the `linalg` module: its own functions, and the builtins TF also lists under
 /// `tf.linalg` (`matmul`, `eye`, `norm`, `global_norm`, `einsum`), shared, not copied.
 pub fn install(rt: &mut Interp) {
     let globals = Rc::new(Globals::default());
-    let natives: [(&str, NativeFn); 10] = [
-        ("cholesky", cholesky),
-        ("solve", solve),
-        ("inv", inv),
-        ("det", det),
-        ("slogdet", slogdet),
-        ("diag", diag),
-        ("diag_part", diag_part),
-        ("trace", trace),
-        ("matvec", matvec),
-        ("adjoint", adjoint),
-    ];
-    for (name, f) in natives {
-        rt.set_global(&globals, intern(name), Value::native(&format!("linalg.{name}"), f));
+    for b in NATIVES {
+        rt.set_global(&globals, intern(b.name), b.value_named(&format!("linalg.{}", b.name)));
     }
     for name in ["matmul", "eye", "norm", "global_norm", "einsum"] {
         if let Some(v) = rt.builtins.get(&intern(name)).cloned() {
@@ -56,6 +48,8 @@ fn matrix(rt: &mut Interp, t: Tensor, adjoint: bool) -> R<Tensor> {
     rt.ad.transpose(&t, Some(perm))
 }
 
+static SOLVE: Native = Native::new("solve", &["matrix", "rhs", "adjoint=False"], solve);
+
 /// `linalg.solve(matrix, rhs, adjoint=False)`: X with `matrix @ X = rhs` (or
 /// `adjoint(matrix) @ X = rhs`).
 ///
@@ -67,12 +61,13 @@ fn matrix(rt: &mut Interp, t: Tensor, adjoint: bool) -> R<Tensor> {
 /// mixed dtypes.
 /// See: tf.linalg.solve.
 fn solve(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["matrix", "rhs", "adjoint"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SOLVE.bind(rt, args)?;
     let (m, b, adj) = (a.tensor("matrix")?, a.tensor("rhs")?, a.bool_or("adjoint", false)?);
     let m = matrix(rt, m, adj)?;
     Ok(Value::Tensor(rt.ad.solve(&m, &b)?))
 }
+
+static INV: Native = Native::new("inv", &["input", "adjoint=False"], inv);
 
 /// `linalg.inv(input, adjoint=False)`: the inverse of each matrix (of its adjoint).
 ///
@@ -81,12 +76,13 @@ fn solve(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// TypeError for int64/bool.
 /// See: tf.linalg.inv.
 fn inv(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "adjoint"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = INV.bind(rt, args)?;
     let (m, adj) = (a.tensor("input")?, a.bool_or("adjoint", false)?);
     let m = matrix(rt, m, adj)?;
     Ok(Value::Tensor(rt.ad.matrix_inverse(&m)?))
 }
+
+static DET: Native = Native::new("det", &["input"], det);
 
 /// `linalg.det(input)`: the determinant of each matrix (0 for a singular one).
 ///
@@ -95,10 +91,11 @@ fn inv(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: ShapeError for non-square or rank < 2; TypeError for int64/bool.
 /// See: tf.linalg.det.
 fn det(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input"], 1);
-    let m = SIG.bind(rt, args)?.tensor("input")?;
+    let m = DET.bind(rt, args)?.tensor("input")?;
     Ok(Value::Tensor(rt.ad.det(&m)?))
 }
+
+static SLOGDET: Native = Native::new("slogdet", &["input"], slogdet);
 
 /// `linalg.slogdet(input)`: `(sign, log_abs_determinant)` of each matrix, a pair that also
 /// has `.sign` and `.log_abs_determinant` (TF's namedtuple); a singular matrix gives
@@ -109,8 +106,7 @@ fn det(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: as det.
 /// See: tf.linalg.slogdet.
 fn slogdet(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input"], 1);
-    let m = SIG.bind(rt, args)?.tensor("input")?;
+    let m = SLOGDET.bind(rt, args)?.tensor("input")?;
     let (s, l) = rt.ad.slogdet(&m)?;
     Ok(super::select_fns::named_tuple(
         rt,
@@ -118,6 +114,8 @@ fn slogdet(rt: &mut Interp, args: &mut Args) -> R<Value> {
         &[("sign", Value::Tensor(s)), ("log_abs_determinant", Value::Tensor(l))],
     ))
 }
+
+static CHOLESKY: Native = Native::new("cholesky", &["input"], cholesky);
 
 /// `linalg.cholesky(input)`: the lower-triangular L with `L @ transpose(L) = input`, for
 /// symmetric positive-definite matrices (only the lower triangle of input is read, as TF).
@@ -129,10 +127,11 @@ fn slogdet(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// return NaNs); ShapeError for non-square or rank < 2; TypeError for int64/bool.
 /// See: tf.linalg.cholesky.
 fn cholesky(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input"], 1);
-    let m = SIG.bind(rt, args)?.tensor("input")?;
+    let m = CHOLESKY.bind(rt, args)?.tensor("input")?;
     Ok(Value::Tensor(rt.ad.cholesky(&m)?))
 }
+
+static DIAG: Native = Native::new("diag", &["diagonal"], diag);
 
 /// `linalg.diag(diagonal)`: square matrices with `diagonal` on the main diagonal, zeros elsewhere.
 ///
@@ -140,10 +139,11 @@ fn cholesky(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: ValueError for a scalar. (TF's `k`, `num_rows`, … are not supported.)
 /// See: tf.linalg.diag.
 fn diag(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["diagonal"], 1);
-    let v = SIG.bind(rt, args)?.tensor("diagonal")?;
+    let v = DIAG.bind(rt, args)?.tensor("diagonal")?;
     Ok(Value::Tensor(rt.ad.diag(&v)?))
 }
+
+static DIAG_PART: Native = Native::new("diag_part", &["input"], diag_part);
 
 /// `linalg.diag_part(input)`: the main diagonal of each matrix.
 ///
@@ -151,10 +151,11 @@ fn diag(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: ValueError for rank < 2.
 /// See: tf.linalg.diag_part.
 fn diag_part(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input"], 1);
-    let x = SIG.bind(rt, args)?.tensor("input")?;
+    let x = DIAG_PART.bind(rt, args)?.tensor("input")?;
     Ok(Value::Tensor(rt.ad.diag_part(&x)?))
 }
+
+static TRACE: Native = Native::new("trace", &["x"], trace);
 
 /// `linalg.trace(x)`: the sum of each main diagonal.
 ///
@@ -162,10 +163,11 @@ fn diag_part(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: ValueError for rank < 2.
 /// See: tf.linalg.trace.
 fn trace(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x"], 1);
-    let x = SIG.bind(rt, args)?.tensor("x")?;
+    let x = TRACE.bind(rt, args)?.tensor("x")?;
     Ok(Value::Tensor(rt.ad.trace(&x)?))
 }
+
+static MATVEC: Native = Native::new("matvec", &["a", "b", "transpose_a=False"], matvec);
 
 /// `linalg.matvec(a, b, transpose_a=False)`: matrix times vector, `a @ b[..., None]` squeezed.
 ///
@@ -174,19 +176,19 @@ fn trace(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// mismatched sizes.
 /// See: tf.linalg.matvec.
 fn matvec(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["a", "b", "transpose_a"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = MATVEC.bind(rt, args)?;
     let (m, v, t) = (a.tensor("a")?, a.tensor("b")?, a.bool_or("transpose_a", false)?);
     let m = matrix(rt, m, t)?;
     Ok(Value::Tensor(rt.ad.matvec(&m, &v)?))
 }
+
+static ADJOINT: Native = Native::new("adjoint", &["matrix"], adjoint);
 
 /// `linalg.adjoint(matrix)`: the last two axes swapped (real matrices: the transpose).
 ///
 /// Gradient: the adjoint of upstream. Errors: ValueError for rank < 2.
 /// See: tf.linalg.adjoint.
 fn adjoint(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["matrix"], 1);
-    let m = SIG.bind(rt, args)?.tensor("matrix")?;
+    let m = ADJOINT.bind(rt, args)?.tensor("matrix")?;
     Ok(Value::Tensor(matrix(rt, m, true)?))
 }

@@ -3,46 +3,52 @@
 //! and the comparisons are in `tensor_fns.rs`.
 
 use crate::autodiff::ops::nn::Activation;
-use crate::builtins::Signature;
+use crate::builtins::{Native, Signature};
 use crate::error::R;
-use crate::runtime::value::{Args, NativeFn, Value};
+use crate::bail;
+use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::activations::{self, FloatClass, Logical};
 use crate::tensor::kernels::{Binary, Unary};
 use crate::tensor::Tensor;
 
 /// `f(x)`: the elementwise functions of one tensor.
-static UNARY: Signature = Signature::new(&["x"], 1);
+const UNARY: Signature = Signature::new(&["x"]);
 /// `f(x, y)`: the broadcasting functions of two tensors.
-static BINARY: Signature = Signature::new(&["x", "y"], 2);
+const BINARY: Signature = Signature::new(&["x", "y"]);
 /// `f(features)`: the activations without parameters (TF names the argument `features`).
-static FEATURES: Signature = Signature::new(&["features"], 1);
+const FEATURES: Signature = Signature::new(&["features"]);
 
 /// Registers the functions of this file.
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("floor", |rt, a| unary(rt, a, Unary::Floor));
-    reg("ceil", |rt, a| unary(rt, a, Unary::Ceil));
-    reg("round", round);
-    reg("rsqrt", |rt, a| unary(rt, a, Unary::Rsqrt));
-    reg("erf", |rt, a| unary(rt, a, Unary::Erf));
-    reg("squared_difference", squared_difference);
-    reg("logical_and", |rt, a| logical(rt, a, Logical::And));
-    reg("logical_or", |rt, a| logical(rt, a, Logical::Or));
-    reg("logical_xor", |rt, a| logical(rt, a, Logical::Xor));
-    reg("logical_not", logical_not);
-    reg("is_nan", |rt, a| classify(rt, a, FloatClass::Nan));
-    reg("is_inf", |rt, a| classify(rt, a, FloatClass::Inf));
-    reg("is_finite", |rt, a| classify(rt, a, FloatClass::Finite));
-    reg("leaky_relu", leaky_relu);
-    reg("elu", |rt, a| activation(rt, a, Activation::Elu));
-    reg("selu", |rt, a| activation(rt, a, Activation::Selu));
-    reg("gelu", gelu);
-    reg("swish", swish);
-    reg("silu", swish);
-    reg("softsign", |rt, a| activation(rt, a, Activation::Softsign));
-    reg("relu6", |rt, a| activation(rt, a, Activation::Relu6));
-    reg("log_sigmoid", log_sigmoid);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&FLOOR);
+    reg(&CEIL);
+    reg(&ROUND);
+    reg(&RSQRT);
+    reg(&ERF);
+    reg(&SQUARED_DIFFERENCE);
+    reg(&LOGICAL_AND);
+    reg(&LOGICAL_OR);
+    reg(&LOGICAL_XOR);
+    reg(&LOGICAL_NOT);
+    reg(&IS_NAN);
+    reg(&IS_INF);
+    reg(&IS_FINITE);
+    reg(&LEAKY_RELU);
+    reg(&ELU);
+    reg(&SELU);
+    reg(&GELU);
+    reg(&SWISH);
+    reg(&SILU);
+    reg(&SOFTSIGN);
+    reg(&RELU6);
+    reg(&LOG_SIGMOID);
 }
+
+static FLOOR: Native = Native::with("floor", UNARY, |rt, a| unary(rt, a, Unary::Floor));
+static CEIL: Native = Native::with("ceil", UNARY, |rt, a| unary(rt, a, Unary::Ceil));
+static RSQRT: Native = Native::with("rsqrt", UNARY, |rt, a| unary(rt, a, Unary::Rsqrt));
+static ERF: Native = Native::with("erf", UNARY, |rt, a| unary(rt, a, Unary::Erf));
 
 /// `floor(x)`, `ceil(x)`, `rsqrt(x)`, `erf(x)`: elementwise.
 ///
@@ -56,6 +62,8 @@ fn unary(rt: &mut Interp, args: &mut Args, op: Unary) -> R<Value> {
     Ok(Value::Tensor(rt.ad.unary(op, &t)?))
 }
 
+static ROUND: Native = Native::with("round", super::core::ROUND_SIG, round);
+
 /// `round(x)`: a tensor rounded half to even (TF's banker's rounding: round(2.5) is 2.0,
 /// round(−0.5) is −0.0); a Python number goes to Python's `round(number, ndigits=None)`.
 ///
@@ -64,12 +72,19 @@ fn unary(rt: &mut Interp, args: &mut Args, op: Unary) -> R<Value> {
 /// Errors: TypeError for a bool tensor.
 /// See: tf.math.round.
 fn round(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    let first = args.pos.first().or_else(|| args.kw.iter().find(|(k, _)| &**k == "x").map(|(_, v)| v));
+    let first = args.pos.first().or_else(|| args.kw.iter().find(|(k, _)| &**k == "number").map(|(_, v)| v));
     if !matches!(first, Some(Value::Tensor(_) | Value::Variable(_))) {
         return super::core::round(rt, args);
     }
-    unary(rt, args, Unary::Round)
+    let mut a = ROUND.bind(rt, args)?;
+    let (t, ndigits) = (a.tensor("number")?, a.non_none("ndigits")?);
+    if ndigits.is_some() {
+        bail!(Type, "round() of a tensor takes no ndigits (TF's round rounds to an integer)");
+    }
+    Ok(Value::Tensor(rt.ad.unary(Unary::Round, &t)?))
 }
+
+static SQUARED_DIFFERENCE: Native = Native::with("squared_difference", BINARY, squared_difference);
 
 /// `squared_difference(x, y)`: (x − y)² elementwise, with broadcasting.
 ///
@@ -85,6 +100,10 @@ fn squared_difference(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.unary(Unary::Square, &d)?))
 }
 
+static LOGICAL_AND: Native = Native::with("logical_and", BINARY, |rt, a| logical(rt, a, Logical::And));
+static LOGICAL_OR: Native = Native::with("logical_or", BINARY, |rt, a| logical(rt, a, Logical::Or));
+static LOGICAL_XOR: Native = Native::with("logical_xor", BINARY, |rt, a| logical(rt, a, Logical::Xor));
+
 /// `logical_and(x, y)`, `logical_or(x, y)`, `logical_xor(x, y)`: elementwise, with broadcasting.
 ///
 /// Shapes: broadcast(x, y). Dtypes: bool only; the result is bool.
@@ -98,6 +117,8 @@ fn logical(rt: &mut Interp, args: &mut Args, op: Logical) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(activations::logical(op, &x.data, &y.data)?)))
 }
 
+static LOGICAL_NOT: Native = Native::with("logical_not", UNARY, logical_not);
+
 /// `logical_not(x)`: elementwise negation.
 ///
 /// Shapes: x's. Dtypes: bool only.
@@ -109,6 +130,10 @@ fn logical_not(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(activations::logical_not(&t.data)?)))
 }
 
+static IS_NAN: Native = Native::with("is_nan", UNARY, |rt, a| classify(rt, a, FloatClass::Nan));
+static IS_INF: Native = Native::with("is_inf", UNARY, |rt, a| classify(rt, a, FloatClass::Inf));
+static IS_FINITE: Native = Native::with("is_finite", UNARY, |rt, a| classify(rt, a, FloatClass::Finite));
+
 /// `is_nan(x)`, `is_inf(x)`, `is_finite(x)`: which elements are NaN, ±inf, neither.
 ///
 /// Shapes: x's. Dtypes: float32, float64; the result is bool.
@@ -119,6 +144,11 @@ fn classify(rt: &mut Interp, args: &mut Args, class: FloatClass) -> R<Value> {
     let t = UNARY.bind(rt, args)?.tensor("x")?;
     Ok(Value::Tensor(Tensor::new(activations::classify(class, &t.data)?)))
 }
+
+static ELU: Native = Native::with("elu", FEATURES, |rt, a| activation(rt, a, Activation::Elu));
+static SELU: Native = Native::with("selu", FEATURES, |rt, a| activation(rt, a, Activation::Selu));
+static SOFTSIGN: Native = Native::with("softsign", FEATURES, |rt, a| activation(rt, a, Activation::Softsign));
+static RELU6: Native = Native::with("relu6", FEATURES, |rt, a| activation(rt, a, Activation::Relu6));
 
 /// `elu(features)`, `selu(features)`, `softsign(features)`, `relu6(features)`: activations.
 ///
@@ -132,6 +162,8 @@ fn activation(rt: &mut Interp, args: &mut Args, act: Activation) -> R<Value> {
     Ok(Value::Tensor(rt.ad.activation(act, &t)?))
 }
 
+static LEAKY_RELU: Native = Native::new("leaky_relu", &["features", "alpha=0.2"], leaky_relu);
+
 /// `leaky_relu(features, alpha=0.2)`: x where x > 0, else alpha·x.
 ///
 /// Shapes: x's. Dtypes: float32, float64; the result has x's dtype.
@@ -139,11 +171,12 @@ fn activation(rt: &mut Interp, args: &mut Args, act: Activation) -> R<Value> {
 /// Errors: TypeError for int64 or bool features, or a non-number alpha.
 /// See: tf.nn.leaky_relu.
 fn leaky_relu(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["features", "alpha"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = LEAKY_RELU.bind(rt, args)?;
     let (t, alpha) = (a.tensor("features")?, a.float_or("alpha", 0.2)?);
     Ok(Value::Tensor(rt.ad.activation(Activation::LeakyRelu(alpha), &t)?))
 }
+
+static GELU: Native = Native::new("gelu", &["features", "approximate=False"], gelu);
 
 /// `gelu(features, approximate=False)`: x·Φ(x), Φ the standard normal CDF:
 /// ½x(1 + erf(x/√2)), or with approximate=True ½x(1 + tanh(√(2/π)(x + 0.044715x³))).
@@ -153,11 +186,14 @@ fn leaky_relu(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: TypeError for int64 or bool features.
 /// See: tf.nn.gelu.
 fn gelu(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["features", "approximate"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = GELU.bind(rt, args)?;
     let (t, approximate) = (a.tensor("features")?, a.bool_or("approximate", false)?);
     Ok(Value::Tensor(rt.ad.activation(Activation::Gelu { approximate }, &t)?))
 }
+
+const SWISH_SIG: Signature = Signature::new(&["features", "beta=1.0"]);
+static SWISH: Native = Native::with("swish", SWISH_SIG, swish);
+static SILU: Native = Native::with("silu", SWISH_SIG, swish);
 
 /// `swish(features, beta=1.0)`, `silu(features, beta=1.0)`: x·σ(beta·x).
 ///
@@ -166,11 +202,12 @@ fn gelu(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: TypeError for int64 or bool features, or a non-number beta.
 /// See: tf.nn.swish, tf.nn.silu.
 fn swish(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["features", "beta"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SWISH_SIG.bind(rt, args)?;
     let (t, beta) = (a.tensor("features")?, a.float_or("beta", 1.0)?);
     Ok(Value::Tensor(rt.ad.activation(Activation::Swish(beta), &t)?))
 }
+
+static LOG_SIGMOID: Native = Native::with("log_sigmoid", UNARY, log_sigmoid);
 
 /// `log_sigmoid(x)`: log σ(x) = −softplus(−x), without overflow for large |x|.
 ///

@@ -5,18 +5,12 @@
 //! built once per thread (names are interned per thread), so reading
 //! `xs.append` is one hash lookup on the interned name, not a string match.
 
-use super::collections::*;
-use super::forward_fns::accumulator_jvp;
-use super::lang;
 use super::numbers;
-use super::strings::*;
-use super::tape_methods::*;
-use super::tape_view::{tape_draw, tape_summary};
-use super::{receiver, Signature, NO_ARGS};
+use super::{receiver, Signature, NO_ARGS, Native};
 use crate::error::R;
 use crate::runtime::index::shape_value;
 use crate::intern::{intern, Sym};
-use crate::runtime::value::{Args, Builtin, BuiltinKind, NativeFn, Value};
+use crate::runtime::value::{Args, Builtin, BuiltinKind, Value};
 use crate::runtime::Interp;
 use crate::tensor::Tensor;
 use crate::bail;
@@ -27,7 +21,7 @@ use std::rc::Rc;
 #[derive(Clone, Copy)]
 enum Attr {
     /// A method: reading it binds the receiver (`xs.append`).
-    Method(NativeFn),
+    Method(&'static Native),
     /// A computed attribute (`t.shape`); `None` when this value has no such attribute.
     Get(fn(&Value) -> Option<Value>),
 }
@@ -72,80 +66,80 @@ const TENSOR: &[(&str, Attr)] = &[
     ("shape", Attr::Get(|v| Some(shape_value(tensor_of(v)?.shape())))),
     ("dtype", Attr::Get(|v| Some(Value::DType(tensor_of(v)?.dtype())))),
     ("ndim", Attr::Get(|v| Some(Value::Int(tensor_of(v)?.shape().len() as i64)))),
-    ("numpy", Attr::Method(tensor_numpy)),
-    ("tolist", Attr::Method(tensor_numpy)),
-    ("item", Attr::Method(tensor_item)),
+    ("numpy", Attr::Method(&TENSOR_NUMPY)),
+    ("tolist", Attr::Method(&TENSOR_TOLIST)),
+    ("item", Attr::Method(&TENSOR_ITEM)),
 ];
 
 /// A Variable has these and every tensor attribute (read from its current value).
 const VARIABLE: &[(&str, Attr)] = &[
     ("name", Attr::Get(|v| Some(var_of(v)?.name.clone().map_or(Value::None, |n| Value::Str(n.into()))))),
     ("trainable", Attr::Get(|v| Some(Value::Bool(var_of(v)?.trainable)))),
-    ("assign", Attr::Method(var_assign)),
-    ("assign_add", Attr::Method(var_assign_add)),
-    ("assign_sub", Attr::Method(var_assign_sub)),
-    ("read_value", Attr::Method(var_read)),
-    ("value", Attr::Method(var_read)),
+    ("assign", Attr::Method(&VARIABLE_ASSIGN)),
+    ("assign_add", Attr::Method(&VARIABLE_ASSIGN_ADD)),
+    ("assign_sub", Attr::Method(&VARIABLE_ASSIGN_SUB)),
+    ("read_value", Attr::Method(&VARIABLE_READ_VALUE)),
+    ("value", Attr::Method(&VARIABLE_VALUE)),
 ];
 
 const TAPE: &[(&str, Attr)] = &[
-    ("watch", Attr::Method(tape_watch)),
-    ("gradient", Attr::Method(tape_gradient)),
-    ("jacobian", Attr::Method(tape_jacobian)),
-    ("batch_jacobian", Attr::Method(tape_batch_jacobian)),
-    ("stats", Attr::Method(tape_stats)),
-    ("suggest_checkpoints", Attr::Method(super::checkpoint_tools::tape_suggest_checkpoints)),
-    ("watched_variables", Attr::Method(tape_watched_variables)),
-    ("stop_recording", Attr::Method(tape_stop_recording)),
-    ("reset", Attr::Method(tape_reset)),
-    ("explain", Attr::Method(super::explain::tape_explain)),
-    ("summary", Attr::Method(tape_summary)),
-    ("draw", Attr::Method(tape_draw)),
+    ("watch", Attr::Method(&super::tape_methods::TAPE_WATCH)),
+    ("gradient", Attr::Method(&super::tape_methods::TAPE_GRADIENT)),
+    ("jacobian", Attr::Method(&super::tape_methods::TAPE_JACOBIAN)),
+    ("batch_jacobian", Attr::Method(&super::tape_methods::TAPE_BATCH_JACOBIAN)),
+    ("stats", Attr::Method(&super::tape_methods::TAPE_STATS)),
+    ("suggest_checkpoints", Attr::Method(&super::checkpoint_tools::TAPE_SUGGEST_CHECKPOINTS)),
+    ("watched_variables", Attr::Method(&super::tape_methods::TAPE_WATCHED_VARIABLES)),
+    ("stop_recording", Attr::Method(&super::tape_methods::TAPE_STOP_RECORDING)),
+    ("reset", Attr::Method(&super::tape_methods::TAPE_RESET)),
+    ("explain", Attr::Method(&super::explain::TAPE_EXPLAIN)),
+    ("summary", Attr::Method(&super::tape_view::TAPE_SUMMARY)),
+    ("draw", Attr::Method(&super::tape_view::TAPE_DRAW)),
 ];
 
-const ACCUMULATOR: &[(&str, Attr)] = &[("jvp", Attr::Method(accumulator_jvp))];
+const ACCUMULATOR: &[(&str, Attr)] = &[("jvp", Attr::Method(&super::forward_fns::ACCUMULATOR_JVP))];
 
 const LIST: &[(&str, Attr)] = &[
-    ("append", Attr::Method(list_append)),
-    ("extend", Attr::Method(list_extend)),
-    ("pop", Attr::Method(list_pop)),
-    ("insert", Attr::Method(list_insert)),
-    ("index", Attr::Method(list_index)),
-    ("count", Attr::Method(list_count)),
-    ("remove", Attr::Method(list_remove)),
-    ("reverse", Attr::Method(list_reverse)),
-    ("copy", Attr::Method(list_copy)),
-    ("clear", Attr::Method(list_clear)),
-    ("sort", Attr::Method(list_sort)),
+    ("append", Attr::Method(&super::collections::LIST_APPEND)),
+    ("extend", Attr::Method(&super::collections::LIST_EXTEND)),
+    ("pop", Attr::Method(&super::collections::LIST_POP)),
+    ("insert", Attr::Method(&super::collections::LIST_INSERT)),
+    ("index", Attr::Method(&super::collections::LIST_INDEX)),
+    ("count", Attr::Method(&super::collections::LIST_COUNT)),
+    ("remove", Attr::Method(&super::collections::LIST_REMOVE)),
+    ("reverse", Attr::Method(&super::collections::LIST_REVERSE)),
+    ("copy", Attr::Method(&super::collections::LIST_COPY)),
+    ("clear", Attr::Method(&super::collections::LIST_CLEAR)),
+    ("sort", Attr::Method(&super::collections::LIST_SORT)),
 ];
 
 const DICT: &[(&str, Attr)] = &[
-    ("keys", Attr::Method(dict_keys)),
-    ("values", Attr::Method(dict_values)),
-    ("items", Attr::Method(dict_items)),
-    ("get", Attr::Method(dict_get)),
-    ("pop", Attr::Method(dict_pop)),
-    ("update", Attr::Method(dict_update)),
-    ("setdefault", Attr::Method(dict_setdefault)),
-    ("copy", Attr::Method(dict_copy)),
-    ("clear", Attr::Method(dict_clear)),
-    ("popitem", Attr::Method(dict_popitem)),
-    ("fromkeys", Attr::Method(dict_fromkeys)),
+    ("keys", Attr::Method(&super::collections::DICT_KEYS)),
+    ("values", Attr::Method(&super::collections::DICT_VALUES)),
+    ("items", Attr::Method(&super::collections::DICT_ITEMS)),
+    ("get", Attr::Method(&super::collections::DICT_GET)),
+    ("pop", Attr::Method(&super::collections::DICT_POP)),
+    ("update", Attr::Method(&super::collections::DICT_UPDATE)),
+    ("setdefault", Attr::Method(&super::collections::DICT_SETDEFAULT)),
+    ("copy", Attr::Method(&super::collections::DICT_COPY)),
+    ("clear", Attr::Method(&super::collections::DICT_CLEAR)),
+    ("popitem", Attr::Method(&super::collections::DICT_POPITEM)),
+    ("fromkeys", Attr::Method(&super::collections::DICT_FROMKEYS)),
 ];
 
 /// The class and static methods read on a builtin type object (`dict.fromkeys(xs)`); each
 /// is in its type's table too, as CPython's can also be read on a value.
-const TYPE_METHODS: &[(&str, &str, NativeFn)] = &[
-    ("dict", "fromkeys", dict_fromkeys),
-    ("float", "fromhex", numbers::float_fromhex),
-    ("str", "maketrans", str_maketrans),
+const TYPE_METHODS: &[(&str, &Native)] = &[
+    ("dict", &super::collections::DICT_FROMKEYS),
+    ("float", &numbers::FLOAT_FROMHEX),
+    ("str", &super::strings::STR_MAKETRANS),
 ];
 
 const INT: &[(&str, Attr)] = &[
-    ("bit_length", Attr::Method(numbers::int_bit_length)),
-    ("bit_count", Attr::Method(numbers::int_bit_count)),
-    ("conjugate", Attr::Method(numbers::int_conjugate)),
-    ("as_integer_ratio", Attr::Method(numbers::int_as_integer_ratio)),
+    ("bit_length", Attr::Method(&super::numbers::INT_BIT_LENGTH)),
+    ("bit_count", Attr::Method(&super::numbers::INT_BIT_COUNT)),
+    ("conjugate", Attr::Method(&super::numbers::INT_CONJUGATE)),
+    ("as_integer_ratio", Attr::Method(&super::numbers::INT_AS_INTEGER_RATIO)),
     ("real", Attr::Get(numbers::int_itself)),
     ("numerator", Attr::Get(numbers::int_itself)),
     ("imag", Attr::Get(|v| numbers::int_const(v, 0))),
@@ -153,89 +147,89 @@ const INT: &[(&str, Attr)] = &[
 ];
 
 const FLOAT: &[(&str, Attr)] = &[
-    ("is_integer", Attr::Method(numbers::float_is_integer)),
-    ("as_integer_ratio", Attr::Method(numbers::float_as_integer_ratio)),
-    ("hex", Attr::Method(numbers::float_hex)),
-    ("fromhex", Attr::Method(numbers::float_fromhex)),
-    ("conjugate", Attr::Method(numbers::float_conjugate)),
+    ("is_integer", Attr::Method(&super::numbers::FLOAT_IS_INTEGER)),
+    ("as_integer_ratio", Attr::Method(&super::numbers::FLOAT_AS_INTEGER_RATIO)),
+    ("hex", Attr::Method(&super::numbers::FLOAT_HEX)),
+    ("fromhex", Attr::Method(&super::numbers::FLOAT_FROMHEX)),
+    ("conjugate", Attr::Method(&super::numbers::FLOAT_CONJUGATE)),
     ("real", Attr::Get(|v| numbers::float_part(v, true))),
     ("imag", Attr::Get(|v| numbers::float_part(v, false))),
 ];
 
 const TUPLE: &[(&str, Attr)] =
-    &[("index", Attr::Method(numbers::tuple_index)), ("count", Attr::Method(numbers::tuple_count))];
+    &[("index", Attr::Method(&super::numbers::TUPLE_INDEX)), ("count", Attr::Method(&super::numbers::TUPLE_COUNT))];
 
 const RANGE: &[(&str, Attr)] = &[
-    ("index", Attr::Method(numbers::range_index)),
-    ("count", Attr::Method(numbers::range_count)),
+    ("index", Attr::Method(&super::numbers::RANGE_INDEX)),
+    ("count", Attr::Method(&super::numbers::RANGE_COUNT)),
     ("start", Attr::Get(|v| numbers::range_part(v, 0))),
     ("stop", Attr::Get(|v| numbers::range_part(v, 1))),
     ("step", Attr::Get(|v| numbers::range_part(v, 2))),
 ];
 
 const STR: &[(&str, Attr)] = &[
-    ("format", Attr::Method(str_format)),
-    ("join", Attr::Method(str_join)),
-    ("split", Attr::Method(str_split)),
-    ("rsplit", Attr::Method(str_rsplit)),
-    ("splitlines", Attr::Method(str_splitlines)),
-    ("partition", Attr::Method(str_partition)),
-    ("rpartition", Attr::Method(str_rpartition)),
-    ("upper", Attr::Method(str_upper)),
-    ("lower", Attr::Method(str_lower)),
-    ("title", Attr::Method(str_title)),
-    ("capitalize", Attr::Method(str_capitalize)),
-    ("swapcase", Attr::Method(str_swapcase)),
-    ("casefold", Attr::Method(str_casefold)),
-    ("strip", Attr::Method(|rt, a| str_strip(rt, a, true, true))),
-    ("lstrip", Attr::Method(|rt, a| str_strip(rt, a, true, false))),
-    ("rstrip", Attr::Method(|rt, a| str_strip(rt, a, false, true))),
-    ("startswith", Attr::Method(str_startswith)),
-    ("endswith", Attr::Method(str_endswith)),
-    ("removeprefix", Attr::Method(str_removeprefix)),
-    ("removesuffix", Attr::Method(str_removesuffix)),
-    ("replace", Attr::Method(str_replace)),
-    ("find", Attr::Method(str_find)),
-    ("rfind", Attr::Method(str_rfind)),
-    ("index", Attr::Method(str_index)),
-    ("rindex", Attr::Method(str_rindex)),
-    ("count", Attr::Method(str_count)),
-    ("ljust", Attr::Method(str_ljust)),
-    ("rjust", Attr::Method(str_rjust)),
-    ("center", Attr::Method(str_center)),
-    ("zfill", Attr::Method(str_zfill)),
-    ("expandtabs", Attr::Method(str_expandtabs)),
-    ("isdigit", Attr::Method(str_isdigit)),
-    ("isdecimal", Attr::Method(str_isdecimal)),
-    ("isnumeric", Attr::Method(str_isnumeric)),
-    ("isalpha", Attr::Method(str_isalpha)),
-    ("isalnum", Attr::Method(str_isalnum)),
-    ("isspace", Attr::Method(str_isspace)),
-    ("isupper", Attr::Method(str_isupper)),
-    ("islower", Attr::Method(str_islower)),
-    ("isprintable", Attr::Method(str_isprintable)),
-    ("isascii", Attr::Method(str_isascii)),
-    ("isidentifier", Attr::Method(str_isidentifier)),
-    ("istitle", Attr::Method(str_istitle)),
-    ("format_map", Attr::Method(str_format_map)),
-    ("maketrans", Attr::Method(str_maketrans)),
-    ("translate", Attr::Method(str_translate)),
+    ("format", Attr::Method(&super::strings::STR_FORMAT)),
+    ("join", Attr::Method(&super::strings::STR_JOIN)),
+    ("split", Attr::Method(&super::strings::STR_SPLIT)),
+    ("rsplit", Attr::Method(&super::strings::STR_RSPLIT)),
+    ("splitlines", Attr::Method(&super::strings::STR_SPLITLINES)),
+    ("partition", Attr::Method(&super::strings::STR_PARTITION)),
+    ("rpartition", Attr::Method(&super::strings::STR_RPARTITION)),
+    ("upper", Attr::Method(&super::strings::STR_UPPER)),
+    ("lower", Attr::Method(&super::strings::STR_LOWER)),
+    ("title", Attr::Method(&super::strings::STR_TITLE)),
+    ("capitalize", Attr::Method(&super::strings::STR_CAPITALIZE)),
+    ("swapcase", Attr::Method(&super::strings::STR_SWAPCASE)),
+    ("casefold", Attr::Method(&super::strings::STR_CASEFOLD)),
+    ("strip", Attr::Method(&super::strings::STR_STRIP)),
+    ("lstrip", Attr::Method(&super::strings::STR_LSTRIP)),
+    ("rstrip", Attr::Method(&super::strings::STR_RSTRIP)),
+    ("startswith", Attr::Method(&super::strings::STR_STARTSWITH)),
+    ("endswith", Attr::Method(&super::strings::STR_ENDSWITH)),
+    ("removeprefix", Attr::Method(&super::strings::STR_REMOVEPREFIX)),
+    ("removesuffix", Attr::Method(&super::strings::STR_REMOVESUFFIX)),
+    ("replace", Attr::Method(&super::strings::STR_REPLACE)),
+    ("find", Attr::Method(&super::strings::STR_FIND)),
+    ("rfind", Attr::Method(&super::strings::STR_RFIND)),
+    ("index", Attr::Method(&super::strings::STR_INDEX)),
+    ("rindex", Attr::Method(&super::strings::STR_RINDEX)),
+    ("count", Attr::Method(&super::strings::STR_COUNT)),
+    ("ljust", Attr::Method(&super::strings::STR_LJUST)),
+    ("rjust", Attr::Method(&super::strings::STR_RJUST)),
+    ("center", Attr::Method(&super::strings::STR_CENTER)),
+    ("zfill", Attr::Method(&super::strings::STR_ZFILL)),
+    ("expandtabs", Attr::Method(&super::strings::STR_EXPANDTABS)),
+    ("isdigit", Attr::Method(&super::strings::STR_ISDIGIT)),
+    ("isdecimal", Attr::Method(&super::strings::STR_ISDECIMAL)),
+    ("isnumeric", Attr::Method(&super::strings::STR_ISNUMERIC)),
+    ("isalpha", Attr::Method(&super::strings::STR_ISALPHA)),
+    ("isalnum", Attr::Method(&super::strings::STR_ISALNUM)),
+    ("isspace", Attr::Method(&super::strings::STR_ISSPACE)),
+    ("isupper", Attr::Method(&super::strings::STR_ISUPPER)),
+    ("islower", Attr::Method(&super::strings::STR_ISLOWER)),
+    ("isprintable", Attr::Method(&super::strings::STR_ISPRINTABLE)),
+    ("isascii", Attr::Method(&super::strings::STR_ISASCII)),
+    ("isidentifier", Attr::Method(&super::strings::STR_ISIDENTIFIER)),
+    ("istitle", Attr::Method(&super::strings::STR_ISTITLE)),
+    ("format_map", Attr::Method(&super::strings::STR_FORMAT_MAP)),
+    ("maketrans", Attr::Method(&super::strings::STR_MAKETRANS)),
+    ("translate", Attr::Method(&super::strings::STR_TRANSLATE)),
 ];
 
 const SLICE: &[(&str, Attr)] = &[
     ("start", Attr::Get(|v| numbers::slice_part(v, 0))),
     ("stop", Attr::Get(|v| numbers::slice_part(v, 1))),
     ("step", Attr::Get(|v| numbers::slice_part(v, 2))),
-    ("indices", Attr::Method(numbers::slice_indices)),
+    ("indices", Attr::Method(&super::numbers::SLICE_INDICES)),
 ];
 
 const PROPERTY: &[(&str, Attr)] = &[
     ("fget", Attr::Get(|v| property_part(v, 0))),
     ("fset", Attr::Get(|v| property_part(v, 1))),
     ("fdel", Attr::Get(|v| property_part(v, 2))),
-    ("getter", Attr::Method(|rt, a| property_with(rt, a, 0))),
-    ("setter", Attr::Method(|rt, a| property_with(rt, a, 1))),
-    ("deleter", Attr::Method(|rt, a| property_with(rt, a, 2))),
+    ("getter", Attr::Method(&PROPERTY_GETTER)),
+    ("setter", Attr::Method(&PROPERTY_SETTER)),
+    ("deleter", Attr::Method(&PROPERTY_DELETER)),
 ];
 
 fn property_part(v: &Value, i: usize) -> Option<Value> {
@@ -245,26 +239,31 @@ fn property_part(v: &Value, i: usize) -> Option<Value> {
     }
 }
 
+/// `property.getter(function)`, `property.setter(function)`, `property.deleter(function)`.
+const PROPERTY_WITH: Signature = Signature::new(&["function"]);
+static PROPERTY_GETTER: Native = Native::with("getter", PROPERTY_WITH, |rt, a| property_with(rt, a, 0));
+static PROPERTY_SETTER: Native = Native::with("setter", PROPERTY_WITH, |rt, a| property_with(rt, a, 1));
+static PROPERTY_DELETER: Native = Native::with("deleter", PROPERTY_WITH, |rt, a| property_with(rt, a, 2));
+
 /// `p.setter(f)` (and `getter`, `deleter`): a copy of the property with that function
 /// replaced, so that `@p.setter` under `@property` completes the property (Python's).
 fn property_with(rt: &mut Interp, args: &mut Args, i: usize) -> R<Value> {
-    static SIG: Signature = Signature::new(&["function"], 1);
     let Some(Value::Property(p)) = args.this.clone() else { bail!(Runtime, "internal error: not a property") };
-    let f = SIG.bind(rt, args)?.value("function")?;
+    let f = PROPERTY_WITH.bind(rt, args)?.value("function")?;
     let mut parts = (*p).clone();
     parts[i] = f;
     Ok(Value::Property(Rc::new(parts)))
 }
 
 const FILE: &[(&str, Attr)] = &[
-    ("read", Attr::Method(super::io::file_read)),
-    ("readline", Attr::Method(super::io::file_readline)),
-    ("readlines", Attr::Method(super::io::file_readlines)),
-    ("write", Attr::Method(super::io::file_write)),
-    ("writelines", Attr::Method(super::io::file_writelines)),
-    ("close", Attr::Method(super::io::file_close)),
-    ("flush", Attr::Method(super::io::file_flush)),
-    ("__enter__", Attr::Method(super::io::file_enter)),
+    ("read", Attr::Method(&super::io::FILE_READ)),
+    ("readline", Attr::Method(&super::io::FILE_READLINE)),
+    ("readlines", Attr::Method(&super::io::FILE_READLINES)),
+    ("write", Attr::Method(&super::io::FILE_WRITE)),
+    ("writelines", Attr::Method(&super::io::FILE_WRITELINES)),
+    ("close", Attr::Method(&super::io::FILE_CLOSE)),
+    ("flush", Attr::Method(&super::io::FILE_FLUSH)),
+    ("__enter__", Attr::Method(&super::io::FILE_ENTER)),
     ("closed", Attr::Get(|v| super::io::file_attr(v, "closed"))),
     ("name", Attr::Get(|v| super::io::file_attr(v, "name"))),
     ("mode", Attr::Get(|v| super::io::file_attr(v, "mode"))),
@@ -273,34 +272,34 @@ const FILE: &[(&str, Attr)] = &[
 /// The set methods that make no change: a set's and a frozenset's (a frozenset's give
 /// frozensets).
 const FROZENSET: &[(&str, Attr)] = &[
-    ("copy", Attr::Method(lang::set_copy)),
-    ("union", Attr::Method(lang::set_union)),
-    ("intersection", Attr::Method(lang::set_intersection)),
-    ("difference", Attr::Method(lang::set_difference)),
-    ("symmetric_difference", Attr::Method(lang::set_symmetric_difference)),
-    ("issubset", Attr::Method(lang::set_issubset)),
-    ("issuperset", Attr::Method(lang::set_issuperset)),
-    ("isdisjoint", Attr::Method(lang::set_isdisjoint)),
+    ("copy", Attr::Method(&super::lang::FROZENSET_COPY)),
+    ("union", Attr::Method(&super::lang::FROZENSET_UNION)),
+    ("intersection", Attr::Method(&super::lang::FROZENSET_INTERSECTION)),
+    ("difference", Attr::Method(&super::lang::FROZENSET_DIFFERENCE)),
+    ("symmetric_difference", Attr::Method(&super::lang::FROZENSET_SYMMETRIC_DIFFERENCE)),
+    ("issubset", Attr::Method(&super::lang::FROZENSET_ISSUBSET)),
+    ("issuperset", Attr::Method(&super::lang::FROZENSET_ISSUPERSET)),
+    ("isdisjoint", Attr::Method(&super::lang::FROZENSET_ISDISJOINT)),
 ];
 
 /// The set methods that change the set, which a frozenset lacks.
 const SET: &[(&str, Attr)] = &[
-    ("add", Attr::Method(lang::set_add)),
-    ("remove", Attr::Method(lang::set_remove)),
-    ("discard", Attr::Method(lang::set_discard)),
-    ("pop", Attr::Method(lang::set_pop)),
-    ("clear", Attr::Method(lang::set_clear)),
-    ("update", Attr::Method(lang::set_update)),
-    ("intersection_update", Attr::Method(lang::set_intersection_update)),
-    ("difference_update", Attr::Method(lang::set_difference_update)),
-    ("symmetric_difference_update", Attr::Method(lang::set_symmetric_difference_update)),
+    ("add", Attr::Method(&super::lang::SET_ADD)),
+    ("remove", Attr::Method(&super::lang::SET_REMOVE)),
+    ("discard", Attr::Method(&super::lang::SET_DISCARD)),
+    ("pop", Attr::Method(&super::lang::SET_POP)),
+    ("clear", Attr::Method(&super::lang::SET_CLEAR)),
+    ("update", Attr::Method(&super::lang::SET_UPDATE)),
+    ("intersection_update", Attr::Method(&super::lang::SET_INTERSECTION_UPDATE)),
+    ("difference_update", Attr::Method(&super::lang::SET_DIFFERENCE_UPDATE)),
+    ("symmetric_difference_update", Attr::Method(&super::lang::SET_SYMMETRIC_DIFFERENCE_UPDATE)),
 ];
 
 const GENERATOR: &[(&str, Attr)] = &[
-    ("send", Attr::Method(lang::generator_send)),
-    ("throw", Attr::Method(lang::generator_throw)),
-    ("close", Attr::Method(lang::generator_close)),
-    ("__next__", Attr::Method(lang::generator_next)),
+    ("send", Attr::Method(&super::lang::GENERATOR_SEND)),
+    ("throw", Attr::Method(&super::lang::GENERATOR_THROW)),
+    ("close", Attr::Method(&super::lang::GENERATOR_CLOSE)),
+    ("__next__", Attr::Method(&super::lang::GENERATOR_NEXT)),
 ];
 
 const BUILTIN: &[(&str, Attr)] = &[("__name__", Attr::Get(builtin_name)), ("__wrapped__", Attr::Get(builtin_wrapped))];
@@ -412,7 +411,7 @@ impl Tables {
 /// Every attribute of every builtin type: the type's name as help keys spell it (`Tensor`,
 /// `list`, `GradientTape`, …), the attribute's name, and its function when it is a method.
 /// For the help system's coverage tests.
-pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<NativeFn>)> {
+pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<&'static Native>)> {
     let tables: [(&str, &[(&str, Attr)]); 22] = [
         ("Tensor", TENSOR),
         ("Variable", VARIABLE),
@@ -488,10 +487,10 @@ pub fn attr(_rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
         if crate::runtime::value::is_type_object(b) {
             // `dict.fromkeys`, `float.fromhex`, `str.maketrans`: read on the type object.
             let n = name.name();
-            let found = TYPE_METHODS.iter().find(|(ty, m, _)| *ty == &*b.name && *m == &*n);
-            if let Some(&(_, m, f)) = found {
+            let found = TYPE_METHODS.iter().find(|(ty, f)| *ty == &*b.name && f.name == &*n);
+            if let Some(&(_, f)) = found {
                 return Ok(Some(Value::Builtin(Rc::new(Builtin {
-                    name: m.into(),
+                    name: f.name.into(),
                     kind: BuiltinKind::Method(obj.clone(), f),
                 }))));
             }
@@ -500,7 +499,7 @@ pub fn attr(_rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
                 if let Some((n, Attr::Method(_))) = TABLES.with(|t| t.0[kind as usize].get(&name).cloned()) {
                     return Ok(Some(Value::Builtin(Rc::new(Builtin {
                         name: n,
-                        kind: BuiltinKind::Method(obj.clone(), unbound_method),
+                        kind: BuiltinKind::Method(obj.clone(), &UNBOUND_METHOD),
                     }))));
                 }
             }
@@ -535,6 +534,8 @@ fn type_kind(type_name: &str) -> Option<Kind> {
     })
 }
 
+static UNBOUND_METHOD: Native = Native::new("method", &["self", "*args", "**kwargs"], unbound_method);
+
 /// A method read on its type (`str.upper`), called as `str.upper(s, *args)`: the first
 /// argument is the receiver, and must be of that type (a bool is an int).
 /// Errors: TypeError for no argument or a receiver of another type (CPython's descriptor
@@ -558,7 +559,7 @@ fn unbound_method(rt: &mut Interp, args: &mut Args) -> R<Value> {
         bail!(Runtime, "internal error: '{ty}' has no method '{}'", args.fname)
     };
     args.this = Some(recv);
-    f(rt, args)
+    (f.call)(rt, args)
 }
 
 /// The attribute names of a builtin value's type, sorted (what `dir()` would list);
@@ -597,6 +598,9 @@ fn var_of(v: &Value) -> Option<&crate::autodiff::Variable> {
     }
 }
 
+static TENSOR_NUMPY: Native = Native::with("numpy", NO_ARGS, tensor_numpy);
+static TENSOR_TOLIST: Native = Native::with("tolist", NO_ARGS, tensor_numpy);
+
 /// `numpy()` / `tolist()`: nested lists of Python numbers (a number for a scalar).
 fn tensor_numpy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let this = receiver(args)?.clone();
@@ -622,6 +626,8 @@ fn tensor_numpy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(build(t.shape(), &vals))
 }
 
+static TENSOR_ITEM: Native = Native::with("item", NO_ARGS, tensor_item);
+
 /// `item()`: the Python number of a one-element tensor.
 fn tensor_item(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let this = receiver(args)?.clone();
@@ -641,11 +647,12 @@ fn this_var(a: &Args) -> R<Rc<crate::autodiff::Variable>> {
     }
 }
 
+const UPDATE_VALUE_SIG: Signature = Signature::new(&["value", "use_locking=False", "name=None", "read_value=True"]);
+
 /// The new value for a Variable update, in the Variable's dtype.
 fn update_value(rt: &mut Interp, args: &mut Args, op: Option<crate::tensor::kernels::Binary>) -> R<Value> {
-    static SIG: Signature = Signature::new(&["value", "use_locking", "name", "read_value"], 1);
     let var = this_var(args)?;
-    let mut b = SIG.bind(rt, args)?;
+    let mut b = UPDATE_VALUE_SIG.bind(rt, args)?;
     let (v, read_value) = (b.value("value")?, b.bool_or("read_value", true)?);
     let cur = var.peek();
     // Python numbers and lists take the Variable's dtype; a tensor of another
@@ -675,21 +682,30 @@ fn update_value(rt: &mut Interp, args: &mut Args, op: Option<crate::tensor::kern
     Ok(if read_value { Value::Variable(var) } else { Value::None })
 }
 
+static VARIABLE_ASSIGN: Native = Native::with("assign", UPDATE_VALUE_SIG, var_assign);
+
 /// `v.assign(value, use_locking=False, name=None, read_value=True)`: returns the Variable
 /// (TF returns the updated variable), None with `read_value=False`.
 fn var_assign(rt: &mut Interp, args: &mut Args) -> R<Value> {
     update_value(rt, args, None)
 }
 
+static VARIABLE_ASSIGN_ADD: Native = Native::with("assign_add", UPDATE_VALUE_SIG, var_assign_add);
+
 /// `v.assign_add(delta, use_locking=False, name=None, read_value=True)`: `v ← v + delta`, same shape.
 fn var_assign_add(rt: &mut Interp, args: &mut Args) -> R<Value> {
     update_value(rt, args, Some(crate::tensor::kernels::Binary::Add))
 }
 
+static VARIABLE_ASSIGN_SUB: Native = Native::with("assign_sub", UPDATE_VALUE_SIG, var_assign_sub);
+
 /// `v.assign_sub(delta, use_locking=False, name=None, read_value=True)`: `v ← v − delta`, same shape.
 fn var_assign_sub(rt: &mut Interp, args: &mut Args) -> R<Value> {
     update_value(rt, args, Some(crate::tensor::kernels::Binary::Sub))
 }
+
+static VARIABLE_READ_VALUE: Native = Native::with("read_value", NO_ARGS, var_read);
+static VARIABLE_VALUE: Native = Native::with("value", NO_ARGS, var_read);
 
 /// `v.read_value()`: the current value as a tensor (a read, so tapes watch it).
 fn var_read(rt: &mut Interp, args: &mut Args) -> R<Value> {

@@ -4,9 +4,9 @@
 //! `autodiff/ops/nn_losses.rs`); the `nn` module of the stdlib exposes them as `nn.*` too.
 
 use crate::bail;
-use crate::builtins::Signature;
+use crate::builtins::{Native, Signature};
 use crate::error::R;
-use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::conv::{Padding, Window};
 use crate::tensor::shape::broadcast_shapes;
@@ -14,14 +14,14 @@ use crate::tensor::{shape_str, Array, Tensor};
 use rand::Rng;
 
 /// Registers this file's functions.
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("conv2d", conv2d);
-    reg("max_pool2d", |rt, a| pool2d(rt, a, Pool::Max));
-    reg("avg_pool2d", |rt, a| pool2d(rt, a, Pool::Avg));
-    reg("sigmoid_cross_entropy_with_logits", sigmoid_xent);
-    reg("l2_loss", l2_loss);
-    reg("l2_normalize", l2_normalize);
-    reg("dropout", dropout);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&CONV2D);
+    reg(&MAX_POOL2D);
+    reg(&AVG_POOL2D);
+    reg(&SIGMOID_CROSS_ENTROPY_WITH_LOGITS);
+    reg(&L2_LOSS);
+    reg(&L2_NORMALIZE);
+    reg(&DROPOUT);
 }
 
 /// The layout of a 4-D image tensor (`data_format`).
@@ -172,6 +172,12 @@ fn from_nhwc(rt: &mut Interp, y: Tensor, fmt: Format) -> R<Tensor> {
     }
 }
 
+static CONV2D: Native = Native::new(
+    "conv2d",
+    &["input", "filters", "strides", "padding", "data_format='NHWC'", "dilations=None", "name=None"],
+    conv2d,
+);
+
 /// `conv2d(input, filters, strides, padding, data_format='NHWC', dilations=None)`: 2-D
 /// convolution (cross-correlation, as TF), computed as im2col + GEMM.
 ///
@@ -187,9 +193,7 @@ fn from_nhwc(rt: &mut Interp, y: Tensor, fmt: Format) -> R<Tensor> {
 /// the batch or channel dimensions (as TF); TypeError for other or mixed dtypes.
 /// See: tf.nn.conv2d (also `nn.conv2d`).
 fn conv2d(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature =
-        Signature::new(&["input", "filters", "strides", "padding", "data_format", "dilations", "name"], 4);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = CONV2D.bind(rt, args)?;
     let (x, w, strides, pad) = (a.tensor("input")?, a.tensor("filters")?, a.value("strides")?, a.value("padding")?);
     let (fmt, dil) = (a.non_none("data_format")?, a.non_none("dilations")?);
     let fmt = Format::parse(rt, fmt, "conv2d")?;
@@ -210,6 +214,11 @@ enum Pool {
     Avg,
 }
 
+const POOL2D_SIG: Signature =
+    Signature::new(&["input", "ksize", "strides", "padding", "data_format='NHWC'", "name=None"]);
+static MAX_POOL2D: Native = Native::with("max_pool2d", POOL2D_SIG, |rt, a| pool2d(rt, a, Pool::Max));
+static AVG_POOL2D: Native = Native::with("avg_pool2d", POOL2D_SIG, |rt, a| pool2d(rt, a, Pool::Avg));
+
 /// `max_pool2d(input, ksize, strides, padding, data_format='NHWC')` and
 /// `avg_pool2d(…)`: the maximum or mean of each ksize window.
 ///
@@ -223,12 +232,11 @@ enum Pool {
 /// bad ksize, strides or padding; NotImplementedError for pooling over batch or channels.
 /// See: tf.nn.max_pool2d, tf.nn.avg_pool2d (also `nn.max_pool2d`, `nn.avg_pool2d`).
 fn pool2d(rt: &mut Interp, args: &mut Args, kind: Pool) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "ksize", "strides", "padding", "data_format", "name"], 4);
     let what = match kind {
         Pool::Max => "max_pool2d",
         Pool::Avg => "avg_pool2d",
     };
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = POOL2D_SIG.bind(rt, args)?;
     let (x, k, strides, pad) = (a.tensor("input")?, a.value("ksize")?, a.value("strides")?, a.value("padding")?);
     let fmt = a.non_none("data_format")?;
     let fmt = Format::parse(rt, fmt, what)?;
@@ -244,6 +252,9 @@ fn pool2d(rt: &mut Interp, args: &mut Args, kind: Pool) -> R<Value> {
     Ok(Value::Tensor(from_nhwc(rt, y, fmt)?))
 }
 
+static SIGMOID_CROSS_ENTROPY_WITH_LOGITS: Native =
+    Native::new("sigmoid_cross_entropy_with_logits", &["labels", "logits", "name=None"], sigmoid_xent);
+
 /// `sigmoid_cross_entropy_with_logits(labels, logits)`: see
 /// [`Recorder::sigmoid_xent`](crate::autodiff::Recorder::sigmoid_xent).
 ///
@@ -252,8 +263,7 @@ fn pool2d(rt: &mut Interp, args: &mut Args, kind: Pool) -> R<Value> {
 /// Errors: ShapeError naming both shapes; TypeError for other dtypes.
 /// See: tf.nn.sigmoid_cross_entropy_with_logits.
 fn sigmoid_xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["labels", "logits", "name"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SIGMOID_CROSS_ENTROPY_WITH_LOGITS.bind(rt, args)?;
     let (labels, logits) = (a.value("labels")?, a.tensor("logits")?);
     // A tensor keeps its dtype, which must be the logits' (TF refuses a mismatch, as every
     // float32/float64 mix is refused); Python numbers and lists take the logits' dtype.
@@ -271,16 +281,20 @@ fn sigmoid_xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.sigmoid_xent(&labels, &logits)?))
 }
 
+static L2_LOSS: Native = Native::new("l2_loss", &["t", "name=None"], l2_loss);
+
 /// `l2_loss(t)`: `sum(t²) / 2`, a scalar of t's dtype.
 ///
 /// Dtypes: float32, float64. Gradient: t times the upstream.
 /// Errors: TypeError for other dtypes.
 /// See: tf.nn.l2_loss.
 fn l2_loss(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["t", "name"], 1);
-    let t = SIG.bind(rt, args)?.tensor("t")?;
+    let t = L2_LOSS.bind(rt, args)?.tensor("t")?;
     Ok(Value::Tensor(rt.ad.l2_loss(&t)?))
 }
+
+static L2_NORMALIZE: Native =
+    Native::new("l2_normalize", &["x", "axis=None", "epsilon=1e-12", "name=None"], l2_normalize);
 
 /// `l2_normalize(x, axis=None, epsilon=1e-12)`: `x / sqrt(max(sum(x², axis), epsilon))`.
 ///
@@ -289,11 +303,12 @@ fn l2_loss(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: ShapeError for an axis out of range; TypeError for other dtypes.
 /// See: tf.math.l2_normalize.
 fn l2_normalize(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x", "axis", "epsilon", "name"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = L2_NORMALIZE.bind(rt, args)?;
     let (x, axes, eps) = (a.tensor("x")?, a.axes("axis")?, a.float_or("epsilon", 1e-12)?);
     Ok(Value::Tensor(rt.ad.l2_normalize(&x, axes.as_deref(), eps)?))
 }
+
+static DROPOUT: Native = Native::new("dropout", &["x", "rate", "noise_shape=None", "seed=None", "name=None"], dropout);
 
 /// `dropout(x, rate, noise_shape=None, seed=None)`: keeps each element with probability
 /// 1 − rate, scaled by 1 / (1 − rate), and zeroes the rest.
@@ -309,8 +324,7 @@ fn l2_normalize(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// a noise_shape that does not broadcast to x's shape.
 /// See: tf.nn.dropout (also `nn.dropout`).
 fn dropout(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x", "rate", "noise_shape", "seed", "name"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = DROPOUT.bind(rt, args)?;
     let (x, rate, noise) = (a.tensor("x")?, a.float("rate")?, a.non_none("noise_shape")?);
     let seed = a.opt_int("seed")?;
     if !x.dtype().is_float() {

@@ -2,7 +2,7 @@
 //! CPython 3.11's behaviour within DGL's 64-bit ints: a result that does not fit is an
 //! OverflowError (docs/python.md "Where DGL differs from CPython, on purpose").
 
-use super::{receiver, Signature, NO_ARGS};
+use super::{receiver, Signature, NO_ARGS, Native};
 use crate::bail;
 use crate::error::R;
 use crate::runtime::index::range_len;
@@ -10,7 +10,7 @@ use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 
 /// `(value)`: `tuple.index`, `tuple.count`, `range.index`, `range.count`.
-static VALUE: Signature = Signature::new(&["value"], 1);
+const VALUE: Signature = Signature::new(&["value"]);
 
 /// The int an int method reads (a bool is an int).
 fn this_int(a: &Args) -> R<i64> {
@@ -28,12 +28,16 @@ fn this_float(a: &Args) -> R<f64> {
     }
 }
 
+pub(super) static INT_BIT_LENGTH: Native = Native::with("bit_length", NO_ARGS, int_bit_length);
+
 /// `i.bit_length()`: the number of bits of |i| (0 for 0).
 pub(super) fn int_bit_length(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let i = this_int(args)?;
     NO_ARGS.bind(rt, args)?;
     Ok(Value::Int((64 - i.unsigned_abs().leading_zeros()) as i64))
 }
+
+pub(super) static INT_BIT_COUNT: Native = Native::with("bit_count", NO_ARGS, int_bit_count);
 
 /// `i.bit_count()`: the number of one bits of |i|.
 pub(super) fn int_bit_count(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -42,12 +46,16 @@ pub(super) fn int_bit_count(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(i.unsigned_abs().count_ones() as i64))
 }
 
+pub(super) static INT_CONJUGATE: Native = Native::with("conjugate", NO_ARGS, int_conjugate);
+
 /// `i.conjugate()`: the int itself (a bool gives its int).
 pub(super) fn int_conjugate(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let i = this_int(args)?;
     NO_ARGS.bind(rt, args)?;
     Ok(Value::Int(i))
 }
+
+pub(super) static INT_AS_INTEGER_RATIO: Native = Native::with("as_integer_ratio", NO_ARGS, int_as_integer_ratio);
 
 /// `i.as_integer_ratio()`: `(i, 1)`.
 pub(super) fn int_as_integer_ratio(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -78,12 +86,16 @@ pub(super) fn float_part(v: &Value, real: bool) -> Option<Value> {
     }
 }
 
+pub(super) static FLOAT_IS_INTEGER: Native = Native::with("is_integer", NO_ARGS, float_is_integer);
+
 /// `x.is_integer()`: finite with no fraction.
 pub(super) fn float_is_integer(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let x = this_float(args)?;
     NO_ARGS.bind(rt, args)?;
     Ok(Value::Bool(x.is_finite() && x.fract() == 0.0))
 }
+
+pub(super) static FLOAT_CONJUGATE: Native = Native::with("conjugate", NO_ARGS, float_conjugate);
 
 /// `x.conjugate()`: the float itself.
 pub(super) fn float_conjugate(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -106,6 +118,8 @@ fn mantissa_exponent(x: f64) -> (i64, i32) {
     e += tz;
     (if x < 0.0 { -m } else { m }, e)
 }
+
+pub(super) static FLOAT_AS_INTEGER_RATIO: Native = Native::with("as_integer_ratio", NO_ARGS, float_as_integer_ratio);
 
 /// `x.as_integer_ratio()`: the exact value as `(numerator, denominator)` in lowest terms,
 /// the denominator positive.
@@ -140,6 +154,8 @@ pub(super) fn float_as_integer_ratio(rt: &mut Interp, args: &mut Args) -> R<Valu
     Ok(Value::tuple(vec![Value::Int(n), Value::Int(d)]))
 }
 
+pub(super) static FLOAT_HEX: Native = Native::with("hex", NO_ARGS, float_hex);
+
 /// `x.hex()`: `[-]0x1.<13 hex digits>p<exponent>` (`0x0.…p-1022` for a subnormal,
 /// `0x0.0p+0` for zero), `inf`, `-inf`, `nan`.
 pub(super) fn float_hex(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -166,6 +182,8 @@ pub fn hex_of(x: f64) -> String {
     format!("{sign}0x{lead}.{frac:013x}p{e:+}")
 }
 
+pub(super) static FLOAT_FROMHEX: Native = Native::new("fromhex", &["string"], float_fromhex);
+
 /// `float.fromhex(string)`: the float a hexadecimal text names (what `hex` writes, and
 /// more: no `0x`, no fraction or exponent, `inf`/`nan`, whitespace around), correctly
 /// rounded (ties to even).
@@ -173,8 +191,7 @@ pub fn hex_of(x: f64) -> String {
 /// Errors: ValueError "invalid hexadecimal floating-point string"; OverflowError
 /// "hexadecimal value too large to represent as a float".
 pub(super) fn float_fromhex(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["string"], 1);
-    let v = SIG.bind(rt, args)?.value("string")?;
+    let v = FLOAT_FROMHEX.bind(rt, args)?.value("string")?;
     let Value::Str(s) = v else { bail!(Type, "fromhex() argument must be str, not {}", v.type_name()) };
     parse_hex_float(&s).map(Value::Float)
 }
@@ -295,12 +312,13 @@ fn this_tuple(a: &Args) -> R<std::rc::Rc<[Value]>> {
     }
 }
 
+pub(super) static TUPLE_INDEX: Native = Native::new("index", &["value", "start=None", "stop=None"], tuple_index);
+
 /// `t.index(value, start=0, stop=len)`: the first position of an equal item.
 /// Errors: ValueError "tuple.index(x): x not in tuple".
 pub(super) fn tuple_index(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["value", "start", "stop"], 1);
     let t = this_tuple(args)?;
-    let mut b = SIG.bind(rt, args)?;
+    let mut b = TUPLE_INDEX.bind(rt, args)?;
     let (x, start, stop) = (b.value("value")?, b.opt_int("start")?, b.opt_int("stop")?);
     match position_between(rt, &t, &x, start, stop)? {
         Some(i) => Ok(Value::Int(i)),
@@ -329,6 +347,8 @@ pub(super) fn position_between(
     }
     Ok(None)
 }
+
+pub(super) static TUPLE_COUNT: Native = Native::with("count", VALUE, tuple_count);
 
 /// `t.count(value)`: the number of equal items.
 pub(super) fn tuple_count(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -369,6 +389,8 @@ fn as_int(x: &Value) -> Option<i64> {
     }
 }
 
+pub(super) static RANGE_INDEX: Native = Native::with("index", VALUE, range_index);
+
 /// `r.index(value)`. Errors: ValueError "5 is not in range".
 pub(super) fn range_index(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let r = this_range(args)?;
@@ -381,6 +403,8 @@ pub(super) fn range_index(rt: &mut Interp, args: &mut Args) -> R<Value> {
         }
     }
 }
+
+pub(super) static RANGE_COUNT: Native = Native::with("count", VALUE, range_count);
 
 /// `r.count(value)`: 1 when `value` is one of the range's values, else 0.
 pub(super) fn range_count(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -428,17 +452,18 @@ pub(super) fn slice_part(v: &Value, i: usize) -> Option<Value> {
     }
 }
 
+pub(super) static SLICE_INDICES: Native = Native::new("indices", &["length"], slice_indices);
+
 /// `s.indices(length)`: the `(start, stop, step)` the slice selects from a sequence of
 /// `length` items, each clamped into range as indexing does, as Python's `slice.indices`.
 /// Errors: ValueError for a negative length or a zero step; TypeError for parts that are
 /// not ints or None.
 pub(super) fn slice_indices(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["length"], 1);
     let s = match &args.this {
         Some(Value::Slice(s)) => s.clone(),
         _ => bail!(Runtime, "internal error: slice.indices bound to something else"),
     };
-    let n = SIG.bind(rt, args)?.int("length")?;
+    let n = SLICE_INDICES.bind(rt, args)?.int("length")?;
     if n < 0 {
         bail!(Value, "length should not be negative");
     }

@@ -3,39 +3,40 @@
 //! results and messages. Like `zip` and `enumerate` (docs/language.md §2), `map` and
 //! `filter` return lists, computed at once.
 
-use super::Signature;
+use super::{Native, Signature};
 use crate::runtime::convert::int_checked;
 use crate::error::R;
 use crate::runtime::numeric::float_divmod;
-use crate::runtime::value::{Args, HashKey, NativeFn, Value};
+use crate::runtime::value::{Args, HashKey, Value};
 use crate::runtime::Interp;
 use crate::syntax::ast::BinOp;
 use crate::{bail, err};
 
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("chr", chr);
-    reg("ord", ord);
-    reg("callable", callable);
-    reg("divmod", divmod);
-    reg("pow", pow);
-    reg("hex", |rt, a| radix(rt, a, 16, "0x"));
-    reg("oct", |rt, a| radix(rt, a, 8, "0o"));
-    reg("bin", |rt, a| radix(rt, a, 2, "0b"));
-    reg("hash", hash);
-    reg("any", |rt, a| any_all(rt, a, true));
-    reg("all", |rt, a| any_all(rt, a, false));
-    reg("map", map);
-    reg("filter", filter);
-    reg("format", format);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&CHR);
+    reg(&ORD);
+    reg(&CALLABLE);
+    reg(&DIVMOD);
+    reg(&POW);
+    reg(&HEX);
+    reg(&OCT);
+    reg(&BIN);
+    reg(&HASH);
+    reg(&ANY);
+    reg(&ALL);
+    reg(&MAP);
+    reg(&FILTER);
+    reg(&FORMAT);
 }
+
+static FORMAT: Native = Native::new("format", &["value", "format_spec=''"], format);
 
 /// `format(value, format_spec='')`: the value formatted by the format-spec
 /// mini-language, as in an f-string field (numbers, strings, one-element tensors).
 ///
 /// Errors: ValueError for a bad spec; TypeError for a spec on another type.
 fn format(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["value", "format_spec"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = FORMAT.bind(rt, args)?;
     let (v, spec) = (a.value("value")?, a.opt("format_spec")?);
     let spec = match spec {
         None => "".into(),
@@ -57,13 +58,14 @@ fn index_arg(rt: &mut Interp, v: &Value) -> R<i64> {
     }
 }
 
+static CHR: Native = Native::new("chr", &["i"], chr);
+
 /// `chr(i)`: the one-character string of code point `i`.
 ///
 /// Errors: ValueError "chr() arg not in range(0x110000)" (surrogates too, which a
 /// Rust string cannot hold); TypeError for a non-int.
 fn chr(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["i"], 1);
-    let v = SIG.bind(rt, args)?.value("i")?;
+    let v = CHR.bind(rt, args)?.value("i")?;
     let i = index_arg(rt, &v)?;
     match u32::try_from(i).ok().and_then(char::from_u32) {
         Some(c) => Ok(Value::str(c.encode_utf8(&mut [0; 4]))),
@@ -74,12 +76,13 @@ fn chr(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
+static ORD: Native = Native::new("ord", &["c"], ord);
+
 /// `ord(c)`: the code point of a one-character string.
 ///
 /// Errors: TypeError for a longer string or a non-string (CPython's wording).
 fn ord(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["c"], 1);
-    match SIG.bind(rt, args)?.value("c")? {
+    match ORD.bind(rt, args)?.value("c")? {
         Value::Str(s) => {
             let mut it = s.chars();
             match (it.next(), it.next()) {
@@ -91,16 +94,19 @@ fn ord(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
+static CALLABLE: Native = Native::new("callable", &["obj"], callable);
+
 /// `callable(obj)`: whether `obj(...)` can be called (functions, builtins, methods,
 /// classes, error types, instances whose class defines `__call__`).
 fn callable(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["obj"], 1);
-    Ok(Value::Bool(match SIG.bind(rt, args)?.value("obj")? {
+    Ok(Value::Bool(match CALLABLE.bind(rt, args)?.value("obj")? {
         Value::Func(_) | Value::Builtin(_) | Value::Method(_) | Value::Class(_) | Value::ErrorType(_) => true,
         Value::Instance(i) => i.class.lookup(crate::intern::intern("__call__")).is_some(),
         _ => false,
     }))
 }
+
+static DIVMOD: Native = Native::new("divmod", &["a", "b"], divmod);
 
 /// `divmod(a, b)`: `(a // b, a % b)`; ints give ints (floor division, the
 /// remainder takes b's sign), a float gives floats.
@@ -108,8 +114,7 @@ fn callable(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: ZeroDivisionError for b == 0; OverflowError for `divmod(-2**63, -1)`;
 /// TypeError for non-numbers.
 fn divmod(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["a", "b"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = DIVMOD.bind(rt, args)?;
     let (x, y) = (a.value("a")?, a.value("b")?);
     match (&x, &y) {
         (Value::Float(_), Value::Int(_) | Value::Float(_) | Value::Bool(_))
@@ -130,6 +135,10 @@ fn divmod(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
+static POW: Native = Native::new("pow", &["base", "exp", "mod=None"], pow);
+/// TF's `pow(x, y, name=None)`, which `pow` of a tensor is.
+const TF_POW: Signature = Signature::new(&["x", "y", "name=None"]);
+
 /// `pow(base, exp, mod=None)`: `base ** exp`; with `mod`, `base ** exp % mod`
 /// computed without the large intermediate (a negative `exp` uses the modular
 /// inverse, as CPython 3.8+). Ints give ints; a negative exponent without `mod` a float.
@@ -141,16 +150,14 @@ fn divmod(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// A tensor, Variable or list among the first two arguments (positional, or `x=`/`y=`)
 /// makes it TF's elementwise `pow(x, y)` (docs/language.md §4), as `round` does.
 fn pow(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["base", "exp", "mod"], 2);
-    static TF_SIG: Signature = Signature::new(&["x", "y", "name"], 2);
     let tensorish = |v: &Value| matches!(v, Value::Tensor(_) | Value::Variable(_) | Value::List(_));
     if args.pos.iter().take(2).any(tensorish) || args.kw.iter().any(|(k, _)| matches!(&**k, "x" | "y")) {
-        let mut a = TF_SIG.bind(rt, args)?;
+        let mut a = TF_POW.bind(rt, args)?;
         let (x, y) = (a.value("x")?, a.value("y")?);
         let (x, y) = rt.tensor_pair(&x, &y)?;
         return Ok(Value::Tensor(rt.ad.binary(crate::tensor::kernels::Binary::Pow, &x, &y)?));
     }
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = POW.bind(rt, args)?;
     let (b, e, m) = (a.value("base")?, a.value("exp")?, a.non_none("mod")?);
     let Some(m) = m else { return rt.binary_op(BinOp::Pow, b, e) };
     let int = |v: &Value| match v {
@@ -196,10 +203,14 @@ fn mod_inverse(a: i128, n: i128) -> Option<i128> {
     (r0 == 1 || n == 1).then(|| s0.rem_euclid(n))
 }
 
+const RADIX_SIG: Signature = Signature::new(&["number"]);
+static HEX: Native = Native::with("hex", RADIX_SIG, |rt, a| radix(rt, a, 16, "0x"));
+static OCT: Native = Native::with("oct", RADIX_SIG, |rt, a| radix(rt, a, 8, "0o"));
+static BIN: Native = Native::with("bin", RADIX_SIG, |rt, a| radix(rt, a, 2, "0b"));
+
 /// `hex(x)`, `oct(x)`, `bin(x)`: an int in base 16, 8 or 2 with its prefix (`-0x1f`).
 fn radix(rt: &mut Interp, args: &mut Args, base: u32, prefix: &str) -> R<Value> {
-    static SIG: Signature = Signature::new(&["number"], 1);
-    let v = SIG.bind(rt, args)?.value("number")?;
+    let v = RADIX_SIG.bind(rt, args)?.value("number")?;
     let i = index_arg(rt, &v)?;
     let a = i.unsigned_abs();
     let digits = match base {
@@ -247,14 +258,15 @@ fn int_hash(i: i64) -> i64 {
     signed_hash(h, i < 0)
 }
 
+static HASH: Native = Native::new("hash", &["obj"], hash);
+
 /// `hash(obj)`: numbers hash as CPython's (`hash(1) == hash(1.0) == 1`); strings,
 /// tuples and other hashable values by a fixed hash of their contents (CPython's
 /// string hashes change per run; DGL's are the same on every run).
 ///
 /// Errors: TypeError "unhashable type: 'list'".
 fn hash(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["obj"], 1);
-    let v = SIG.bind(rt, args)?.value("obj")?;
+    let v = HASH.bind(rt, args)?.value("obj")?;
     Ok(Value::Int(match &v {
         Value::Int(i) => int_hash(*i),
         Value::Bool(b) => *b as i64,
@@ -269,11 +281,14 @@ fn hash(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }))
 }
 
+const ANY_ALL_SIG: Signature = Signature::new(&["iterable"]);
+static ANY: Native = Native::with("any", ANY_ALL_SIG, |rt, a| any_all(rt, a, true));
+static ALL: Native = Native::with("all", ANY_ALL_SIG, |rt, a| any_all(rt, a, false));
+
 /// `any(iterable)` (`want` true) and `all(iterable)`: short-circuit on the first
 /// item whose truth value is `want`.
 fn any_all(rt: &mut Interp, args: &mut Args, want: bool) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable"], 1);
-    let items = SIG.bind(rt, args)?.value("iterable")?;
+    let items = ANY_ALL_SIG.bind(rt, args)?.value("iterable")?;
     for x in rt.iterate(&items)? {
         if rt.truthy(&x)? == want {
             return Ok(Value::Bool(want));
@@ -282,13 +297,14 @@ fn any_all(rt: &mut Interp, args: &mut Args, want: bool) -> R<Value> {
     Ok(Value::Bool(!want))
 }
 
+static MAP: Native = Native::new("map", &["*args"], map);
+
 /// `map(function, *iterables)`: a list of `function(x, y, …)` over the iterables
 /// in step, as long as the shortest (a list, like `zip`: docs/language.md §2).
 ///
 /// Errors: TypeError "map() must have at least two arguments."
 fn map(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&[]);
-    let mut given = std::mem::take(&mut SIG.bind(rt, args)?.rest);
+    let mut given = std::mem::take(&mut MAP.bind(rt, args)?.rest);
     if given.len() < 2 {
         bail!(Type, "map() must have at least two arguments.");
     }
@@ -302,11 +318,12 @@ fn map(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(out))
 }
 
+static FILTER: Native = Native::new("filter", &["function", "iterable"], filter);
+
 /// `filter(function, iterable)`: a list of the items for which `function(item)` is
 /// true (the items that are true themselves when `function` is None).
 fn filter(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["function", "iterable"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = FILTER.bind(rt, args)?;
     let (f, items) = (a.value("function")?, a.value("iterable")?);
     let mut out = Vec::new();
     for x in rt.iterate(&items)? {

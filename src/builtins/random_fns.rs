@@ -5,9 +5,9 @@
 //! `Interp::rng` (`tensor/random.rs`), which `recompute_grad` replays.
 
 use crate::bail;
-use crate::builtins::{Bound, Signature};
+use crate::builtins::{Bound, Signature, Native};
 use crate::error::R;
-use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::random::RandomState;
 use crate::tensor::{Array, DType, Tensor};
@@ -16,22 +16,23 @@ use rand::Rng;
 use rand_distr::{Distribution, StandardNormal};
 
 /// Registers this file's functions.
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("set_seed", set_seed);
-    reg("random_normal", |rt, a| normal(rt, a, "random_normal", false));
-    reg("truncated_normal", |rt, a| normal(rt, a, "truncated_normal", true));
-    reg("random_uniform", random_uniform);
-    reg("random_shuffle", |rt, a| shuffle(rt, a, "random_shuffle"));
-    reg("shuffle", |rt, a| shuffle(rt, a, "shuffle"));
-    reg("random_categorical", |rt, a| categorical(rt, a, "random_categorical"));
-    reg("categorical", |rt, a| categorical(rt, a, "categorical"));
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&SET_SEED);
+    reg(&RANDOM_NORMAL);
+    reg(&TRUNCATED_NORMAL);
+    reg(&RANDOM_UNIFORM);
+    reg(&RANDOM_SHUFFLE);
+    reg(&SHUFFLE);
+    reg(&RANDOM_CATEGORICAL);
+    reg(&CATEGORICAL);
 }
+
+static SET_SEED: Native = Native::new("set_seed", &["seed"], set_seed);
 
 /// `set_seed(seed)`: the global seed (TF's `tf.random.set_seed`). Same seed, same numbers on
 /// every run; the op-seed call counts start again from zero, as in TF.
 fn set_seed(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["seed"], 1);
-    let s = SIG.bind(rt, args)?.int("seed")?;
+    let s = SET_SEED.bind(rt, args)?.int("seed")?;
     rt.rng = RandomState::seeded(s);
     Ok(Value::None)
 }
@@ -40,6 +41,12 @@ fn set_seed(rt: &mut Interp, args: &mut Args) -> R<Value> {
 fn op_seed(a: &mut Bound) -> R<Option<i64>> {
     a.opt_int("seed")
 }
+
+const NORMAL_SIG: Signature =
+    Signature::new(&["shape", "mean=0.0", "stddev=1.0", "dtype=float32", "seed=None", "name=None"]);
+static RANDOM_NORMAL: Native = Native::with("random_normal", NORMAL_SIG, |rt, a| normal(rt, a, "random_normal", false));
+static TRUNCATED_NORMAL: Native =
+    Native::with("truncated_normal", NORMAL_SIG, |rt, a| normal(rt, a, "truncated_normal", true));
 
 /// `random_normal(shape, mean=0.0, stddev=1.0, dtype=float32, seed=None)` and
 /// `truncated_normal(…)` (same parameters).
@@ -51,8 +58,7 @@ fn op_seed(a: &mut Bound) -> R<Option<i64>> {
 /// Errors: TypeError for a non-float dtype; ValueError for a negative dimension.
 /// See: tf.random.normal, tf.random.truncated_normal.
 fn normal(rt: &mut Interp, args: &mut Args, name: &'static str, truncated: bool) -> R<Value> {
-    static SIG: Signature = Signature::new(&["shape", "mean", "stddev", "dtype", "seed", "name"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = NORMAL_SIG.bind(rt, args)?;
     let dims = a.dims("shape")?;
     let (mean, std) = (a.float_or("mean", 0.0)?, a.float_or("stddev", 1.0)?);
     let dtype = a.opt_dtype("dtype")?.unwrap_or(DType::F32);
@@ -73,6 +79,12 @@ fn normal(rt: &mut Interp, args: &mut Args, name: &'static str, truncated: bool)
     Ok(Value::Tensor(rt.drawn(name, Tensor::new(vals))))
 }
 
+static RANDOM_UNIFORM: Native = Native::new(
+    "random_uniform",
+    &["shape", "minval=0", "maxval=None", "dtype=float32", "seed=None", "name=None"],
+    random_uniform,
+);
+
 /// `random_uniform(shape, minval=0, maxval=None, dtype=float32, seed=None)`: uniform on
 /// [minval, maxval).
 ///
@@ -83,8 +95,7 @@ fn normal(rt: &mut Interp, args: &mut Args, name: &'static str, truncated: bool)
 /// InvalidArgumentError), TypeError for bool.
 /// See: tf.random.uniform.
 fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["shape", "minval", "maxval", "dtype", "seed", "name"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = RANDOM_UNIFORM.bind(rt, args)?;
     let dims = a.dims("shape")?;
     let (minval, maxval) = (a.non_none("minval")?, a.non_none("maxval")?);
     let dtype = a.opt_dtype("dtype")?.unwrap_or(DType::F32);
@@ -127,6 +138,10 @@ fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
+const SHUFFLE_SIG: Signature = Signature::new(&["value", "seed=None", "name=None"]);
+static RANDOM_SHUFFLE: Native = Native::with("random_shuffle", SHUFFLE_SIG, |rt, a| shuffle(rt, a, "random_shuffle"));
+static SHUFFLE: Native = Native::with("shuffle", SHUFFLE_SIG, |rt, a| shuffle(rt, a, "shuffle"));
+
 /// `random_shuffle(value, seed=None)` (also `shuffle`): the slices of `value` along axis 0 in a
 /// uniformly random order.
 ///
@@ -134,8 +149,7 @@ fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Gradient: none (TF registers none: the result is a new tensor).
 /// See: tf.random.shuffle.
 fn shuffle(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value> {
-    static SIG: Signature = Signature::new(&["value", "seed", "name"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SHUFFLE_SIG.bind(rt, args)?;
     let t = a.tensor("value")?;
     let seed = op_seed(&mut a)?;
     if t.shape().is_empty() {
@@ -158,6 +172,11 @@ fn shuffle(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value> {
     Ok(Value::Tensor(rt.drawn("random_shuffle", Tensor::new(out))))
 }
 
+const CATEGORICAL_SIG: Signature = Signature::new(&["logits", "num_samples", "dtype=None", "seed=None", "name=None"]);
+static RANDOM_CATEGORICAL: Native =
+    Native::with("random_categorical", CATEGORICAL_SIG, |rt, a| categorical(rt, a, "random_categorical"));
+static CATEGORICAL: Native = Native::with("categorical", CATEGORICAL_SIG, |rt, a| categorical(rt, a, "categorical"));
+
 /// `categorical(logits, num_samples, dtype=None, seed=None)` (also `random_categorical`):
 /// `num_samples` class indices per row, class k drawn with probability softmax(logits)[k].
 ///
@@ -168,8 +187,7 @@ fn shuffle(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value> {
 /// classes, or another dtype (TF's wording: accepted dtypes are int32 and int64).
 /// See: tf.random.categorical.
 fn categorical(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value> {
-    static SIG: Signature = Signature::new(&["logits", "num_samples", "dtype", "seed", "name"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = CATEGORICAL_SIG.bind(rt, args)?;
     let (logits, k) = (a.tensor("logits")?, a.int("num_samples")?);
     if let Some(d) = a.opt_dtype("dtype")? {
         if d != DType::I64 {

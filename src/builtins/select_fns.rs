@@ -7,30 +7,32 @@
 //! Python's `range` stays Python's (docs/language.md §2); TF's `tf.range` is `range_tensor`.
 
 use super::tensor_fns::index_tensor;
-use super::Signature;
+use super::{Native, Signature};
 use crate::bail;
 use crate::error::R;
 use crate::intern::intern;
-use crate::runtime::value::{Args, Class, Instance, NativeFn, Value};
+use crate::runtime::value::{Args, Class, Instance, Value};
 use crate::runtime::Interp;
 use crate::tensor::{sorting, Array, DType, Tensor};
 use std::rc::Rc;
 
 /// Registers this file's functions.
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("gather_nd", gather_nd);
-    reg("scatter_nd", scatter_nd);
-    reg("tensor_scatter_nd_update", |rt, a| tensor_scatter(rt, a, false));
-    reg("tensor_scatter_nd_add", |rt, a| tensor_scatter(rt, a, true));
-    reg("boolean_mask", boolean_mask);
-    reg("sort", sort);
-    reg("argsort", argsort);
-    reg("top_k", top_k);
-    reg("unique", unique);
-    reg("einsum", einsum);
-    reg("vectorized_map", |rt, a| map_first_axis(rt, a, "vectorized_map"));
-    reg("map_fn", |rt, a| map_first_axis(rt, a, "map_fn"));
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&GATHER_ND);
+    reg(&SCATTER_ND);
+    reg(&TENSOR_SCATTER_ND_UPDATE);
+    reg(&TENSOR_SCATTER_ND_ADD);
+    reg(&BOOLEAN_MASK);
+    reg(&SORT);
+    reg(&ARGSORT);
+    reg(&TOP_K);
+    reg(&UNIQUE);
+    reg(&EINSUM);
+    reg(&VECTORIZED_MAP);
+    reg(&MAP_FN);
 }
+
+static GATHER_ND: Native = Native::new("gather_nd", &["params", "indices", "batch_dims=0"], gather_nd);
 
 /// `gather_nd(params, indices, batch_dims=0)`: slices of params at index vectors (the
 /// last axis of indices).
@@ -42,8 +44,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
 /// ValueError when M exceeds params' rank or batch axes differ; TypeError for float indices.
 /// See: tf.gather_nd.
 fn gather_nd(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["params", "indices", "batch_dims"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = GATHER_ND.bind(rt, args)?;
     let (p, i, b) = (a.tensor("params")?, a.value("indices")?, a.int_or("batch_dims", 0)?);
     let i = index_tensor(rt, &i, "gather_nd indices")?;
     if b < 0 {
@@ -51,6 +52,8 @@ fn gather_nd(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
     Ok(Value::Tensor(rt.ad.gather_nd(&p, &i, b as usize)?))
 }
+
+static SCATTER_ND: Native = Native::new("scatter_nd", &["indices", "updates", "shape"], scatter_nd);
 
 /// `scatter_nd(indices, updates, shape)`: zeros of `shape` with each update slice added
 /// at its index vector; duplicate indices add up (TF).
@@ -61,12 +64,17 @@ fn gather_nd(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// shape that does not match; ValueError for a negative or over-budget shape.
 /// See: tf.scatter_nd.
 fn scatter_nd(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["indices", "updates", "shape"], 3);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SCATTER_ND.bind(rt, args)?;
     let (i, u, s) = (a.value("indices")?, a.tensor("updates")?, a.dims("shape")?);
     let i = index_tensor(rt, &i, "scatter_nd indices")?;
     Ok(Value::Tensor(rt.ad.scatter_nd(&i, &u, &s)?))
 }
+
+const TENSOR_SCATTER_SIG: Signature = Signature::new(&["tensor", "indices", "updates"]);
+static TENSOR_SCATTER_ND_UPDATE: Native =
+    Native::with("tensor_scatter_nd_update", TENSOR_SCATTER_SIG, |rt, a| tensor_scatter(rt, a, false));
+static TENSOR_SCATTER_ND_ADD: Native =
+    Native::with("tensor_scatter_nd_add", TENSOR_SCATTER_SIG, |rt, a| tensor_scatter(rt, a, true));
 
 /// `tensor_scatter_nd_update(tensor, indices, updates)` / `tensor_scatter_nd_add(…)`: a
 /// copy of tensor with the update slices written / added at the index vectors.
@@ -78,8 +86,7 @@ fn scatter_nd(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: as scatter_nd; TypeError for bool with add.
 /// See: tf.tensor_scatter_nd_update, tf.tensor_scatter_nd_add.
 fn tensor_scatter(rt: &mut Interp, args: &mut Args, add: bool) -> R<Value> {
-    static SIG: Signature = Signature::new(&["tensor", "indices", "updates"], 3);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = TENSOR_SCATTER_SIG.bind(rt, args)?;
     let (t, i, u) = (a.tensor("tensor")?, a.value("indices")?, a.value("updates")?);
     let i = index_tensor(rt, &i, "indices")?;
     let u = match &u {
@@ -88,6 +95,8 @@ fn tensor_scatter(rt: &mut Interp, args: &mut Args, add: bool) -> R<Value> {
     };
     Ok(Value::Tensor(rt.ad.tensor_scatter_nd(&t, &i, &u, add)?))
 }
+
+static BOOLEAN_MASK: Native = Native::new("boolean_mask", &["tensor", "mask", "axis=None"], boolean_mask);
 
 /// `boolean_mask(tensor, mask, axis=None)`: the slices of tensor where mask is True.
 ///
@@ -98,8 +107,7 @@ fn tensor_scatter(rt: &mut Interp, args: &mut Args, add: bool) -> R<Value> {
 /// shape that does not match tensor's axes from `axis`.
 /// See: tf.boolean_mask.
 fn boolean_mask(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["tensor", "mask", "axis"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = BOOLEAN_MASK.bind(rt, args)?;
     let (t, m, axis) = (a.tensor("tensor")?, a.value("mask")?, a.opt_int("axis")?.unwrap_or(0));
     let m = match &m {
         Value::Tensor(_) | Value::Variable(_) => rt.to_tensor(&m, None)?,
@@ -121,6 +129,8 @@ fn direction(rt: &mut Interp, v: Option<Value>, fname: &str) -> R<bool> {
     }
 }
 
+static SORT: Native = Native::new("sort", &["values", "axis=-1", "direction='ASCENDING'"], sort);
+
 /// `sort(values, axis=-1, direction='ASCENDING')`: the values sorted along `axis`.
 ///
 /// Stable; NaN sorts above +inf (TF's CPU order for NaN is unspecified). Shapes: same as
@@ -128,12 +138,14 @@ fn direction(rt: &mut Interp, v: Option<Value>, fname: &str) -> R<bool> {
 /// Errors: ValueError for a scalar or a bad direction; ShapeError for a bad axis; TypeError for bool.
 /// See: tf.sort.
 fn sort(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["values", "axis", "direction"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SORT.bind(rt, args)?;
     let (t, axis, dir) = (a.tensor("values")?, a.int_or("axis", -1)?, a.opt("direction")?);
     let desc = direction(rt, dir, "sort")?;
     Ok(Value::Tensor(rt.ad.sort(&t, axis, desc)?))
 }
+
+static ARGSORT: Native =
+    Native::new("argsort", &["values", "axis=-1", "direction='ASCENDING'", "stable=False"], argsort);
 
 /// `argsort(values, axis=-1, direction='ASCENDING', stable=False)`: int64 indices that
 /// sort values along `axis`.
@@ -143,8 +155,7 @@ fn sort(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: as sort.
 /// See: tf.argsort.
 fn argsort(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["values", "axis", "direction", "stable"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = ARGSORT.bind(rt, args)?;
     let (t, axis, dir) = (a.tensor("values")?, a.int_or("axis", -1)?, a.opt("direction")?);
     let _stable = a.bool_or("stable", false)?;
     let desc = direction(rt, dir, "argsort")?;
@@ -159,6 +170,8 @@ fn argsort(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(DType::I64, t.shape(), pos))))
 }
 
+static TOP_K: Native = Native::new("top_k", &["input", "k=1", "sorted=True"], top_k);
+
 /// `top_k(input, k=1, sorted=True)`: `(values, indices)` of the k largest entries along
 /// the last axis, largest first, ties by lower index (the result unpacks as a pair and
 /// has `.values` and `.indices`, as TF's namedtuple).
@@ -169,12 +182,13 @@ fn argsort(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: ValueError for a scalar input, k < 0 or k > n; TypeError for bool.
 /// See: tf.math.top_k.
 fn top_k(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "k", "sorted"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = TOP_K.bind(rt, args)?;
     let (t, k, _sorted) = (a.tensor("input")?, a.int_or("k", 1)?, a.bool_or("sorted", true)?);
     let (v, i) = rt.ad.top_k(&t, k)?;
     Ok(named_tuple(rt, "TopKV2", &[("values", Value::Tensor(v)), ("indices", Value::Tensor(i))]))
 }
+
+static UNIQUE: Native = Native::new("unique", &["x", "out_idx=None"], unique);
 
 /// `unique(x)`: `(y, idx)`: the distinct values of a 1-D tensor in first-occurrence
 /// order, and for each element of x the position of its value in y (`x == gather(y, idx)`).
@@ -184,8 +198,7 @@ fn top_k(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: ValueError when x is not 1-D; TypeError for bool.
 /// See: tf.unique.
 fn unique(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x", "out_idx"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = UNIQUE.bind(rt, args)?;
     let (t, _out_idx) = (a.tensor("x")?, a.opt("out_idx")?);
     if t.shape().len() != 1 {
         bail!(Value, "unique: x must be 1-D, got shape {}", crate::tensor::shape_str(t.shape()));
@@ -196,6 +209,8 @@ fn unique(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let idx = Tensor::new(Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[n]), idx).expect("1-D")));
     Ok(named_tuple(rt, "Unique", &[("y", Value::Tensor(y)), ("idx", Value::Tensor(idx))]))
 }
+
+static EINSUM: Native = Native::new("einsum", &["equation", "*inputs", "optimize=None", "name=None"], einsum);
 
 /// `einsum(equation, *inputs)`: Einstein summation over the labelled axes.
 ///
@@ -208,18 +223,28 @@ fn unique(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// an operand whose rank does not match its subscripts; ShapeError when one label has two sizes.
 /// See: tf.einsum.
 fn einsum(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&["optimize", "name"]);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = EINSUM.bind(rt, args)?;
     let _ = (a.opt("optimize")?, a.opt("name")?);
-    let rest = std::mem::take(&mut a.rest);
-    let Some((eq, ops)) = rest.split_first() else { bail!(Type, "einsum() missing 1 required argument: 'equation'") };
-    let Value::Str(eq) = eq else { bail!(Type, "einsum: equation must be a string, not {}", eq.type_name()) };
+    let (eq, ops) = (a.value("equation")?, std::mem::take(&mut a.rest));
+    let Value::Str(eq) = &eq else { bail!(Type, "einsum: equation must be a string, not {}", eq.type_name()) };
     if ops.is_empty() {
         bail!(Value, "einsum: equation '{eq}' needs at least one operand");
     }
     let ts = ops.iter().map(|v| rt.tensor_arg(v)).collect::<R<Vec<_>>>()?;
     Ok(Value::Tensor(rt.ad.einsum(eq, &ts)?))
 }
+
+const MAP_FIRST_AXIS_SIG: Signature = Signature::new(&[
+    "fn",
+    "elems",
+    "fallback_to_while_loop=None",
+    "dtype=None",
+    "fn_output_signature=None",
+    "parallel_iterations=None",
+]);
+static VECTORIZED_MAP: Native =
+    Native::with("vectorized_map", MAP_FIRST_AXIS_SIG, |rt, a| map_first_axis(rt, a, "vectorized_map"));
+static MAP_FN: Native = Native::with("map_fn", MAP_FIRST_AXIS_SIG, |rt, a| map_first_axis(rt, a, "map_fn"));
 
 /// `vectorized_map(fn, elems)` / `map_fn(fn, elems)`: `fn` applied to each slice of elems
 /// along axis 0, the results stacked along a new axis 0.
@@ -232,11 +257,7 @@ fn einsum(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// whose structure or shapes differ between slices; whatever fn raises.
 /// See: tf.vectorized_map, tf.map_fn (`dtype`/`fn_output_signature` are accepted and unused).
 fn map_first_axis(rt: &mut Interp, args: &mut Args, fname: &str) -> R<Value> {
-    static SIG: Signature = Signature::new(
-        &["fn", "elems", "fallback_to_while_loop", "dtype", "fn_output_signature", "parallel_iterations"],
-        2,
-    );
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = MAP_FIRST_AXIS_SIG.bind(rt, args)?;
     let (f, elems) = (a.value("fn")?, a.value("elems")?);
     let n = first_axis(rt, &elems, fname)?;
     if n == Some(0) || n.is_none() {
@@ -372,26 +393,29 @@ fn named_tuple_class(rt: &mut Interp, name: &str, fields: &[(&str, Value)]) -> R
         // `__iter__`/`__len__` are found by `call_dunder`, which passes the receiver first;
         // `__getitem__`, `__repr__`, `__str__` are read as attributes, so each is a property
         // that binds the receiver (class attributes that are builtins do not bind).
-        let dunders: [(&str, NativeFn); 2] = [
-            ("__iter__", |rt, a| field_tuple(rt, a)),
-            ("__len__", |rt, a| Ok(Value::Int(field_values(rt, a)?.len() as i64))),
-        ];
-        for (m, f) in dunders {
-            at.insert(intern(m), Value::native(m, f));
+        for f in [&NAMED_TUPLE_ITER, &NAMED_TUPLE_LEN] {
+            at.insert(intern(f.name), f.value());
         }
-        let bound: [(&str, NativeFn); 3] = [
-            ("__getitem__", |_, a| Ok(bind_receiver(a, "__getitem__", named_tuple_item))),
-            ("__repr__", |_, a| Ok(bind_receiver(a, "__repr__", named_tuple_repr))),
-            ("__str__", |_, a| Ok(bind_receiver(a, "__str__", named_tuple_repr))),
-        ];
-        for (m, f) in bound {
-            at.insert(intern(m), Value::Property(Rc::new([Value::native(m, f), Value::None, Value::None])));
+        for f in [&NAMED_TUPLE_GETITEM, &NAMED_TUPLE_REPR, &NAMED_TUPLE_STR] {
+            at.insert(intern(f.name), Value::Property(Rc::new([f.value(), Value::None, Value::None])));
         }
     }
     let class = Rc::new(class);
     rt.builtins.insert(key, Value::Class(class.clone()));
     class
 }
+
+// A named tuple's special methods. `__iter__`/`__len__` are found by `call_dunder`, which passes
+// the receiver first; the others are property getters that return the method bound to it.
+static NAMED_TUPLE_ITER: Native = Native::new("__iter__", &["self"], field_tuple);
+static NAMED_TUPLE_LEN: Native =
+    Native::new("__len__", &["self"], |rt, a| Ok(Value::Int(field_values(rt, a)?.len() as i64)));
+static NAMED_TUPLE_GETITEM: Native =
+    Native::new("__getitem__", &["self"], |_, a| Ok(bind_receiver(a, &NAMED_TUPLE_ITEM)));
+static NAMED_TUPLE_REPR: Native = Native::new("__repr__", &["self"], |_, a| Ok(bind_receiver(a, &NAMED_TUPLE_TEXT)));
+static NAMED_TUPLE_STR: Native = Native::new("__str__", &["self"], |_, a| Ok(bind_receiver(a, &NAMED_TUPLE_TEXT)));
+static NAMED_TUPLE_ITEM: Native = Native::new("__getitem__", &["index"], named_tuple_item);
+static NAMED_TUPLE_TEXT: Native = Native::new("__repr__", &[], named_tuple_repr);
 
 /// The field values of a named-tuple receiver (the first positional argument), in order.
 fn field_values(rt: &mut Interp, a: &mut Args) -> R<Vec<Value>> {
@@ -408,9 +432,9 @@ fn field_values(rt: &mut Interp, a: &mut Args) -> R<Vec<Value>> {
 }
 
 /// A property getter's result: `f` bound to the receiver (the getter's first argument).
-fn bind_receiver(a: &mut Args, name: &str, f: NativeFn) -> Value {
+fn bind_receiver(a: &mut Args, f: &'static Native) -> Value {
     let this = a.pos.first().cloned().unwrap_or(Value::None);
-    Value::Method(Rc::new((this, Value::native(name, f))))
+    Value::Method(Rc::new((this, f.value_named(&a.fname))))
 }
 
 /// `result[i]`: the fields as a tuple, indexed.

@@ -6,9 +6,9 @@
 use crate::autodiff::ops::axis_slice;
 use crate::autodiff::ops::reduce::NormOrd;
 use crate::bail;
-use crate::builtins::Signature;
+use crate::builtins::{Native, Signature};
 use crate::error::R;
-use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::reductions::{self, Running};
 use crate::tensor::shape::{norm_axis, reduce_axes};
@@ -17,35 +17,37 @@ use ndarray::{ArrayD, IxDyn, SliceInfoElem};
 use std::rc::Rc;
 
 /// `reduce_*(input_tensor, axis=None, keepdims=False)`
-static REDUCE: Signature = Signature::new(&["input_tensor", "axis", "keepdims"], 1);
+const REDUCE: Signature = Signature::new(&["input_tensor", "axis=None", "keepdims=False"]);
 /// `cumsum(x, axis=0, exclusive=False, reverse=False)` and `cumprod`
-static RUNNING: Signature = Signature::new(&["x", "axis", "exclusive", "reverse"], 1);
+const RUNNING: Signature = Signature::new(&["x", "axis=0", "exclusive=False", "reverse=False"]);
 
 /// Registers this file's functions.
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("reduce_prod", reduce_prod);
-    reg("reduce_variance", |rt, args| reduce_moment(rt, args, false));
-    reg("reduce_std", |rt, args| reduce_moment(rt, args, true));
-    reg("reduce_all", |rt, args| reduce_logical(rt, args, false));
-    reg("reduce_any", |rt, args| reduce_logical(rt, args, true));
-    reg("argmin", argmin);
-    reg("cumsum", |rt, args| running(rt, args, Running::Sum));
-    reg("cumprod", |rt, args| running(rt, args, Running::Prod));
-    reg("moments", moments);
-    reg("norm", norm);
-    reg("global_norm", global_norm);
-    reg("clip_by_norm", clip_by_norm);
-    reg("clip_by_global_norm", clip_by_global_norm);
-    reg("split", split);
-    reg("unstack", unstack);
-    reg("reverse", reverse);
-    reg("broadcast_to", broadcast_to);
-    reg("shape", |rt, args| shape_fn(rt, args, Measure::Shape));
-    reg("size", |rt, args| shape_fn(rt, args, Measure::Size));
-    reg("rank", |rt, args| shape_fn(rt, args, Measure::Rank));
-    reg("meshgrid", meshgrid);
-    reg("pad", pad);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&REDUCE_PROD);
+    reg(&REDUCE_VARIANCE);
+    reg(&REDUCE_STD);
+    reg(&REDUCE_ALL);
+    reg(&REDUCE_ANY);
+    reg(&ARGMIN);
+    reg(&CUMSUM);
+    reg(&CUMPROD);
+    reg(&MOMENTS);
+    reg(&NORM);
+    reg(&GLOBAL_NORM);
+    reg(&CLIP_BY_NORM);
+    reg(&CLIP_BY_GLOBAL_NORM);
+    reg(&SPLIT);
+    reg(&UNSTACK);
+    reg(&REVERSE);
+    reg(&BROADCAST_TO);
+    reg(&SHAPE);
+    reg(&SIZE);
+    reg(&RANK);
+    reg(&MESHGRID);
+    reg(&PAD);
 }
+
+static REDUCE_PROD: Native = Native::with("reduce_prod", REDUCE, reduce_prod);
 
 /// `reduce_prod(input_tensor, axis=None, keepdims=False)`: product over `axis`.
 ///
@@ -60,6 +62,9 @@ fn reduce_prod(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (t, axes, keep) = (a.tensor("input_tensor")?, a.axes("axis")?, a.bool_or("keepdims", false)?);
     Ok(Value::Tensor(rt.ad.reduce_prod(&t, axes.as_deref(), keep)?))
 }
+
+static REDUCE_VARIANCE: Native = Native::with("reduce_variance", REDUCE, |rt, args| reduce_moment(rt, args, false));
+static REDUCE_STD: Native = Native::with("reduce_std", REDUCE, |rt, args| reduce_moment(rt, args, true));
 
 /// `reduce_variance(input_tensor, axis=None, keepdims=False)`: mean of (x − mean)² over
 /// `axis` (population variance); `reduce_std`: its square root.
@@ -78,6 +83,9 @@ fn reduce_moment(rt: &mut Interp, args: &mut Args, std: bool) -> R<Value> {
     Ok(Value::Tensor(if std { rt.ad.unary(crate::tensor::kernels::Unary::Sqrt, &var)? } else { var }))
 }
 
+static REDUCE_ALL: Native = Native::with("reduce_all", REDUCE, |rt, args| reduce_logical(rt, args, false));
+static REDUCE_ANY: Native = Native::with("reduce_any", REDUCE, |rt, args| reduce_logical(rt, args, true));
+
 /// `reduce_all(input_tensor, axis=None, keepdims=False)` / `reduce_any(…)`: logical
 /// and / or over `axis`; an empty group gives True / False.
 ///
@@ -91,6 +99,8 @@ fn reduce_logical(rt: &mut Interp, args: &mut Args, any: bool) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(reductions::reduce_logical(&t.data, &axes, keep, any)?)))
 }
 
+static ARGMIN: Native = Native::new("argmin", &["input", "axis=None", "output_type=int64", "name=None"], argmin);
+
 /// `argmin(input, axis=None)`: int64 indices of the smallest values along `axis`
 /// (0 by default, as TF; first index on ties; NaN is never chosen, as TF).
 ///
@@ -98,8 +108,7 @@ fn reduce_logical(rt: &mut Interp, args: &mut Args, any: bool) -> R<Value> {
 /// Errors: ShapeError for an axis out of range; ValueError for an empty axis.
 /// See: tf.math.argmin.
 fn argmin(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "axis", "output_type", "name"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = ARGMIN.bind(rt, args)?;
     let (t, axis) = (a.tensor("input")?, a.opt_int("axis")?.unwrap_or(0));
     a.index_dtype("output_type")?;
     let axis = norm_axis(axis, t.shape().len())?;
@@ -107,6 +116,9 @@ fn argmin(rt: &mut Interp, args: &mut Args) -> R<Value> {
     rt.ad.note("argmin", &[&t], &[&out]);
     Ok(Value::Tensor(out))
 }
+
+static CUMSUM: Native = Native::with("cumsum", RUNNING, |rt, args| running(rt, args, Running::Sum));
+static CUMPROD: Native = Native::with("cumprod", RUNNING, |rt, args| running(rt, args, Running::Prod));
 
 /// `cumsum(x, axis=0, exclusive=False, reverse=False)` / `cumprod(…)`: running sums or
 /// products along `axis`; `exclusive` leaves each element out of its own result (the
@@ -125,6 +137,8 @@ fn running(rt: &mut Interp, args: &mut Args, op: Running) -> R<Value> {
     Ok(Value::Tensor(rt.ad.cumulative(op, &t, axis, exclusive, reverse)?))
 }
 
+static MOMENTS: Native = Native::new("moments", &["x", "axes", "shift=None", "keepdims=False"], moments);
+
 /// `moments(x, axes, shift=None, keepdims=False)`: `(mean, variance)` over `axes`.
 ///
 /// Shapes: as `reduce_mean` over `axes`. Dtypes: float32, float64.
@@ -133,8 +147,7 @@ fn running(rt: &mut Interp, args: &mut Args, op: Running) -> R<Value> {
 /// Errors: TypeError for int64 or bool (TF truncates integer means); ShapeError for a bad axis.
 /// See: tf.nn.moments.
 fn moments(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x", "axes", "shift", "keepdims"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = MOMENTS.bind(rt, args)?;
     let (t, axes) = (a.tensor("x")?, a.axes("axes")?);
     let _shift = a.opt("shift")?;
     let keep = a.bool_or("keepdims", false)?;
@@ -142,6 +155,8 @@ fn moments(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (m, v) = rt.ad.moments(&t, &axes, keep)?;
     Ok(Value::tuple(vec![Value::Tensor(m), Value::Tensor(v)]))
 }
+
+static NORM: Native = Native::new("norm", &["tensor", "ord='euclidean'", "axis=None", "keepdims=False"], norm);
 
 /// `norm(tensor, ord='euclidean', axis=None, keepdims=False)`: a vector norm over `axis`
 /// (an int, or None for every element), or a matrix norm over a pair of axes.
@@ -155,8 +170,7 @@ fn moments(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: TypeError for int64 or bool; ValueError for an unsupported `ord` or `axis`.
 /// See: tf.norm, tf.linalg.norm.
 fn norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["tensor", "ord", "axis", "keepdims"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = NORM.bind(rt, args)?;
     let t = a.tensor("tensor")?;
     let ord = a.value_or("ord", Value::Str("euclidean".into()))?;
     let axes = a.axes("axis")?;
@@ -211,6 +225,8 @@ fn tensors_or_none(rt: &mut Interp, v: &Value, what: &str) -> R<Vec<Option<Tenso
         .collect()
 }
 
+static GLOBAL_NORM: Native = Native::new("global_norm", &["t_list"], global_norm);
+
 /// `global_norm(t_list)`: sqrt(Σ ‖t‖²) over the tensors of a list (`None` entries skipped).
 ///
 /// Shapes: any → scalar. Dtypes: float32 or float64, one for all (an empty list gives float32 0.0).
@@ -218,11 +234,12 @@ fn tensors_or_none(rt: &mut Interp, v: &Value, what: &str) -> R<Vec<Option<Tenso
 /// Errors: TypeError when t_list is not a list/tuple, for int64/bool, or for mixed dtypes.
 /// See: tf.linalg.global_norm.
 fn global_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["t_list"], 1);
-    let v = SIG.bind(rt, args)?.value("t_list")?;
+    let v = GLOBAL_NORM.bind(rt, args)?.value("t_list")?;
     let ts: Vec<Tensor> = tensors_or_none(rt, &v, "global_norm")?.into_iter().flatten().collect();
     Ok(Value::Tensor(rt.ad.global_norm(&ts)?))
 }
+
+static CLIP_BY_NORM: Native = Native::new("clip_by_norm", &["t", "clip_norm", "axes=None"], clip_by_norm);
 
 /// `clip_by_norm(t, clip_norm, axes=None)`: t scaled so that its Euclidean norm over
 /// `axes` (None: all) is at most `clip_norm`: `t * clip_norm / max(‖t‖, clip_norm)`.
@@ -233,8 +250,7 @@ fn global_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: TypeError for int64/bool; ShapeError if clip_norm would change t's shape.
 /// See: tf.clip_by_norm.
 fn clip_by_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["t", "clip_norm", "axes"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = CLIP_BY_NORM.bind(rt, args)?;
     let (t, c, axes) = (a.tensor("t")?, a.value("clip_norm")?, a.axes("axes")?);
     if !t.dtype().is_float() {
         bail!(Type, "clip_by_norm takes a float tensor, not {} (use cast)", t.dtype());
@@ -242,6 +258,9 @@ fn clip_by_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let c = rt.to_tensor(&c, Some(t.dtype()))?;
     Ok(Value::Tensor(rt.ad.clip_by_norm(&t, &c, axes.as_deref())?))
 }
+
+static CLIP_BY_GLOBAL_NORM: Native =
+    Native::new("clip_by_global_norm", &["t_list", "clip_norm", "use_norm=None"], clip_by_global_norm);
 
 /// `clip_by_global_norm(t_list, clip_norm, use_norm=None)`: `(clipped_list, global_norm)`,
 /// each tensor scaled by `clip_norm / max(global_norm, clip_norm)`; `None` entries stay
@@ -252,8 +271,7 @@ fn clip_by_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: TypeError when t_list is not a list/tuple, for int64/bool or mixed dtypes.
 /// See: tf.clip_by_global_norm.
 fn clip_by_global_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["t_list", "clip_norm", "use_norm"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = CLIP_BY_GLOBAL_NORM.bind(rt, args)?;
     let (v, c, use_norm) = (a.value("t_list")?, a.value("clip_norm")?, a.non_none("use_norm")?);
     let slots = tensors_or_none(rt, &v, "clip_by_global_norm")?;
     let ts: Vec<Tensor> = slots.iter().flatten().cloned().collect();
@@ -275,6 +293,8 @@ fn clip_by_global_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::tuple(vec![Value::list(list), Value::Tensor(norm)]))
 }
 
+static SPLIT: Native = Native::new("split", &["value", "num_or_size_splits", "axis=0", "num=None"], split);
+
 /// `split(value, num_or_size_splits, axis=0)`: a list of pieces along `axis`, either
 /// `num_or_size_splits` equal pieces (an int) or pieces of the listed sizes (one may be -1:
 /// the rest).
@@ -286,8 +306,7 @@ fn clip_by_global_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// tensor (as TF).
 /// See: tf.split.
 fn split(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["value", "num_or_size_splits", "axis", "num"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SPLIT.bind(rt, args)?;
     let (t, n, axis) = (a.tensor("value")?, a.value("num_or_size_splits")?, a.int_or("axis", 0)?);
     let _num = a.opt("num")?;
     let axis = norm_axis(axis, t.shape().len())?;
@@ -329,6 +348,8 @@ fn split(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(pieces))
 }
 
+static UNSTACK: Native = Native::new("unstack", &["value", "num=None", "axis=0"], unstack);
+
 /// `unstack(value, num=None, axis=0)`: the slices along `axis`, as a list.
 ///
 /// Shapes: x [.., d, ..] → d tensors [.., ..]. Dtypes: any, kept.
@@ -336,8 +357,7 @@ fn split(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: ShapeError for an axis out of range or a scalar; ValueError when `num` is not d.
 /// See: tf.unstack.
 fn unstack(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["value", "num", "axis"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = UNSTACK.bind(rt, args)?;
     let (t, num, axis) = (a.tensor("value")?, a.opt_int("num")?, a.int_or("axis", 0)?);
     let axis = norm_axis(axis, t.shape().len())?;
     let d = t.shape()[axis];
@@ -354,14 +374,15 @@ fn unstack(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(out))
 }
 
+static REVERSE: Native = Native::new("reverse", &["tensor", "axis"], reverse);
+
 /// `reverse(tensor, axis)`: the order of the elements along each of `axis` (a list) reversed.
 ///
 /// Shapes and dtypes: kept. Gradient: the upstream gradient reversed the same way.
 /// Errors: ShapeError for an axis out of range; ValueError for a repeated axis.
 /// See: tf.reverse.
 fn reverse(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["tensor", "axis"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = REVERSE.bind(rt, args)?;
     let (t, axes) = (a.tensor("tensor")?, a.axes("axis")?.unwrap_or_default());
     let nd = t.shape().len();
     let mut flip = vec![false; nd];
@@ -376,6 +397,8 @@ fn reverse(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.index(&t, Rc::new(info))?))
 }
 
+static BROADCAST_TO: Native = Native::new("broadcast_to", &["input", "shape"], broadcast_to);
+
 /// `broadcast_to(input, shape)`: x repeated along its size-1 (or missing leading) axes.
 ///
 /// Shapes: x → `shape` (NumPy's rules, x's shape broadcasting to it). Dtypes: any, kept.
@@ -384,8 +407,7 @@ fn reverse(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// over-budget shape.
 /// See: tf.broadcast_to.
 fn broadcast_to(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "shape"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = BROADCAST_TO.bind(rt, args)?;
     let (t, dims) = (a.tensor("input")?, a.dims("shape")?);
     let joint = crate::tensor::shape::broadcast_shapes(t.shape(), &dims)?;
     if joint != dims {
@@ -409,6 +431,11 @@ enum Measure {
     Rank,
 }
 
+const SHAPE_FN_SIG: Signature = Signature::new(&["input", "out_type=None"]);
+static SHAPE: Native = Native::with("shape", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Shape));
+static SIZE: Native = Native::with("size", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Size));
+static RANK: Native = Native::with("rank", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Rank));
+
 /// `shape(input)`, `size(input)`, `rank(input)`: a tensor's dimensions (an int64 vector),
 /// element count and number of axes (int64 scalars).
 ///
@@ -416,8 +443,7 @@ enum Measure {
 /// Gradient: none. Errors: none for a tensor (numbers and lists are converted first).
 /// See: tf.shape, tf.size, tf.rank.
 fn shape_fn(rt: &mut Interp, args: &mut Args, m: Measure) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "out_type"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SHAPE_FN_SIG.bind(rt, args)?;
     let t = a.tensor("input")?;
     if let Some(d) = a.opt_dtype("out_type")? {
         if d != DType::I64 {
@@ -435,6 +461,8 @@ fn shape_fn(rt: &mut Interp, args: &mut Args, m: Measure) -> R<Value> {
     }))
 }
 
+static MESHGRID: Native = Native::new("meshgrid", &["*args", "indexing='xy'"], meshgrid);
+
 /// `meshgrid(*args, indexing='xy')`: N coordinate grids from N vectors. With 'xy' (the
 /// default) the first two grid axes are swapped, as for plotting; 'ij' is matrix indexing.
 ///
@@ -444,8 +472,7 @@ fn shape_fn(rt: &mut Interp, args: &mut Args, m: Measure) -> R<Value> {
 /// Errors: ValueError for another `indexing`; TypeError for mixed dtypes; ValueError over budget.
 /// See: tf.meshgrid.
 fn meshgrid(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&["indexing"]);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = MESHGRID.bind(rt, args)?;
     let indexing = a.value_or("indexing", Value::Str("xy".into()))?;
     let items = std::mem::take(&mut a.rest);
     drop(a);
@@ -484,6 +511,8 @@ fn meshgrid(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(out))
 }
 
+static PAD: Native = Native::new("pad", &["tensor", "paddings", "mode='CONSTANT'", "constant_values=0"], pad);
+
 /// `pad(tensor, paddings, mode='CONSTANT', constant_values=0)`: `paddings[i] = [before, after]`
 /// elements added on axis i: copies of `constant_values` ('CONSTANT'), a mirror image that
 /// leaves out the edge element ('REFLECT') or repeats it ('SYMMETRIC'). Mode names are
@@ -495,8 +524,7 @@ fn meshgrid(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// REFLECT padding ≥ d (SYMMETRIC: > d), or an over-budget result.
 /// See: tf.pad.
 fn pad(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["tensor", "paddings", "mode", "constant_values"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = PAD.bind(rt, args)?;
     let (t, p) = (a.tensor("tensor")?, a.value("paddings")?);
     let mode = a.value_or("mode", Value::Str("CONSTANT".into()))?;
     let cv = a.value_or("constant_values", Value::Int(0))?;

@@ -5,18 +5,18 @@
 //! into byte offsets once, the search runs on the bytes, and a byte position
 //! found is turned back into a character index.
 
-use super::{receiver, Signature, NO_ARGS};
+use super::{receiver, Signature, NO_ARGS, Native};
 use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::{bail, err};
 
 /// `(sub, start=None, end=None)`: `find`, `rfind`, `index`, `rindex`, `count`.
-static SUB_RANGE: Signature = Signature::new(&["sub", "start", "end"], 1);
+const SUB_RANGE: Signature = Signature::new(&["sub", "start=None", "end=None"]);
 /// `(width, fillchar=' ')`: `ljust`, `rjust`, `center`.
-static JUSTIFY: Signature = Signature::new(&["width", "fillchar"], 1);
+const JUSTIFY: Signature = Signature::new(&["width", "fillchar=' '"]);
 /// `(sep=None, maxsplit=-1)`: `split`, `rsplit`.
-static SPLIT: Signature = Signature::new(&["sep", "maxsplit"], 0);
+const SPLIT: Signature = Signature::new(&["sep=None", "maxsplit=-1"]);
 
 /// Python's whitespace (`str.isspace`, `split()`, `strip()`): Unicode's White_Space
 /// plus the separators U+001C–U+001F, which CPython counts too.
@@ -74,25 +74,35 @@ fn search(rt: &mut Interp, args: &mut Args, last: bool) -> R<Option<i64>> {
     Ok(found.map(|b| (first + hay[..b].chars().count()) as i64))
 }
 
+pub(super) static STR_FIND: Native = Native::with("find", SUB_RANGE, str_find);
+
 /// `s.find(sub[, start[, end]])`: the lowest character index of `sub`, or -1.
 pub(super) fn str_find(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(search(rt, args, false)?.unwrap_or(-1)))
 }
+
+pub(super) static STR_RFIND: Native = Native::with("rfind", SUB_RANGE, str_rfind);
 
 /// `s.rfind(sub[, start[, end]])`: the highest character index of `sub`, or -1.
 pub(super) fn str_rfind(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(search(rt, args, true)?.unwrap_or(-1)))
 }
 
+pub(super) static STR_INDEX: Native = Native::with("index", SUB_RANGE, str_index);
+
 /// `s.index(sub[, start[, end]])`: as `find`. Errors: ValueError "substring not found".
 pub(super) fn str_index(rt: &mut Interp, args: &mut Args) -> R<Value> {
     search(rt, args, false)?.map(Value::Int).ok_or_else(|| err!(Value, "substring not found"))
 }
 
+pub(super) static STR_RINDEX: Native = Native::with("rindex", SUB_RANGE, str_rindex);
+
 /// `s.rindex(sub[, start[, end]])`: as `rfind`. Errors: ValueError "substring not found".
 pub(super) fn str_rindex(rt: &mut Interp, args: &mut Args) -> R<Value> {
     search(rt, args, true)?.map(Value::Int).ok_or_else(|| err!(Value, "substring not found"))
 }
+
+pub(super) static STR_COUNT: Native = Native::with("count", SUB_RANGE, str_count);
 
 /// `s.count(sub[, start[, end]])`: non-overlapping occurrences; an empty `sub`
 /// counts the gaps between characters (length + 1).
@@ -103,12 +113,13 @@ pub(super) fn str_count(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(if sub.is_empty() { hay.chars().count() + 1 } else { hay.matches(sub.as_ref()).count() } as i64))
 }
 
+pub(super) static STR_REPLACE: Native = Native::new("replace", &["old", "new", "count=-1"], str_replace);
+
 /// `s.replace(old, new, count=-1)`: the first `count` occurrences (all when negative);
 /// an empty `old` inserts `new` before every character and at the end.
 pub(super) fn str_replace(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["old", "new", "count"], 2);
     let s = this_str(args)?;
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = STR_REPLACE.bind(rt, args)?;
     let (old, new) = (sub_arg(a.value("old")?, "replace")?, sub_arg(a.value("new")?, "replace")?);
     let count = a.int_or("count", -1)?;
     let limit = if count < 0 { usize::MAX } else { count as usize };
@@ -166,26 +177,33 @@ fn justify(rt: &mut Interp, args: &mut Args, how: char) -> R<Value> {
     Ok(Value::str(&format!("{}{s}{}", fills(left), fills(pad - left))))
 }
 
+pub(super) static STR_LJUST: Native = Native::with("ljust", JUSTIFY, str_ljust);
+
 /// `s.ljust(width, fillchar=' ')`
 pub(super) fn str_ljust(rt: &mut Interp, args: &mut Args) -> R<Value> {
     justify(rt, args, '<')
 }
+
+pub(super) static STR_RJUST: Native = Native::with("rjust", JUSTIFY, str_rjust);
 
 /// `s.rjust(width, fillchar=' ')`
 pub(super) fn str_rjust(rt: &mut Interp, args: &mut Args) -> R<Value> {
     justify(rt, args, '>')
 }
 
+pub(super) static STR_CENTER: Native = Native::with("center", JUSTIFY, str_center);
+
 /// `s.center(width, fillchar=' ')`
 pub(super) fn str_center(rt: &mut Interp, args: &mut Args) -> R<Value> {
     justify(rt, args, '^')
 }
 
+pub(super) static STR_ZFILL: Native = Native::new("zfill", &["width"], str_zfill);
+
 /// `s.zfill(width)`: zeros on the left to `width` characters, after a leading sign.
 pub(super) fn str_zfill(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["width"], 1);
     let s = this_str(args)?;
-    let width = SIG.bind(rt, args)?.int("width")?;
+    let width = STR_ZFILL.bind(rt, args)?.int("width")?;
     let n = s.chars().count() as i64;
     if width <= n {
         return Ok(Value::Str(s));
@@ -198,10 +216,13 @@ pub(super) fn str_zfill(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }))
 }
 
+/// `str.startswith(prefix, start=None, end=None)`.
+const PREFIX: Signature = Signature::new(&["prefix", "start=None", "end=None"]);
+/// `str.endswith(suffix, start=None, end=None)`.
+const SUFFIX: Signature = Signature::new(&["suffix", "start=None", "end=None"]);
+
 /// `startswith`/`endswith(affix, start=None, end=None)`: `affix` a string or a tuple of them.
 fn affix(rt: &mut Interp, args: &mut Args, end_side: bool) -> R<Value> {
-    static PREFIX: Signature = Signature::new(&["prefix", "start", "end"], 1);
-    static SUFFIX: Signature = Signature::new(&["suffix", "start", "end"], 1);
     let s = this_str(args)?;
     let fname = args.fname.clone();
     let (sig, what) = if end_side { (&SUFFIX, "suffix") } else { (&PREFIX, "prefix") };
@@ -224,10 +245,15 @@ fn affix(rt: &mut Interp, args: &mut Args, end_side: bool) -> R<Value> {
     Ok(Value::Bool(false))
 }
 
+pub(super) static STR_STARTSWITH: Native =
+    Native::new("startswith", &["prefix", "start=None", "end=None"], str_startswith);
+
 /// `s.startswith(prefix, start=None, end=None)`: `prefix` a string or a tuple of strings.
 pub(super) fn str_startswith(rt: &mut Interp, args: &mut Args) -> R<Value> {
     affix(rt, args, false)
 }
+
+pub(super) static STR_ENDSWITH: Native = Native::new("endswith", &["suffix", "start=None", "end=None"], str_endswith);
 
 /// `s.endswith(suffix, start=None, end=None)`: `suffix` a string or a tuple of strings.
 pub(super) fn str_endswith(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -299,6 +325,8 @@ impl Lowerer {
     }
 }
 
+pub(super) static STR_TITLE: Native = Native::with("title", NO_ARGS, str_title);
+
 /// `s.title()`: each cased character after an uncased one in title case, the others lower case.
 pub(super) fn str_title(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_str(args)?;
@@ -316,6 +344,8 @@ pub(super) fn str_title(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::str(&out))
 }
 
+pub(super) static STR_CAPITALIZE: Native = Native::with("capitalize", NO_ARGS, str_capitalize);
+
 /// `s.capitalize()`: the first character in title case, the rest lower case.
 pub(super) fn str_capitalize(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_str(args)?;
@@ -330,6 +360,8 @@ pub(super) fn str_capitalize(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
     Ok(Value::str(&out))
 }
+
+pub(super) static STR_SWAPCASE: Native = Native::with("swapcase", NO_ARGS, str_swapcase);
 
 /// `s.swapcase()`: upper case to lower and lower to upper (titlecase letters stay).
 pub(super) fn str_swapcase(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -350,6 +382,8 @@ pub(super) fn str_swapcase(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
     Ok(Value::str(&out))
 }
+
+pub(super) static STR_CASEFOLD: Native = Native::with("casefold", NO_ARGS, str_casefold);
 
 /// `s.casefold()`: Unicode's full case folding ('ß' -> 'ss', 'ſ' -> 's'), by CPython 3.11's
 /// table where it is not the lowercase mapping.
@@ -411,25 +445,37 @@ fn is_digit(c: char) -> bool {
     is_decimal(c) || matches!(c, '²' | '³' | '¹' | '⁰' | '⁴'..='⁹' | '₀'..='₉' | '①'..='⑨')
 }
 
+pub(super) static STR_ISDIGIT: Native = Native::with("isdigit", NO_ARGS, str_isdigit);
+
 pub(super) fn str_isdigit(rt: &mut Interp, args: &mut Args) -> R<Value> {
     char_class(rt, args, is_digit)
 }
+
+pub(super) static STR_ISDECIMAL: Native = Native::with("isdecimal", NO_ARGS, str_isdecimal);
 
 pub(super) fn str_isdecimal(rt: &mut Interp, args: &mut Args) -> R<Value> {
     char_class(rt, args, is_decimal)
 }
 
+pub(super) static STR_ISNUMERIC: Native = Native::with("isnumeric", NO_ARGS, str_isnumeric);
+
 pub(super) fn str_isnumeric(rt: &mut Interp, args: &mut Args) -> R<Value> {
     char_class(rt, args, char::is_numeric)
 }
+
+pub(super) static STR_ISALPHA: Native = Native::with("isalpha", NO_ARGS, str_isalpha);
 
 pub(super) fn str_isalpha(rt: &mut Interp, args: &mut Args) -> R<Value> {
     char_class(rt, args, char::is_alphabetic)
 }
 
+pub(super) static STR_ISALNUM: Native = Native::with("isalnum", NO_ARGS, str_isalnum);
+
 pub(super) fn str_isalnum(rt: &mut Interp, args: &mut Args) -> R<Value> {
     char_class(rt, args, |c| c.is_alphabetic() || c.is_numeric())
 }
+
+pub(super) static STR_ISSPACE: Native = Native::with("isspace", NO_ARGS, str_isspace);
 
 pub(super) fn str_isspace(rt: &mut Interp, args: &mut Args) -> R<Value> {
     char_class(rt, args, is_py_space)
@@ -447,20 +493,25 @@ fn case_test(rt: &mut Interp, args: &mut Args, upper: bool) -> R<Value> {
     Ok(Value::Bool(s.chars().any(want) && !wrong))
 }
 
+pub(super) static STR_ISUPPER: Native = Native::with("isupper", NO_ARGS, str_isupper);
+
 pub(super) fn str_isupper(rt: &mut Interp, args: &mut Args) -> R<Value> {
     case_test(rt, args, true)
 }
+
+pub(super) static STR_ISLOWER: Native = Native::with("islower", NO_ARGS, str_islower);
 
 pub(super) fn str_islower(rt: &mut Interp, args: &mut Args) -> R<Value> {
     case_test(rt, args, false)
 }
 
+pub(super) static STR_EXPANDTABS: Native = Native::new("expandtabs", &["tabsize=8"], str_expandtabs);
+
 /// `s.expandtabs(tabsize=8)`: each tab becomes spaces up to the next multiple of
 /// `tabsize` columns; a newline or carriage return restarts the count.
 pub(super) fn str_expandtabs(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["tabsize"], 0);
     let s = this_str(args)?;
-    let tab = SIG.bind(rt, args)?.int_or("tabsize", 8)?;
+    let tab = STR_EXPANDTABS.bind(rt, args)?.int_or("tabsize", 8)?;
     let mut out = String::with_capacity(s.len());
     let mut col: u128 = 0;
     for c in s.chars() {
@@ -490,11 +541,12 @@ fn is_line_break(c: char) -> bool {
     matches!(c, '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
+pub(super) static STR_SPLITLINES: Native = Native::new("splitlines", &["keepends=False"], str_splitlines);
+
 /// `s.splitlines(keepends=False)`: lines split at any line boundary (`\r\n` is one).
 pub(super) fn str_splitlines(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["keepends"], 0);
     let s = this_str(args)?;
-    let keep = SIG.bind(rt, args)?.bool_or("keepends", false)?;
+    let keep = STR_SPLITLINES.bind(rt, args)?.bool_or("keepends", false)?;
     let mut lines = Vec::new();
     let mut start = 0;
     let mut it = s.char_indices().peekable();
@@ -584,21 +636,26 @@ fn split_space(s: &str, limit: usize, from_right: bool) -> Vec<&str> {
     parts
 }
 
+pub(super) static STR_SPLIT: Native = Native::with("split", SPLIT, str_split);
+
 /// `s.split(sep=None, maxsplit=-1)`: on runs of whitespace by default.
 pub(super) fn str_split(rt: &mut Interp, args: &mut Args) -> R<Value> {
     split(rt, args, false)
 }
+
+pub(super) static STR_RSPLIT: Native = Native::with("rsplit", SPLIT, str_rsplit);
 
 /// `s.rsplit(sep=None, maxsplit=-1)`: as `split`, counting splits from the end.
 pub(super) fn str_rsplit(rt: &mut Interp, args: &mut Args) -> R<Value> {
     split(rt, args, true)
 }
 
+const PARTITION_SIG: Signature = Signature::new(&["sep"]);
+
 /// `partition`/`rpartition(sep)`: `(before, sep, after)` at the first (last) `sep`.
 fn partition(rt: &mut Interp, args: &mut Args, last: bool) -> R<Value> {
-    static SIG: Signature = Signature::new(&["sep"], 1);
     let s = this_str(args)?;
-    let sep = match SIG.bind(rt, args)?.value("sep")? {
+    let sep = match PARTITION_SIG.bind(rt, args)?.value("sep")? {
         Value::Str(p) if p.is_empty() => bail!(Value, "empty separator"),
         Value::Str(p) => p,
         other => bail!(Type, "must be str, not {}", other.type_name()),
@@ -612,38 +669,52 @@ fn partition(rt: &mut Interp, args: &mut Args, last: bool) -> R<Value> {
     Ok(Value::tuple(parts.to_vec()))
 }
 
+pub(super) static STR_PARTITION: Native = Native::with("partition", PARTITION_SIG, str_partition);
+
 pub(super) fn str_partition(rt: &mut Interp, args: &mut Args) -> R<Value> {
     partition(rt, args, false)
 }
+
+pub(super) static STR_RPARTITION: Native = Native::with("rpartition", PARTITION_SIG, str_rpartition);
 
 pub(super) fn str_rpartition(rt: &mut Interp, args: &mut Args) -> R<Value> {
     partition(rt, args, true)
 }
 
+const REMOVE_AFFIX_SIG: Signature = Signature::new(&["affix"]);
+
 /// `removeprefix`/`removesuffix(affix)`: `s` without the affix when it has it.
 fn remove_affix(rt: &mut Interp, args: &mut Args, suffix: bool) -> R<Value> {
-    static SIG: Signature = Signature::new(&["affix"], 1);
     let s = this_str(args)?;
     let fname = args.fname.clone();
-    let x = sub_arg(SIG.bind(rt, args)?.value("affix")?, &fname)?;
+    let x = sub_arg(REMOVE_AFFIX_SIG.bind(rt, args)?.value("affix")?, &fname)?;
     let t = if suffix { s.strip_suffix(x.as_ref()) } else { s.strip_prefix(x.as_ref()) };
     Ok(Value::str(t.unwrap_or(&s)))
 }
+
+pub(super) static STR_REMOVEPREFIX: Native = Native::with("removeprefix", REMOVE_AFFIX_SIG, str_removeprefix);
 
 pub(super) fn str_removeprefix(rt: &mut Interp, args: &mut Args) -> R<Value> {
     remove_affix(rt, args, false)
 }
 
+pub(super) static STR_REMOVESUFFIX: Native = Native::with("removesuffix", REMOVE_AFFIX_SIG, str_removesuffix);
+
 pub(super) fn str_removesuffix(rt: &mut Interp, args: &mut Args) -> R<Value> {
     remove_affix(rt, args, true)
 }
 
+/// `str.strip(chars=None)`, `str.lstrip(chars=None)`, `str.rstrip(chars=None)`.
+const STRIP: Signature = Signature::new(&["chars=None"]);
+pub(super) static STR_STRIP: Native = Native::with("strip", STRIP, |rt, a| str_strip(rt, a, true, true));
+pub(super) static STR_LSTRIP: Native = Native::with("lstrip", STRIP, |rt, a| str_strip(rt, a, true, false));
+pub(super) static STR_RSTRIP: Native = Native::with("rstrip", STRIP, |rt, a| str_strip(rt, a, false, true));
+
 /// `s.strip(chars=None)` and its one-sided forms: whitespace, or any of `chars`.
 pub(super) fn str_strip(rt: &mut Interp, args: &mut Args, left: bool, right: bool) -> R<Value> {
-    static SIG: Signature = Signature::new(&["chars"], 0);
     let s = this_str(args)?;
     let fname = args.fname.clone();
-    let set: Option<Vec<char>> = match SIG.bind(rt, args)?.non_none("chars")? {
+    let set: Option<Vec<char>> = match STRIP.bind(rt, args)?.non_none("chars")? {
         None => None,
         Some(Value::Str(c)) => Some(c.chars().collect()),
         Some(other) => bail!(Type, "{fname} arg must be None or str, not {}", other.type_name()),
@@ -687,6 +758,8 @@ mod tests {
     }
 }
 
+pub(super) static STR_ISPRINTABLE: Native = Native::with("isprintable", NO_ARGS, str_isprintable);
+
 /// `s.isprintable()`: every character printable (true for the empty string), the rule
 /// `repr` escapes by (runtime/format.rs `is_printable`).
 pub(super) fn str_isprintable(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -695,12 +768,16 @@ pub(super) fn str_isprintable(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Bool(s.chars().all(crate::runtime::format::is_printable)))
 }
 
+pub(super) static STR_ISASCII: Native = Native::with("isascii", NO_ARGS, str_isascii);
+
 /// `s.isascii()`: every character below U+0080 (true for the empty string).
 pub(super) fn str_isascii(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_str(args)?;
     NO_ARGS.bind(rt, args)?;
     Ok(Value::Bool(s.is_ascii()))
 }
+
+pub(super) static STR_ISIDENTIFIER: Native = Native::with("isidentifier", NO_ARGS, str_isidentifier);
 
 /// `s.isidentifier()`: a letter or `_` (Unicode XID_Start), then XID_Continue characters,
 /// the identifiers the lexer reads (keywords included, as CPython).
@@ -712,6 +789,8 @@ pub(super) fn str_isidentifier(rt: &mut Interp, args: &mut Args) -> R<Value> {
         cs.next().is_some_and(|c| c == '_' || unicode_ident::is_xid_start(c)) && cs.all(unicode_ident::is_xid_continue);
     Ok(Value::Bool(ok))
 }
+
+pub(super) static STR_ISTITLE: Native = Native::with("istitle", NO_ARGS, str_istitle);
 
 /// `s.istitle()`: at least one cased character; upper-case ones only after an uncased
 /// character, lower-case ones only after a cased one.
@@ -739,14 +818,15 @@ pub(super) fn str_istitle(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Bool(any))
 }
 
+pub(super) static STR_FORMAT_MAP: Native = Native::new("format_map", &["mapping"], str_format_map);
+
 /// `s.format_map(mapping)`: `s.format(**mapping)` without copying, so the fields look
 /// names up in the mapping; a dict's string keys are the names.
 ///
 /// Errors: TypeError for a mapping that is not a dict; KeyError for a missing name.
 pub(super) fn str_format_map(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["mapping"], 1);
     let s = this_str(args)?;
-    let m = SIG.bind(rt, args)?.value("mapping")?;
+    let m = STR_FORMAT_MAP.bind(rt, args)?.value("mapping")?;
     let Value::Dict(d) = &m else { bail!(Type, "format_map() argument must be a dict, not {}", m.type_name()) };
     let kw: Vec<(std::rc::Rc<str>, Value)> = d
         .borrow()
@@ -756,6 +836,8 @@ pub(super) fn str_format_map(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::str(&rt.str_format(&s, &[], &kw)?))
 }
 
+pub(super) static STR_MAKETRANS: Native = Native::new("maketrans", &["x", "y=None", "z=None"], str_maketrans);
+
 /// `str.maketrans(x, y=None, z=None)`: the table `translate` reads, a dict from code
 /// points to code points, strings or None. One argument: a dict whose keys are code
 /// points or one-character strings; two: strings of equal length mapped character by
@@ -763,9 +845,8 @@ pub(super) fn str_format_map(rt: &mut Interp, args: &mut Args) -> R<Value> {
 ///
 /// Errors: TypeError and ValueError with CPython's wording.
 pub(super) fn str_maketrans(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x", "y", "z"], 1);
     // Called on a string (`s.maketrans`) the receiver is ignored, as CPython's staticmethod.
-    let mut b = SIG.bind(rt, args)?;
+    let mut b = STR_MAKETRANS.bind(rt, args)?;
     let (x, y, z) = (b.value("x")?, b.opt("y")?, b.opt("z")?);
     let mut table = crate::runtime::value::Dict::default();
     let mut put = |rt: &mut Interp, k: Value, v: Value| -> R<()> {
@@ -812,6 +893,8 @@ pub(super) fn str_maketrans(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Dict(std::rc::Rc::new(std::cell::RefCell::new(table))))
 }
 
+pub(super) static STR_TRANSLATE: Native = Native::new("translate", &["table"], str_translate);
+
 /// `s.translate(table)`: each character's code point looked up in `table` (`table[ord(c)]`):
 /// a string replaces it, a code point gives that character, None deletes it, and a missing
 /// key (LookupError) keeps it.
@@ -819,9 +902,8 @@ pub(super) fn str_maketrans(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// Errors: TypeError "character mapping must return integer, None or str"; ValueError for a
 /// code point outside range(0x110000).
 pub(super) fn str_translate(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["table"], 1);
     let s = this_str(args)?;
-    let table = SIG.bind(rt, args)?.value("table")?;
+    let table = STR_TRANSLATE.bind(rt, args)?.value("table")?;
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match rt.get_item(&table, &Value::Int(c as i64)) {
@@ -847,6 +929,8 @@ pub(super) fn this_str(a: &Args) -> R<crate::text::Text> {
     }
 }
 
+pub(super) static STR_UPPER: Native = Native::with("upper", NO_ARGS, str_upper);
+
 /// `s.upper()`
 pub(super) fn str_upper(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_str(args)?;
@@ -854,12 +938,16 @@ pub(super) fn str_upper(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::str(&s.to_uppercase()))
 }
 
+pub(super) static STR_LOWER: Native = Native::with("lower", NO_ARGS, str_lower);
+
 /// `s.lower()`
 pub(super) fn str_lower(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let s = this_str(args)?;
     NO_ARGS.bind(rt, args)?;
     Ok(Value::str(&s.to_lowercase()))
 }
+
+pub(super) static STR_FORMAT: Native = Native::new("format", &["*args", "**kwargs"], str_format);
 
 /// `"{} {:.2f} {name} {0[1]} {x.shape}".format(*args, **kwargs)` (runtime/format/fields.rs).
 pub(super) fn str_format(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -870,11 +958,12 @@ pub(super) fn str_format(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::str(&rt.str_format(&s, &pos, &kw)?))
 }
 
+pub(super) static STR_JOIN: Native = Native::new("join", &["iterable"], str_join);
+
 /// `sep.join(iterable)`. Errors: TypeError for an item that is not a string (CPython's wording).
 pub(super) fn str_join(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable"], 1);
     let sep = this_str(args)?;
-    let items = SIG.bind(rt, args)?.value("iterable")?;
+    let items = STR_JOIN.bind(rt, args)?.value("iterable")?;
     let items = rt.iterate(&items)?;
     let mut total = sep.len() as u128 * items.len().saturating_sub(1) as u128;
     for (i, x) in items.iter().enumerate() {

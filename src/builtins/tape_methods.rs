@@ -1,7 +1,7 @@
 //! Methods of `GradientTape` values (docs/language.md §5): `watch`, `gradient`,
 //! `jacobian`, `batch_jacobian`, `stats`, `watched_variables`, `reset`.
 
-use super::{this_tape, Signature, NO_ARGS};
+use super::{this_tape, NO_ARGS, Native};
 use crate::autodiff::Tape;
 use crate::bail;
 use crate::error::R;
@@ -11,11 +11,12 @@ use crate::tensor::{shape_str, Array, Tensor};
 use std::cell::RefCell;
 use std::rc::Rc;
 
+pub(super) static TAPE_WATCH: Native = Native::new("watch", &["tensor"], tape_watch);
+
 /// `tape.watch(x)`: a tensor, a Variable, or a (nested) list of them.
 pub(super) fn tape_watch(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["tensor"], 1);
     let tape = this_tape(a)?;
-    let x = SIG.bind(rt, a)?.value("tensor")?;
+    let x = TAPE_WATCH.bind(rt, a)?.value("tensor")?;
     fn watch(rt: &mut Interp, tape: &Rc<RefCell<Tape>>, v: &Value) -> R<()> {
         rt.nested("while watching a nested list (does it contain itself?)", |rt| watch_level(rt, tape, v))
     }
@@ -101,11 +102,16 @@ pub(super) fn unconnected_zero(rt: &mut Interp, v: Option<Value>) -> R<bool> {
     })
 }
 
+pub(super) static TAPE_GRADIENT: Native = Native::new(
+    "gradient",
+    &["target", "sources", "output_gradients=None", "unconnected_gradients='none'"],
+    tape_gradient,
+);
+
 /// `tape.gradient(target, sources, output_gradients=None, unconnected_gradients='none')`
 pub(super) fn tape_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["target", "sources", "output_gradients", "unconnected_gradients"], 2);
     let tape = this_tape(a)?;
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = TAPE_GRADIENT.bind(rt, a)?;
     let (target, sources) = (b.value("target")?, b.value("sources")?);
     let (output_gradients, unconnected) = (b.non_none("output_gradients")?, b.non_none("unconnected_gradients")?);
     let zero = unconnected_zero(rt, unconnected)?;
@@ -259,6 +265,12 @@ fn pair_output_gradients(rt: &mut Interp, target: &Value, og: &Value, out: &mut 
     })
 }
 
+pub(super) static TAPE_JACOBIAN: Native = Native::new(
+    "jacobian",
+    &["target", "sources", "unconnected_gradients='none'", "parallel_iterations=None", "experimental_use_pfor=True"],
+    tape_jacobian,
+);
+
 /// `tape.jacobian(target, sources, unconnected_gradients='none', parallel_iterations=None,
 /// experimental_use_pfor=True)`: the derivative of every element of `target` with respect to
 /// every element of each source.
@@ -273,12 +285,8 @@ fn pair_output_gradients(rt: &mut Interp, target: &Value, og: &Value, out: &mut 
 /// change nothing (rows are computed one by one).
 /// See: docs/language.md §5; tf.GradientTape.jacobian.
 pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(
-        &["target", "sources", "unconnected_gradients", "parallel_iterations", "experimental_use_pfor"],
-        2,
-    );
     let tape = this_tape(a)?;
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = TAPE_JACOBIAN.bind(rt, a)?;
     let (target, sources, unconnected) =
         (b.value("target")?, b.value("sources")?, b.non_none("unconnected_gradients")?);
     b.opt_int("parallel_iterations")?;
@@ -313,6 +321,12 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(unflatten(&sources, &mut results.into_iter()))
 }
 
+pub(super) static TAPE_BATCH_JACOBIAN: Native = Native::new(
+    "batch_jacobian",
+    &["target", "source", "unconnected_gradients='none'", "parallel_iterations=None", "experimental_use_pfor=True"],
+    tape_batch_jacobian,
+);
+
 /// `tape.batch_jacobian(target, source, unconnected_gradients='none', parallel_iterations=None,
 /// experimental_use_pfor=True)`: per-example jacobians, for a target whose example `i` depends
 /// only on the source's example `i`.
@@ -327,12 +341,8 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// Variable. An unconnected source gives None (zeros with `unconnected_gradients='zero'`).
 /// See: docs/language.md §5; tf.GradientTape.batch_jacobian.
 pub(super) fn tape_batch_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(
-        &["target", "source", "unconnected_gradients", "parallel_iterations", "experimental_use_pfor"],
-        2,
-    );
     let tape = this_tape(a)?;
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = TAPE_BATCH_JACOBIAN.bind(rt, a)?;
     let (target, source, unconnected) = (b.value("target")?, b.value("source")?, b.non_none("unconnected_gradients")?);
     b.opt_int("parallel_iterations")?;
     b.bool_or("experimental_use_pfor", true)?;
@@ -455,6 +465,8 @@ fn gradient_rows(
     Ok(rows.into_iter().zip(connected).map(|(r, c)| c.then_some(r)).collect())
 }
 
+pub(super) static TAPE_STATS: Native = Native::with("stats", NO_ARGS, tape_stats);
+
 /// `tape.stats()`: what the tape holds now and what its last `gradient` call measured.
 ///
 /// `ops` (entries recorded), `saved_tensors` and `saved_bytes` (distinct buffers the entries
@@ -495,6 +507,8 @@ pub(super) fn tape_stats(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }
 
+pub(super) static TAPE_WATCHED_VARIABLES: Native = Native::with("watched_variables", NO_ARGS, tape_watched_variables);
+
 /// `tape.watched_variables()`: the Variables this tape watches, in first-watched order.
 pub(super) fn tape_watched_variables(rt: &mut Interp, a: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, a)?;
@@ -502,11 +516,15 @@ pub(super) fn tape_watched_variables(rt: &mut Interp, a: &mut Args) -> R<Value> 
     Ok(Value::tuple(vars.into_iter().map(Value::Variable).collect()))
 }
 
+pub(super) static TAPE_STOP_RECORDING: Native = Native::with("stop_recording", NO_ARGS, tape_stop_recording);
+
 /// `tape.stop_recording()`: a context manager that pauses this tape only (docs/language.md §5, as TF).
 pub(super) fn tape_stop_recording(rt: &mut Interp, a: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, a)?;
     Ok(Value::StopRecording(this_tape(a)?))
 }
+
+pub(super) static TAPE_RESET: Native = Native::with("reset", NO_ARGS, tape_reset);
 
 /// `tape.reset()`: forget everything recorded and watched.
 pub(super) fn tape_reset(rt: &mut Interp, a: &mut Args) -> R<Value> {

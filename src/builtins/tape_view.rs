@@ -4,13 +4,13 @@
 
 use super::tape_methods::flatten_sources;
 use super::this_tape;
-use super::Signature;
+use super::Native;
 use crate::autodiff::tape::Saved;
 use crate::autodiff::tape::{Log, Op, NO_SLOT};
 use crate::autodiff::Tape;
 use crate::error::R;
 use crate::runtime::format::tape::{input_metas, Meta};
-use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::svg::{Edge, Graph, Group, Look, Node};
 use crate::tensor::TensorId;
@@ -20,12 +20,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Registers `draw_graph`.
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("draw_graph", draw_graph);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&DRAW_GRAPH);
 }
 
 /// The most boxes a drawing holds (entries and inputs): layout takes about a second at 1,600.
 const MOST_NODES: usize = 2000;
+
+pub(super) static TAPE_SUMMARY: Native = Native::new("summary", &["limit=None"], tape_summary);
 
 /// `tape.summary(limit=None)`: the tape as a table, one row per recorded entry, in recording
 /// order: index, operation (`recompute_grad block` names the function), its tensor inputs →
@@ -44,9 +46,8 @@ const MOST_NODES: usize = 2000;
 /// Errors: ValueError for a `limit` below 2; TypeError when called on something not a tape.
 /// See: docs/gradients.md; Keras's `model.summary()`, torchinfo.
 pub(super) fn tape_summary(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["limit"], 0);
     let tape = this_tape(a)?;
-    let limit = SIG.bind(rt, a)?.opt_int("limit")?;
+    let limit = TAPE_SUMMARY.bind(rt, a)?.opt_int("limit")?;
     let rows = match limit {
         None => None,
         Some(n) if n >= 2 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
@@ -55,6 +56,8 @@ pub(super) fn tape_summary(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let text = rt.tape_summary(&tape.borrow(), rows);
     Ok(Value::str(&text))
 }
+
+pub(super) static TAPE_DRAW: Native = Native::new("draw", &["path=None"], tape_draw);
 
 /// `tape.draw(path=None)`: the recorded graph as an SVG picture, written to `path` (a
 /// relative path is relative to the script's folder; the file is replaced atomically) or,
@@ -74,9 +77,8 @@ pub(super) fn tape_summary(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// 2,000 entries and inputs (draw a part of it with `draw_graph(y, tape=tape)`).
 /// See: docs/gradients.md; `tools/check_svg.sh` renders one in a browser.
 pub(super) fn tape_draw(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["path"], 0);
     let tape = this_tape(a)?;
-    let path = SIG.bind(rt, a)?.non_none("path")?;
+    let path = TAPE_DRAW.bind(rt, a)?.non_none("path")?;
     let graph = {
         let t = tape.borrow();
         let log = t.log();
@@ -85,6 +87,8 @@ pub(super) fn tape_draw(rt: &mut Interp, a: &mut Args) -> R<Value> {
     };
     finish(rt, &graph, path, "draw")
 }
+
+static DRAW_GRAPH: Native = Native::new("draw_graph", &["y", "path=None", "tape=None"], draw_graph);
 
 /// `draw_graph(y, path=None, tape=None)`: the history of `y` as an SVG picture: the entries
 /// of one tape that `y` depends on (the operations that computed it from watched values),
@@ -101,8 +105,7 @@ pub(super) fn tape_draw(rt: &mut Interp, a: &mut Args) -> R<Value> {
 /// written.
 /// See: torchviz's `make_dot(y)`.
 fn draw_graph(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["y", "path", "tape"], 1);
-    let mut b = SIG.bind(rt, a)?;
+    let mut b = DRAW_GRAPH.bind(rt, a)?;
     let (y, path, tape) = (b.value("y")?, b.non_none("path")?, b.non_none("tape")?);
     let mut leaves = Vec::new();
     flatten_sources(rt, &y, &mut leaves)?;

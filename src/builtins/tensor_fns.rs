@@ -1,10 +1,10 @@
 //! Tensor functions (docs/language.md §4), named as TensorFlow's without the prefix.
 
 use crate::bail;
-use crate::builtins::Signature;
+use crate::builtins::{Native, Signature};
 use crate::error::R;
 use crate::runtime::index::indices_of;
-use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::kernels::{self, Binary, Compare, Reduce, Unary};
 use crate::tensor::shape::norm_axis;
@@ -12,32 +12,33 @@ use crate::tensor::{Array, DType, Tensor};
 use ndarray::{ArrayD, IxDyn};
 
 /// `f(x)`: the elementwise unary functions.
-static UNARY: Signature = Signature::new(&["x"], 1);
+const UNARY: Signature = Signature::new(&["x"]);
 /// `f(x, y)`: the broadcasting binary functions and comparisons.
-static BINARY: Signature = Signature::new(&["x", "y"], 2);
+const BINARY: Signature = Signature::new(&["x", "y"]);
 /// `reduce_*(input_tensor, axis=None, keepdims=False)`
-static REDUCE: Signature = Signature::new(&["input_tensor", "axis", "keepdims"], 1);
+const REDUCE: Signature = Signature::new(&["input_tensor", "axis=None", "keepdims=False"]);
 
 /// Registers the tensor functions of docs/language.md §4.
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("constant", constant);
-    reg("convert_to_tensor", convert_to_tensor);
-    reg("zeros", zeros);
-    reg("ones", ones);
-    reg("fill", fill);
-    reg("zeros_like", zeros_like);
-    reg("ones_like", ones_like);
-    reg("eye", eye);
-    reg("range_tensor", range_tensor);
-    reg("linspace", linspace);
-    reg("one_hot", one_hot);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&CONSTANT);
+    reg(&CONVERT_TO_TENSOR);
+    reg(&ZEROS);
+    reg(&ONES);
+    reg(&FILL);
+    reg(&ZEROS_LIKE);
+    reg(&ONES_LIKE);
+    reg(&EYE);
+    reg(&RANGE_TENSOR);
+    reg(&LINSPACE);
+    reg(&ONE_HOT);
     macro_rules! unary {
-        ($($name:literal => $op:expr),*) => {$(
-            reg($name, |rt, args| {
+        ($($name:literal => $op:expr),*) => {$({
+            static DECLARED: Native = Native::with($name, UNARY, |rt, args| {
                 let t = UNARY.bind(rt, args)?.tensor("x")?;
                 Ok(Value::Tensor(rt.ad.unary($op, &t)?))
             });
-        )*};
+            reg(&DECLARED);
+        })*};
     }
     unary!(
         "neg" => Unary::Neg, "negative" => Unary::Neg, "exp" => Unary::Exp, "log" => Unary::Log,
@@ -47,55 +48,59 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
         "reciprocal" => Unary::Reciprocal
     );
     macro_rules! binary {
-        ($($name:literal => $op:expr),*) => {$(
-            reg($name, |rt, args| {
+        ($($name:literal => $op:expr),*) => {$({
+            static DECLARED: Native = Native::with($name, BINARY, |rt, args| {
                 let mut a = BINARY.bind(rt, args)?;
                 let (x, y) = (a.value("x")?, a.value("y")?);
                 let (x, y) = rt.tensor_pair(&x, &y)?;
                 Ok(Value::Tensor(rt.ad.binary($op, &x, &y)?))
             });
-        )*};
+            reg(&DECLARED);
+        })*};
     }
     binary!(
         "add" => Binary::Add, "subtract" => Binary::Sub, "multiply" => Binary::Mul, "divide" => Binary::Div,
-        "pow" => Binary::Pow, "maximum" => Binary::Maximum, "minimum" => Binary::Minimum,
+        "maximum" => Binary::Maximum, "minimum" => Binary::Minimum,
         "floordiv" => Binary::FloorDiv, "floormod" => Binary::Mod
     );
     macro_rules! reduce {
-        ($($name:literal => $op:expr),*) => {$(
-            reg($name, |rt, args| {
+        ($($name:literal => $op:expr),*) => {$({
+            static DECLARED: Native = Native::with($name, REDUCE, |rt, args| {
                 let mut a = REDUCE.bind(rt, args)?;
                 let (t, axes, keep) = (a.tensor("input_tensor")?, a.axes("axis")?, a.bool_or("keepdims", false)?);
                 Ok(Value::Tensor(rt.ad.reduce($op, &t, axes.as_deref(), keep)?))
             });
-        )*};
+            reg(&DECLARED);
+        })*};
     }
     reduce!("reduce_sum" => Reduce::Sum, "reduce_mean" => Reduce::Mean, "reduce_max" => Reduce::Max, "reduce_min" => Reduce::Min);
-    reg("reduce_logsumexp", reduce_logsumexp);
-    reg("argmax", argmax);
-    reg("matmul", matmul);
-    reg("reshape", reshape);
-    reg("transpose", transpose);
-    reg("expand_dims", expand_dims);
-    reg("squeeze", squeeze);
-    reg("stack", stack);
-    reg("concat", concat);
-    reg("gather", gather);
-    reg("tile", tile);
-    reg("softmax", softmax);
-    reg("log_softmax", log_softmax);
-    reg("sparse_softmax_cross_entropy_with_logits", sparse_xent);
-    reg("softmax_cross_entropy_with_logits", xent);
-    reg("cast", cast);
-    reg("where", where_);
-    reg("clip_by_value", clip_by_value);
-    reg("equal", |rt, a| compare(rt, a, Compare::Eq));
-    reg("not_equal", |rt, a| compare(rt, a, Compare::Ne));
-    reg("less", |rt, a| compare(rt, a, Compare::Lt));
-    reg("less_equal", |rt, a| compare(rt, a, Compare::Le));
-    reg("greater", |rt, a| compare(rt, a, Compare::Gt));
-    reg("greater_equal", |rt, a| compare(rt, a, Compare::Ge));
+    reg(&REDUCE_LOGSUMEXP);
+    reg(&ARGMAX);
+    reg(&MATMUL);
+    reg(&RESHAPE);
+    reg(&TRANSPOSE);
+    reg(&EXPAND_DIMS);
+    reg(&SQUEEZE);
+    reg(&STACK);
+    reg(&CONCAT);
+    reg(&GATHER);
+    reg(&TILE);
+    reg(&SOFTMAX);
+    reg(&LOG_SOFTMAX);
+    reg(&SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS);
+    reg(&SOFTMAX_CROSS_ENTROPY_WITH_LOGITS);
+    reg(&CAST);
+    reg(&WHERE);
+    reg(&CLIP_BY_VALUE);
+    reg(&EQUAL);
+    reg(&NOT_EQUAL);
+    reg(&LESS);
+    reg(&LESS_EQUAL);
+    reg(&GREATER);
+    reg(&GREATER_EQUAL);
 }
+
+static CONSTANT: Native = Native::with("constant", CONSTANT_ARGS_SIG, constant);
 
 /// `constant(value, dtype=None, shape=None, name=None)`: a tensor from a number, (nested) list
 /// or tensor.
@@ -112,9 +117,10 @@ fn constant(rt: &mut Interp, args: &mut Args) -> R<Value> {
     make_constant(rt, v, dtype, shape)
 }
 
+const CONSTANT_ARGS_SIG: Signature = Signature::new(&["value", "dtype=None", "shape=None", "name=None"]);
+
 fn constant_args(rt: &mut Interp, args: &mut Args) -> R<(Value, Option<DType>, Option<Vec<usize>>)> {
-    static SIG: Signature = Signature::new(&["value", "dtype", "shape", "name"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = CONSTANT_ARGS_SIG.bind(rt, args)?;
     let (v, dtype) = (a.value("value")?, a.opt_dtype("dtype")?);
     let shape = match a.non_none("shape")? {
         Some(s) => Some(rt.dims_arg(&s)?),
@@ -122,6 +128,8 @@ fn constant_args(rt: &mut Interp, args: &mut Args) -> R<(Value, Option<DType>, O
     };
     Ok((v, dtype, shape))
 }
+
+static CONVERT_TO_TENSOR: Native = Native::with("convert_to_tensor", CONSTANT_ARGS_SIG, convert_to_tensor);
 
 /// `convert_to_tensor(value, dtype=None, shape=None, name=None)`: [`constant`], except that
 /// a Variable is read as `v.read_value()` reads it, so gradients flow back to it as through
@@ -175,26 +183,32 @@ fn make_constant(rt: &mut Interp, v: Value, dtype: Option<DType>, shape: Option<
     }
 }
 
+const FILLED_SIG: Signature = Signature::new(&["shape", "dtype=float32"]);
+
 /// `zeros`/`ones(shape, dtype=float32)`
 fn filled(rt: &mut Interp, args: &mut Args, v: f64) -> R<Value> {
-    static SIG: Signature = Signature::new(&["shape", "dtype"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = FILLED_SIG.bind(rt, args)?;
     let (dims, dtype) = (a.dims("shape")?, a.opt_dtype("dtype")?.unwrap_or(DType::F32));
     Ok(Value::Tensor(Tensor::new(Array::full(dtype, &dims, v))))
 }
+
+static ZEROS: Native = Native::with("zeros", FILLED_SIG, zeros);
 
 fn zeros(rt: &mut Interp, args: &mut Args) -> R<Value> {
     filled(rt, args, 0.0)
 }
 
+static ONES: Native = Native::with("ones", FILLED_SIG, ones);
+
 fn ones(rt: &mut Interp, args: &mut Args) -> R<Value> {
     filled(rt, args, 1.0)
 }
 
+static FILL: Native = Native::new("fill", &["dims", "value", "dtype=None"], fill);
+
 /// `fill(shape, value)`: the value's type decides the dtype (float32 or int64), as TF.
 fn fill(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["dims", "value", "dtype"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = FILL.bind(rt, args)?;
     let (dims, value, dtype) = (a.dims("dims")?, a.value("value")?, a.opt_dtype("dtype")?);
     let default = match value {
         Value::Int(_) => DType::I64,
@@ -215,27 +229,33 @@ fn fill(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::full(dtype, &dims, v))))
 }
 
+const LIKE_SIG: Signature = Signature::new(&["input", "dtype=None"]);
+
 /// `zeros_like`/`ones_like(input, dtype=None)`
 fn like(rt: &mut Interp, args: &mut Args, v: f64) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "dtype"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = LIKE_SIG.bind(rt, args)?;
     let t = a.tensor("input")?;
     let dtype = a.opt_dtype("dtype")?.unwrap_or(t.dtype());
     Ok(Value::Tensor(Tensor::new(Array::full(dtype, t.shape(), v))))
 }
 
+static ZEROS_LIKE: Native = Native::with("zeros_like", LIKE_SIG, zeros_like);
+
 fn zeros_like(rt: &mut Interp, args: &mut Args) -> R<Value> {
     like(rt, args, 0.0)
 }
+
+static ONES_LIKE: Native = Native::with("ones_like", LIKE_SIG, ones_like);
 
 fn ones_like(rt: &mut Interp, args: &mut Args) -> R<Value> {
     like(rt, args, 1.0)
 }
 
+static EYE: Native = Native::new("eye", &["num_rows", "num_columns=None", "dtype=float32"], eye);
+
 /// `eye(num_rows, num_columns=None, dtype=float32)`: ones on the diagonal.
 fn eye(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["num_rows", "num_columns", "dtype"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = EYE.bind(rt, args)?;
     let n = a.int("num_rows")?;
     let m = a.opt_int("num_columns")?.unwrap_or(n);
     let dtype = a.opt_dtype("dtype")?.unwrap_or(DType::F32);
@@ -275,6 +295,9 @@ fn exact_int(rt: &mut Interp, v: &Value) -> R<i128> {
     }
 }
 
+static RANGE_TENSOR: Native =
+    Native::new("range_tensor", &["start", "limit=None", "delta=1", "dtype=None"], range_tensor);
+
 /// `range_tensor(start, limit=None, delta=1, dtype=None)`: TF's `tf.range`.
 ///
 /// Dtype: `dtype` when given, else the widest of the arguments' dtypes in TF's order
@@ -288,8 +311,7 @@ fn exact_int(rt: &mut Interp, v: &Value) -> R<i128> {
 /// Errors: TypeError for a non-number or a non-scalar tensor argument; ValueError for a
 /// zero delta or a range too large to hold.
 fn range_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["start", "limit", "delta", "dtype"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = RANGE_TENSOR.bind(rt, args)?;
     let (start, limit, delta, dtype) = (a.value("start")?, a.opt("limit")?, a.opt("delta")?, a.opt_dtype("dtype")?);
     let limit = limit.filter(|l| !matches!(l, Value::None));
     let delta = delta.filter(|d| !matches!(d, Value::None));
@@ -333,6 +355,8 @@ fn range_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &[n], vals))))
 }
 
+static LINSPACE: Native = Native::new("linspace", &["start", "stop", "num", "name=None", "axis=0"], linspace);
+
 /// `linspace(start, stop, num)`: `num` evenly spaced values from `start` to `stop`, both
 /// ends included; shape `[num]`.
 ///
@@ -345,8 +369,7 @@ fn range_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
 /// "Tensor conversion requested dtype …"); TypeError for a Python float `stop` with an int
 /// `start`, a non-number or a non-scalar argument; ValueError for a negative `num`.
 fn linspace(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["start", "stop", "num", "name", "axis"], 3);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = LINSPACE.bind(rt, args)?;
     let (start, stop, n) = (a.value("start")?, a.value("stop")?, a.int("num")?);
     let axis = a.opt_int("axis")?.unwrap_or(0);
     if axis != 0 && axis != -1 {
@@ -371,10 +394,11 @@ fn linspace(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &[n], vals))))
 }
 
+static ONE_HOT: Native = Native::new("one_hot", &["indices", "depth", "dtype=float32"], one_hot);
+
 /// `one_hot(indices, depth)`: float32 rows, zero rows for out-of-range indices.
 fn one_hot(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["indices", "depth", "dtype"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = ONE_HOT.bind(rt, args)?;
     let (idx, depth, dtype) = (a.value("indices")?, a.int("depth")?, a.opt_dtype("dtype")?.unwrap_or(DType::F32));
     let t = index_tensor(rt, &idx, "one_hot indices")?;
     let depth = rt.dims_arg(&Value::Int(depth))?[0];
@@ -385,6 +409,8 @@ fn one_hot(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let ind = ArrayD::from_shape_vec(IxDyn(t.shape()), k).expect("same count");
     Ok(Value::Tensor(Tensor::new(kernels::one_hot(&ind, depth, dtype))))
 }
+
+static REDUCE_LOGSUMEXP: Native = Native::with("reduce_logsumexp", REDUCE, reduce_logsumexp);
 
 /// `reduce_logsumexp(x, axis=None, keepdims=False)`: log Σ exp, stabilised by the max.
 fn reduce_logsumexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -410,11 +436,12 @@ fn reduce_logsumexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.reshape_to(&out, &shape)?))
 }
 
+static ARGMAX: Native = Native::new("argmax", &["input", "axis=None", "output_type=int64", "name=None"], argmax);
+
 /// `argmax(input, axis=None, output_type=int64)`: int64 indices of the largest values along `axis` (0 by
 /// default, as TF); `output_type` may be int64 or its alias int32 (see `dtype_arg`).
 fn argmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "axis", "output_type", "name"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = ARGMAX.bind(rt, args)?;
     let (t, axis) = (a.tensor("input")?, a.opt_int("axis")?.unwrap_or(0));
     a.index_dtype("output_type")?;
     let axis = norm_axis(axis, t.shape().len())?;
@@ -423,29 +450,16 @@ fn argmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(out))
 }
 
+static MATMUL: Native = Native::new("matmul", &["a", "b", "*", "transpose_a=False", "transpose_b=False"], matmul);
+
 /// `matmul(a, b, *, transpose_a=False, transpose_b=False)`: `transpose_*` swaps the last two
 /// axes of that operand first (a recorded transpose, so gradients flow as usual). The flags are
 /// keyword-only here (TF also takes them by position), so that `matmul(a, b, c)` stays the
-/// TypeError it was.
+/// TypeError it was (the declaration's `*`).
 /// Errors: ShapeError for a transposed operand of rank below 2, and matmul's own.
 fn matmul(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&["a", "b", "transpose_a", "transpose_b"]);
-    let given = args.pos.len();
-    if given > 2 {
-        bail!(Type, "{}() takes 2 positional arguments but {given} were given", args.fname);
-    }
-    let mut a = SIG.bind(rt, args)?;
-    let mut pos = std::mem::take(&mut a.rest).into_iter();
-    let x = match (pos.next(), a.opt("a")?) {
-        (Some(v), None) | (None, Some(v)) => v,
-        (Some(_), Some(_)) => bail!(Type, "matmul() got multiple values for argument 'a'"),
-        (None, None) => bail!(Type, "matmul() missing 2 required arguments: 'a' and 'b'"),
-    };
-    let y = match (pos.next(), a.opt("b")?) {
-        (Some(v), None) | (None, Some(v)) => v,
-        (Some(_), Some(_)) => bail!(Type, "matmul() got multiple values for argument 'b'"),
-        (None, None) => bail!(Type, "matmul() missing 1 required argument: 'b'"),
-    };
+    let mut a = MATMUL.bind(rt, args)?;
+    let (x, y) = (a.value("a")?, a.value("b")?);
     let (ta, tb) = (a.bool_or("transpose_a", false)?, a.bool_or("transpose_b", false)?);
     let (mut x, mut y) = rt.tensor_pair(&x, &y)?;
     for (t, flag, name) in [(&mut x, ta, "a"), (&mut y, tb, "b")] {
@@ -466,26 +480,29 @@ fn matmul(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.matmul(&x, &y)?))
 }
 
+static RESHAPE: Native = Native::new("reshape", &["tensor", "shape"], reshape);
+
 /// `reshape(tensor, shape)`: one entry may be -1.
 fn reshape(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["tensor", "shape"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = RESHAPE.bind(rt, args)?;
     let (t, s) = (a.tensor("tensor")?, a.shape("shape")?);
     Ok(Value::Tensor(rt.ad.reshape(&t, &s)?))
 }
 
+static TRANSPOSE: Native = Native::new("transpose", &["a", "perm=None"], transpose);
+
 /// `transpose(a, perm=None)`: reversed axes by default.
 fn transpose(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["a", "perm"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = TRANSPOSE.bind(rt, args)?;
     let (t, perm) = (a.tensor("a")?, a.opt_shape("perm")?);
     Ok(Value::Tensor(rt.ad.transpose(&t, perm)?))
 }
 
+static EXPAND_DIMS: Native = Native::new("expand_dims", &["input", "axis"], expand_dims);
+
 /// `expand_dims(input, axis)`: a new axis of size 1.
 fn expand_dims(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "axis"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = EXPAND_DIMS.bind(rt, args)?;
     let (t, axis) = (a.tensor("input")?, a.int("axis")?);
     let axis = norm_axis(axis, t.shape().len() + 1)?;
     let mut shape = t.shape().to_vec();
@@ -493,10 +510,11 @@ fn expand_dims(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.reshape_to(&t, &shape)?))
 }
 
+static SQUEEZE: Native = Native::new("squeeze", &["input", "axis=None"], squeeze);
+
 /// `squeeze(input, axis=None)`: drops axes of size 1 (all of them by default).
 fn squeeze(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "axis"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SQUEEZE.bind(rt, args)?;
     let (t, axes) = (a.tensor("input")?, a.axes("axis")?);
     let n = t.shape().len();
     let drop: Vec<usize> = match axes {
@@ -535,19 +553,21 @@ fn tensor_list(rt: &mut Interp, v: &Value) -> R<Vec<Tensor>> {
     Ok(out)
 }
 
+static STACK: Native = Native::new("stack", &["values", "axis=0"], stack);
+
 /// `stack(values, axis=0)`
 fn stack(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["values", "axis"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = STACK.bind(rt, args)?;
     let (xs, axis) = (a.value("values")?, a.int_or("axis", 0)?);
     let xs = tensor_list(rt, &xs)?;
     Ok(Value::Tensor(rt.ad.stack(&xs, axis)?))
 }
 
+static CONCAT: Native = Native::new("concat", &["values", "axis"], concat);
+
 /// `concat(values, axis)`
 fn concat(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["values", "axis"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = CONCAT.bind(rt, args)?;
     let (xs, axis) = (a.value("values")?, a.int("axis")?);
     let xs = tensor_list(rt, &xs)?;
     Ok(Value::Tensor(rt.ad.concat(&xs, axis)?))
@@ -564,18 +584,20 @@ pub(crate) fn index_tensor(rt: &mut Interp, v: &Value, what: &str) -> R<Tensor> 
     rt.to_tensor(v, Some(DType::I64))
 }
 
+static TILE: Native = Native::new("tile", &["input", "multiples"], tile);
+
 /// `tile(input, multiples)`
 fn tile(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["input", "multiples"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = TILE.bind(rt, args)?;
     let (t, m) = (a.tensor("input")?, a.dims("multiples")?);
     Ok(Value::Tensor(rt.ad.tile(&t, &m)?))
 }
 
+static GATHER: Native = Native::new("gather", &["params", "indices", "axis=0"], gather);
+
 /// `gather(params, indices, axis=0)`: indices are int64 tensors, ints or lists of ints.
 fn gather(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["params", "indices", "axis"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = GATHER.bind(rt, args)?;
     let (t, idx, axis) = (a.tensor("params")?, a.value("indices")?, a.opt_int("axis")?.unwrap_or(0));
     let it = index_tensor(rt, &idx, "gather indices")?;
     let axis = norm_axis(axis, t.shape().len())?;
@@ -594,24 +616,32 @@ fn gather(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.gather(&t, std::rc::Rc::new(indices), it.shape(), axis)?))
 }
 
+const SOFTMAX_IMPL_SIG: Signature = Signature::new(&["logits", "axis=None"]);
+
 /// `softmax`/`log_softmax(logits, axis=None)`: along the last axis by default.
 fn softmax_impl(rt: &mut Interp, args: &mut Args, log: bool) -> R<Value> {
-    static SIG: Signature = Signature::new(&["logits", "axis"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SOFTMAX_IMPL_SIG.bind(rt, args)?;
     let (t, axis) = (a.tensor("logits")?, a.opt_int("axis")?.unwrap_or(-1));
     Ok(Value::Tensor(rt.ad.softmax(&t, axis, log)?))
 }
 
+static SOFTMAX: Native = Native::with("softmax", SOFTMAX_IMPL_SIG, softmax);
+
 fn softmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
     softmax_impl(rt, args, false)
 }
+
+static LOG_SOFTMAX: Native = Native::with("log_softmax", SOFTMAX_IMPL_SIG, log_softmax);
 
 fn log_softmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
     softmax_impl(rt, args, true)
 }
 
 /// `(labels, logits)`: the two cross-entropy functions.
-static XENT: Signature = Signature::new(&["labels", "logits"], 2);
+const XENT: Signature = Signature::new(&["labels", "logits"]);
+
+static SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS: Native =
+    Native::with("sparse_softmax_cross_entropy_with_logits", XENT, sparse_xent);
 
 /// `sparse_softmax_cross_entropy_with_logits(labels, logits)`: per-example loss.
 fn sparse_xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -620,6 +650,8 @@ fn sparse_xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let labels = index_tensor(rt, &labels, "labels")?;
     Ok(Value::Tensor(rt.ad.sparse_xent(&labels, &logits)?))
 }
+
+static SOFTMAX_CROSS_ENTROPY_WITH_LOGITS: Native = Native::with("softmax_cross_entropy_with_logits", XENT, xent);
 
 /// `softmax_cross_entropy_with_logits(labels, logits)`: −Σ labels · log_softmax(logits) over the last axis.
 fn xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -632,21 +664,23 @@ fn xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.unary(Unary::Neg, &s)?))
 }
 
+static CAST: Native = Native::new("cast", &["x", "dtype"], cast);
+
 /// `cast(x, dtype)`
 fn cast(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x", "dtype"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = CAST.bind(rt, args)?;
     let (t, d) = (a.tensor("x")?, a.dtype("dtype")?);
     Ok(Value::Tensor(rt.ad.cast(&t, d)?))
 }
+
+static WHERE: Native = Native::new("where", &["condition", "x=None", "y=None"], where_);
 
 /// `where(condition, x, y)`: x where the condition holds, else y (broadcasting).
 /// `where(condition)`: the int64 coordinates [n, rank] of the true (non-zero) elements,
 /// in row-major order (no gradient).
 /// Errors: ValueError when only one of x and y is given.
 fn where_(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["condition", "x", "y"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = WHERE.bind(rt, args)?;
     let (c, x, y) = (a.value("condition")?, a.non_none("x")?, a.non_none("y")?);
     let (x, y) = match (x, y) {
         (Some(x), Some(y)) => (x, y),
@@ -663,12 +697,13 @@ fn where_(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.where_(&c, &x, &y)?))
 }
 
+static CLIP_BY_VALUE: Native = Native::new("clip_by_value", &["t", "clip_value_min", "clip_value_max"], clip_by_value);
+
 /// `clip_by_value(x, lo, hi)` = `maximum(minimum(x, hi), lo)`, as TF computes it: so
 /// NaN anywhere propagates, `lo > hi` gives `lo`, and the gradients are those of
 /// minimum and maximum (1 to x inside [lo, hi], bounds included, 0 outside or at NaN).
 fn clip_by_value(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["t", "clip_value_min", "clip_value_max"], 3);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = CLIP_BY_VALUE.bind(rt, args)?;
     let (t, lo, hi) = (a.tensor("t")?, a.value("clip_value_min")?, a.value("clip_value_max")?);
     let lo = rt.to_tensor(&lo, Some(t.dtype()))?;
     let hi = rt.to_tensor(&hi, Some(t.dtype()))?;
@@ -678,6 +713,13 @@ fn clip_by_value(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let capped = rt.ad.binary(Binary::Minimum, &t, &hi_b)?;
     Ok(Value::Tensor(rt.ad.binary(Binary::Maximum, &capped, &lo_b)?))
 }
+
+static EQUAL: Native = Native::with("equal", BINARY, |rt, a| compare(rt, a, Compare::Eq));
+static NOT_EQUAL: Native = Native::with("not_equal", BINARY, |rt, a| compare(rt, a, Compare::Ne));
+static LESS: Native = Native::with("less", BINARY, |rt, a| compare(rt, a, Compare::Lt));
+static LESS_EQUAL: Native = Native::with("less_equal", BINARY, |rt, a| compare(rt, a, Compare::Le));
+static GREATER: Native = Native::with("greater", BINARY, |rt, a| compare(rt, a, Compare::Gt));
+static GREATER_EQUAL: Native = Native::with("greater_equal", BINARY, |rt, a| compare(rt, a, Compare::Ge));
 
 /// `equal(x, y)` and the other comparisons: bool tensors, broadcasting.
 fn compare(rt: &mut Interp, args: &mut Args, op: Compare) -> R<Value> {

@@ -2,18 +2,20 @@
 //! (stdlib/_module.dgl, stdlib/_layers.dgl): `vars(obj)` and `_parameter_names(fn)`.
 
 use crate::bail;
-use crate::builtins::Signature;
+use crate::builtins::Native;
 use crate::error::R;
-use crate::runtime::value::{Args, Dict, HashKey, NativeFn, Value};
+use crate::runtime::value::{Args, Dict, HashKey, Value};
 use crate::runtime::Interp;
 use crate::syntax::ast::ParamKind;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
-    reg("vars", vars);
-    reg("_parameter_names", parameter_names);
+pub fn register(reg: &mut impl FnMut(&'static Native)) {
+    reg(&VARS);
+    reg(&_PARAMETER_NAMES);
 }
+
+static VARS: Native = Native::new("vars", &["object"], vars);
 
 /// `vars(object)`: an instance's attributes as a new dict, in first-assignment order
 /// (Python's `__dict__`; unlike Python's, the dict is a copy, so writing to it does not
@@ -21,8 +23,7 @@ pub fn register(reg: &mut impl FnMut(&str, NativeFn)) {
 ///
 /// Errors: TypeError for a value that is not an instance of a user class.
 fn vars(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["object"], 1);
-    let v = SIG.bind(rt, args)?.value("object")?;
+    let v = VARS.bind(rt, args)?.value("object")?;
     let Value::Instance(inst) = &v else {
         bail!(Type, "vars() argument must be an instance of a class, not {}", v.type_name())
     };
@@ -35,14 +36,15 @@ fn vars(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }
 
+static _PARAMETER_NAMES: Native = Native::new("_parameter_names", &["fn"], parameter_names);
+
 /// `_parameter_names(fn)`: the names a DGL function accepts as keywords, in order (a bound
 /// method's receiver left out; `*args` and `**kwargs` are not names). Keras passes
 /// `training=` to a layer's `call` only when `call` names it (stdlib/_layers.dgl).
 ///
 /// Errors: TypeError for a value that is not a DGL function or method.
 fn parameter_names(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["fn"], 1);
-    let v = SIG.bind(rt, args)?.value("fn")?;
+    let v = _PARAMETER_NAMES.bind(rt, args)?.value("fn")?;
     let (func, skip) = match &v {
         Value::Func(f) => (f.clone(), 0),
         Value::Method(m) => match &m.1 {

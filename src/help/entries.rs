@@ -68,7 +68,11 @@ impl Registry {
     /// The registry, parsed on first use (start-up parses nothing).
     pub fn get() -> &'static Registry {
         static REGISTRY: OnceLock<Registry> = OnceLock::new();
-        REGISTRY.get_or_init(|| Registry::parse(FILES))
+        REGISTRY.get_or_init(|| {
+            let mut registry = Registry::parse(FILES);
+            registry.declare(crate::builtins::declared());
+            registry
+        })
     }
 
     /// Parses the entry files. Tolerant: text before a file's title or a file with no title
@@ -82,6 +86,19 @@ impl Registry {
             }
         }
         Registry { sections, by_key }
+    }
+
+    /// Gives each declared builtin's entry its heading: the .md file names the builtin alone
+    /// (`## reduce_sum`), and its declaration (builtins/, runtime/native.rs) writes the signature.
+    pub fn declare(&mut self, declared: Vec<(String, &'static crate::runtime::native::Native)>) {
+        for (key, native) in declared {
+            if let Some(&(s, e)) = self.by_key.get(&key) {
+                let entry = &mut self.sections[s].entries[e];
+                if entry.heading == entry.key {
+                    entry.heading = native.sig.heading(&key);
+                }
+            }
+        }
     }
 
     /// The entry of `key`, if any.

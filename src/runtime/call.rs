@@ -47,11 +47,11 @@ impl Interp {
             Value::Builtin(b) => match &b.kind {
                 BuiltinKind::Native(native) => {
                     let mut args = Args { this: None, pos, kw, fname: b.name.clone() };
-                    native(self, &mut args)
+                    (native.call)(self, &mut args)
                 }
                 BuiltinKind::Method(this, native) => {
                     let mut args = Args { this: Some(this.clone()), pos, kw, fname: b.name.clone() };
-                    native(self, &mut args)
+                    (native.call)(self, &mut args)
                 }
                 BuiltinKind::CustomGradient(inner) => self.call_custom_gradient(inner, pos, kw),
                 BuiltinKind::Recompute(inner, check) => self.call_recompute(inner, *check, pos, kw),
@@ -336,7 +336,7 @@ impl Interp {
                 // `super().__init__(*args)` in an exception class: the builtin base sets `args`.
                 None if s.0.error_kind.is_some() && name == sym::INIT => Ok(Value::Builtin(Rc::new(Builtin {
                     name: "__init__".into(),
-                    kind: BuiltinKind::Method(s.1.clone(), exception_init),
+                    kind: BuiltinKind::Method(s.1.clone(), &EXCEPTION_INIT),
                 }))),
                 None => bail!(Attribute, "'super' object has no attribute '{}'", name),
             },
@@ -520,6 +520,8 @@ pub fn is_object_class(c: &super::value::Class) -> bool {
 pub fn is_object_init(v: &Value) -> bool {
     matches!(v, Value::Builtin(b) if &*b.name == "object.__init__")
 }
+
+static EXCEPTION_INIT: super::native::Native = super::native::Native::new("__init__", &["*args"], exception_init);
 
 /// `BaseException.__init__(self, *args)`: keeps the arguments as `self.args`.
 fn exception_init(rt: &mut Interp, a: &mut Args) -> R<Value> {

@@ -98,7 +98,7 @@ impl Interp {
         }
         Some(Value::Builtin(Rc::new(super::value::Builtin {
             name: name.into(),
-            kind: super::value::BuiltinKind::Method(v.clone(), call_builtin_dunder),
+            kind: super::value::BuiltinKind::Method(v.clone(), &BUILTIN_DUNDER),
         })))
     }
 
@@ -110,6 +110,10 @@ impl Interp {
         }
     }
 }
+
+/// A builtin value's special methods (`(1).__add__`), each named by its call.
+static BUILTIN_DUNDER: super::native::Native =
+    super::native::Native::new("__dunder__", &["*args"], call_builtin_dunder);
 
 /// The operation a builtin value's special method stands for (see [`Interp::builtin_dunder`]).
 /// A binary one given an operand it does not take returns NotImplemented, as CPython's.

@@ -15,6 +15,7 @@ pub mod format;
 pub mod generator;
 pub mod import;
 pub mod index;
+pub mod native;
 pub mod numeric;
 mod inspect;
 pub mod ops;

@@ -174,9 +174,9 @@ pub struct Builtin {
 
 #[derive(Debug)]
 pub enum BuiltinKind {
-    Native(NativeFn),
+    Native(&'static super::native::Native),
     /// A native method bound to its receiver, passed as `args.this`.
-    Method(Value, NativeFn),
+    Method(Value, &'static super::native::Native),
     /// The function returned by `custom_gradient(f)`.
     CustomGradient(Value),
     /// The function returned by `recompute_grad(f, check)`; `__wrapped__` is `f`; `check`
@@ -386,6 +386,10 @@ pub struct Args {
     pub fname: Rc<str>,
 }
 
+/// `NotImplemented.__repr__()`.
+static NOT_IMPLEMENTED_REPR: super::native::Native =
+    super::native::Native::new("__repr__", &[], |_, _| Ok(Value::str("NotImplemented")));
+
 impl Value {
     /// The Python number of one tensor element, exactly: an int64 element is an `int`
     /// over its whole range (as NumPy's `.item()`), a bool a `bool`, a float a `float`.
@@ -409,7 +413,7 @@ impl Value {
         Value::Tuple(xs.into())
     }
 
-    pub fn native(name: &str, f: NativeFn) -> Value {
+    pub fn native(name: &str, f: &'static super::native::Native) -> Value {
         Value::Builtin(Rc::new(Builtin { name: name.into(), kind: BuiltinKind::Native(f) }))
     }
 
@@ -585,7 +589,7 @@ pub fn not_implemented_value() -> Value {
     class
         .attrs
         .borrow_mut()
-        .insert(crate::intern::intern("__repr__"), Value::native("NotImplementedType.__repr__", |_, _| Ok(Value::str("NotImplemented"))));
+        .insert(crate::intern::intern("__repr__"), NOT_IMPLEMENTED_REPR.value_named("NotImplementedType.__repr__"));
     Value::Instance(Rc::new(Instance { class: Rc::new(class), attrs: RefCell::new(IndexMap::default()) }))
 }
 

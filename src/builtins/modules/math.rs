@@ -3,16 +3,16 @@
 //! domain, OverflowError "math range error" when a finite argument's result is
 //! too large). Arguments are Python numbers or one-element tensors.
 
-use crate::builtins::Signature;
+use crate::builtins::{Native, Signature};
 use crate::runtime::convert::int_checked;
 use crate::error::R;
-use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::syntax::ast::BinOp;
 use crate::{bail, err};
 
-static X: Signature = Signature::new(&["x"], 1);
-static XY: Signature = Signature::new(&["x", "y"], 2);
+const X: Signature = Signature::new(&["x"]);
+const XY: Signature = Signature::new(&["x", "y"]);
 
 /// The module's names and values.
 pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
@@ -23,68 +23,71 @@ pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
         ("inf", Value::Float(f64::INFINITY)),
         ("nan", Value::Float(f64::NAN)),
     ];
-    let fns: &[(&'static str, NativeFn)] = &[
-        ("sqrt", |rt, a| unary(rt, a, f64::sqrt)),
-        ("exp", |rt, a| unary(rt, a, f64::exp)),
-        ("log", log),
-        ("log2", |rt, a| log_like(rt, a, f64::log2)),
-        ("log10", |rt, a| log_like(rt, a, f64::log10)),
-        ("log1p", log1p),
-        ("sin", |rt, a| unary(rt, a, f64::sin)),
-        ("cos", |rt, a| unary(rt, a, f64::cos)),
-        ("tan", |rt, a| unary(rt, a, f64::tan)),
-        ("asin", |rt, a| unary(rt, a, f64::asin)),
-        ("acos", |rt, a| unary(rt, a, f64::acos)),
-        ("atan", |rt, a| unary(rt, a, f64::atan)),
-        ("atan2", atan2),
-        ("sinh", |rt, a| unary(rt, a, f64::sinh)),
-        ("cosh", |rt, a| unary(rt, a, f64::cosh)),
-        ("tanh", |rt, a| unary(rt, a, f64::tanh)),
-        ("fabs", |rt, a| unary(rt, a, f64::abs)),
-        ("degrees", |rt, a| unary(rt, a, f64::to_degrees)),
-        ("radians", |rt, a| unary(rt, a, f64::to_radians)),
-        ("floor", |rt, a| to_int(rt, a, f64::floor)),
-        ("ceil", |rt, a| to_int(rt, a, f64::ceil)),
-        ("trunc", |rt, a| to_int(rt, a, f64::trunc)),
-        ("pow", pow),
-        ("isclose", isclose),
-        ("isnan", |rt, a| class(rt, a, f64::is_nan)),
-        ("isinf", |rt, a| class(rt, a, f64::is_infinite)),
-        ("isfinite", |rt, a| class(rt, a, f64::is_finite)),
-        ("factorial", factorial),
-        ("gcd", gcd),
-        ("hypot", hypot),
-        ("prod", prod),
-        ("fsum", fsum),
-        ("comb", comb),
-        ("copysign", copysign),
-        ("modf", modf),
-        ("frexp", frexp),
-        ("ldexp", ldexp),
-        ("fmod", fmod),
-        ("remainder", remainder),
-        ("nextafter", nextafter),
-        ("ulp", ulp),
-        ("isqrt", isqrt),
-        ("lcm", lcm),
-        ("perm", perm),
-        ("dist", dist),
-        ("expm1", |rt, a| libm_1(rt, a, c_libm::expm1, true)),
-        ("exp2", |rt, a| libm_1(rt, a, c_libm::exp2, true)),
-        ("cbrt", |rt, a| libm_1(rt, a, c_libm::cbrt, false)),
-        ("erf", |rt, a| libm_1(rt, a, c_libm::erf, false)),
-        ("erfc", |rt, a| libm_1(rt, a, c_libm::erfc, false)),
-        ("asinh", |rt, a| libm_1(rt, a, c_libm::asinh, false)),
-        ("acosh", |rt, a| libm_1(rt, a, c_libm::acosh, false)),
-        ("atanh", |rt, a| libm_1(rt, a, c_libm::atanh, false)),
-        ("gamma", gamma),
-        ("lgamma", lgamma),
-    ];
-    for &(name, f) in fns {
-        v.push((name, Value::native(name, f)));
+    let fns = FNS;
+    for b in fns {
+        v.push((b.name, b.value()));
     }
     Ok(v)
 }
+
+/// The module's functions.
+pub const FNS: &[&Native] = &[
+    &SQRT,
+    &EXP,
+    &LOG,
+    &LOG2,
+    &LOG10,
+    &LOG1P,
+    &SIN,
+    &COS,
+    &TAN,
+    &ASIN,
+    &ACOS,
+    &ATAN,
+    &ATAN2,
+    &SINH,
+    &COSH,
+    &TANH,
+    &FABS,
+    &DEGREES,
+    &RADIANS,
+    &FLOOR,
+    &CEIL,
+    &TRUNC,
+    &POW,
+    &ISCLOSE,
+    &ISNAN,
+    &ISINF,
+    &ISFINITE,
+    &FACTORIAL,
+    &GCD,
+    &HYPOT,
+    &PROD,
+    &FSUM,
+    &COMB,
+    &COPYSIGN,
+    &MODF,
+    &FREXP,
+    &LDEXP,
+    &FMOD,
+    &REMAINDER,
+    &NEXTAFTER,
+    &ULP,
+    &ISQRT,
+    &LCM,
+    &PERM,
+    &DIST,
+    &EXPM1,
+    &EXP2,
+    &CBRT,
+    &ERF,
+    &ERFC,
+    &ASINH,
+    &ACOSH,
+    &ATANH,
+    &GAMMA,
+    &LGAMMA,
+];
 
 /// A real-number argument. Errors: TypeError "must be real number, not str" (CPython's).
 fn real(rt: &mut Interp, v: &Value) -> R<f64> {
@@ -131,10 +134,28 @@ fn arg(rt: &mut Interp, args: &mut Args) -> R<f64> {
     real(rt, &v)
 }
 
+static SQRT: Native = Native::with("sqrt", X, |rt, a| unary(rt, a, f64::sqrt));
+static EXP: Native = Native::with("exp", X, |rt, a| unary(rt, a, f64::exp));
+static SIN: Native = Native::with("sin", X, |rt, a| unary(rt, a, f64::sin));
+static COS: Native = Native::with("cos", X, |rt, a| unary(rt, a, f64::cos));
+static TAN: Native = Native::with("tan", X, |rt, a| unary(rt, a, f64::tan));
+static ASIN: Native = Native::with("asin", X, |rt, a| unary(rt, a, f64::asin));
+static ACOS: Native = Native::with("acos", X, |rt, a| unary(rt, a, f64::acos));
+static ATAN: Native = Native::with("atan", X, |rt, a| unary(rt, a, f64::atan));
+static SINH: Native = Native::with("sinh", X, |rt, a| unary(rt, a, f64::sinh));
+static COSH: Native = Native::with("cosh", X, |rt, a| unary(rt, a, f64::cosh));
+static TANH: Native = Native::with("tanh", X, |rt, a| unary(rt, a, f64::tanh));
+static FABS: Native = Native::with("fabs", X, |rt, a| unary(rt, a, f64::abs));
+static DEGREES: Native = Native::with("degrees", X, |rt, a| unary(rt, a, f64::to_degrees));
+static RADIANS: Native = Native::with("radians", X, |rt, a| unary(rt, a, f64::to_radians));
+
 fn unary(rt: &mut Interp, args: &mut Args, f: fn(f64) -> f64) -> R<Value> {
     let x = arg(rt, args)?;
     checked(f(x), x.is_finite(), x.is_nan())
 }
+
+static LOG2: Native = Native::with("log2", X, |rt, a| log_like(rt, a, f64::log2));
+static LOG10: Native = Native::with("log10", X, |rt, a| log_like(rt, a, f64::log10));
 
 /// `log2`, `log10`: a domain error at and below zero (where libm gives -inf or NaN).
 fn log_like(rt: &mut Interp, args: &mut Args, f: fn(f64) -> f64) -> R<Value> {
@@ -145,11 +166,12 @@ fn log_like(rt: &mut Interp, args: &mut Args, f: fn(f64) -> f64) -> R<Value> {
     Ok(Value::Float(f(x)))
 }
 
+static LOG: Native = Native::new("log", &["x", "base=None"], log);
+
 /// `math.log(x, base=e)`. Errors: ValueError "math domain error" for x <= 0, base <= 0,
 /// and ZeroDivisionError "float division by zero" for base 1, as CPython.
 fn log(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x", "base"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = LOG.bind(rt, args)?;
     let (x, base) = (a.value("x")?, a.opt("base")?);
     let x = real(rt, &x)?;
     if x <= 0.0 {
@@ -171,6 +193,8 @@ fn log(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
+static LOG1P: Native = Native::with("log1p", X, log1p);
+
 /// `math.log1p(x)`: ln(1 + x), accurate near 0. Errors: domain error for x <= -1.
 fn log1p(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let x = arg(rt, args)?;
@@ -180,13 +204,16 @@ fn log1p(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Float(x.ln_1p()))
 }
 
+static ATAN2: Native = Native::new("atan2", &["y", "x"], atan2);
+
 /// `math.atan2(y, x)`: the angle of (x, y) in radians, in [-pi, pi].
 fn atan2(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["y", "x"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = ATAN2.bind(rt, args)?;
     let (y, x) = (a.value("y")?, a.value("x")?);
     Ok(Value::Float(real(rt, &y)?.atan2(real(rt, &x)?)))
 }
+
+static COPYSIGN: Native = Native::with("copysign", XY, copysign);
 
 /// `math.copysign(x, y)`: |x| with y's sign.
 fn copysign(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -194,6 +221,10 @@ fn copysign(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (x, y) = (a.value("x")?, a.value("y")?);
     Ok(Value::Float(real(rt, &x)?.copysign(real(rt, &y)?)))
 }
+
+static FLOOR: Native = Native::with("floor", X, |rt, a| to_int(rt, a, f64::floor));
+static CEIL: Native = Native::with("ceil", X, |rt, a| to_int(rt, a, f64::ceil));
+static TRUNC: Native = Native::with("trunc", X, |rt, a| to_int(rt, a, f64::trunc));
 
 /// `floor`, `ceil`, `trunc`: an int (ints pass through unchanged).
 ///
@@ -216,6 +247,8 @@ fn to_int(rt: &mut Interp, args: &mut Args, f: fn(f64) -> f64) -> R<Value> {
     int_checked(fits.then_some(r as i64), || crate::runtime::format::fmt_f64(r)).map(Value::Int)
 }
 
+static POW: Native = Native::with("pow", XY, pow);
+
 /// `math.pow(x, y)`: always a float. Errors: ValueError for 0 to a negative power and
 /// a negative base to a fractional power; OverflowError when a finite result overflows.
 fn pow(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -229,16 +262,17 @@ fn pow(rt: &mut Interp, args: &mut Args) -> R<Value> {
     checked(x.powf(y), x.is_finite() && y.is_finite(), x.is_nan() || y.is_nan())
 }
 
+static ISCLOSE: Native = Native::new("isclose", &["a", "b", "rel_tol=1e-09", "abs_tol=0.0"], isclose);
+
 /// `math.isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0)`:
 /// `|a - b| <= max(rel_tol * max(|a|, |b|), abs_tol)`; infinities are close only to themselves.
 ///
 /// Errors: ValueError "tolerances must be non-negative".
 fn isclose(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["a", "b", "rel_tol", "abs_tol"], 2);
     if args.pos.len() > 2 {
         bail!(Type, "isclose() takes exactly 2 positional arguments ({} given)", args.pos.len());
     }
-    let mut s = SIG.bind(rt, args)?;
+    let mut s = ISCLOSE.bind(rt, args)?;
     let (a, b) = (s.value("a")?, s.value("b")?);
     let (rel, abs) = (s.float_or("rel_tol", 1e-9)?, s.float_or("abs_tol", 0.0)?);
     let (a, b) = (real(rt, &a)?, real(rt, &b)?);
@@ -255,16 +289,21 @@ fn isclose(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Bool(d <= rel * b.abs() || d <= rel * a.abs() || d <= abs))
 }
 
+static ISNAN: Native = Native::with("isnan", X, |rt, a| class(rt, a, f64::is_nan));
+static ISINF: Native = Native::with("isinf", X, |rt, a| class(rt, a, f64::is_infinite));
+static ISFINITE: Native = Native::with("isfinite", X, |rt, a| class(rt, a, f64::is_finite));
+
 fn class(rt: &mut Interp, args: &mut Args, f: fn(f64) -> bool) -> R<Value> {
     Ok(Value::Bool(f(arg(rt, args)?)))
 }
+
+static FACTORIAL: Native = Native::new("factorial", &["n"], factorial);
 
 /// `math.factorial(n)`: n! for an int n >= 0.
 ///
 /// Errors: ValueError "factorial() not defined for negative values"; OverflowError past 20!.
 fn factorial(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["n"], 1);
-    let n = integer(&SIG.bind(rt, args)?.value("n")?)?;
+    let n = integer(&FACTORIAL.bind(rt, args)?.value("n")?)?;
     if n < 0 {
         bail!(Value, "factorial() not defined for negative values");
     }
@@ -275,10 +314,11 @@ fn factorial(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(r))
 }
 
+static GCD: Native = Native::new("gcd", &["*integers"], gcd);
+
 /// `math.gcd(*integers)`: the greatest common divisor (0 with no arguments), non-negative.
 fn gcd(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&[]);
-    let given = std::mem::take(&mut SIG.bind(rt, args)?.rest);
+    let given = std::mem::take(&mut GCD.bind(rt, args)?.rest);
     let mut g: u64 = 0;
     for v in &given {
         let mut b = integer(v)?.unsigned_abs();
@@ -289,12 +329,13 @@ fn gcd(rt: &mut Interp, args: &mut Args) -> R<Value> {
     int_checked(i64::try_from(g).ok(), || format!("gcd of {}", given.len())).map(Value::Int)
 }
 
+static HYPOT: Native = Native::new("hypot", &["*coordinates"], hypot);
+
 /// `math.hypot(*coordinates)`: the Euclidean norm, correctly rounded (as CPython 3.11's
 /// is): the coordinates scaled by a power of two, their squares summed in double-double
 /// arithmetic, the square root corrected to the nearest float. An infinity wins over NaN.
 fn hypot(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&[]);
-    let given = std::mem::take(&mut SIG.bind(rt, args)?.rest);
+    let given = std::mem::take(&mut HYPOT.bind(rt, args)?.rest);
     let xs: Vec<f64> = given.iter().map(|v| real(rt, v)).collect::<R<_>>()?;
     Ok(Value::Float(norm(&xs)))
 }
@@ -378,11 +419,12 @@ fn scale(mut x: f64, mut k: i32) -> f64 {
     x
 }
 
+static PROD: Native = Native::new("prod", &["iterable", "start=1"], prod);
+
 /// `math.prod(iterable, *, start=1)`: `start * x0 * x1 * …` with the `*` operator
 /// (ints stay exact, or OverflowError).
 fn prod(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["iterable", "start"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = PROD.bind(rt, args)?;
     let (items, mut acc) = (a.value("iterable")?, a.value_or("start", Value::Int(1))?);
     for x in rt.iterate(&items)? {
         acc = rt.binary_op(BinOp::Mul, acc, x)?;
@@ -390,13 +432,14 @@ fn prod(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(acc)
 }
 
+static FSUM: Native = Native::new("fsum", &["seq"], fsum);
+
 /// `math.fsum(iterable)`: the correctly rounded sum, kept exactly as a list of
 /// non-overlapping partial sums (Shewchuk's method) until the end.
 ///
 /// Errors: OverflowError "intermediate overflow in fsum"; ValueError "-inf + inf in fsum".
 fn fsum(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["seq"], 1);
-    let items = SIG.bind(rt, args)?.value("seq")?;
+    let items = FSUM.bind(rt, args)?.value("seq")?;
     let xs: Vec<f64> = rt.iterate(&items)?.iter().map(|v| real(rt, v)).collect::<R<_>>()?;
     let mut special = 0.0f64;
     let mut partials: Vec<f64> = Vec::new();
@@ -461,12 +504,13 @@ fn fsum(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Float(hi))
 }
 
+static COMB: Native = Native::new("comb", &["n", "k"], comb);
+
 /// `math.comb(n, k)`: the number of ways to choose k of n items (0 when k > n).
 ///
 /// Errors: ValueError "n must be a non-negative integer" (and for k); OverflowError past 64 bits.
 fn comb(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["n", "k"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = COMB.bind(rt, args)?;
     let (n, k) = (integer(&a.value("n")?)?, integer(&a.value("k")?)?);
     if n < 0 {
         bail!(Value, "n must be a non-negative integer");
@@ -521,6 +565,15 @@ mod c_libm {
     safe!(erf erfc expm1 exp2 cbrt asinh acosh atanh tgamma lgamma);
 }
 
+static EXPM1: Native = Native::with("expm1", X, |rt, a| libm_1(rt, a, c_libm::expm1, true));
+static EXP2: Native = Native::with("exp2", X, |rt, a| libm_1(rt, a, c_libm::exp2, true));
+static CBRT: Native = Native::with("cbrt", X, |rt, a| libm_1(rt, a, c_libm::cbrt, false));
+static ERF: Native = Native::with("erf", X, |rt, a| libm_1(rt, a, c_libm::erf, false));
+static ERFC: Native = Native::with("erfc", X, |rt, a| libm_1(rt, a, c_libm::erfc, false));
+static ASINH: Native = Native::with("asinh", X, |rt, a| libm_1(rt, a, c_libm::asinh, false));
+static ACOSH: Native = Native::with("acosh", X, |rt, a| libm_1(rt, a, c_libm::acosh, false));
+static ATANH: Native = Native::with("atanh", X, |rt, a| libm_1(rt, a, c_libm::atanh, false));
+
 /// A function of one float from the C library ([`c_libm`]), checked as CPython checks its libm calls: NaN from a non-NaN argument is ValueError "math
 /// domain error"; infinity from a finite argument is OverflowError "math range error" where the
 /// function can overflow (`expm1`, `exp2`), else a domain error (`atanh(1.0)`).
@@ -532,6 +585,8 @@ fn libm_1(rt: &mut Interp, args: &mut Args, f: fn(f64) -> f64, can_overflow: boo
     }
     checked(r, x.is_finite(), x.is_nan())
 }
+
+static GAMMA: Native = Native::with("gamma", X, gamma);
 
 /// `math.gamma(x)`. Errors: ValueError "math domain error" at 0, a negative integer and -inf;
 /// OverflowError "math range error" when the result is too large (x > 171.6…, or x tiny).
@@ -547,6 +602,8 @@ fn gamma(rt: &mut Interp, args: &mut Args) -> R<Value> {
     checked(c_libm::tgamma(x), x.is_finite(), x.is_nan())
 }
 
+static LGAMMA: Native = Native::with("lgamma", X, lgamma);
+
 /// `math.lgamma(x)`: ln |Γ(x)|. Errors: ValueError "math domain error" at 0 and the negative
 /// integers (poles); OverflowError "math range error" when a finite x's result is too large.
 fn lgamma(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -560,6 +617,8 @@ fn lgamma(rt: &mut Interp, args: &mut Args) -> R<Value> {
     checked(c_libm::lgamma(x), x.is_finite(), x.is_nan())
 }
 
+static MODF: Native = Native::with("modf", X, modf);
+
 /// `math.modf(x)`: `(fractional part, integer part)`, both floats with x's sign (exact).
 fn modf(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let x = arg(rt, args)?;
@@ -571,6 +630,8 @@ fn modf(rt: &mut Interp, args: &mut Args) -> R<Value> {
     };
     Ok(Value::tuple(vec![Value::Float(frac), Value::Float(int)]))
 }
+
+static FREXP: Native = Native::with("frexp", X, frexp);
 
 /// `math.frexp(x)`: `(m, e)` with `x == m * 2**e` and `0.5 <= |m| < 1` (`(x, 0)` for 0, an
 /// infinity and NaN), exact.
@@ -585,13 +646,14 @@ fn frexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::tuple(vec![Value::Float(m), Value::Int(e as i64)]))
 }
 
+static LDEXP: Native = Native::new("ldexp", &["x", "i"], ldexp);
+
 /// `math.ldexp(x, i)`: `x * 2**i`, rounded once (to a subnormal or to zero when it underflows).
 ///
 /// Errors: TypeError when `i` is not an int (a float too, as CPython); OverflowError "math
 /// range error" when a finite x's result is too large.
 fn ldexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x", "i"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = LDEXP.bind(rt, args)?;
     let (xv, iv) = (a.value("x")?, a.value("i")?);
     let x = real(rt, &xv)?;
     let i = match iv {
@@ -626,6 +688,8 @@ pub fn ldexp_f64(x: f64, k: i64) -> f64 {
     scale(m, (t + 1074) as i32) * f64::from_bits(1)
 }
 
+static FMOD: Native = Native::with("fmod", XY, fmod);
+
 /// `math.fmod(x, y)`: C's fmod, the exact remainder with x's sign (x when y is infinite).
 ///
 /// Errors: ValueError "math domain error" for y == 0 or an infinite x.
@@ -636,6 +700,8 @@ fn fmod(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
     checked(x % y, true, x.is_nan() || y.is_nan())
 }
+
+static REMAINDER: Native = Native::with("remainder", XY, remainder);
 
 /// `math.remainder(x, y)`: IEEE 754's remainder, `x - n*y` with n the integer nearest x/y
 /// (ties to even), exact.
@@ -676,6 +742,8 @@ pub fn ieee_remainder(x: f64, y: f64) -> f64 {
     r * 1.0f64.copysign(x)
 }
 
+static NEXTAFTER: Native = Native::with("nextafter", XY, nextafter);
+
 /// `math.nextafter(x, y)`: the float next to x in y's direction (y itself when x == y).
 fn nextafter(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (x, y) = two(rt, args)?;
@@ -689,6 +757,8 @@ fn nextafter(rt: &mut Interp, args: &mut Args) -> R<Value> {
         x.next_down()
     }))
 }
+
+static ULP: Native = Native::with("ulp", X, ulp);
 
 /// `math.ulp(x)`: the gap from |x| to the next float away from zero (to the one below for the
 /// largest float); NaN and infinities are themselves (inf for -inf).
@@ -709,12 +779,13 @@ fn two(rt: &mut Interp, args: &mut Args) -> R<(f64, f64)> {
     Ok((real(rt, &x)?, real(rt, &y)?))
 }
 
+static ISQRT: Native = Native::new("isqrt", &["n"], isqrt);
+
 /// `math.isqrt(n)`: the largest int whose square is at most n.
 ///
 /// Errors: ValueError "isqrt() argument must be nonnegative"; TypeError for a non-int.
 fn isqrt(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["n"], 1);
-    let n = integer(&SIG.bind(rt, args)?.value("n")?)?;
+    let n = integer(&ISQRT.bind(rt, args)?.value("n")?)?;
     if n < 0 {
         bail!(Value, "isqrt() argument must be nonnegative");
     }
@@ -734,11 +805,12 @@ pub fn isqrt_u64(n: u64) -> u64 {
     r
 }
 
+static LCM: Native = Native::new("lcm", &["*integers"], lcm);
+
 /// `math.lcm(*integers)`: the least common multiple (1 with no arguments, 0 if any is 0),
 /// non-negative. Errors: OverflowError past 64 bits.
 fn lcm(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::varargs(&[]);
-    let given = std::mem::take(&mut SIG.bind(rt, args)?.rest);
+    let given = std::mem::take(&mut LCM.bind(rt, args)?.rest);
     let ns: Vec<i64> = given.iter().map(integer).collect::<R<_>>()?;
     let mut l: u128 = 1;
     for &n in &ns {
@@ -760,13 +832,14 @@ fn lcm(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(l as i64))
 }
 
+static PERM: Native = Native::new("perm", &["n", "k=None"], perm);
+
 /// `math.perm(n, k=None)`: the number of ways to arrange k of n items in order (n! without k,
 /// 0 when k > n).
 ///
 /// Errors: ValueError "n must be a non-negative integer" (and for k); OverflowError past 64 bits.
 fn perm(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["n", "k"], 1);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = PERM.bind(rt, args)?;
     let n = integer(&a.value("n")?)?;
     let k = match a.opt("k")? {
         None | Some(Value::None) => None,
@@ -789,13 +862,14 @@ fn perm(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(r))
 }
 
+static DIST: Native = Native::new("dist", &["p", "q"], dist);
+
 /// `math.dist(p, q)`: the Euclidean distance between two points given as iterables of the same
 /// length, correctly rounded (the [`norm`] of the differences, as [`hypot`]).
 ///
 /// Errors: ValueError "both points must have the same number of dimensions".
 fn dist(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["p", "q"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = DIST.bind(rt, args)?;
     let (p, q) = (a.value("p")?, a.value("q")?);
     let (p, q) = (rt.iterate(&p)?, rt.iterate(&q)?);
     if p.len() != q.len() {

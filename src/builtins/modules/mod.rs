@@ -8,10 +8,10 @@ pub mod math;
 pub mod numpy;
 mod plot;
 mod progress;
-mod random;
+pub mod random;
 mod sys;
 pub mod tensorflow;
-mod time;
+pub mod time;
 
 use crate::runtime::ModuleBuilder;
 

@@ -5,7 +5,7 @@
 //! into SVG, PNG or text (src/plot/) when it is shown or saved.
 
 use crate::bail;
-use crate::builtins::Signature;
+use crate::builtins::{Native, Signature};
 use crate::plot::{ColorMap, Figure, Layer, MAX_BINS};
 use crate::error::R;
 use crate::runtime::value::{Args, Value};
@@ -16,13 +16,13 @@ use std::rc::Rc;
 /// The module's names and values.
 pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
     Ok(vec![
-        ("line", Value::native("line", line)),
-        ("values", Value::native("values", values)),
-        ("image", Value::native("image", image)),
-        ("bins", Value::native("bins", bins)),
-        ("cmap", Value::native("cmap", cmap)),
-        ("render", Value::native("render", render)),
-        ("save", Value::native("save", save)),
+        ("line", LINE.value()),
+        ("values", VALUES.value()),
+        ("image", IMAGE.value()),
+        ("bins", BINS.value()),
+        ("cmap", CMAP.value()),
+        ("render", RENDER.value()),
+        ("save", SAVE.value()),
     ])
 }
 
@@ -42,13 +42,14 @@ fn vector(values: Vec<f64>) -> Value {
     Value::Tensor(Tensor::new(Array::from_f64(DType::F64, &[n], values)))
 }
 
+static LINE: Native = Native::new("line", &["xs", "ys"], line);
+
 /// `_plot.line(xs, ys)` → `(xs, ys)` as float64 vectors; `xs` None means 0, 1, 2, ….
 ///
 /// Errors: ValueError when either is not 1-D (a scalar counts as one point) or their
 /// lengths differ (matplotlib's "x and y must have same first dimension").
 fn line(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["xs", "ys"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = LINE.bind(rt, args)?;
     let (xs, ys) = (a.value("xs")?, a.value("ys")?);
     let (ys_shape, ys) = numbers(rt, &ys, "plot", "ys")?;
     if ys_shape.len() > 1 {
@@ -75,20 +76,22 @@ fn line(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tuple(Rc::from(vec![vector(xs), vector(ys)])))
 }
 
+static VALUES: Native = Native::new("values", &["x"], values);
+
 /// `_plot.values(x)`: every element of `x` (any shape, flattened), for `hist`.
 fn values(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x"], 1);
-    let x = SIG.bind(rt, args)?.value("x")?;
+    let x = VALUES.bind(rt, args)?.value("x")?;
     let (_, v) = numbers(rt, &x, "hist", "x")?;
     Ok(vector(v))
 }
+
+static IMAGE: Native = Native::new("image", &["x"], image);
 
 /// `_plot.image(x)`: a 2-D float64 tensor of the image's values.
 ///
 /// Errors: ValueError when `x` is not 2-D or has no pixels.
 fn image(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x"], 1);
-    let x = SIG.bind(rt, args)?.value("x")?;
+    let x = IMAGE.bind(rt, args)?.value("x")?;
     let (shape, v) = numbers(rt, &x, "imshow", "x")?;
     if shape.len() != 2 {
         bail!(
@@ -103,24 +106,26 @@ fn image(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(DType::F64, &shape, v))))
 }
 
+static BINS: Native = Native::new("bins", &["bins"], bins);
+
 /// `_plot.bins(n)`: a histogram's bin count, checked.
 ///
 /// Errors: TypeError for a non-int; ValueError outside 1..=10000.
 fn bins(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["bins"], 1);
-    let n = SIG.bind(rt, args)?.int("bins")?;
+    let n = BINS.bind(rt, args)?.int("bins")?;
     if !(1..=MAX_BINS as i64).contains(&n) {
         bail!(Value, "hist() bins must be from 1 to {MAX_BINS}, got {n}");
     }
     Ok(Value::Int(n))
 }
 
+static CMAP: Native = Native::new("cmap", &["cmap"], cmap);
+
 /// `_plot.cmap(name)`: the name, checked.
 ///
 /// Errors: ValueError for a colour map DGL does not have.
 fn cmap(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["cmap"], 1);
-    let v = SIG.bind(rt, args)?.value("cmap")?;
+    let v = CMAP.bind(rt, args)?.value("cmap")?;
     match &v {
         Value::Str(s) if ColorMap::by_name(s).is_some() => Ok(v),
         Value::Str(s) => bail!(Value, "imshow() cmap '{s}' is not known; use 'viridis', 'gray' or 'gray_r'"),
@@ -167,7 +172,9 @@ fn figure(rt: &mut Interp, layers: &Value, labels: [Value; 3]) -> R<Figure> {
     Ok(fig)
 }
 
-static FIGURE: Signature = Signature::new(&["kind", "layers", "title", "xlabel", "ylabel"], 5);
+const FIGURE: Signature = Signature::new(&["kind", "layers", "title", "xlabel", "ylabel"]);
+
+static RENDER: Native = Native::with("render", FIGURE, render);
 
 /// `_plot.render(kind, layers, title, xlabel, ylabel)`: the figure as "svg" text, "png"
 /// bytes in base64 (IPython's `_repr_png_`), or "text" (the terminal plot).
@@ -185,14 +192,15 @@ fn render(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::str(&text))
 }
 
+static SAVE: Native = Native::new("save", &["path", "layers", "title", "xlabel", "ylabel"], save);
+
 /// `_plot.save(path, layers, title, xlabel, ylabel)`: writes the figure as SVG (`.svg`)
 /// through the one atomic writer (src/files.rs), the path resolved against the script's folder.
 ///
 /// Errors: TypeError for a path that is not a str; ValueError for another extension;
 /// IOError naming the path when it cannot be written (no such folder, permission, full disk).
 fn save(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["path", "layers", "title", "xlabel", "ylabel"], 5);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = SAVE.bind(rt, args)?;
     let path = a.value("path")?;
     let layers = a.value("layers")?;
     let labels = [a.value("title")?, a.value("xlabel")?, a.value("ylabel")?];

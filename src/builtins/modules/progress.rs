@@ -11,7 +11,7 @@
 //! end. Under the golden runner (`Interp::quiet_progress`: `dgl test`, `cargo test`) nothing
 //! is drawn unless the call says `disable=False`. A bar costs one clock read per item.
 
-use crate::builtins::Signature;
+use crate::builtins::Native;
 use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
@@ -30,9 +30,9 @@ const BAR_WIDTH: usize = 25;
 /// The module's names and values.
 pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
     Ok(vec![
-        ("start", Value::native("start", start)),
-        ("step", Value::native("step", step)),
-        ("close", Value::native("close", close)),
+        ("start", START.value()),
+        ("step", STEP.value()),
+        ("close", CLOSE.value()),
     ])
 }
 
@@ -53,11 +53,12 @@ thread_local! {
     static BARS: RefCell<(i64, HashMap<i64, Bar>)> = RefCell::new((0, HashMap::new()));
 }
 
+static START: Native = Native::new("start", &["desc", "total", "disable"], start);
+
 /// `_progress_bar.start(desc, total, disable)`: a handle (an int) for a new bar, or None when
 /// nothing is to be drawn.
 fn start(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["desc", "total", "disable"], 3);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = START.bind(rt, args)?;
     let desc = a.value("desc")?;
     let total = a.value("total")?;
     let disable = a.value("disable")?;
@@ -92,10 +93,11 @@ fn start(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(handle))
 }
 
+static STEP: Native = Native::new("step", &["bar"], step);
+
 /// `_progress_bar.step(bar)`: one more item done; redraws when it is time.
 fn step(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["bar"], 1);
-    let h = SIG.bind(rt, args)?.int("bar")?;
+    let h = STEP.bind(rt, args)?.int("bar")?;
     let due = BARS.with(|b| {
         let mut b = b.borrow_mut();
         let Some(bar) = b.1.get_mut(&h) else { return false };
@@ -109,12 +111,13 @@ fn step(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+static CLOSE: Native = Native::new("close", &["bar", "leave"], close);
+
 /// `_progress_bar.close(bar, leave)`: the final state, then a newline; with `leave` false
 /// (tqdm's `leave=False`) a terminal bar is erased instead and a piped one writes no final
 /// line. The bar is forgotten.
 fn close(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["bar", "leave"], 2);
-    let mut a = SIG.bind(rt, args)?;
+    let mut a = CLOSE.bind(rt, args)?;
     let h = a.int("bar")?;
     let leave = a.bool_or("leave", true)?;
     if leave {

@@ -8,7 +8,7 @@
 //! generator starts from the clock.
 
 use crate::bail;
-use crate::builtins::{Signature, NO_ARGS};
+use crate::builtins::{Signature, NO_ARGS, Native};
 use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
@@ -19,20 +19,23 @@ use rand_chacha::ChaCha8Rng;
 
 /// The module's names and values.
 pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
-    let fns: &[(&'static str, crate::runtime::value::NativeFn)] = &[
-        ("seed", seed),
-        ("random", random),
-        ("uniform", uniform),
-        ("randint", randint),
-        ("randrange", randrange),
-        ("choice", choice),
-        ("shuffle", shuffle),
-        ("sample", sample),
-        ("gauss", gauss),
-        ("normalvariate", gauss),
-    ];
-    Ok(fns.iter().map(|&(n, f)| (n, Value::native(n, f))).collect())
+    let fns = FNS;
+    Ok(fns.iter().map(|b| (b.name, b.value())).collect())
 }
+
+/// The module's functions.
+pub const FNS: &[&Native] = &[
+    &SEED,
+    &RANDOM,
+    &UNIFORM,
+    &RANDINT,
+    &RANDRANGE,
+    &CHOICE,
+    &SHUFFLE,
+    &SAMPLE,
+    &GAUSS,
+    &NORMALVARIATE,
+];
 
 /// Notes a draw for `dgl export` (the exported script replays it: src/export/record.rs),
 /// as a float64 scalar; returns it.
@@ -66,11 +69,12 @@ fn unit(rt: &mut Interp) -> f64 {
     (rng(rt).random::<u64>() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
+static SEED: Native = Native::new("seed", &["a=None"], seed);
+
 /// `random.seed(a=None)`: restarts the generator from `a` (an int, float, str or
 /// None for the clock); the same seed gives the same draws on every run.
 fn seed(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["a"], 0);
-    let a = SIG.bind(rt, args)?.non_none("a")?;
+    let a = SEED.bind(rt, args)?.non_none("a")?;
     let s = match a {
         None => {
             rt.py_rng = None;
@@ -92,6 +96,8 @@ fn seed(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+static RANDOM: Native = Native::with("random", NO_ARGS, random);
+
 /// `random.random()`: a float in [0, 1).
 fn random(rt: &mut Interp, args: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, args)?;
@@ -99,10 +105,11 @@ fn random(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Float(noted(rt, "random.random", u)))
 }
 
+static UNIFORM: Native = Native::new("uniform", &["a", "b"], uniform);
+
 /// `random.uniform(a, b)`: `a + (b - a) * random()`, a float between a and b.
 fn uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["a", "b"], 2);
-    let mut s = SIG.bind(rt, args)?;
+    let mut s = UNIFORM.bind(rt, args)?;
     let (a, b) = (s.float("a")?, s.float("b")?);
     let v = a + (b - a) * unit(rt);
     Ok(Value::Float(noted(rt, "random.uniform", v)))
@@ -130,10 +137,11 @@ fn draw_range(rt: &mut Interp, start: i64, stop: i64, step: i64) -> R<i64> {
     Ok((start as i128 + k as i128 * step as i128) as i64)
 }
 
+static RANDINT: Native = Native::new("randint", &["a", "b"], randint);
+
 /// `random.randint(a, b)`: an int in [a, b], both ends included.
 fn randint(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["a", "b"], 2);
-    let mut s = SIG.bind(rt, args)?;
+    let mut s = RANDINT.bind(rt, args)?;
     let (a, b) = (int_of(&s.value("a")?)?, int_of(&s.value("b")?)?);
     if b < a {
         bail!(Value, "empty range for randrange() ({a}, {}, {})", b as i128 + 1, b as i128 + 1 - a as i128);
@@ -143,10 +151,11 @@ fn randint(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(v))
 }
 
+static RANDRANGE: Native = Native::new("randrange", &["start", "stop=None", "step=1"], randrange);
+
 /// `random.randrange(stop)` or `random.randrange(start, stop, step=1)`.
 fn randrange(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["start", "stop", "step"], 1);
-    let mut s = SIG.bind(rt, args)?;
+    let mut s = RANDRANGE.bind(rt, args)?;
     let (a, b, c) = (s.value("start")?, s.non_none("stop")?, s.opt("step")?);
     let a = int_of(&a)?;
     let (start, stop) = match b {
@@ -166,10 +175,11 @@ fn randrange(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(v))
 }
 
+static CHOICE: Native = Native::new("choice", &["seq"], choice);
+
 /// `random.choice(seq)`: one element. Errors: IndexError "Cannot choose from an empty sequence".
 fn choice(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["seq"], 1);
-    let seq = SIG.bind(rt, args)?.value("seq")?;
+    let seq = CHOICE.bind(rt, args)?.value("seq")?;
     let items = rt.iterate(&seq)?;
     if items.is_empty() {
         bail!(Index, "Cannot choose from an empty sequence");
@@ -179,10 +189,11 @@ fn choice(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(items[i].clone())
 }
 
+static SHUFFLE: Native = Native::new("shuffle", &["x"], shuffle);
+
 /// `random.shuffle(x)`: shuffles the list in place (Fisher–Yates); returns None.
 fn shuffle(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["x"], 1);
-    let Value::List(l) = SIG.bind(rt, args)?.value("x")? else {
+    let Value::List(l) = SHUFFLE.bind(rt, args)?.value("x")? else {
         bail!(Type, "shuffle() needs a list (it shuffles in place)")
     };
     let n = l.borrow().len();
@@ -197,12 +208,13 @@ fn shuffle(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
+static SAMPLE: Native = Native::new("sample", &["population", "k"], sample);
+
 /// `random.sample(population, k)`: k distinct elements, in selection order.
 ///
 /// Errors: ValueError "Sample larger than population or is negative".
 fn sample(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["population", "k"], 2);
-    let mut s = SIG.bind(rt, args)?;
+    let mut s = SAMPLE.bind(rt, args)?;
     let (pop, k) = (s.value("population")?, int_of(&s.value("k")?)?);
     let mut items = rt.iterate(&pop)?;
     if k < 0 || k as usize > items.len() {
@@ -220,11 +232,14 @@ fn sample(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(items))
 }
 
+const GAUSS_SIG: Signature = Signature::new(&["mu=0.0", "sigma=1.0"]);
+static GAUSS: Native = Native::with("gauss", GAUSS_SIG, gauss);
+static NORMALVARIATE: Native = Native::with("normalvariate", GAUSS_SIG, gauss);
+
 /// `random.gauss(mu=0.0, sigma=1.0)` (and `normalvariate`): a normal draw, by the
 /// Box–Muller transform of two uniform draws.
 fn gauss(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["mu", "sigma"], 0);
-    let mut s = SIG.bind(rt, args)?;
+    let mut s = GAUSS_SIG.bind(rt, args)?;
     let (mu, sigma) = (s.float_or("mu", 0.0)?, s.float_or("sigma", 1.0)?);
     let u1 = 1.0 - unit(rt); // in (0, 1], so the log is finite
     let u2 = unit(rt);

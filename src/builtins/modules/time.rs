@@ -1,7 +1,7 @@
 //! `import time`: wall-clock and monotonic clocks (seconds, as floats) and `sleep`.
 
 use crate::bail;
-use crate::builtins::{Signature, NO_ARGS};
+use crate::builtins::{NO_ARGS, Native};
 use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
@@ -10,13 +10,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The module's names and values.
 pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
-    Ok(vec![
-        ("time", Value::native("time", time)),
-        ("perf_counter", Value::native("perf_counter", monotonic)),
-        ("monotonic", Value::native("monotonic", monotonic)),
-        ("sleep", Value::native("sleep", sleep)),
-    ])
+    Ok(FNS.iter().map(|b| (b.name, b.value())).collect())
 }
+
+/// The module's functions.
+pub const FNS: &[&Native] = &[&TIME, &PERF_COUNTER, &MONOTONIC, &SLEEP];
+
+static TIME: Native = Native::with("time", NO_ARGS, time);
 
 /// `time.time()`: seconds since the Unix epoch, as a float.
 fn time(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -24,6 +24,9 @@ fn time(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     Ok(Value::Float(since.as_secs_f64()))
 }
+
+static PERF_COUNTER: Native = Native::with("perf_counter", NO_ARGS, monotonic);
+static MONOTONIC: Native = Native::with("monotonic", NO_ARGS, monotonic);
 
 /// `time.perf_counter()`, `time.monotonic()`: seconds (a float) on a clock that never
 /// goes back, counted from an unspecified start (the first call); only differences mean anything.
@@ -34,14 +37,15 @@ fn monotonic(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Float(start.elapsed().as_secs_f64()))
 }
 
+static SLEEP: Native = Native::new("sleep", &["secs"], sleep);
+
 /// `time.sleep(secs)`: pauses for `secs` seconds (a float); Ctrl-C interrupts it
 /// (KeyboardInterrupt) within 50 ms.
 ///
 /// Errors: ValueError "sleep length must be non-negative"; ValueError for NaN;
 /// OverflowError "sleep length is too large" beyond what a `Duration` holds.
 fn sleep(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    static SIG: Signature = Signature::new(&["secs"], 1);
-    let secs = SIG.bind(rt, args)?.float("secs")?;
+    let secs = SLEEP.bind(rt, args)?.float("secs")?;
     if secs.is_nan() {
         bail!(Value, "Invalid value NaN (not a number)");
     }

@@ -1,0 +1,488 @@
+//! A native builtin's one declaration ([`Native`]): the name it is reached by, its
+//! parameters as Python writes them (positional, keyword-only after `*`, `*args`, defaults),
+//! and its function. `help()` prints the heading the declaration makes (the prose stays in
+//! `src/help/*.md`, keyed by name), the namespace and method tables list declarations, and
+//! [`Signature::bind`] applies Python's binding rules to a call (docs/language.md §4).
+
+use crate::error::R;
+use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::Interp;
+use crate::tensor::{DType, Tensor};
+use crate::{bail, err};
+use std::rc::Rc;
+
+/// A native builtin, declared once beside its function:
+///
+/// ```ignore
+/// static GELU: Native = Native::new("gelu", &["features", "approximate=False"], gelu);
+/// fn gelu(rt: &mut Interp, args: &mut Args) -> R<Value> {
+///     let mut a = GELU.bind(rt, args)?;
+///     let (t, approximate) = (a.tensor("features")?, a.bool_or("approximate", false)?);
+///     …
+/// }
+/// ```
+///
+/// The builtins layer declares them; the runtime calls them (a builtin value holds its
+/// declaration: runtime/value.rs) and `help()` prints their headings.
+///
+/// Builtins that share one function and one parameter list (`floor`, `ceil`, …) share a
+/// [`Signature`] constant through [`Native::with`].
+#[derive(Debug)]
+pub struct Native {
+    /// The name it is called by (`gelu`; `solve` for `linalg.solve`, `append` for `list.append`).
+    pub name: &'static str,
+    /// Its parameters.
+    pub sig: Signature,
+    /// Its function.
+    pub call: NativeFn,
+}
+
+impl Native {
+    /// A builtin with its own parameter list (see [`Signature::new`]).
+    pub const fn new(name: &'static str, params: &'static [&'static str], call: NativeFn) -> Native {
+        Native { name, sig: Signature::new(params), call }
+    }
+
+    /// A builtin with a parameter list it shares with others.
+    pub const fn with(name: &'static str, sig: Signature, call: NativeFn) -> Native {
+        Native { name, sig, call }
+    }
+
+    /// Binds a call's arguments to the parameters ([`Signature::bind`]).
+    pub fn bind<'a>(&'static self, rt: &'a mut Interp, args: &mut Args) -> R<Bound<'a>> {
+        self.sig.bind(rt, args)
+    }
+
+    /// The function value, named `name` in messages (`linalg.solve`, or the builtin's own name).
+    pub fn value_named(&'static self, name: &str) -> Value {
+        Value::native(name, self)
+    }
+
+    /// The function value under its own name.
+    pub fn value(&'static self) -> Value {
+        self.value_named(self.name)
+    }
+}
+
+/// The most parameters a [`Signature`] declares, markers included (the bound values live in a fixed array).
+pub const MAX_PARAMS: usize = 10;
+
+/// The signature of a builtin that takes no arguments (`f()`).
+pub const NO_ARGS: Signature = Signature::new(&[]);
+
+/// A native function's parameter list, written as Python writes it, one text per parameter:
+/// `"x"` (required), `"axis=None"` (with its default, as `help()` shows it), `"*"` (the
+/// parameters after it are keyword-only), `"*args"` (extra positional arguments are collected
+/// into [`Bound::rest`], and the parameters after it are keyword-only), `"**kwargs"` (last:
+/// unknown keyword arguments are collected into [`Bound::rest_kw`]).
+///
+/// ```ignore
+/// const REDUCE: Signature = Signature::new(&["input_tensor", "axis=None", "keepdims=False"]);
+/// ```
+///
+/// Defaults are text for `help()`; each builtin applies its own through the getter it reads the
+/// argument with (`bool_or("keepdims", false)`), and the getters of a parameter whose default
+/// is `None` read `None` and absence alike.
+#[derive(Debug, Clone, Copy)]
+pub struct Signature {
+    /// The parameters as written, in order.
+    pub params: &'static [&'static str],
+    /// How many leading parameters must be given.
+    pub required: usize,
+    /// The index of the `*` or `*args` marker, if there is one.
+    marker: Option<usize>,
+    /// The marker is `*args` (extra positional arguments are collected).
+    pub varargs: bool,
+    /// The last parameter is `**kwargs` (unknown keywords are collected).
+    pub kwargs: bool,
+}
+
+/// Whether a parameter's text names a default (`axis=None`).
+const fn has_default(p: &str) -> bool {
+    let b = p.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'=' {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// A parameter's name: its text up to `=`.
+fn name_of(p: &str) -> &str {
+    p.split_once('=').map_or(p, |(n, _)| n)
+}
+
+impl Signature {
+    /// The parameter list `params` (see [`Signature`]). Checked when compiled: at most
+    /// [`MAX_PARAMS`], one marker, no required positional parameter after one with a default.
+    pub const fn new(params: &'static [&'static str]) -> Signature {
+        assert!(params.len() <= MAX_PARAMS);
+        let (mut i, mut required, mut marker, mut varargs, mut defaults) = (0, 0, None, false, false);
+        let mut kwargs = false;
+        while i < params.len() {
+            let p = params[i].as_bytes();
+            if p.len() > 2 && p[0] == b'*' && p[1] == b'*' {
+                assert!(i + 1 == params.len());
+                kwargs = true;
+            } else if !p.is_empty() && p[0] == b'*' {
+                assert!(marker.is_none() && (p.len() == 1 || p[1] != b'*'));
+                marker = Some(i);
+                varargs = p.len() > 1;
+            } else if marker.is_none() {
+                if has_default(params[i]) {
+                    defaults = true;
+                } else {
+                    assert!(!defaults);
+                    required += 1;
+                }
+            }
+            i += 1;
+        }
+        Signature { params, required, marker, varargs, kwargs }
+    }
+
+    /// How many parameters may be given by position.
+    fn positional(&self) -> usize {
+        self.marker.unwrap_or(self.params.len() - self.kwargs as usize)
+    }
+
+    /// The parameter names in order, without the marker.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.params.iter().filter(|p| !p.starts_with('*')).map(|p| name_of(p))
+    }
+
+    /// The index in `params` of the parameter called `name`.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.params.iter().position(|p| !p.starts_with('*') && name_of(p) == name)
+    }
+
+    /// The heading `help()` prints: `name(x, axis=None, *, keepdims=False)`.
+    pub fn heading(&self, name: &str) -> String {
+        format!("{name}({})", self.params.join(", "))
+    }
+
+    /// Binds a call's arguments to the parameters (CPython's rules and wording).
+    ///
+    /// Errors: TypeError for too many positional arguments, a repeated or
+    /// unexpected keyword, or a missing required argument.
+    pub fn bind<'a>(&'static self, rt: &'a mut Interp, args: &mut Args) -> R<Bound<'a>> {
+        let n = self.positional();
+        let mut vals: [Option<Value>; MAX_PARAMS] = Default::default();
+        let (mut rest, mut rest_kw) = (Vec::new(), Vec::new());
+        let given = args.pos.len();
+        if given > n {
+            if self.varargs {
+                rest = args.pos.split_off(n);
+            } else {
+                // A builtin whose parameters are all keyword-only (`list.sort(*, key=None, …)`):
+                // CPython's wording for one.
+                if n == 0 && self.marker.is_some() {
+                    bail!(Type, "{}() takes no positional arguments", args.fname);
+                }
+                let takes = if self.required == n {
+                    format!("{n} positional argument{}", plural(n))
+                } else {
+                    format!("from {} to {n} positional arguments", self.required)
+                };
+                let was = if given == 1 { "was" } else { "were" };
+                bail!(Type, "{}() takes {takes} but {given} {was} given", args.fname);
+            }
+        }
+        for (slot, v) in vals.iter_mut().zip(args.pos.drain(..)) {
+            *slot = Some(v);
+        }
+        for (k, v) in args.kw.drain(..) {
+            match self.index(&k) {
+                Some(i) if vals[i].is_some() => {
+                    bail!(Type, "{}() got multiple values for argument '{}'", args.fname, k)
+                }
+                Some(i) => vals[i] = Some(v),
+                None if self.kwargs => rest_kw.push((k, v)),
+                None => {
+                    let e = err!(Type, "{}() got an unexpected keyword argument '{}'", args.fname, k);
+                    return Err(crate::runtime::suggest::with_hint(e, &k, self.names()));
+                }
+            }
+        }
+        let missing = |range: std::ops::Range<usize>| -> Vec<String> {
+            range
+                .filter(|&i| vals[i].is_none() && !self.params[i].starts_with('*') && !has_default(self.params[i]))
+                .map(|i| format!("'{}'", self.params[i]))
+                .collect()
+        };
+        for (list, what) in [(missing(0..n), ""), (missing(n..self.params.len()), "keyword-only ")] {
+            if let Some((last, init)) = list.split_last() {
+                // The wording of user functions (runtime/call.rs), which is CPython's without "positional".
+                let names = if init.is_empty() { last.clone() } else { format!("{} and {last}", init.join(", ")) };
+                bail!(
+                    Type,
+                    "{}() missing {} required {what}argument{}: {names}",
+                    args.fname,
+                    list.len(),
+                    plural(list.len())
+                );
+            }
+        }
+        Ok(Bound { rt, fname: args.fname.clone(), sig: self, vals, rest, rest_kw })
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// A call's arguments bound to a [`Signature`]: typed getters take each value out by
+/// parameter name, converting it and raising the TypeError users see.
+///
+/// Getters come in three shapes, after the parameter's Python default:
+/// `tensor("x")` (required), `int_or("start", 0)` (a value default: `None` is a
+/// wrong type), `opt_int("axis")` (default `None`: absent and `None` read alike).
+pub struct Bound<'a> {
+    rt: &'a mut Interp,
+    fname: Rc<str>,
+    sig: &'static Signature,
+    vals: [Option<Value>; MAX_PARAMS],
+    /// The extra positional arguments of a signature with `*args`.
+    pub rest: Vec<Value>,
+    /// The unknown keyword arguments of a signature with `**kwargs`.
+    pub rest_kw: Vec<(Rc<str>, Value)>,
+}
+
+impl Bound<'_> {
+    /// Takes the argument for parameter `name` (`None` when it was not given).
+    ///
+    /// Errors: an internal error when the signature has no such parameter (a bug in the builtin).
+    pub fn opt(&mut self, name: &str) -> R<Option<Value>> {
+        match self.sig.index(name) {
+            Some(i) => Ok(self.vals[i].take()),
+            None => Err(err!(Runtime, "internal error: {}() has no parameter '{name}'", self.fname)),
+        }
+    }
+
+    /// The argument for `name`, with `None` read as not given (a parameter whose default is `None`).
+    pub fn non_none(&mut self, name: &str) -> R<Option<Value>> {
+        Ok(self.opt(name)?.filter(|v| !matches!(v, Value::None)))
+    }
+
+    /// A required argument.
+    pub fn value(&mut self, name: &str) -> R<Value> {
+        match self.opt(name)? {
+            Some(v) => Ok(v),
+            None => Err(err!(Runtime, "internal error: {}() argument '{name}' read twice or not required", self.fname)),
+        }
+    }
+
+    /// The argument for `name`, or `default` when it was not given.
+    pub fn value_or(&mut self, name: &str, default: Value) -> R<Value> {
+        Ok(self.opt(name)?.unwrap_or(default))
+    }
+
+    /// A required tensor argument (numbers, nested lists and Variables convert).
+    pub fn tensor(&mut self, name: &str) -> R<Tensor> {
+        let v = self.value(name)?;
+        self.rt.tensor_arg(&v)
+    }
+
+    /// A required int argument. Errors: TypeError naming the parameter.
+    pub fn int(&mut self, name: &str) -> R<i64> {
+        let v = self.value(name)?;
+        self.rt.int_arg(&v, name)
+    }
+
+    /// An int argument defaulting to `default` (`None` is a wrong type, as in Python).
+    pub fn int_or(&mut self, name: &str, default: i64) -> R<i64> {
+        match self.opt(name)? {
+            Some(v) => self.rt.int_arg(&v, name),
+            None => Ok(default),
+        }
+    }
+
+    /// An int argument whose default is `None`.
+    pub fn opt_int(&mut self, name: &str) -> R<Option<i64>> {
+        match self.non_none(name)? {
+            Some(v) => self.rt.int_arg(&v, name).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A required number argument (a one-element tensor counts).
+    pub fn float(&mut self, name: &str) -> R<f64> {
+        let v = self.value(name)?;
+        self.rt.float_arg(&v, name)
+    }
+
+    /// A number argument defaulting to `default`.
+    pub fn float_or(&mut self, name: &str, default: f64) -> R<f64> {
+        match self.opt(name)? {
+            Some(v) => self.rt.float_arg(&v, name),
+            None => Ok(default),
+        }
+    }
+
+    /// A truth-value argument defaulting to `default` (any value, by Python's truth rules).
+    pub fn bool_or(&mut self, name: &str, default: bool) -> R<bool> {
+        match self.opt(name)? {
+            Some(v) => self.rt.bool_arg(&v),
+            None => Ok(default),
+        }
+    }
+
+    /// Reduction axes: `None` (every axis), an int, or a list/tuple of ints.
+    pub fn axes(&mut self, name: &str) -> R<Option<Vec<i64>>> {
+        let v = self.opt(name)?;
+        self.rt.axes_arg(v.as_ref())
+    }
+
+    /// A required shape argument (an int, a list/tuple of ints, or an int64 tensor).
+    pub fn shape(&mut self, name: &str) -> R<Vec<i64>> {
+        let v = self.value(name)?;
+        self.rt.shape_arg(&v)
+    }
+
+    /// A shape argument whose default is `None`.
+    pub fn opt_shape(&mut self, name: &str) -> R<Option<Vec<i64>>> {
+        match self.non_none(name)? {
+            Some(v) => self.rt.shape_arg(&v).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A required shape for a new tensor: no negative entries, within the allocation budget.
+    pub fn dims(&mut self, name: &str) -> R<Vec<usize>> {
+        let v = self.value(name)?;
+        self.rt.dims_arg(&v)
+    }
+
+    /// A required dtype argument.
+    pub fn dtype(&mut self, name: &str) -> R<DType> {
+        let v = self.value(name)?;
+        self.rt.dtype_arg(&v)
+    }
+
+    /// An index dtype argument (argmax's `output_type`): int64, its alias int32, or `None`;
+    /// the result is int64 either way.
+    ///
+    /// Errors: ValueError for another dtype (TF's InvalidArgumentError), as `dtype_arg` otherwise.
+    pub fn index_dtype(&mut self, name: &str) -> R<()> {
+        match self.opt_dtype(name)? {
+            None | Some(DType::I64) => Ok(()),
+            Some(d) => bail!(Value, "{}: {name} must be int64 (or int32, its alias), got {d}", self.fname),
+        }
+    }
+
+    /// A dtype argument whose default is `None`.
+    pub fn opt_dtype(&mut self, name: &str) -> R<Option<DType>> {
+        match self.non_none(name)? {
+            Some(v) => self.rt.dtype_arg(&v).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::value::Args;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    fn interp() -> Interp {
+        Interp::new(Rc::new(RefCell::new(Vec::<u8>::new())))
+    }
+
+    fn args(pos: Vec<Value>, kw: &[(&str, Value)]) -> Args {
+        Args { this: None, pos, kw: kw.iter().map(|(k, v)| (Rc::from(*k), v.clone())).collect(), fname: "f".into() }
+    }
+
+    static SIG: Signature = Signature::new(&["a", "b=None", "c=None"]);
+    static ALL: Signature = Signature::new(&["a", "b", "c"]);
+    static VAR: Signature = Signature::new(&["*args", "sep=' '"]);
+    static KW: Signature = Signature::new(&["a", "b", "*", "c=False", "d"]);
+
+    /// The TypeError message of binding `a` to `sig`.
+    fn bind_error(sig: &'static Signature, mut a: Args) -> String {
+        match sig.bind(&mut interp(), &mut a) {
+            Ok(_) => "bound".into(),
+            Err(e) => format!("{}: {}", e.kind().name(), e.message()),
+        }
+    }
+
+    #[test]
+    fn binding_errors_read_as_for_user_functions() {
+        let one = || Value::Int(1);
+        assert_eq!(
+            bind_error(&SIG, args(vec![one(), one(), one(), one()], &[])),
+            "TypeError: f() takes from 1 to 3 positional arguments but 4 were given"
+        );
+        assert_eq!(
+            bind_error(&ALL, args(vec![one(), one(), one(), one()], &[])),
+            "TypeError: f() takes 3 positional arguments but 4 were given"
+        );
+        assert_eq!(
+            bind_error(&ALL, args(vec![], &[])),
+            "TypeError: f() missing 3 required arguments: 'a', 'b' and 'c'"
+        );
+        assert_eq!(
+            bind_error(&ALL, args(vec![one()], &[("c", one())])),
+            "TypeError: f() missing 1 required argument: 'b'"
+        );
+        assert_eq!(
+            bind_error(&SIG, args(vec![one()], &[("a", one())])),
+            "TypeError: f() got multiple values for argument 'a'"
+        );
+        assert_eq!(
+            bind_error(&SIG, args(vec![one()], &[("d", one())])),
+            "TypeError: f() got an unexpected keyword argument 'd'"
+        );
+        assert_eq!(bind_error(&VAR, args(vec![one(), one(), one()], &[("sep", one())])), "bound");
+        assert_eq!(
+            bind_error(&VAR, args(vec![], &[("end", one())])),
+            "TypeError: f() got an unexpected keyword argument 'end'"
+        );
+    }
+
+    #[test]
+    fn keyword_only_parameters_are_given_by_keyword() {
+        let one = || Value::Int(1);
+        assert_eq!(
+            bind_error(&KW, args(vec![one(), one(), one()], &[("d", one())])),
+            "TypeError: f() takes 2 positional arguments but 3 were given"
+        );
+        assert_eq!(
+            bind_error(&KW, args(vec![one(), one()], &[])),
+            "TypeError: f() missing 1 required keyword-only argument: 'd'"
+        );
+        assert_eq!(bind_error(&KW, args(vec![one(), one()], &[("d", one()), ("c", one())])), "bound");
+        assert_eq!(bind_error(&KW, args(vec![one()], &[("b", one()), ("d", one())])), "bound");
+    }
+
+    #[test]
+    fn a_signature_reads_its_python_text() {
+        assert_eq!((SIG.required, SIG.names().collect::<Vec<_>>()), (1, vec!["a", "b", "c"]));
+        assert_eq!((VAR.required, VAR.names().collect::<Vec<_>>()), (0, vec!["sep"]));
+        assert_eq!(KW.heading("f"), "f(a, b, *, c=False, d)");
+        assert_eq!(VAR.heading("print"), "print(*args, sep=' ')");
+    }
+
+    #[test]
+    fn getters_follow_the_parameters_default() {
+        let mut rt = interp();
+        let mut a = args(vec![Value::Int(1)], &[("b", Value::None), ("c", Value::None)]);
+        let mut b = SIG.bind(&mut rt, &mut a).expect("binds");
+        assert_eq!(b.int("a").expect("an int"), 1);
+        // `b=None` where the default is None reads as not given; where the default is a value it is a wrong type.
+        assert_eq!(b.opt_int("b").expect("None is absent"), None);
+        let e = b.int_or("c", 0).expect_err("None is not an int");
+        assert_eq!(e.message(), "c must be an int, not NoneType");
+        // Each argument is taken once; a name the signature lacks is the builtin's bug, not a panic.
+        assert!(b.value("a").expect_err("taken").message().starts_with("internal error"));
+        assert!(b.opt("zzz").expect_err("no such parameter").message().starts_with("internal error"));
+    }
+}
