@@ -233,3 +233,23 @@ fn every_builtin_and_stdlib_def_is_documented() {
     }
     assert!(missing.is_empty(), "builtins without an entry, stdlib defs without a docstring:\n{}", missing.join("\n"));
 }
+
+#[test]
+fn a_declarations_first_tf_spelling_is_the_first_its_entry_names() {
+    // The help text says what `import tensorflow as tf` binds and what `dgl export` writes.
+    let mut bad = vec![];
+    for (key, native) in dgl::builtins::declared() {
+        let tf: Vec<&str> = native.spellings.iter().copied().filter(|s| s.starts_with("tf.")).collect();
+        let Some(entry) = Registry::get().entry(&key) else { continue };
+        let line = entry.body.lines().find_map(|l| l.trim().strip_prefix("- TF:")).unwrap_or("");
+        let named: Vec<&str> = line.split('`').skip(1).step_by(2).filter(|n| n.starts_with("tf.")).collect();
+        // Where both name one, they agree (a builtin's entry may name a TF counterpart that
+        // `tf` binds to another builtin, as `neg`'s names `tf.negative`).
+        if let (Some(first), Some(said)) = (tf.first(), named.first()) {
+            if first != said {
+                bad.push(format!("{key}: declared {first} first, its entry's TF line names {said} first"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

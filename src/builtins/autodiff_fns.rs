@@ -22,7 +22,8 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
 }
 
 static VARIABLE: Native =
-    Native::new("Variable", &["initial_value", "trainable=True", "name=None", "dtype=None"], variable);
+    Native::new("Variable", &["initial_value", "trainable=True", "name=None", "dtype=None"], variable)
+        .spelled(&["tf.Variable"]);
 
 /// `Variable(initial, trainable=True, name=None, dtype=None)`
 fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
@@ -42,7 +43,8 @@ fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
 }
 
 static GRADIENTTAPE: Native =
-    Native::new("GradientTape", &["persistent=False", "watch_accessed_variables=True"], gradient_tape);
+    Native::new("GradientTape", &["persistent=False", "watch_accessed_variables=True"], gradient_tape)
+        .spelled(&["tf.GradientTape", "tf.autodiff.GradientTape"]);
 
 /// `GradientTape(persistent=False, watch_accessed_variables=True)`
 fn gradient_tape(rt: &mut Interp, a: &mut Args) -> R<Value> {
@@ -52,7 +54,8 @@ fn gradient_tape(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Tape(Rc::new(RefCell::new(Tape::new(persistent, watch)))))
 }
 
-static STOP_GRADIENT: Native = Native::new("stop_gradient", &["input", "name=None"], stop_gradient);
+static STOP_GRADIENT: Native =
+    Native::new("stop_gradient", &["input", "name=None"], stop_gradient).spelled(&["tf.stop_gradient"]);
 
 /// `stop_gradient(input, name=None)`: the same values under a new, unrecorded id.
 ///
@@ -106,14 +109,16 @@ fn wrapped(f: Value, make: impl FnOnce(Value) -> BuiltinKind, prefix: &str) -> R
     Ok(Value::Builtin(Rc::new(Builtin { name, kind: make(f) })))
 }
 
-static CUSTOM_GRADIENT: Native = Native::with("custom_gradient", WRAP_SIG, custom_gradient);
+static CUSTOM_GRADIENT: Native =
+    Native::with("custom_gradient", WRAP_SIG, custom_gradient).spelled(&["tf.custom_gradient"]);
 
 /// `custom_gradient(f)` (a decorator).
 fn custom_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
     wrap(rt, a, BuiltinKind::CustomGradient, "custom_gradient")
 }
 
-static RECOMPUTE_GRAD: Native = Native::new("recompute_grad", &["f=None", "check=None"], recompute_grad);
+static RECOMPUTE_GRAD: Native =
+    Native::new("recompute_grad", &["f=None", "check=None"], recompute_grad).spelled(&["tf.recompute_grad"]);
 
 /// `recompute_grad(f, check=None)`: `f` recomputed during `tape.gradient` instead of
 /// recorded (docs/language.md §5); `g.__wrapped__` is `f`. Also a decorator factory:
@@ -162,7 +167,8 @@ fn recompute_decorator(rt: &mut Interp, a: &mut Args) -> R<Value> {
     wrapped(f, |f| BuiltinKind::Recompute(f, check), "recompute_grad")
 }
 
-static GRAD_PASS_THROUGH: Native = Native::with("grad_pass_through", WRAP_SIG, grad_pass_through);
+static GRAD_PASS_THROUGH: Native =
+    Native::with("grad_pass_through", WRAP_SIG, grad_pass_through).spelled(&["tf.grad_pass_through"]);
 
 /// `grad_pass_through(f)`: forward of `f`, identity gradient.
 fn grad_pass_through(rt: &mut Interp, a: &mut Args) -> R<Value> {

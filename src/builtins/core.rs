@@ -350,14 +350,14 @@ fn float(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }))
 }
 
-static BOOL: Native = Native::new("bool", &["x=False"], bool_);
+static BOOL: Native = Native::new("bool", &["x=False"], bool_).spelled(&["np.bool_"]);
 
 /// `bool(x=False)`: Python's truth value.
 fn bool_(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Bool(BOOL.bind(rt, args)?.bool_or("x", false)?))
 }
 
-static ABS: Native = Native::new("abs", &["x"], abs);
+static ABS: Native = Native::new("abs", &["x"], abs).spelled(&["tf.abs", "tf.math.abs", "np.abs", "np.absolute"]);
 
 /// `abs(x)`: Python's for numbers, the tensor op for tensors.
 fn abs(rt: &mut Interp, args: &mut Args) -> R<Value> {

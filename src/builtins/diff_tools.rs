@@ -111,7 +111,8 @@ fn numerical(
     Ok(out)
 }
 
-static COMPUTE_GRADIENT: Native = Native::new("compute_gradient", &["f", "x", "delta=None"], compute_gradient);
+static COMPUTE_GRADIENT: Native =
+    Native::new("compute_gradient", &["f", "x", "delta=None"], compute_gradient).spelled(&["tf.test.compute_gradient"]);
 
 /// `compute_gradient(f, x, delta=None)`: the analytic and the numerical jacobian of `f` at the
 /// arguments `x` (a list or tuple, called as `f(*x)`), to compare by eye or in a test.
@@ -297,7 +298,8 @@ static FUNCTION: Native = Native::new(
         "experimental_relax_shapes=None",
     ],
     function,
-);
+)
+.spelled(&["tf.function"]);
 
 /// `function(func=None, input_signature=None, autograph=True, jit_compile=None,
 /// reduce_retracing=False, experimental_relax_shapes=None)`: TF's graph-compiling decorator,
@@ -329,7 +331,7 @@ fn callable(f: Value) -> R<Value> {
     }
 }
 
-static IDENTITY: Native = Native::new("identity", &["input", "name=None"], identity);
+static IDENTITY: Native = Native::new("identity", &["input", "name=None"], identity).spelled(&["tf.identity"]);
 
 /// `identity(input, name=None)`: the same values as a new tensor.
 ///
@@ -340,7 +342,7 @@ fn identity(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.identity(&t)))
 }
 
-static ADD_N: Native = Native::new("add_n", &["inputs", "name=None"], add_n);
+static ADD_N: Native = Native::new("add_n", &["inputs", "name=None"], add_n).spelled(&["tf.math.add_n", "tf.add_n"]);
 
 /// `add_n(inputs, name=None)`: the elementwise sum of a list of tensors.
 ///

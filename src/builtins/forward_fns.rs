@@ -18,7 +18,8 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&JVP);
 }
 
-static FORWARDACCUMULATOR: Native = Native::new("ForwardAccumulator", &["primals", "tangents"], forward_accumulator);
+static FORWARDACCUMULATOR: Native = Native::new("ForwardAccumulator", &["primals", "tangents"], forward_accumulator)
+    .spelled(&["tf.autodiff.ForwardAccumulator"]);
 
 /// `ForwardAccumulator(primals, tangents)`: a context manager computing Jacobian-vector
 /// products (forward-mode differentiation) while it is entered.

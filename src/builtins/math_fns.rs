@@ -45,10 +45,15 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&LOG_SIGMOID);
 }
 
-static FLOOR: Native = Native::with("floor", UNARY, |rt, a| unary(rt, a, Unary::Floor));
-static CEIL: Native = Native::with("ceil", UNARY, |rt, a| unary(rt, a, Unary::Ceil));
-static RSQRT: Native = Native::with("rsqrt", UNARY, |rt, a| unary(rt, a, Unary::Rsqrt));
-static ERF: Native = Native::with("erf", UNARY, |rt, a| unary(rt, a, Unary::Erf));
+static FLOOR: Native = Native::with("floor", UNARY, |rt, a| unary(rt, a, Unary::Floor)).spelled(&[
+    "tf.math.floor",
+    "tf.floor",
+    "np.floor",
+]);
+static CEIL: Native =
+    Native::with("ceil", UNARY, |rt, a| unary(rt, a, Unary::Ceil)).spelled(&["tf.math.ceil", "np.ceil"]);
+static RSQRT: Native = Native::with("rsqrt", UNARY, |rt, a| unary(rt, a, Unary::Rsqrt)).spelled(&["tf.math.rsqrt"]);
+static ERF: Native = Native::with("erf", UNARY, |rt, a| unary(rt, a, Unary::Erf)).spelled(&["tf.math.erf"]);
 
 /// `floor(x)`, `ceil(x)`, `rsqrt(x)`, `erf(x)`: elementwise.
 ///
@@ -62,7 +67,7 @@ fn unary(rt: &mut Interp, args: &mut Args, op: Unary) -> R<Value> {
     Ok(Value::Tensor(rt.ad.unary(op, &t)?))
 }
 
-static ROUND: Native = Native::with("round", super::core::ROUND_SIG, round);
+static ROUND: Native = Native::with("round", super::core::ROUND_SIG, round).spelled(&["tf.math.round", "tf.round"]);
 
 /// `round(x)`: a tensor rounded half to even (TF's banker's rounding: round(2.5) is 2.0,
 /// round(−0.5) is −0.0); a Python number goes to Python's `round(number, ndigits=None)`.
@@ -84,7 +89,8 @@ fn round(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.unary(Unary::Round, &t)?))
 }
 
-static SQUARED_DIFFERENCE: Native = Native::with("squared_difference", BINARY, squared_difference);
+static SQUARED_DIFFERENCE: Native =
+    Native::with("squared_difference", BINARY, squared_difference).spelled(&["tf.math.squared_difference"]);
 
 /// `squared_difference(x, y)`: (x − y)² elementwise, with broadcasting.
 ///
@@ -100,9 +106,18 @@ fn squared_difference(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.unary(Unary::Square, &d)?))
 }
 
-static LOGICAL_AND: Native = Native::with("logical_and", BINARY, |rt, a| logical(rt, a, Logical::And));
-static LOGICAL_OR: Native = Native::with("logical_or", BINARY, |rt, a| logical(rt, a, Logical::Or));
-static LOGICAL_XOR: Native = Native::with("logical_xor", BINARY, |rt, a| logical(rt, a, Logical::Xor));
+static LOGICAL_AND: Native = Native::with("logical_and", BINARY, |rt, a| logical(rt, a, Logical::And)).spelled(&[
+    "tf.math.logical_and",
+    "tf.logical_and",
+    "np.logical_and",
+]);
+static LOGICAL_OR: Native = Native::with("logical_or", BINARY, |rt, a| logical(rt, a, Logical::Or)).spelled(&[
+    "tf.math.logical_or",
+    "tf.logical_or",
+    "np.logical_or",
+]);
+static LOGICAL_XOR: Native = Native::with("logical_xor", BINARY, |rt, a| logical(rt, a, Logical::Xor))
+    .spelled(&["tf.math.logical_xor", "np.logical_xor"]);
 
 /// `logical_and(x, y)`, `logical_or(x, y)`, `logical_xor(x, y)`: elementwise, with broadcasting.
 ///
@@ -117,7 +132,11 @@ fn logical(rt: &mut Interp, args: &mut Args, op: Logical) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(activations::logical(op, &x.data, &y.data)?)))
 }
 
-static LOGICAL_NOT: Native = Native::with("logical_not", UNARY, logical_not);
+static LOGICAL_NOT: Native = Native::with("logical_not", UNARY, logical_not).spelled(&[
+    "tf.math.logical_not",
+    "tf.logical_not",
+    "np.logical_not",
+]);
 
 /// `logical_not(x)`: elementwise negation.
 ///
@@ -130,9 +149,12 @@ fn logical_not(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(activations::logical_not(&t.data)?)))
 }
 
-static IS_NAN: Native = Native::with("is_nan", UNARY, |rt, a| classify(rt, a, FloatClass::Nan));
-static IS_INF: Native = Native::with("is_inf", UNARY, |rt, a| classify(rt, a, FloatClass::Inf));
-static IS_FINITE: Native = Native::with("is_finite", UNARY, |rt, a| classify(rt, a, FloatClass::Finite));
+static IS_NAN: Native =
+    Native::with("is_nan", UNARY, |rt, a| classify(rt, a, FloatClass::Nan)).spelled(&["tf.math.is_nan", "np.isnan"]);
+static IS_INF: Native =
+    Native::with("is_inf", UNARY, |rt, a| classify(rt, a, FloatClass::Inf)).spelled(&["tf.math.is_inf", "np.isinf"]);
+static IS_FINITE: Native = Native::with("is_finite", UNARY, |rt, a| classify(rt, a, FloatClass::Finite))
+    .spelled(&["tf.math.is_finite", "np.isfinite"]);
 
 /// `is_nan(x)`, `is_inf(x)`, `is_finite(x)`: which elements are NaN, ±inf, neither.
 ///
@@ -145,10 +167,14 @@ fn classify(rt: &mut Interp, args: &mut Args, class: FloatClass) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(activations::classify(class, &t.data)?)))
 }
 
-static ELU: Native = Native::with("elu", FEATURES, |rt, a| activation(rt, a, Activation::Elu));
-static SELU: Native = Native::with("selu", FEATURES, |rt, a| activation(rt, a, Activation::Selu));
-static SOFTSIGN: Native = Native::with("softsign", FEATURES, |rt, a| activation(rt, a, Activation::Softsign));
-static RELU6: Native = Native::with("relu6", FEATURES, |rt, a| activation(rt, a, Activation::Relu6));
+static ELU: Native = Native::with("elu", FEATURES, |rt, a| activation(rt, a, Activation::Elu))
+    .spelled(&["tf.nn.elu", "tf.keras.activations.elu"]);
+static SELU: Native = Native::with("selu", FEATURES, |rt, a| activation(rt, a, Activation::Selu))
+    .spelled(&["tf.nn.selu", "tf.keras.activations.selu"]);
+static SOFTSIGN: Native = Native::with("softsign", FEATURES, |rt, a| activation(rt, a, Activation::Softsign))
+    .spelled(&["tf.nn.softsign", "tf.math.softsign", "tf.keras.activations.softsign"]);
+static RELU6: Native = Native::with("relu6", FEATURES, |rt, a| activation(rt, a, Activation::Relu6))
+    .spelled(&["tf.nn.relu6", "tf.keras.activations.relu6"]);
 
 /// `elu(features)`, `selu(features)`, `softsign(features)`, `relu6(features)`: activations.
 ///
@@ -162,7 +188,8 @@ fn activation(rt: &mut Interp, args: &mut Args, act: Activation) -> R<Value> {
     Ok(Value::Tensor(rt.ad.activation(act, &t)?))
 }
 
-static LEAKY_RELU: Native = Native::new("leaky_relu", &["features", "alpha=0.2"], leaky_relu);
+static LEAKY_RELU: Native = Native::new("leaky_relu", &["features", "alpha=0.2"], leaky_relu)
+    .spelled(&["tf.nn.leaky_relu", "tf.keras.activations.leaky_relu"]);
 
 /// `leaky_relu(features, alpha=0.2)`: x where x > 0, else alpha·x.
 ///
@@ -176,7 +203,8 @@ fn leaky_relu(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.activation(Activation::LeakyRelu(alpha), &t)?))
 }
 
-static GELU: Native = Native::new("gelu", &["features", "approximate=False"], gelu);
+static GELU: Native =
+    Native::new("gelu", &["features", "approximate=False"], gelu).spelled(&["tf.nn.gelu", "tf.keras.activations.gelu"]);
 
 /// `gelu(features, approximate=False)`: x·Φ(x), Φ the standard normal CDF:
 /// ½x(1 + erf(x/√2)), or with approximate=True ½x(1 + tanh(√(2/π)(x + 0.044715x³))).
@@ -192,8 +220,8 @@ fn gelu(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 const SWISH_SIG: Signature = Signature::new(&["features", "beta=1.0"]);
-static SWISH: Native = Native::with("swish", SWISH_SIG, swish);
-static SILU: Native = Native::with("silu", SWISH_SIG, swish);
+static SWISH: Native = Native::with("swish", SWISH_SIG, swish).spelled(&["tf.nn.swish", "tf.keras.activations.swish"]);
+static SILU: Native = Native::with("silu", SWISH_SIG, swish).spelled(&["tf.nn.silu", "tf.keras.activations.silu"]);
 
 /// `swish(features, beta=1.0)`, `silu(features, beta=1.0)`: x·σ(beta·x).
 ///
@@ -207,7 +235,8 @@ fn swish(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.activation(Activation::Swish(beta), &t)?))
 }
 
-static LOG_SIGMOID: Native = Native::with("log_sigmoid", UNARY, log_sigmoid);
+static LOG_SIGMOID: Native = Native::with("log_sigmoid", UNARY, log_sigmoid)
+    .spelled(&["tf.math.log_sigmoid", "tf.keras.activations.log_sigmoid"]);
 
 /// `log_sigmoid(x)`: log σ(x) = −softplus(−x), without overflow for large |x|.
 ///

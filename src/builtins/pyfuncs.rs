@@ -135,7 +135,8 @@ fn divmod(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
-static POW: Native = Native::new("pow", &["base", "exp", "mod=None"], pow);
+static POW: Native =
+    Native::new("pow", &["base", "exp", "mod=None"], pow).spelled(&["tf.pow", "tf.math.pow", "np.power"]);
 /// TF's `pow(x, y, name=None)`, which `pow` of a tensor is.
 const TF_POW: Signature = Signature::new(&["x", "y", "name=None"]);
 

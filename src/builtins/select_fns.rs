@@ -32,7 +32,8 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&MAP_FN);
 }
 
-static GATHER_ND: Native = Native::new("gather_nd", &["params", "indices", "batch_dims=0"], gather_nd);
+static GATHER_ND: Native =
+    Native::new("gather_nd", &["params", "indices", "batch_dims=0"], gather_nd).spelled(&["tf.gather_nd"]);
 
 /// `gather_nd(params, indices, batch_dims=0)`: slices of params at index vectors (the
 /// last axis of indices).
@@ -53,7 +54,8 @@ fn gather_nd(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.gather_nd(&p, &i, b as usize)?))
 }
 
-static SCATTER_ND: Native = Native::new("scatter_nd", &["indices", "updates", "shape"], scatter_nd);
+static SCATTER_ND: Native =
+    Native::new("scatter_nd", &["indices", "updates", "shape"], scatter_nd).spelled(&["tf.scatter_nd"]);
 
 /// `scatter_nd(indices, updates, shape)`: zeros of `shape` with each update slice added
 /// at its index vector; duplicate indices add up (TF).
@@ -72,9 +74,11 @@ fn scatter_nd(rt: &mut Interp, args: &mut Args) -> R<Value> {
 
 const TENSOR_SCATTER_SIG: Signature = Signature::new(&["tensor", "indices", "updates"]);
 static TENSOR_SCATTER_ND_UPDATE: Native =
-    Native::with("tensor_scatter_nd_update", TENSOR_SCATTER_SIG, |rt, a| tensor_scatter(rt, a, false));
+    Native::with("tensor_scatter_nd_update", TENSOR_SCATTER_SIG, |rt, a| tensor_scatter(rt, a, false))
+        .spelled(&["tf.tensor_scatter_nd_update"]);
 static TENSOR_SCATTER_ND_ADD: Native =
-    Native::with("tensor_scatter_nd_add", TENSOR_SCATTER_SIG, |rt, a| tensor_scatter(rt, a, true));
+    Native::with("tensor_scatter_nd_add", TENSOR_SCATTER_SIG, |rt, a| tensor_scatter(rt, a, true))
+        .spelled(&["tf.tensor_scatter_nd_add"]);
 
 /// `tensor_scatter_nd_update(tensor, indices, updates)` / `tensor_scatter_nd_add(…)`: a
 /// copy of tensor with the update slices written / added at the index vectors.
@@ -96,7 +100,8 @@ fn tensor_scatter(rt: &mut Interp, args: &mut Args, add: bool) -> R<Value> {
     Ok(Value::Tensor(rt.ad.tensor_scatter_nd(&t, &i, &u, add)?))
 }
 
-static BOOLEAN_MASK: Native = Native::new("boolean_mask", &["tensor", "mask", "axis=None"], boolean_mask);
+static BOOLEAN_MASK: Native =
+    Native::new("boolean_mask", &["tensor", "mask", "axis=None"], boolean_mask).spelled(&["tf.boolean_mask"]);
 
 /// `boolean_mask(tensor, mask, axis=None)`: the slices of tensor where mask is True.
 ///
@@ -129,7 +134,8 @@ fn direction(rt: &mut Interp, v: Option<Value>, fname: &str) -> R<bool> {
     }
 }
 
-static SORT: Native = Native::new("sort", &["values", "axis=-1", "direction='ASCENDING'"], sort);
+static SORT: Native =
+    Native::new("sort", &["values", "axis=-1", "direction='ASCENDING'"], sort).spelled(&["tf.sort", "np.sort"]);
 
 /// `sort(values, axis=-1, direction='ASCENDING')`: the values sorted along `axis`.
 ///
@@ -145,7 +151,8 @@ fn sort(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static ARGSORT: Native =
-    Native::new("argsort", &["values", "axis=-1", "direction='ASCENDING'", "stable=False"], argsort);
+    Native::new("argsort", &["values", "axis=-1", "direction='ASCENDING'", "stable=False"], argsort)
+        .spelled(&["tf.argsort"]);
 
 /// `argsort(values, axis=-1, direction='ASCENDING', stable=False)`: int64 indices that
 /// sort values along `axis`.
@@ -170,7 +177,8 @@ fn argsort(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(DType::I64, t.shape(), pos))))
 }
 
-static TOP_K: Native = Native::new("top_k", &["input", "k=1", "sorted=True"], top_k);
+static TOP_K: Native =
+    Native::new("top_k", &["input", "k=1", "sorted=True"], top_k).spelled(&["tf.math.top_k", "tf.nn.top_k"]);
 
 /// `top_k(input, k=1, sorted=True)`: `(values, indices)` of the k largest entries along
 /// the last axis, largest first, ties by lower index (the result unpacks as a pair and
@@ -188,7 +196,7 @@ fn top_k(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(named_tuple(rt, "TopKV2", &[("values", Value::Tensor(v)), ("indices", Value::Tensor(i))]))
 }
 
-static UNIQUE: Native = Native::new("unique", &["x", "out_idx=None"], unique);
+static UNIQUE: Native = Native::new("unique", &["x", "out_idx=None"], unique).spelled(&["tf.unique"]);
 
 /// `unique(x)`: `(y, idx)`: the distinct values of a 1-D tensor in first-occurrence
 /// order, and for each element of x the position of its value in y (`x == gather(y, idx)`).
@@ -210,7 +218,8 @@ fn unique(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(named_tuple(rt, "Unique", &[("y", Value::Tensor(y)), ("idx", Value::Tensor(idx))]))
 }
 
-static EINSUM: Native = Native::new("einsum", &["equation", "*inputs", "optimize=None", "name=None"], einsum);
+static EINSUM: Native = Native::new("einsum", &["equation", "*inputs", "optimize=None", "name=None"], einsum)
+    .spelled(&["tf.einsum", "tf.linalg.einsum", "np.einsum"]);
 
 /// `einsum(equation, *inputs)`: Einstein summation over the labelled axes.
 ///
@@ -243,8 +252,10 @@ const MAP_FIRST_AXIS_SIG: Signature = Signature::new(&[
     "parallel_iterations=None",
 ]);
 static VECTORIZED_MAP: Native =
-    Native::with("vectorized_map", MAP_FIRST_AXIS_SIG, |rt, a| map_first_axis(rt, a, "vectorized_map"));
-static MAP_FN: Native = Native::with("map_fn", MAP_FIRST_AXIS_SIG, |rt, a| map_first_axis(rt, a, "map_fn"));
+    Native::with("vectorized_map", MAP_FIRST_AXIS_SIG, |rt, a| map_first_axis(rt, a, "vectorized_map"))
+        .spelled(&["tf.vectorized_map"]);
+static MAP_FN: Native =
+    Native::with("map_fn", MAP_FIRST_AXIS_SIG, |rt, a| map_first_axis(rt, a, "map_fn")).spelled(&["tf.map_fn"]);
 
 /// `vectorized_map(fn, elems)` / `map_fn(fn, elems)`: `fn` applied to each slice of elems
 /// along axis 0, the results stacked along a new axis 0.

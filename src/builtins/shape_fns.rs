@@ -47,7 +47,8 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&PAD);
 }
 
-static REDUCE_PROD: Native = Native::with("reduce_prod", REDUCE, reduce_prod);
+static REDUCE_PROD: Native =
+    Native::with("reduce_prod", REDUCE, reduce_prod).spelled(&["tf.math.reduce_prod", "tf.reduce_prod", "np.prod"]);
 
 /// `reduce_prod(input_tensor, axis=None, keepdims=False)`: product over `axis`.
 ///
@@ -63,8 +64,10 @@ fn reduce_prod(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.reduce_prod(&t, axes.as_deref(), keep)?))
 }
 
-static REDUCE_VARIANCE: Native = Native::with("reduce_variance", REDUCE, |rt, args| reduce_moment(rt, args, false));
-static REDUCE_STD: Native = Native::with("reduce_std", REDUCE, |rt, args| reduce_moment(rt, args, true));
+static REDUCE_VARIANCE: Native = Native::with("reduce_variance", REDUCE, |rt, args| reduce_moment(rt, args, false))
+    .spelled(&["tf.math.reduce_variance"]);
+static REDUCE_STD: Native =
+    Native::with("reduce_std", REDUCE, |rt, args| reduce_moment(rt, args, true)).spelled(&["tf.math.reduce_std"]);
 
 /// `reduce_variance(input_tensor, axis=None, keepdims=False)`: mean of (x − mean)² over
 /// `axis` (population variance); `reduce_std`: its square root.
@@ -83,8 +86,16 @@ fn reduce_moment(rt: &mut Interp, args: &mut Args, std: bool) -> R<Value> {
     Ok(Value::Tensor(if std { rt.ad.unary(crate::tensor::kernels::Unary::Sqrt, &var)? } else { var }))
 }
 
-static REDUCE_ALL: Native = Native::with("reduce_all", REDUCE, |rt, args| reduce_logical(rt, args, false));
-static REDUCE_ANY: Native = Native::with("reduce_any", REDUCE, |rt, args| reduce_logical(rt, args, true));
+static REDUCE_ALL: Native = Native::with("reduce_all", REDUCE, |rt, args| reduce_logical(rt, args, false)).spelled(&[
+    "tf.math.reduce_all",
+    "tf.reduce_all",
+    "np.all",
+]);
+static REDUCE_ANY: Native = Native::with("reduce_any", REDUCE, |rt, args| reduce_logical(rt, args, true)).spelled(&[
+    "tf.math.reduce_any",
+    "tf.reduce_any",
+    "np.any",
+]);
 
 /// `reduce_all(input_tensor, axis=None, keepdims=False)` / `reduce_any(…)`: logical
 /// and / or over `axis`; an empty group gives True / False.
@@ -99,7 +110,8 @@ fn reduce_logical(rt: &mut Interp, args: &mut Args, any: bool) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(reductions::reduce_logical(&t.data, &axes, keep, any)?)))
 }
 
-static ARGMIN: Native = Native::new("argmin", &["input", "axis=None", "output_type=int64", "name=None"], argmin);
+static ARGMIN: Native = Native::new("argmin", &["input", "axis=None", "output_type=int64", "name=None"], argmin)
+    .spelled(&["tf.math.argmin", "tf.argmin"]);
 
 /// `argmin(input, axis=None)`: int64 indices of the smallest values along `axis`
 /// (0 by default, as TF; first index on ties; NaN is never chosen, as TF).
@@ -117,8 +129,10 @@ fn argmin(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(out))
 }
 
-static CUMSUM: Native = Native::with("cumsum", RUNNING, |rt, args| running(rt, args, Running::Sum));
-static CUMPROD: Native = Native::with("cumprod", RUNNING, |rt, args| running(rt, args, Running::Prod));
+static CUMSUM: Native = Native::with("cumsum", RUNNING, |rt, args| running(rt, args, Running::Sum))
+    .spelled(&["tf.math.cumsum", "tf.cumsum"]);
+static CUMPROD: Native =
+    Native::with("cumprod", RUNNING, |rt, args| running(rt, args, Running::Prod)).spelled(&["tf.math.cumprod"]);
 
 /// `cumsum(x, axis=0, exclusive=False, reverse=False)` / `cumprod(…)`: running sums or
 /// products along `axis`; `exclusive` leaves each element out of its own result (the
@@ -137,7 +151,8 @@ fn running(rt: &mut Interp, args: &mut Args, op: Running) -> R<Value> {
     Ok(Value::Tensor(rt.ad.cumulative(op, &t, axis, exclusive, reverse)?))
 }
 
-static MOMENTS: Native = Native::new("moments", &["x", "axes", "shift=None", "keepdims=False"], moments);
+static MOMENTS: Native =
+    Native::new("moments", &["x", "axes", "shift=None", "keepdims=False"], moments).spelled(&["tf.nn.moments"]);
 
 /// `moments(x, axes, shift=None, keepdims=False)`: `(mean, variance)` over `axes`.
 ///
@@ -156,7 +171,8 @@ fn moments(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::tuple(vec![Value::Tensor(m), Value::Tensor(v)]))
 }
 
-static NORM: Native = Native::new("norm", &["tensor", "ord='euclidean'", "axis=None", "keepdims=False"], norm);
+static NORM: Native = Native::new("norm", &["tensor", "ord='euclidean'", "axis=None", "keepdims=False"], norm)
+    .spelled(&["tf.norm", "tf.linalg.norm", "np.linalg.norm"]);
 
 /// `norm(tensor, ord='euclidean', axis=None, keepdims=False)`: a vector norm over `axis`
 /// (an int, or None for every element), or a matrix norm over a pair of axes.
@@ -225,7 +241,7 @@ fn tensors_or_none(rt: &mut Interp, v: &Value, what: &str) -> R<Vec<Option<Tenso
         .collect()
 }
 
-static GLOBAL_NORM: Native = Native::new("global_norm", &["t_list"], global_norm);
+static GLOBAL_NORM: Native = Native::new("global_norm", &["t_list"], global_norm).spelled(&["tf.linalg.global_norm"]);
 
 /// `global_norm(t_list)`: sqrt(Σ ‖t‖²) over the tensors of a list (`None` entries skipped).
 ///
@@ -239,7 +255,8 @@ fn global_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.global_norm(&ts)?))
 }
 
-static CLIP_BY_NORM: Native = Native::new("clip_by_norm", &["t", "clip_norm", "axes=None"], clip_by_norm);
+static CLIP_BY_NORM: Native =
+    Native::new("clip_by_norm", &["t", "clip_norm", "axes=None"], clip_by_norm).spelled(&["tf.clip_by_norm"]);
 
 /// `clip_by_norm(t, clip_norm, axes=None)`: t scaled so that its Euclidean norm over
 /// `axes` (None: all) is at most `clip_norm`: `t * clip_norm / max(‖t‖, clip_norm)`.
@@ -260,7 +277,8 @@ fn clip_by_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static CLIP_BY_GLOBAL_NORM: Native =
-    Native::new("clip_by_global_norm", &["t_list", "clip_norm", "use_norm=None"], clip_by_global_norm);
+    Native::new("clip_by_global_norm", &["t_list", "clip_norm", "use_norm=None"], clip_by_global_norm)
+        .spelled(&["tf.clip_by_global_norm"]);
 
 /// `clip_by_global_norm(t_list, clip_norm, use_norm=None)`: `(clipped_list, global_norm)`,
 /// each tensor scaled by `clip_norm / max(global_norm, clip_norm)`; `None` entries stay
@@ -293,7 +311,8 @@ fn clip_by_global_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::tuple(vec![Value::list(list), Value::Tensor(norm)]))
 }
 
-static SPLIT: Native = Native::new("split", &["value", "num_or_size_splits", "axis=0", "num=None"], split);
+static SPLIT: Native =
+    Native::new("split", &["value", "num_or_size_splits", "axis=0", "num=None"], split).spelled(&["tf.split"]);
 
 /// `split(value, num_or_size_splits, axis=0)`: a list of pieces along `axis`, either
 /// `num_or_size_splits` equal pieces (an int) or pieces of the listed sizes (one may be -1:
@@ -348,7 +367,7 @@ fn split(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(pieces))
 }
 
-static UNSTACK: Native = Native::new("unstack", &["value", "num=None", "axis=0"], unstack);
+static UNSTACK: Native = Native::new("unstack", &["value", "num=None", "axis=0"], unstack).spelled(&["tf.unstack"]);
 
 /// `unstack(value, num=None, axis=0)`: the slices along `axis`, as a list.
 ///
@@ -374,7 +393,7 @@ fn unstack(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(out))
 }
 
-static REVERSE: Native = Native::new("reverse", &["tensor", "axis"], reverse);
+static REVERSE: Native = Native::new("reverse", &["tensor", "axis"], reverse).spelled(&["tf.reverse"]);
 
 /// `reverse(tensor, axis)`: the order of the elements along each of `axis` (a list) reversed.
 ///
@@ -397,7 +416,8 @@ fn reverse(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.index(&t, Rc::new(info))?))
 }
 
-static BROADCAST_TO: Native = Native::new("broadcast_to", &["input", "shape"], broadcast_to);
+static BROADCAST_TO: Native =
+    Native::new("broadcast_to", &["input", "shape"], broadcast_to).spelled(&["tf.broadcast_to"]);
 
 /// `broadcast_to(input, shape)`: x repeated along its size-1 (or missing leading) axes.
 ///
@@ -432,9 +452,12 @@ enum Measure {
 }
 
 const SHAPE_FN_SIG: Signature = Signature::new(&["input", "out_type=None"]);
-static SHAPE: Native = Native::with("shape", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Shape));
-static SIZE: Native = Native::with("size", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Size));
-static RANK: Native = Native::with("rank", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Rank));
+static SHAPE: Native =
+    Native::with("shape", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Shape)).spelled(&["tf.shape"]);
+static SIZE: Native =
+    Native::with("size", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Size)).spelled(&["tf.size"]);
+static RANK: Native =
+    Native::with("rank", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Rank)).spelled(&["tf.rank"]);
 
 /// `shape(input)`, `size(input)`, `rank(input)`: a tensor's dimensions (an int64 vector),
 /// element count and number of axes (int64 scalars).
@@ -461,7 +484,7 @@ fn shape_fn(rt: &mut Interp, args: &mut Args, m: Measure) -> R<Value> {
     }))
 }
 
-static MESHGRID: Native = Native::new("meshgrid", &["*args", "indexing='xy'"], meshgrid);
+static MESHGRID: Native = Native::new("meshgrid", &["*args", "indexing='xy'"], meshgrid).spelled(&["tf.meshgrid"]);
 
 /// `meshgrid(*args, indexing='xy')`: N coordinate grids from N vectors. With 'xy' (the
 /// default) the first two grid axes are swapped, as for plotting; 'ij' is matrix indexing.
@@ -511,7 +534,8 @@ fn meshgrid(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(out))
 }
 
-static PAD: Native = Native::new("pad", &["tensor", "paddings", "mode='CONSTANT'", "constant_values=0"], pad);
+static PAD: Native =
+    Native::new("pad", &["tensor", "paddings", "mode='CONSTANT'", "constant_values=0"], pad).spelled(&["tf.pad"]);
 
 /// `pad(tensor, paddings, mode='CONSTANT', constant_values=0)`: `paddings[i] = [before, after]`
 /// elements added on axis i: copies of `constant_values` ('CONSTANT'), a mirror image that

@@ -32,48 +32,72 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&LINSPACE);
     reg(&ONE_HOT);
     macro_rules! unary {
-        ($($name:literal => $op:expr),*) => {$({
+        ($($name:literal => $op:path [$($spelled:literal),*]);*) => {$({
             static DECLARED: Native = Native::with($name, UNARY, |rt, args| {
                 let t = UNARY.bind(rt, args)?.tensor("x")?;
                 Ok(Value::Tensor(rt.ad.unary($op, &t)?))
-            });
+            })
+            .spelled(&[$($spelled),*]);
             reg(&DECLARED);
         })*};
     }
     unary!(
-        "neg" => Unary::Neg, "negative" => Unary::Neg, "exp" => Unary::Exp, "log" => Unary::Log,
-        "log1p" => Unary::Log1p, "sqrt" => Unary::Sqrt, "square" => Unary::Square, "sin" => Unary::Sin,
-        "cos" => Unary::Cos, "tan" => Unary::Tan, "tanh" => Unary::Tanh, "sigmoid" => Unary::Sigmoid,
-        "relu" => Unary::Relu, "softplus" => Unary::Softplus, "sign" => Unary::Sign,
-        "reciprocal" => Unary::Reciprocal
+        "neg" => Unary::Neg [];
+        "negative" => Unary::Neg ["tf.negative", "tf.math.negative", "np.negative"];
+        "exp" => Unary::Exp ["tf.exp", "tf.math.exp", "np.exp"];
+        "log" => Unary::Log ["tf.math.log", "np.log"];
+        "log1p" => Unary::Log1p ["tf.math.log1p", "np.log1p"];
+        "sqrt" => Unary::Sqrt ["tf.sqrt", "tf.math.sqrt", "np.sqrt"];
+        "square" => Unary::Square ["tf.square", "tf.math.square", "np.square"];
+        "sin" => Unary::Sin ["tf.math.sin", "tf.sin", "np.sin"];
+        "cos" => Unary::Cos ["tf.math.cos", "tf.cos", "np.cos"];
+        "tan" => Unary::Tan ["tf.math.tan", "tf.tan", "np.tan"];
+        "tanh" => Unary::Tanh ["tf.math.tanh", "tf.nn.tanh", "tf.tanh", "tf.keras.activations.tanh", "np.tanh"];
+        "sigmoid" => Unary::Sigmoid ["tf.math.sigmoid", "tf.nn.sigmoid", "tf.sigmoid", "tf.keras.activations.sigmoid"];
+        "relu" => Unary::Relu ["tf.nn.relu", "tf.keras.activations.relu"];
+        "softplus" => Unary::Softplus ["tf.math.softplus", "tf.nn.softplus", "tf.keras.activations.softplus"];
+        "sign" => Unary::Sign ["tf.math.sign", "tf.sign", "np.sign"];
+        "reciprocal" => Unary::Reciprocal ["tf.math.reciprocal"]
     );
     macro_rules! binary {
-        ($($name:literal => $op:expr),*) => {$({
+        ($($name:literal => $op:path [$($spelled:literal),*]);*) => {$({
             static DECLARED: Native = Native::with($name, BINARY, |rt, args| {
                 let mut a = BINARY.bind(rt, args)?;
                 let (x, y) = (a.value("x")?, a.value("y")?);
                 let (x, y) = rt.tensor_pair(&x, &y)?;
                 Ok(Value::Tensor(rt.ad.binary($op, &x, &y)?))
-            });
+            })
+            .spelled(&[$($spelled),*]);
             reg(&DECLARED);
         })*};
     }
     binary!(
-        "add" => Binary::Add, "subtract" => Binary::Sub, "multiply" => Binary::Mul, "divide" => Binary::Div,
-        "maximum" => Binary::Maximum, "minimum" => Binary::Minimum,
-        "floordiv" => Binary::FloorDiv, "floormod" => Binary::Mod
+        "add" => Binary::Add ["tf.add", "tf.math.add", "np.add"];
+        "subtract" => Binary::Sub ["tf.subtract", "tf.math.subtract", "np.subtract"];
+        "multiply" => Binary::Mul ["tf.multiply", "tf.math.multiply", "np.multiply"];
+        "divide" => Binary::Div ["tf.divide", "tf.math.divide", "tf.math.truediv", "np.divide"];
+        "maximum" => Binary::Maximum ["tf.maximum", "tf.math.maximum", "np.maximum"];
+        "minimum" => Binary::Minimum ["tf.minimum", "tf.math.minimum", "np.minimum"];
+        "floordiv" => Binary::FloorDiv ["tf.math.floordiv"];
+        "floormod" => Binary::Mod ["tf.math.floormod", "tf.math.mod"]
     );
     macro_rules! reduce {
-        ($($name:literal => $op:expr),*) => {$({
+        ($($name:literal => $op:path [$($spelled:literal),*]);*) => {$({
             static DECLARED: Native = Native::with($name, REDUCE, |rt, args| {
                 let mut a = REDUCE.bind(rt, args)?;
                 let (t, axes, keep) = (a.tensor("input_tensor")?, a.axes("axis")?, a.bool_or("keepdims", false)?);
                 Ok(Value::Tensor(rt.ad.reduce($op, &t, axes.as_deref(), keep)?))
-            });
+            })
+            .spelled(&[$($spelled),*]);
             reg(&DECLARED);
         })*};
     }
-    reduce!("reduce_sum" => Reduce::Sum, "reduce_mean" => Reduce::Mean, "reduce_max" => Reduce::Max, "reduce_min" => Reduce::Min);
+    reduce!(
+        "reduce_sum" => Reduce::Sum ["tf.math.reduce_sum", "tf.reduce_sum", "np.sum"];
+        "reduce_mean" => Reduce::Mean ["tf.math.reduce_mean", "tf.reduce_mean"];
+        "reduce_max" => Reduce::Max ["tf.math.reduce_max", "tf.reduce_max", "np.max", "np.amax"];
+        "reduce_min" => Reduce::Min ["tf.math.reduce_min", "tf.reduce_min", "np.min", "np.amin"]
+    );
     reg(&REDUCE_LOGSUMEXP);
     reg(&ARGMAX);
     reg(&MATMUL);
@@ -192,19 +216,19 @@ fn filled(rt: &mut Interp, args: &mut Args, v: f64) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::full(dtype, &dims, v))))
 }
 
-static ZEROS: Native = Native::with("zeros", FILLED_SIG, zeros);
+static ZEROS: Native = Native::with("zeros", FILLED_SIG, zeros).spelled(&["tf.zeros"]);
 
 fn zeros(rt: &mut Interp, args: &mut Args) -> R<Value> {
     filled(rt, args, 0.0)
 }
 
-static ONES: Native = Native::with("ones", FILLED_SIG, ones);
+static ONES: Native = Native::with("ones", FILLED_SIG, ones).spelled(&["tf.ones"]);
 
 fn ones(rt: &mut Interp, args: &mut Args) -> R<Value> {
     filled(rt, args, 1.0)
 }
 
-static FILL: Native = Native::new("fill", &["dims", "value", "dtype=None"], fill);
+static FILL: Native = Native::new("fill", &["dims", "value", "dtype=None"], fill).spelled(&["tf.fill"]);
 
 /// `fill(shape, value)`: the value's type decides the dtype (float32 or int64), as TF.
 fn fill(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -239,19 +263,21 @@ fn like(rt: &mut Interp, args: &mut Args, v: f64) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::full(dtype, t.shape(), v))))
 }
 
-static ZEROS_LIKE: Native = Native::with("zeros_like", LIKE_SIG, zeros_like);
+static ZEROS_LIKE: Native =
+    Native::with("zeros_like", LIKE_SIG, zeros_like).spelled(&["tf.zeros_like", "np.zeros_like"]);
 
 fn zeros_like(rt: &mut Interp, args: &mut Args) -> R<Value> {
     like(rt, args, 0.0)
 }
 
-static ONES_LIKE: Native = Native::with("ones_like", LIKE_SIG, ones_like);
+static ONES_LIKE: Native = Native::with("ones_like", LIKE_SIG, ones_like).spelled(&["tf.ones_like", "np.ones_like"]);
 
 fn ones_like(rt: &mut Interp, args: &mut Args) -> R<Value> {
     like(rt, args, 1.0)
 }
 
-static EYE: Native = Native::new("eye", &["num_rows", "num_columns=None", "dtype=float32"], eye);
+static EYE: Native =
+    Native::new("eye", &["num_rows", "num_columns=None", "dtype=float32"], eye).spelled(&["tf.eye", "tf.linalg.eye"]);
 
 /// `eye(num_rows, num_columns=None, dtype=float32)`: ones on the diagonal.
 fn eye(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -296,7 +322,7 @@ fn exact_int(rt: &mut Interp, v: &Value) -> R<i128> {
 }
 
 static RANGE_TENSOR: Native =
-    Native::new("range_tensor", &["start", "limit=None", "delta=1", "dtype=None"], range_tensor);
+    Native::new("range_tensor", &["start", "limit=None", "delta=1", "dtype=None"], range_tensor).spelled(&["tf.range"]);
 
 /// `range_tensor(start, limit=None, delta=1, dtype=None)`: TF's `tf.range`.
 ///
@@ -355,7 +381,8 @@ fn range_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &[n], vals))))
 }
 
-static LINSPACE: Native = Native::new("linspace", &["start", "stop", "num", "name=None", "axis=0"], linspace);
+static LINSPACE: Native =
+    Native::new("linspace", &["start", "stop", "num", "name=None", "axis=0"], linspace).spelled(&["tf.linspace"]);
 
 /// `linspace(start, stop, num)`: `num` evenly spaced values from `start` to `stop`, both
 /// ends included; shape `[num]`.
@@ -394,7 +421,8 @@ fn linspace(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &[n], vals))))
 }
 
-static ONE_HOT: Native = Native::new("one_hot", &["indices", "depth", "dtype=float32"], one_hot);
+static ONE_HOT: Native =
+    Native::new("one_hot", &["indices", "depth", "dtype=float32"], one_hot).spelled(&["tf.one_hot"]);
 
 /// `one_hot(indices, depth)`: float32 rows, zero rows for out-of-range indices.
 fn one_hot(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -410,7 +438,8 @@ fn one_hot(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(kernels::one_hot(&ind, depth, dtype))))
 }
 
-static REDUCE_LOGSUMEXP: Native = Native::with("reduce_logsumexp", REDUCE, reduce_logsumexp);
+static REDUCE_LOGSUMEXP: Native = Native::with("reduce_logsumexp", REDUCE, reduce_logsumexp)
+    .spelled(&["tf.math.reduce_logsumexp", "tf.reduce_logsumexp"]);
 
 /// `reduce_logsumexp(x, axis=None, keepdims=False)`: log Σ exp, stabilised by the max.
 fn reduce_logsumexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -436,7 +465,8 @@ fn reduce_logsumexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.reshape_to(&out, &shape)?))
 }
 
-static ARGMAX: Native = Native::new("argmax", &["input", "axis=None", "output_type=int64", "name=None"], argmax);
+static ARGMAX: Native = Native::new("argmax", &["input", "axis=None", "output_type=int64", "name=None"], argmax)
+    .spelled(&["tf.math.argmax", "tf.argmax"]);
 
 /// `argmax(input, axis=None, output_type=int64)`: int64 indices of the largest values along `axis` (0 by
 /// default, as TF); `output_type` may be int64 or its alias int32 (see `dtype_arg`).
@@ -450,7 +480,8 @@ fn argmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(out))
 }
 
-static MATMUL: Native = Native::new("matmul", &["a", "b", "*", "transpose_a=False", "transpose_b=False"], matmul);
+static MATMUL: Native = Native::new("matmul", &["a", "b", "*", "transpose_a=False", "transpose_b=False"], matmul)
+    .spelled(&["tf.linalg.matmul", "tf.matmul", "np.matmul"]);
 
 /// `matmul(a, b, *, transpose_a=False, transpose_b=False)`: `transpose_*` swaps the last two
 /// axes of that operand first (a recorded transpose, so gradients flow as usual). The flags are
@@ -480,7 +511,7 @@ fn matmul(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.matmul(&x, &y)?))
 }
 
-static RESHAPE: Native = Native::new("reshape", &["tensor", "shape"], reshape);
+static RESHAPE: Native = Native::new("reshape", &["tensor", "shape"], reshape).spelled(&["tf.reshape", "np.reshape"]);
 
 /// `reshape(tensor, shape)`: one entry may be -1.
 fn reshape(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -489,7 +520,8 @@ fn reshape(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.reshape(&t, &s)?))
 }
 
-static TRANSPOSE: Native = Native::new("transpose", &["a", "perm=None"], transpose);
+static TRANSPOSE: Native =
+    Native::new("transpose", &["a", "perm=None"], transpose).spelled(&["tf.transpose", "np.transpose"]);
 
 /// `transpose(a, perm=None)`: reversed axes by default.
 fn transpose(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -498,7 +530,8 @@ fn transpose(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.transpose(&t, perm)?))
 }
 
-static EXPAND_DIMS: Native = Native::new("expand_dims", &["input", "axis"], expand_dims);
+static EXPAND_DIMS: Native =
+    Native::new("expand_dims", &["input", "axis"], expand_dims).spelled(&["tf.expand_dims", "np.expand_dims"]);
 
 /// `expand_dims(input, axis)`: a new axis of size 1.
 fn expand_dims(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -510,7 +543,8 @@ fn expand_dims(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.reshape_to(&t, &shape)?))
 }
 
-static SQUEEZE: Native = Native::new("squeeze", &["input", "axis=None"], squeeze);
+static SQUEEZE: Native =
+    Native::new("squeeze", &["input", "axis=None"], squeeze).spelled(&["tf.squeeze", "np.squeeze"]);
 
 /// `squeeze(input, axis=None)`: drops axes of size 1 (all of them by default).
 fn squeeze(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -553,7 +587,7 @@ fn tensor_list(rt: &mut Interp, v: &Value) -> R<Vec<Tensor>> {
     Ok(out)
 }
 
-static STACK: Native = Native::new("stack", &["values", "axis=0"], stack);
+static STACK: Native = Native::new("stack", &["values", "axis=0"], stack).spelled(&["tf.stack", "np.stack"]);
 
 /// `stack(values, axis=0)`
 fn stack(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -563,7 +597,7 @@ fn stack(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.stack(&xs, axis)?))
 }
 
-static CONCAT: Native = Native::new("concat", &["values", "axis"], concat);
+static CONCAT: Native = Native::new("concat", &["values", "axis"], concat).spelled(&["tf.concat"]);
 
 /// `concat(values, axis)`
 fn concat(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -584,7 +618,7 @@ pub(crate) fn index_tensor(rt: &mut Interp, v: &Value, what: &str) -> R<Tensor> 
     rt.to_tensor(v, Some(DType::I64))
 }
 
-static TILE: Native = Native::new("tile", &["input", "multiples"], tile);
+static TILE: Native = Native::new("tile", &["input", "multiples"], tile).spelled(&["tf.tile", "np.tile"]);
 
 /// `tile(input, multiples)`
 fn tile(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -593,7 +627,7 @@ fn tile(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.tile(&t, &m)?))
 }
 
-static GATHER: Native = Native::new("gather", &["params", "indices", "axis=0"], gather);
+static GATHER: Native = Native::new("gather", &["params", "indices", "axis=0"], gather).spelled(&["tf.gather"]);
 
 /// `gather(params, indices, axis=0)`: indices are int64 tensors, ints or lists of ints.
 fn gather(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -625,13 +659,21 @@ fn softmax_impl(rt: &mut Interp, args: &mut Args, log: bool) -> R<Value> {
     Ok(Value::Tensor(rt.ad.softmax(&t, axis, log)?))
 }
 
-static SOFTMAX: Native = Native::with("softmax", SOFTMAX_IMPL_SIG, softmax);
+static SOFTMAX: Native = Native::with("softmax", SOFTMAX_IMPL_SIG, softmax).spelled(&[
+    "tf.nn.softmax",
+    "tf.math.softmax",
+    "tf.keras.activations.softmax",
+]);
 
 fn softmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
     softmax_impl(rt, args, false)
 }
 
-static LOG_SOFTMAX: Native = Native::with("log_softmax", SOFTMAX_IMPL_SIG, log_softmax);
+static LOG_SOFTMAX: Native = Native::with("log_softmax", SOFTMAX_IMPL_SIG, log_softmax).spelled(&[
+    "tf.nn.log_softmax",
+    "tf.math.log_softmax",
+    "tf.keras.activations.log_softmax",
+]);
 
 fn log_softmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
     softmax_impl(rt, args, true)
@@ -641,7 +683,8 @@ fn log_softmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
 const XENT: Signature = Signature::new(&["labels", "logits"]);
 
 static SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS: Native =
-    Native::with("sparse_softmax_cross_entropy_with_logits", XENT, sparse_xent);
+    Native::with("sparse_softmax_cross_entropy_with_logits", XENT, sparse_xent)
+        .spelled(&["tf.nn.sparse_softmax_cross_entropy_with_logits"]);
 
 /// `sparse_softmax_cross_entropy_with_logits(labels, logits)`: per-example loss.
 fn sparse_xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -651,7 +694,8 @@ fn sparse_xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.sparse_xent(&labels, &logits)?))
 }
 
-static SOFTMAX_CROSS_ENTROPY_WITH_LOGITS: Native = Native::with("softmax_cross_entropy_with_logits", XENT, xent);
+static SOFTMAX_CROSS_ENTROPY_WITH_LOGITS: Native =
+    Native::with("softmax_cross_entropy_with_logits", XENT, xent).spelled(&["tf.nn.softmax_cross_entropy_with_logits"]);
 
 /// `softmax_cross_entropy_with_logits(labels, logits)`: −Σ labels · log_softmax(logits) over the last axis.
 fn xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -664,7 +708,7 @@ fn xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.unary(Unary::Neg, &s)?))
 }
 
-static CAST: Native = Native::new("cast", &["x", "dtype"], cast);
+static CAST: Native = Native::new("cast", &["x", "dtype"], cast).spelled(&["tf.cast", "tf.dtypes.cast"]);
 
 /// `cast(x, dtype)`
 fn cast(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -673,7 +717,8 @@ fn cast(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.cast(&t, d)?))
 }
 
-static WHERE: Native = Native::new("where", &["condition", "x=None", "y=None"], where_);
+static WHERE: Native =
+    Native::new("where", &["condition", "x=None", "y=None"], where_).spelled(&["tf.where", "np.where"]);
 
 /// `where(condition, x, y)`: x where the condition holds, else y (broadcasting).
 /// `where(condition)`: the int64 coordinates [n, rank] of the true (non-zero) elements,
@@ -697,7 +742,8 @@ fn where_(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.where_(&c, &x, &y)?))
 }
 
-static CLIP_BY_VALUE: Native = Native::new("clip_by_value", &["t", "clip_value_min", "clip_value_max"], clip_by_value);
+static CLIP_BY_VALUE: Native = Native::new("clip_by_value", &["t", "clip_value_min", "clip_value_max"], clip_by_value)
+    .spelled(&["tf.clip_by_value", "np.clip"]);
 
 /// `clip_by_value(x, lo, hi)` = `maximum(minimum(x, hi), lo)`, as TF computes it: so
 /// NaN anywhere propagates, `lo > hi` gives `lo`, and the gradients are those of
@@ -714,12 +760,33 @@ fn clip_by_value(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.binary(Binary::Maximum, &capped, &lo_b)?))
 }
 
-static EQUAL: Native = Native::with("equal", BINARY, |rt, a| compare(rt, a, Compare::Eq));
-static NOT_EQUAL: Native = Native::with("not_equal", BINARY, |rt, a| compare(rt, a, Compare::Ne));
-static LESS: Native = Native::with("less", BINARY, |rt, a| compare(rt, a, Compare::Lt));
-static LESS_EQUAL: Native = Native::with("less_equal", BINARY, |rt, a| compare(rt, a, Compare::Le));
-static GREATER: Native = Native::with("greater", BINARY, |rt, a| compare(rt, a, Compare::Gt));
-static GREATER_EQUAL: Native = Native::with("greater_equal", BINARY, |rt, a| compare(rt, a, Compare::Ge));
+static EQUAL: Native = Native::with("equal", BINARY, |rt, a| compare(rt, a, Compare::Eq)).spelled(&[
+    "tf.equal",
+    "tf.math.equal",
+    "np.equal",
+]);
+static NOT_EQUAL: Native = Native::with("not_equal", BINARY, |rt, a| compare(rt, a, Compare::Ne)).spelled(&[
+    "tf.not_equal",
+    "tf.math.not_equal",
+    "np.not_equal",
+]);
+static LESS: Native =
+    Native::with("less", BINARY, |rt, a| compare(rt, a, Compare::Lt)).spelled(&["tf.less", "tf.math.less", "np.less"]);
+static LESS_EQUAL: Native = Native::with("less_equal", BINARY, |rt, a| compare(rt, a, Compare::Le)).spelled(&[
+    "tf.less_equal",
+    "tf.math.less_equal",
+    "np.less_equal",
+]);
+static GREATER: Native = Native::with("greater", BINARY, |rt, a| compare(rt, a, Compare::Gt)).spelled(&[
+    "tf.greater",
+    "tf.math.greater",
+    "np.greater",
+]);
+static GREATER_EQUAL: Native = Native::with("greater_equal", BINARY, |rt, a| compare(rt, a, Compare::Ge)).spelled(&[
+    "tf.greater_equal",
+    "tf.math.greater_equal",
+    "np.greater_equal",
+]);
 
 /// `equal(x, y)` and the other comparisons: bool tensors, broadcasting.
 fn compare(rt: &mut Interp, args: &mut Args, op: Compare) -> R<Value> {

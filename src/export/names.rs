@@ -1,7 +1,8 @@
-//! What each DGL builtin becomes in an exported TensorFlow script: one table,
-//! read from the help entries' `TF:` lines (src/help/*.md, the text `help()` shows) with the
-//! few overrides below where DGL's semantics differ from the TF op's and the support module
-//! `dgl_tf.py` carries DGL's.
+//! What each DGL builtin becomes in an exported TensorFlow script: a native builtin's first
+//! `tf.` spelling in its declaration (runtime/native.rs), the name `import tensorflow as tf`
+//! binds it to; for the rest (stdlib functions, classes) and for refusals, the help entries'
+//! `TF:` lines (src/help/*.md, the text `help()` shows); and the few overrides below where
+//! DGL's semantics differ from the TF op's and the support module `dgl_tf.py` carries DGL's.
 
 use crate::help::entries::Registry;
 
@@ -240,6 +241,9 @@ pub fn builtin(name: &str) -> Option<Mapping> {
     if PYTHON.contains(&name) {
         return Some(Mapping::Python);
     }
+    if let Some(tf) = declared_tf(name) {
+        return Some(Mapping::Expr(tf.to_string()));
+    }
     let entry = Registry::get().entry(name)?;
     let line = entry.body.lines().find_map(|l| l.trim().strip_prefix("- TF:"))?.trim();
     if let Some(rest) = line.strip_prefix('`') {
@@ -256,6 +260,16 @@ pub fn builtin(name: &str) -> Option<Mapping> {
         }
     }
     Some(Mapping::Refused(refusal_text(line)))
+}
+
+/// The first `tf.` spelling of the native builtin `name`'s declaration, if it has one.
+pub fn declared_tf(name: &str) -> Option<&'static str> {
+    static FIRST: std::sync::OnceLock<std::collections::HashMap<String, &'static str>> = std::sync::OnceLock::new();
+    let first = FIRST.get_or_init(|| {
+        let declared = crate::builtins::declared().into_iter().filter(|(k, _)| !k.contains('.'));
+        declared.filter_map(|(k, n)| Some((k, *n.spellings.iter().find(|s| s.starts_with("tf."))?))).collect()
+    });
+    first.get(name).copied()
 }
 
 /// The nearest equivalent an entry's `TF:` line names, for a refusal.

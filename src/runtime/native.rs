@@ -35,17 +35,26 @@ pub struct Native {
     pub sig: Signature,
     /// Its function.
     pub call: NativeFn,
+    /// The other libraries' names bound to it (`tf.math.reduce_sum`, `tf.reduce_sum`, `np.sum`),
+    /// the first being what `dgl export --tf` writes for it. `import tensorflow as tf` and
+    /// `import numpy as np` bind these (builtins/modules/foreign.rs).
+    pub spellings: &'static [&'static str],
 }
 
 impl Native {
     /// A builtin with its own parameter list (see [`Signature::new`]).
     pub const fn new(name: &'static str, params: &'static [&'static str], call: NativeFn) -> Native {
-        Native { name, sig: Signature::new(params), call }
+        Native { name, sig: Signature::new(params), call, spellings: &[] }
     }
 
     /// A builtin with a parameter list it shares with others.
     pub const fn with(name: &'static str, sig: Signature, call: NativeFn) -> Native {
-        Native { name, sig, call }
+        Native { name, sig, call, spellings: &[] }
+    }
+
+    /// The declaration with its names in other libraries (see [`Native::spellings`]).
+    pub const fn spelled(self, spellings: &'static [&'static str]) -> Native {
+        Native { spellings, ..self }
     }
 
     /// Binds a call's arguments to the parameters ([`Signature::bind`]).

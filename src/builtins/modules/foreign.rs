@@ -11,6 +11,7 @@ use crate::intern::{intern, Sym};
 use crate::runtime::value::{Globals, Module, ModuleHooks, Value};
 use crate::runtime::Interp;
 use std::rc::Rc;
+use std::sync::OnceLock;
 
 /// A library's namespaces, as DGL provides them.
 pub struct Library {
@@ -20,7 +21,8 @@ pub struct Library {
     pub alias: &'static str,
     /// The library's name in prose (`TensorFlow`).
     pub title: &'static str,
-    /// Each module's path (`tensorflow.math`) and its names, separated by white space:
+    /// Each module's path (`tensorflow.math`) and the names no builtin's declaration spells
+    /// (those are added from [`crate::builtins::declared`]), separated by white space:
     /// `NAME` is DGL's builtin of that name, `NAME=builtin` another builtin, and
     /// `NAME=module.attr` an attribute of a DGL module read on first use (`Dense=nn.Dense`).
     /// A module's parents are modules too, and each binds its children by their last part.
@@ -31,6 +33,19 @@ pub struct Library {
     pub hooks: &'static ModuleHooks,
 }
 
+/// The libraries whose names builtins' declarations spell (`tf.`, `np.`).
+static LIBRARIES: [&Library; 2] = [&super::tensorflow::TENSORFLOW, &super::numpy::NUMPY];
+
+/// A name a builtin's declaration gives a library's module (`tf.math.reduce_sum`).
+pub struct Spelled {
+    /// The module's path (`tensorflow.math`).
+    pub path: String,
+    /// The name in it (`reduce_sum`).
+    pub name: &'static str,
+    /// The builtin's key (`reduce_sum`, `linalg.solve`).
+    pub key: String,
+}
+
 /// One name of a module: its name in the library and where DGL's value comes from.
 pub struct Entry {
     pub name: &'static str,
@@ -39,19 +54,50 @@ pub struct Entry {
 }
 
 impl Library {
-    /// The names the table gives the module `path`, in table order.
+    /// The names the module `path` binds: the table's, then the builtins whose declarations
+    /// spell them in this library (`tf.math.reduce_sum`).
     pub fn entries<'a>(&'a self, path: &'a str) -> impl Iterator<Item = Entry> + 'a {
         let rows = self.table.iter().filter(move |(p, _)| *p == path);
-        rows.flat_map(|(_, names)| names.split_whitespace()).map(|token| match token.split_once('=') {
+        let table = rows.flat_map(|(_, names)| names.split_whitespace()).map(|token| match token.split_once('=') {
             Some((name, source)) => Entry { name, source },
             None => Entry { name: token, source: token },
-        })
+        });
+        let spelled = self.spelled().iter().filter(move |s| s.path == path);
+        table.chain(spelled.map(|s| Entry { name: s.name, source: &s.key }))
     }
 
-    /// Every module path of the family: the table's and their parents, parents first.
+    /// The names the declarations of builtins give this library's modules, in declaration order.
+    fn spelled(&self) -> &'static [Spelled] {
+        static BY_ALIAS: OnceLock<Vec<(&'static str, Vec<Spelled>)>> = OnceLock::new();
+        let by_alias = BY_ALIAS.get_or_init(|| {
+            let mut out: Vec<(&'static str, Vec<Spelled>)> = vec![];
+            for (key, native) in crate::builtins::declared() {
+                for spelling in native.spellings {
+                    let (alias, rest) = spelling.split_once('.').unwrap_or((spelling, ""));
+                    let (module, name) = rest.rsplit_once('.').unwrap_or(("", rest));
+                    let Some(library) = LIBRARIES.iter().find(|l| l.alias == alias) else { continue };
+                    let path =
+                        if module.is_empty() { library.root.to_string() } else { format!("{}.{module}", library.root) };
+                    let at = match out.iter().position(|(a, _)| *a == library.alias) {
+                        Some(at) => at,
+                        None => {
+                            out.push((library.alias, vec![]));
+                            out.len() - 1
+                        }
+                    };
+                    out[at].1.push(Spelled { path, name, key: key.clone() });
+                }
+            }
+            out
+        });
+        by_alias.iter().find(|(a, _)| *a == self.alias).map_or(&[], |(_, v)| v.as_slice())
+    }
+
+    /// Every module path of the family: the table's, the spelled ones, and their parents, parents first.
     pub fn modules(&self) -> Vec<&'static str> {
         let mut out: Vec<&'static str> = Vec::new();
-        for (path, _) in self.table {
+        let paths = self.table.iter().map(|(p, _)| *p).chain(self.spelled().iter().map(|s| s.path.as_str()));
+        for path in paths {
             for (i, _) in path.match_indices('.').chain([(path.len(), "")]) {
                 if !out.contains(&&path[..i]) {
                     out.push(&path[..i]);

@@ -1,6 +1,7 @@
 //! `import tensorflow as tf`: TensorFlow's names bound to DGL's own values, so TF
-//! code runs unedited wherever DGL has the op. `tf.reduce_sum` is `reduce_sum`,
-//! `tf.range` is `range_tensor`, `tf.keras.layers.Dense` is `nn.Dense`; `import keras` is
+//! code runs unedited wherever DGL has the op. Each builtin's declaration lists its TF names
+//! (runtime/native.rs `Native::spellings`); the table below holds the rest. `tf.reduce_sum`
+//! is `reduce_sum`, `tf.range` is `range_tensor`, `tf.keras.layers.Dense` is `nn.Dense`; `import keras` is
 //! `tf.keras`. A TF name is bound only where DGL's function behaves as TF's (the help
 //! entries' "TF:" lines name each builtin's counterpart; the documented differences, such as
 //! int64 where TF makes int32, are small). `tf.constant` and `tf.convert_to_tensor` make
@@ -23,58 +24,20 @@ macro_rules! dtypes {
     };
 }
 
-/// TensorFlow's modules and the DGL values of their names (see [`Library::table`]).
+/// TensorFlow's names that no builtin's declaration spells (see [`Library::table`]): DGL's
+/// stdlib classes and adapters, and the dtypes. A builtin's own TF names (`tf.math.reduce_sum`)
+/// are in its declaration, beside its function.
 const TABLE: &[(&str, &str)] = &[
     (
         "tensorflow",
         concat!(
-            "constant=_tf.constant convert_to_tensor=_tf.convert_to_tensor zeros ones fill zeros_like ones_like eye range=range_tensor linspace \
-             one_hot cast identity Variable Tensor Module=_module.Module GradientTape function custom_gradient \
-             recompute_grad grad_pass_through stop_gradient UnconnectedGradients newaxis ",
-            dtypes!(),
-            " add subtract multiply divide pow negative maximum minimum abs sign floor round sqrt square exp sin cos \
-             tan tanh sigmoid equal not_equal less less_equal greater greater_equal logical_and logical_or \
-             logical_not add_n reduce_sum reduce_mean reduce_max reduce_min reduce_prod reduce_logsumexp \
-             reduce_all reduce_any argmax argmin cumsum clip_by_value clip_by_norm clip_by_global_norm \
-             matmul einsum norm shape size rank reshape expand_dims squeeze transpose broadcast_to tile pad \
-             reverse stack unstack concat split meshgrid gather gather_nd boolean_mask where scatter_nd \
-             tensor_scatter_nd_update tensor_scatter_nd_add sort argsort unique map_fn vectorized_map"
+            "constant=_tf.constant convert_to_tensor=_tf.convert_to_tensor Tensor Module=_module.Module \
+             UnconnectedGradients newaxis ",
+            dtypes!()
         ),
     ),
-    (
-        "tensorflow.math",
-        "add subtract multiply divide truediv=divide floordiv floormod mod=floormod pow negative maximum minimum \
-         squared_difference abs sign floor ceil round exp log log1p sqrt rsqrt square reciprocal sin cos tan \
-         tanh erf sigmoid log_sigmoid softplus softsign softmax log_softmax is_nan is_inf is_finite equal \
-         not_equal less less_equal greater greater_equal logical_and logical_or logical_xor logical_not add_n \
-         reduce_sum reduce_mean reduce_max reduce_min reduce_prod reduce_logsumexp reduce_variance reduce_std \
-         reduce_all reduce_any argmax argmin cumsum cumprod top_k l2_normalize",
-    ),
-    (
-        "tensorflow.nn",
-        "relu relu6 leaky_relu elu selu gelu swish silu softplus softsign sigmoid tanh softmax log_softmax \
-         softmax_cross_entropy_with_logits sparse_softmax_cross_entropy_with_logits \
-         sigmoid_cross_entropy_with_logits moments top_k l2_loss l2_normalize dropout conv2d max_pool2d \
-         avg_pool2d",
-    ),
-    (
-        "tensorflow.linalg",
-        "matmul einsum norm global_norm eye l2_normalize matvec=linalg.matvec adjoint=linalg.adjoint \
-         matrix_transpose=linalg.adjoint solve=linalg.solve inv=linalg.inv det=linalg.det \
-         slogdet=linalg.slogdet cholesky=linalg.cholesky diag=linalg.diag diag_part=linalg.diag_part \
-         trace=linalg.trace",
-    ),
-    (
-        "tensorflow.random",
-        "set_seed normal=random_normal uniform=random_uniform truncated_normal shuffle categorical",
-    ),
-    ("tensorflow.autodiff", "GradientTape ForwardAccumulator"),
-    ("tensorflow.dtypes", concat!("cast ", dtypes!())),
-    ("tensorflow.test", "compute_gradient"),
-    (
-        "tensorflow.errors",
-        "OpError=_tf_errors.OpError InvalidArgumentError=_tf_errors.InvalidArgumentError",
-    ),
+    ("tensorflow.dtypes", dtypes!()),
+    ("tensorflow.errors", "OpError=_tf_errors.OpError InvalidArgumentError=_tf_errors.InvalidArgumentError"),
     ("tensorflow.data", "Dataset=data.Dataset"),
     (
         "tensorflow.keras",
@@ -106,20 +69,21 @@ const TABLE: &[(&str, &str)] = &[
          MeanSquaredLogarithmicError=losses.MeanSquaredLogarithmicError Huber=losses.Huber \
          KLDivergence=losses.KLDivergence Hinge=losses.Hinge BinaryCrossentropy=losses.BinaryCrossentropy \
          CategoricalCrossentropy=losses.CategoricalCrossentropy \
-         SparseCategoricalCrossentropy=losses.SparseCategoricalCrossentropy \
-         mse=_keras.mean_squared_error MSE=_keras.mean_squared_error mae=_keras.mean_absolute_error \
-         MAE=_keras.mean_absolute_error msle=_keras.mean_squared_logarithmic_error \
-         MSLE=_keras.mean_squared_logarithmic_error kld=_keras.kl_divergence KLD=_keras.kl_divergence \
-         kullback_leibler_divergence=_keras.kl_divergence huber=_keras.huber hinge=_keras.hinge \
-         binary_crossentropy=_keras.binary_crossentropy categorical_crossentropy=_keras.categorical_crossentropy \
+         SparseCategoricalCrossentropy=losses.SparseCategoricalCrossentropy mse=_keras.mean_squared_error \
+         MSE=_keras.mean_squared_error mae=_keras.mean_absolute_error MAE=_keras.mean_absolute_error \
+         msle=_keras.mean_squared_logarithmic_error MSLE=_keras.mean_squared_logarithmic_error \
+         kld=_keras.kl_divergence KLD=_keras.kl_divergence kullback_leibler_divergence=_keras.kl_divergence \
+         huber=_keras.huber hinge=_keras.hinge binary_crossentropy=_keras.binary_crossentropy \
+         categorical_crossentropy=_keras.categorical_crossentropy \
          sparse_categorical_crossentropy=_keras.sparse_categorical_crossentropy",
     ),
     (
         "tensorflow.keras.metrics",
         "Metric=metrics.Metric Mean=metrics.Mean MeanMetricWrapper=metrics.MeanMetricWrapper \
          Accuracy=metrics.Accuracy BinaryAccuracy=metrics.BinaryAccuracy \
-         CategoricalAccuracy=metrics.CategoricalAccuracy SparseCategoricalAccuracy=metrics.SparseCategoricalAccuracy \
-         AUC=metrics.AUC binary_accuracy=metrics.binary_accuracy categorical_accuracy=metrics.categorical_accuracy \
+         CategoricalAccuracy=metrics.CategoricalAccuracy \
+         SparseCategoricalAccuracy=metrics.SparseCategoricalAccuracy AUC=metrics.AUC \
+         binary_accuracy=metrics.binary_accuracy categorical_accuracy=metrics.categorical_accuracy \
          sparse_categorical_accuracy=metrics.sparse_categorical_accuracy",
     ),
     (
@@ -134,11 +98,6 @@ const TABLE: &[(&str, &str)] = &[
          glorot_normal=initializers.GlorotNormal HeUniform=initializers.HeUniform \
          he_uniform=initializers.HeUniform HeNormal=initializers.HeNormal he_normal=initializers.HeNormal \
          LecunNormal=initializers.LecunNormal lecun_normal=initializers.LecunNormal",
-    ),
-    (
-        "tensorflow.keras.activations",
-        "relu relu6 leaky_relu elu selu gelu swish silu softplus softsign sigmoid tanh softmax log_softmax \
-         log_sigmoid",
     ),
 ];
 
