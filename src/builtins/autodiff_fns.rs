@@ -44,7 +44,9 @@ fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
 
 static GRADIENTTAPE: Native =
     Native::new("GradientTape", &["persistent=False", "watch_accessed_variables=True"], gradient_tape)
-        .spelled(&["tf.GradientTape", "tf.autodiff.GradientTape"]);
+        .spelled(&["tf.GradientTape", "tf.autodiff.GradientTape"])
+        // Dense gradients, as DGL's (TF's gradient of a gather is IndexedSlices).
+        .exported_as("dgl_tf.GradientTape");
 
 /// `GradientTape(persistent=False, watch_accessed_variables=True)`
 fn gradient_tape(rt: &mut Interp, a: &mut Args) -> R<Value> {
@@ -109,16 +111,20 @@ fn wrapped(f: Value, make: impl FnOnce(Value) -> BuiltinKind, prefix: &str) -> R
     Ok(Value::Builtin(Rc::new(Builtin { name, kind: make(f) })))
 }
 
-static CUSTOM_GRADIENT: Native =
-    Native::with("custom_gradient", WRAP_SIG, custom_gradient).spelled(&["tf.custom_gradient"]);
+static CUSTOM_GRADIENT: Native = Native::with("custom_gradient", WRAP_SIG, custom_gradient)
+    .spelled(&["tf.custom_gradient"])
+    // docs/language.md §5: DGL's recompute and custom-gradient contracts, checked at run time.
+    .exported_as("dgl_tf.custom_gradient");
 
 /// `custom_gradient(f)` (a decorator).
 fn custom_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
     wrap(rt, a, BuiltinKind::CustomGradient, "custom_gradient")
 }
 
-static RECOMPUTE_GRAD: Native =
-    Native::new("recompute_grad", &["f=None", "check=None"], recompute_grad).spelled(&["tf.recompute_grad"]);
+static RECOMPUTE_GRAD: Native = Native::new("recompute_grad", &["f=None", "check=None"], recompute_grad)
+    .spelled(&["tf.recompute_grad"])
+    // docs/language.md §5: DGL's recompute and custom-gradient contracts, checked at run time.
+    .exported_as("dgl_tf.recompute_grad");
 
 /// `recompute_grad(f, check=None)`: `f` recomputed during `tape.gradient` instead of
 /// recorded (docs/language.md §5); `g.__wrapped__` is `f`. Also a decorator factory:

@@ -691,7 +691,9 @@ fn getattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
-static TYPE: Native = Native::new("type", &["object"], type_);
+static TYPE: Native = Native::new("type", &["object"], type_)
+    // DGL's builtins are built-in functions, whatever implements them in the script.
+    .exported_as("dgl_tf.type_of");
 
 /// `type(x)`: x's type object, printed as CPython prints it (`<class 'NoneType'>`).
 /// An instance gives its class, an error its error type, a value of a builtin type
@@ -721,7 +723,9 @@ fn type_(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(rt.type_objects.entry(kind).or_insert_with(make).clone())
 }
 
-static ARGV: Native = Native::with("argv", NO_ARGS, argv);
+static ARGV: Native = Native::with("argv", NO_ARGS, argv)
+    // DGL's semantics, carried by the support module (dgl_tf.py).
+    .exported_as("dgl_tf.argv");
 
 /// `argv()`: the script's command-line arguments, as strings.
 fn argv(rt: &mut Interp, args: &mut Args) -> R<Value> {

@@ -26,7 +26,9 @@ fn path_arg(v: Value, f: &str) -> R<crate::text::Text> {
     }
 }
 
-static LOAD_NPY: Native = Native::new("load_npy", &["path"], load_npy);
+static LOAD_NPY: Native = Native::new("load_npy", &["path"], load_npy)
+    // Paths relative to the script's folder (docs/language.md §4), through NumPy.
+    .exported_as("dgl_tf.load_npy");
 
 /// `load_npy(path)`: a tensor from NumPy's `.npy` format (float32, float64,
 /// int64, int32 → int64, bool; C or Fortran order).
@@ -152,7 +154,9 @@ fn check_npy_header(bytes: &[u8], shown: &str) -> R<()> {
     Ok(())
 }
 
-static SAVE_NPY: Native = Native::new("save_npy", &["path", "tensor"], save_npy);
+static SAVE_NPY: Native = Native::new("save_npy", &["path", "tensor"], save_npy)
+    // Paths relative to the script's folder (docs/language.md §4), through NumPy.
+    .exported_as("dgl_tf.save_npy");
 
 /// `save_npy(path, tensor)`: writes NumPy's `.npy` format (C order),
 /// atomically: the file is either the previous one or the complete new one.
@@ -221,7 +225,9 @@ enum Cell {
     Float(f64),
 }
 
-static READ_CSV: Native = Native::new("read_csv", &["path", "header=True", "dtype=None"], read_csv);
+static READ_CSV: Native = Native::new("read_csv", &["path", "header=True", "dtype=None"], read_csv)
+    // Paths relative to the script's folder (docs/language.md §4), through NumPy.
+    .exported_as("dgl_tf.read_csv");
 
 /// `read_csv(path, header=True)` → `(tensor, column_names)`: a float32 [rows, cols] tensor.
 ///

@@ -299,7 +299,9 @@ static FUNCTION: Native = Native::new(
     ],
     function,
 )
-.spelled(&["tf.function"]);
+.spelled(&["tf.function"])
+// DGL's `function` runs eagerly (prints inside it run on every call).
+.exported_as("dgl_tf.function");
 
 /// `function(func=None, input_signature=None, autograph=True, jit_compile=None,
 /// reduce_retracing=False, experimental_relax_shapes=None)`: TF's graph-compiling decorator,

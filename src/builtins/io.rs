@@ -39,7 +39,9 @@ fn display(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static OPEN: Native =
-    Native::new("open", &["file", "mode='r'", "buffering=-1", "encoding=None", "errors=None", "newline=None"], open);
+    Native::new("open", &["file", "mode='r'", "buffering=-1", "encoding=None", "errors=None", "newline=None"], open)
+        // DGL's semantics, carried by the support module (dgl_tf.py).
+        .exported_as("dgl_tf.open");
 
 /// `open(file, mode='r', buffering=-1, encoding=None, errors=None, newline=None)`:
 /// a text file object. Modes: `'r'` read, `'w'` write (truncating), `'a'` append,

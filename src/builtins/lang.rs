@@ -201,7 +201,9 @@ fn classmethod(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Builtin(Rc::new(Builtin { name: "classmethod".into(), kind: BuiltinKind::ClassMethod(f) })))
 }
 
-static SET: Native = Native::new("set", &["iterable=()"], set);
+static SET: Native = Native::new("set", &["iterable=()"], set)
+    // Sets in insertion order, as DGL's (a Python set iterates and prints in hash order).
+    .exported_as("dgl_tf.set");
 
 /// `set(iterable=())`: a new set of the iterable's items.
 /// Errors: TypeError for an unhashable item (a list, dict or set).

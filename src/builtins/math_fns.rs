@@ -67,7 +67,10 @@ fn unary(rt: &mut Interp, args: &mut Args, op: Unary) -> R<Value> {
     Ok(Value::Tensor(rt.ad.unary(op, &t)?))
 }
 
-static ROUND: Native = Native::with("round", super::core::ROUND_SIG, round).spelled(&["tf.math.round", "tf.round"]);
+static ROUND: Native = Native::with("round", super::core::ROUND_SIG, round)
+    .spelled(&["tf.math.round", "tf.round"])
+    // Dense gradients, as DGL's (TF's gradient of a gather is IndexedSlices).
+    .exported_as("dgl_tf.round");
 
 /// `round(x)`: a tensor rounded half to even (TF's banker's rounding: round(2.5) is 2.0,
 /// round(−0.5) is −0.0); a Python number goes to Python's `round(number, ndigits=None)`.
@@ -172,7 +175,9 @@ static ELU: Native = Native::with("elu", FEATURES, |rt, a| activation(rt, a, Act
 static SELU: Native = Native::with("selu", FEATURES, |rt, a| activation(rt, a, Activation::Selu))
     .spelled(&["tf.nn.selu", "tf.keras.activations.selu"]);
 static SOFTSIGN: Native = Native::with("softsign", FEATURES, |rt, a| activation(rt, a, Activation::Softsign))
-    .spelled(&["tf.nn.softsign", "tf.math.softsign", "tf.keras.activations.softsign"]);
+    .spelled(&["tf.nn.softsign", "tf.math.softsign", "tf.keras.activations.softsign"])
+    // Sets in insertion order, as DGL's (a Python set iterates and prints in hash order).
+    .exported_as("dgl_tf.softsign");
 static RELU6: Native = Native::with("relu6", FEATURES, |rt, a| activation(rt, a, Activation::Relu6))
     .spelled(&["tf.nn.relu6", "tf.keras.activations.relu6"]);
 

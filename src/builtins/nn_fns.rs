@@ -177,7 +177,9 @@ static CONV2D: Native = Native::new(
     &["input", "filters", "strides", "padding", "data_format='NHWC'", "dilations=None", "name=None"],
     conv2d,
 )
-.spelled(&["tf.nn.conv2d"]);
+.spelled(&["tf.nn.conv2d"])
+// TF's oneDNN conv2d gives a wrong shape where the VALID output is empty.
+.exported_as("dgl_tf.conv2d");
 
 /// `conv2d(input, filters, strides, padding, data_format='NHWC', dilations=None)`: 2-D
 /// convolution (cross-correlation, as TF), computed as im2col + GEMM.
@@ -317,7 +319,9 @@ fn l2_normalize(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static DROPOUT: Native = Native::new("dropout", &["x", "rate", "noise_shape=None", "seed=None", "name=None"], dropout)
-    .spelled(&["tf.nn.dropout"]);
+    .spelled(&["tf.nn.dropout"])
+    // DGL's draws, replayed from the .npz written beside the script.
+    .exported_as("dgl_tf.dropout");
 
 /// `dropout(x, rate, noise_shape=None, seed=None)`: keeps each element with probability
 /// 1 − rate, scaled by 1 / (1 − rate), and zeroes the rest.

@@ -27,7 +27,10 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&CATEGORICAL);
 }
 
-static SET_SEED: Native = Native::new("set_seed", &["seed"], set_seed).spelled(&["tf.random.set_seed"]);
+static SET_SEED: Native = Native::new("set_seed", &["seed"], set_seed)
+    .spelled(&["tf.random.set_seed"])
+    // DGL's draws, replayed from the .npz written beside the script.
+    .exported_as("dgl_tf.set_seed");
 
 /// `set_seed(seed)`: the global seed (TF's `tf.random.set_seed`). Same seed, same numbers on
 /// every run; the op-seed call counts start again from zero, as in TF.
@@ -45,10 +48,14 @@ fn op_seed(a: &mut Bound) -> R<Option<i64>> {
 const NORMAL_SIG: Signature =
     Signature::new(&["shape", "mean=0.0", "stddev=1.0", "dtype=float32", "seed=None", "name=None"]);
 static RANDOM_NORMAL: Native = Native::with("random_normal", NORMAL_SIG, |rt, a| normal(rt, a, "random_normal", false))
-    .spelled(&["tf.random.normal"]);
+    .spelled(&["tf.random.normal"])
+    // DGL's draws, replayed from the .npz written beside the script.
+    .exported_as("dgl_tf.random_normal");
 static TRUNCATED_NORMAL: Native =
     Native::with("truncated_normal", NORMAL_SIG, |rt, a| normal(rt, a, "truncated_normal", true))
-        .spelled(&["tf.random.truncated_normal"]);
+        .spelled(&["tf.random.truncated_normal"])
+        // DGL's draws, replayed from the .npz written beside the script.
+        .exported_as("dgl_tf.truncated_normal");
 
 /// `random_normal(shape, mean=0.0, stddev=1.0, dtype=float32, seed=None)` and
 /// `truncated_normal(…)` (same parameters).
@@ -86,7 +93,9 @@ static RANDOM_UNIFORM: Native = Native::new(
     &["shape", "minval=0", "maxval=None", "dtype=float32", "seed=None", "name=None"],
     random_uniform,
 )
-.spelled(&["tf.random.uniform"]);
+.spelled(&["tf.random.uniform"])
+// DGL's draws, replayed from the .npz written beside the script.
+.exported_as("dgl_tf.random_uniform");
 
 /// `random_uniform(shape, minval=0, maxval=None, dtype=float32, seed=None)`: uniform on
 /// [minval, maxval).
@@ -142,9 +151,13 @@ fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 const SHUFFLE_SIG: Signature = Signature::new(&["value", "seed=None", "name=None"]);
-static RANDOM_SHUFFLE: Native = Native::with("random_shuffle", SHUFFLE_SIG, |rt, a| shuffle(rt, a, "random_shuffle"));
-static SHUFFLE: Native =
-    Native::with("shuffle", SHUFFLE_SIG, |rt, a| shuffle(rt, a, "shuffle")).spelled(&["tf.random.shuffle"]);
+static RANDOM_SHUFFLE: Native = Native::with("random_shuffle", SHUFFLE_SIG, |rt, a| shuffle(rt, a, "random_shuffle"))
+    // DGL's draws, replayed from the .npz written beside the script.
+    .exported_as("dgl_tf.random_shuffle");
+static SHUFFLE: Native = Native::with("shuffle", SHUFFLE_SIG, |rt, a| shuffle(rt, a, "shuffle"))
+    .spelled(&["tf.random.shuffle"])
+    // DGL's draws, replayed from the .npz written beside the script.
+    .exported_as("dgl_tf.random_shuffle");
 
 /// `random_shuffle(value, seed=None)` (also `shuffle`): the slices of `value` along axis 0 in a
 /// uniformly random order.
@@ -178,9 +191,13 @@ fn shuffle(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value> {
 
 const CATEGORICAL_SIG: Signature = Signature::new(&["logits", "num_samples", "dtype=None", "seed=None", "name=None"]);
 static RANDOM_CATEGORICAL: Native =
-    Native::with("random_categorical", CATEGORICAL_SIG, |rt, a| categorical(rt, a, "random_categorical"));
+    Native::with("random_categorical", CATEGORICAL_SIG, |rt, a| categorical(rt, a, "random_categorical"))
+        // DGL's draws, replayed from the .npz written beside the script.
+        .exported_as("dgl_tf.categorical");
 static CATEGORICAL: Native = Native::with("categorical", CATEGORICAL_SIG, |rt, a| categorical(rt, a, "categorical"))
-    .spelled(&["tf.random.categorical"]);
+    .spelled(&["tf.random.categorical"])
+    // DGL's draws, replayed from the .npz written beside the script.
+    .exported_as("dgl_tf.categorical");
 
 /// `categorical(logits, num_samples, dtype=None, seed=None)` (also `random_categorical`):
 /// `num_samples` class indices per row, class k drawn with probability softmax(logits)[k].

@@ -253,9 +253,15 @@ const MAP_FIRST_AXIS_SIG: Signature = Signature::new(&[
 ]);
 static VECTORIZED_MAP: Native =
     Native::with("vectorized_map", MAP_FIRST_AXIS_SIG, |rt, a| map_first_axis(rt, a, "vectorized_map"))
-        .spelled(&["tf.vectorized_map"]);
-static MAP_FN: Native =
-    Native::with("map_fn", MAP_FIRST_AXIS_SIG, |rt, a| map_first_axis(rt, a, "map_fn")).spelled(&["tf.map_fn"]);
+        .spelled(&["tf.vectorized_map"])
+        // Arguments TF's op lacks (dtype=, out_type=, the other mapping op's options), and
+        // DGL's dtypes for fill and rank.
+        .exported_as("dgl_tf.vectorized_map");
+static MAP_FN: Native = Native::with("map_fn", MAP_FIRST_AXIS_SIG, |rt, a| map_first_axis(rt, a, "map_fn"))
+    .spelled(&["tf.map_fn"])
+    // Arguments TF's op lacks (dtype=, out_type=, the other mapping op's options), and
+    // DGL's dtypes for fill and rank.
+    .exported_as("dgl_tf.map_fn");
 
 /// `vectorized_map(fn, elems)` / `map_fn(fn, elems)`: `fn` applied to each slice of elems
 /// along axis 0, the results stacked along a new axis 0.

@@ -456,8 +456,11 @@ static SHAPE: Native =
     Native::with("shape", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Shape)).spelled(&["tf.shape"]);
 static SIZE: Native =
     Native::with("size", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Size)).spelled(&["tf.size"]);
-static RANK: Native =
-    Native::with("rank", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Rank)).spelled(&["tf.rank"]);
+static RANK: Native = Native::with("rank", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Rank))
+    .spelled(&["tf.rank"])
+    // Arguments TF's op lacks (dtype=, out_type=, the other mapping op's options), and
+    // DGL's dtypes for fill and rank.
+    .exported_as("dgl_tf.rank");
 
 /// `shape(input)`, `size(input)`, `rank(input)`: a tensor's dimensions (an int64 vector),
 /// element count and number of axes (int64 scalars).

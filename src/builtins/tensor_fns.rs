@@ -82,19 +82,22 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
         "floormod" => Binary::Mod ["tf.math.floormod", "tf.math.mod"]
     );
     macro_rules! reduce {
-        ($($name:literal => $op:path [$($spelled:literal),*]);*) => {$({
+        ($($name:literal => $op:path [$($spelled:literal),*] $(as $export:literal)?);*) => {$({
             static DECLARED: Native = Native::with($name, REDUCE, |rt, args| {
                 let mut a = REDUCE.bind(rt, args)?;
                 let (t, axes, keep) = (a.tensor("input_tensor")?, a.axes("axis")?, a.bool_or("keepdims", false)?);
                 Ok(Value::Tensor(rt.ad.reduce($op, &t, axes.as_deref(), keep)?))
             })
-            .spelled(&[$($spelled),*]);
+            .spelled(&[$($spelled),*])
+            // Float sums accumulate in float64 in DGL (exact on millions of float32 terms): the
+            // support module carries reduce_sum's and reduce_mean's.
+            $(.exported_as($export))?;
             reg(&DECLARED);
         })*};
     }
     reduce!(
-        "reduce_sum" => Reduce::Sum ["tf.math.reduce_sum", "tf.reduce_sum", "np.sum"];
-        "reduce_mean" => Reduce::Mean ["tf.math.reduce_mean", "tf.reduce_mean"];
+        "reduce_sum" => Reduce::Sum ["tf.math.reduce_sum", "tf.reduce_sum", "np.sum"] as "dgl_tf.reduce_sum";
+        "reduce_mean" => Reduce::Mean ["tf.math.reduce_mean", "tf.reduce_mean"] as "dgl_tf.reduce_mean";
         "reduce_max" => Reduce::Max ["tf.math.reduce_max", "tf.reduce_max", "np.max", "np.amax"];
         "reduce_min" => Reduce::Min ["tf.math.reduce_min", "tf.reduce_min", "np.min", "np.amin"]
     );
@@ -124,7 +127,9 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&GREATER_EQUAL);
 }
 
-static CONSTANT: Native = Native::with("constant", CONSTANT_ARGS_SIG, constant);
+static CONSTANT: Native = Native::with("constant", CONSTANT_ARGS_SIG, constant)
+    // DGL's dtype rules (numbers become float32; int ranges int64), docs/language.md §4.
+    .exported_as("dgl_tf.constant");
 
 /// `constant(value, dtype=None, shape=None, name=None)`: a tensor from a number, (nested) list
 /// or tensor.
@@ -153,7 +158,9 @@ fn constant_args(rt: &mut Interp, args: &mut Args) -> R<(Value, Option<DType>, O
     Ok((v, dtype, shape))
 }
 
-static CONVERT_TO_TENSOR: Native = Native::with("convert_to_tensor", CONSTANT_ARGS_SIG, convert_to_tensor);
+static CONVERT_TO_TENSOR: Native = Native::with("convert_to_tensor", CONSTANT_ARGS_SIG, convert_to_tensor)
+    // DGL's dtype rules (numbers become float32; int ranges int64), docs/language.md §4.
+    .exported_as("dgl_tf.convert_to_tensor");
 
 /// `convert_to_tensor(value, dtype=None, shape=None, name=None)`: [`constant`], except that
 /// a Variable is read as `v.read_value()` reads it, so gradients flow back to it as through
@@ -228,7 +235,11 @@ fn ones(rt: &mut Interp, args: &mut Args) -> R<Value> {
     filled(rt, args, 1.0)
 }
 
-static FILL: Native = Native::new("fill", &["dims", "value", "dtype=None"], fill).spelled(&["tf.fill"]);
+static FILL: Native = Native::new("fill", &["dims", "value", "dtype=None"], fill)
+    .spelled(&["tf.fill"])
+    // Arguments TF's op lacks (dtype=, out_type=, the other mapping op's options), and
+    // DGL's dtypes for fill and rank.
+    .exported_as("dgl_tf.fill");
 
 /// `fill(shape, value)`: the value's type decides the dtype (float32 or int64), as TF.
 fn fill(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -322,7 +333,10 @@ fn exact_int(rt: &mut Interp, v: &Value) -> R<i128> {
 }
 
 static RANGE_TENSOR: Native =
-    Native::new("range_tensor", &["start", "limit=None", "delta=1", "dtype=None"], range_tensor).spelled(&["tf.range"]);
+    Native::new("range_tensor", &["start", "limit=None", "delta=1", "dtype=None"], range_tensor)
+        .spelled(&["tf.range"])
+        // DGL's dtype rules (numbers become float32; int ranges int64), docs/language.md §4.
+        .exported_as("dgl_tf.range_tensor");
 
 /// `range_tensor(start, limit=None, delta=1, dtype=None)`: TF's `tf.range`.
 ///
@@ -618,7 +632,10 @@ pub(crate) fn index_tensor(rt: &mut Interp, v: &Value, what: &str) -> R<Tensor> 
     rt.to_tensor(v, Some(DType::I64))
 }
 
-static TILE: Native = Native::new("tile", &["input", "multiples"], tile).spelled(&["tf.tile", "np.tile"]);
+static TILE: Native = Native::new("tile", &["input", "multiples"], tile)
+    .spelled(&["tf.tile", "np.tile"])
+    // Sets in insertion order, as DGL's (a Python set iterates and prints in hash order).
+    .exported_as("dgl_tf.tile");
 
 /// `tile(input, multiples)`
 fn tile(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -694,8 +711,10 @@ fn sparse_xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.sparse_xent(&labels, &logits)?))
 }
 
-static SOFTMAX_CROSS_ENTROPY_WITH_LOGITS: Native =
-    Native::with("softmax_cross_entropy_with_logits", XENT, xent).spelled(&["tf.nn.softmax_cross_entropy_with_logits"]);
+static SOFTMAX_CROSS_ENTROPY_WITH_LOGITS: Native = Native::with("softmax_cross_entropy_with_logits", XENT, xent)
+    .spelled(&["tf.nn.softmax_cross_entropy_with_logits"])
+    // TF's oneDNN conv2d gives a wrong shape where the VALID output is empty.
+    .exported_as("dgl_tf.softmax_cross_entropy_with_logits");
 
 /// `softmax_cross_entropy_with_logits(labels, logits)`: −Σ labels · log_softmax(logits) over the last axis.
 fn xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -717,8 +736,10 @@ fn cast(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.cast(&t, d)?))
 }
 
-static WHERE: Native =
-    Native::new("where", &["condition", "x=None", "y=None"], where_).spelled(&["tf.where", "np.where"]);
+static WHERE: Native = Native::new("where", &["condition", "x=None", "y=None"], where_)
+    .spelled(&["tf.where", "np.where"])
+    // DGL's semantics, carried by the support module (dgl_tf.py).
+    .exported_as("dgl_tf.where");
 
 /// `where(condition, x, y)`: x where the condition holds, else y (broadcasting).
 /// `where(condition)`: the int64 coordinates [n, rank] of the true (non-zero) elements,

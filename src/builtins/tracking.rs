@@ -36,7 +36,9 @@ fn vars(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Dict(Rc::new(RefCell::new(d))))
 }
 
-static _PARAMETER_NAMES: Native = Native::new("_parameter_names", &["fn"], parameter_names);
+static _PARAMETER_NAMES: Native = Native::new("_parameter_names", &["fn"], parameter_names)
+    // Dense gradients, as DGL's (TF's gradient of a gather is IndexedSlices).
+    .exported_as("dgl_tf._parameter_names");
 
 /// `_parameter_names(fn)`: the names a DGL function accepts as keywords, in order (a bound
 /// method's receiver left out; `*args` and `**kwargs` are not names). Keras passes

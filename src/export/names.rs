@@ -30,57 +30,9 @@ pub enum Mapping {
     Refused(String),
 }
 
-/// Builtins whose exported form is written by hand: DGL's semantics carried by `dgl_tf`, or
-/// a name TF spells differently from what the help entry's first TF name suggests.
+/// Names whose exported form is written by hand and that no declaration carries (a native
+/// builtin's is its declaration's `exported_as`): stdlib functions, dtypes, error classes.
 const OVERRIDES: &[(&str, &str)] = &[
-    // DGL's dtype rules (numbers become float32; int ranges int64), docs/language.md §4.
-    ("constant", "dgl_tf.constant"),
-    ("convert_to_tensor", "dgl_tf.convert_to_tensor"),
-    ("range_tensor", "dgl_tf.range_tensor"),
-    // Arguments TF's op lacks (dtype=, out_type=, the other mapping op's options), and
-    // DGL's dtypes for fill and rank.
-    ("fill", "dgl_tf.fill"),
-    ("rank", "dgl_tf.rank"),
-    ("map_fn", "dgl_tf.map_fn"),
-    ("vectorized_map", "dgl_tf.vectorized_map"),
-    // Paths relative to the script's folder (docs/language.md §4), through NumPy.
-    ("read_csv", "dgl_tf.read_csv"),
-    ("load_npy", "dgl_tf.load_npy"),
-    ("save_npy", "dgl_tf.save_npy"),
-    // DGL's draws, replayed from the .npz written beside the script.
-    ("set_seed", "dgl_tf.set_seed"),
-    ("random_normal", "dgl_tf.random_normal"),
-    ("truncated_normal", "dgl_tf.truncated_normal"),
-    ("random_uniform", "dgl_tf.random_uniform"),
-    ("random_shuffle", "dgl_tf.random_shuffle"),
-    ("shuffle", "dgl_tf.random_shuffle"),
-    ("categorical", "dgl_tf.categorical"),
-    ("random_categorical", "dgl_tf.categorical"),
-    ("dropout", "dgl_tf.dropout"),
-    // docs/language.md §5: DGL's recompute and custom-gradient contracts, checked at run time.
-    ("recompute_grad", "dgl_tf.recompute_grad"),
-    ("custom_gradient", "dgl_tf.custom_gradient"),
-    // DGL's `function` runs eagerly (prints inside it run on every call).
-    ("function", "dgl_tf.function"),
-    ("argv", "dgl_tf.argv"),
-    ("open", "dgl_tf.open"),
-    ("where", "dgl_tf.where"),
-    // DGL's builtins are built-in functions, whatever implements them in the script.
-    ("type", "dgl_tf.type_of"),
-    // Sets in insertion order, as DGL's (a Python set iterates and prints in hash order).
-    ("set", "dgl_tf.set"),
-    ("softsign", "dgl_tf.softsign"),
-    ("tile", "dgl_tf.tile"),
-    // TF's oneDNN conv2d gives a wrong shape where the VALID output is empty.
-    ("conv2d", "dgl_tf.conv2d"),
-    ("softmax_cross_entropy_with_logits", "dgl_tf.softmax_cross_entropy_with_logits"),
-    // Dense gradients, as DGL's (TF's gradient of a gather is IndexedSlices).
-    ("GradientTape", "dgl_tf.GradientTape"),
-    ("_parameter_names", "dgl_tf._parameter_names"),
-    ("round", "dgl_tf.round"),
-    // Float sums accumulate in float64 in DGL (exact on millions of float32 terms).
-    ("reduce_sum", "dgl_tf.reduce_sum"),
-    ("reduce_mean", "dgl_tf.reduce_mean"),
     ("progress", "dgl_tf.progress"),
     // The dtypes.
     ("float32", "tf.float32"),
@@ -227,12 +179,12 @@ const PYTHON_REFUSED: &[(&str, &str)] = &[
 
 /// Whether `name`'s exported form is written by hand (the table above).
 pub fn is_override(name: &str) -> bool {
-    OVERRIDES.iter().any(|(n, _)| *n == name)
+    OVERRIDES.iter().any(|(n, _)| *n == name) || declared_export(name).is_some()
 }
 
 /// The exported form of the builtin `name`, or None when `name` is no builtin.
 pub fn builtin(name: &str) -> Option<Mapping> {
-    if let Some((_, e)) = OVERRIDES.iter().find(|(n, _)| *n == name) {
+    if let Some(e) = OVERRIDES.iter().find(|(n, _)| *n == name).map(|(_, e)| *e).or_else(|| declared_export(name)) {
         return Some(Mapping::Expr(e.to_string()));
     }
     if let Some((_, why)) = PYTHON_REFUSED.iter().find(|(n, _)| *n == name) {
@@ -262,14 +214,21 @@ pub fn builtin(name: &str) -> Option<Mapping> {
     Some(Mapping::Refused(refusal_text(line)))
 }
 
+/// The native builtins reached by a bare name, by name.
+fn natives() -> &'static std::collections::HashMap<String, &'static crate::runtime::native::Native> {
+    static BY_NAME: std::sync::OnceLock<std::collections::HashMap<String, &'static crate::runtime::native::Native>> =
+        std::sync::OnceLock::new();
+    BY_NAME.get_or_init(|| crate::builtins::declared().into_iter().filter(|(k, _)| !k.contains('.')).collect())
+}
+
 /// The first `tf.` spelling of the native builtin `name`'s declaration, if it has one.
 pub fn declared_tf(name: &str) -> Option<&'static str> {
-    static FIRST: std::sync::OnceLock<std::collections::HashMap<String, &'static str>> = std::sync::OnceLock::new();
-    let first = FIRST.get_or_init(|| {
-        let declared = crate::builtins::declared().into_iter().filter(|(k, _)| !k.contains('.'));
-        declared.filter_map(|(k, n)| Some((k, *n.spellings.iter().find(|s| s.starts_with("tf."))?))).collect()
-    });
-    first.get(name).copied()
+    natives().get(name)?.spellings.iter().copied().find(|s| s.starts_with("tf."))
+}
+
+/// What the native builtin `name`'s declaration says an exported script writes for it.
+fn declared_export(name: &str) -> Option<&'static str> {
+    natives().get(name)?.exported
 }
 
 /// The nearest equivalent an entry's `TF:` line names, for a refusal.

@@ -39,22 +39,30 @@ pub struct Native {
     /// the first being what `dgl export --tf` writes for it. `import tensorflow as tf` and
     /// `import numpy as np` bind these (builtins/modules/foreign.rs).
     pub spellings: &'static [&'static str],
+    /// What `dgl export --tf` writes for it when not its first `tf.` spelling: a function of the
+    /// support module that carries DGL's semantics (`dgl_tf.constant`).
+    pub exported: Option<&'static str>,
 }
 
 impl Native {
     /// A builtin with its own parameter list (see [`Signature::new`]).
     pub const fn new(name: &'static str, params: &'static [&'static str], call: NativeFn) -> Native {
-        Native { name, sig: Signature::new(params), call, spellings: &[] }
+        Native { name, sig: Signature::new(params), call, spellings: &[], exported: None }
     }
 
     /// A builtin with a parameter list it shares with others.
     pub const fn with(name: &'static str, sig: Signature, call: NativeFn) -> Native {
-        Native { name, sig, call, spellings: &[] }
+        Native { name, sig, call, spellings: &[], exported: None }
     }
 
     /// The declaration with its names in other libraries (see [`Native::spellings`]).
     pub const fn spelled(self, spellings: &'static [&'static str]) -> Native {
         Native { spellings, ..self }
+    }
+
+    /// The declaration with what `dgl export --tf` writes for it (see [`Native::exported`]).
+    pub const fn exported_as(self, expr: &'static str) -> Native {
+        Native { exported: Some(expr), ..self }
     }
 
     /// Binds a call's arguments to the parameters ([`Signature::bind`]).
