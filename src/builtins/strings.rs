@@ -245,15 +245,14 @@ fn affix(rt: &mut Interp, args: &mut Args, end_side: bool) -> R<Value> {
     Ok(Value::Bool(false))
 }
 
-pub(super) static STR_STARTSWITH: Native =
-    Native::new("startswith", &["prefix", "start=None", "end=None"], str_startswith);
+pub(super) static STR_STARTSWITH: Native = Native::with("startswith", PREFIX, str_startswith);
 
 /// `s.startswith(prefix, start=None, end=None)`: `prefix` a string or a tuple of strings.
 pub(super) fn str_startswith(rt: &mut Interp, args: &mut Args) -> R<Value> {
     affix(rt, args, false)
 }
 
-pub(super) static STR_ENDSWITH: Native = Native::new("endswith", &["suffix", "start=None", "end=None"], str_endswith);
+pub(super) static STR_ENDSWITH: Native = Native::with("endswith", SUFFIX, str_endswith);
 
 /// `s.endswith(suffix, start=None, end=None)`: `suffix` a string or a tuple of strings.
 pub(super) fn str_endswith(rt: &mut Interp, args: &mut Args) -> R<Value> {

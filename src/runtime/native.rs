@@ -173,7 +173,12 @@ impl Signature {
 
     /// The index in `params` of the parameter called `name`.
     pub fn index(&self, name: &str) -> Option<usize> {
-        self.params.iter().position(|p| !p.starts_with('*') && name_of(p) == name)
+        // `name` alone or followed by its default (`axis` in "axis=None"); a marker never matches.
+        let named = |p: &str| {
+            p.strip_prefix(name).is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+                && !p.starts_with('*')
+        };
+        self.params.iter().position(|p| named(p))
     }
 
     /// The heading `help()` prints: `name(x, axis=None, *, keepdims=False)`.
