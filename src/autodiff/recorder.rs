@@ -56,7 +56,7 @@ pub type TapeRef = Rc<RefCell<Tape>>;
 #[derive(Debug)]
 pub struct Recorder {
     /// Tapes currently recording, innermost last.
-    pub tapes: Vec<TapeRef>,
+    pub(in crate::autodiff) tapes: Vec<TapeRef>,
     /// Tapes set aside by `stop_recording` blocks, innermost last, with their places in
     /// `tapes` (`None` where the tape was not recording at that moment).
     paused: Vec<Option<(TapeRef, usize)>>,
@@ -64,22 +64,22 @@ pub struct Recorder {
     var_watchers: Vec<Vec<Rc<Variable>>>,
     /// Watched tensors read while a recompute forward pass runs with the tapes paused:
     /// the paused tapes and the ids seen so far.
-    pub capture_probes: Vec<(Vec<TapeRef>, Vec<TensorId>)>,
+    pub(in crate::autodiff) capture_probes: Vec<(Vec<TapeRef>, Vec<TensorId>)>,
     /// Depth of recomputations running (`is_recomputing()`).
     recomputing: usize,
     /// Forward accumulators entered, innermost last (`forward.rs`).
-    pub accumulators: Vec<AccRef>,
+    pub(in crate::autodiff) accumulators: Vec<AccRef>,
     /// Accumulators set aside by recompute forward passes, innermost last.
     paused_accumulators: Vec<Vec<AccRef>>,
     /// The statement running, which each recorded entry keeps as its site (set by the host).
-    pub site: Site,
+    pub(in crate::autodiff) site: Site,
     /// The checkpoint region running (0: none, else 1 + the index the tools gave its
     /// `recompute_grad` function, `tools/ledger.rs`); entries recorded meanwhile belong to it.
-    pub region: u32,
+    pub(in crate::autodiff) region: u32,
     /// What the tools see of this recorder (`observer.rs`); none in the core's own tests.
     observer: Option<Box<dyn Observer>>,
     /// The tape entered last, while it exists (the REPL's `%tape` shows its summary).
-    pub last_entered: Option<std::rc::Weak<RefCell<Tape>>>,
+    pub(in crate::autodiff) last_entered: Option<std::rc::Weak<RefCell<Tape>>>,
 }
 
 impl Default for Recorder {
@@ -105,6 +105,36 @@ impl Default for Recorder {
 pub struct PausedTapes(Vec<TapeRef>);
 
 impl Recorder {
+    /// The tapes recording, innermost last.
+    pub fn tapes(&self) -> &[TapeRef] {
+        &self.tapes
+    }
+
+    /// The forward accumulators entered, innermost last.
+    pub fn accumulators(&self) -> &[AccRef] {
+        &self.accumulators
+    }
+
+    /// Whether a recompute forward pass is listening for the watched tensors it reads.
+    pub fn probing(&self) -> bool {
+        !self.capture_probes.is_empty()
+    }
+
+    /// The statement running, which each recorded entry keeps as its site.
+    pub fn site(&self) -> Site {
+        self.site
+    }
+
+    /// Sets the statement running (the host, before each statement and around calls).
+    pub fn set_site(&mut self, site: Site) {
+        self.site = site;
+    }
+
+    /// The tape entered last, while it exists.
+    pub fn last_entered(&self) -> Option<TapeRef> {
+        self.last_entered.as_ref().and_then(|w| w.upgrade())
+    }
+
     /// A recorder that tells `observer` what happens (the interpreter's, with the tools).
     pub fn observed_by(observer: Box<dyn Observer>) -> Recorder {
         Recorder { observer: Some(observer), ..Recorder::default() }

@@ -43,7 +43,7 @@ pub(super) fn tape_explain(rt: &mut Interp, a: &mut Args) -> R<Value> {
         Value::Variable(v) => Some(v.trainable),
         _ => None,
     };
-    let site = rt.ad.site;
+    let site = rt.ad.site();
     let (target_name, source_name) = call_names(rt, site).unwrap_or(("target".into(), "source".into()));
     let q = Query { target: target_id, source: src.id, source_dtype: src.dtype(), variable, target_name, source_name };
     let sources = &rt.sources;

@@ -94,10 +94,10 @@ fn watch_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
             if !t.dtype().is_float() {
                 bail!(Value, "watch_gradient(): {} tensors get no gradient (only float tensors do)", t.dtype());
             }
-            let tapes: Vec<TapeRef> = rt.ad.tapes.iter().filter(|tape| tape.borrow().watches(t.id)).cloned().collect();
+            let tapes: Vec<TapeRef> = rt.ad.tapes().iter().filter(|tape| tape.borrow().watches(t.id)).cloned().collect();
             if tapes.is_empty() {
                 // The forward pass of a recompute_grad function: its recomputation registers the hook.
-                if !rt.ad.capture_probes.is_empty() {
+                if rt.ad.probing() {
                     return Ok(Value::None);
                 }
                 bail!(

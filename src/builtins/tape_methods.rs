@@ -27,14 +27,14 @@ pub(super) fn tape_watch(rt: &mut Interp, a: &mut Args) -> R<Value> {
                     let mut tape = tape.borrow_mut();
                     tape.watch(t.id);
                     let n = tape.len();
-                    tape.notes_mut().watched(t.id, rt.ad.site, n);
+                    tape.notes_mut().watched(t.id, rt.ad.site(), n);
                 }
             }
             Value::Variable(var) => {
                 let mut tape = tape.borrow_mut();
                 tape.watch_variable(var);
                 let n = tape.len();
-                tape.notes_mut().watched(var.handle, rt.ad.site, n);
+                tape.notes_mut().watched(var.handle, rt.ad.site(), n);
             }
             Value::List(_) | Value::Tuple(_) => {
                 for x in rt.iterate(v)? {

@@ -121,7 +121,7 @@ fn draw_graph(rt: &mut Interp, a: &mut Args) -> R<Value> {
         Some(Value::Tape(t)) => t,
         Some(other) => bail!(Type, "draw_graph() tape must be a GradientTape, not {}", other.type_name()),
         None => {
-            let found = rt.ad.tapes.iter().rev().find(|t| ids.iter().any(|&id| t.borrow().slot_of(id).is_some()));
+            let found = rt.ad.tapes().iter().rev().find(|t| ids.iter().any(|&id| t.borrow().slot_of(id).is_some()));
             match found {
                 Some(t) => t.clone(),
                 None => bail!(

@@ -158,11 +158,11 @@ impl Interp {
         if func.def.generator {
             return self.make_generator(func, frame);
         }
-        let saved_site = self.ad.site;
+        let saved_site = self.ad.site();
         self.run.depth += 1;
         let r = self.running_in(func.source, func.name.clone(), |rt| rt.exec_block(&func.def.body, &mut frame));
         self.run.depth -= 1;
-        self.ad.site = saved_site;
+        self.ad.set_site(saved_site);
         match r? {
             super::exec::Flow::Return(v) => Ok(v),
             _ => Ok(Value::None),

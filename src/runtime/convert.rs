@@ -106,7 +106,7 @@ impl Interp {
     /// Whether a (nested) list holds a tensor that some active tape watches or some entered
     /// accumulator has a tangent for (or a Variable), so that converting it must be recorded.
     fn holds_recorded_tensor(&mut self, v: &Value) -> R<bool> {
-        if self.ad.tapes.is_empty() && self.ad.accumulators.is_empty() {
+        if self.ad.tapes().is_empty() && self.ad.accumulators().is_empty() {
             return Ok(false);
         }
         match v {

@@ -466,7 +466,7 @@ impl Interp {
         let (read, seen) = self.ad.resume_all(paused);
         self.ad.leave_region(run);
         let (result, outs) = result?;
-        if self.ad.tapes.is_empty() && self.ad.accumulators.is_empty() {
+        if self.ad.tapes().is_empty() && self.ad.accumulators().is_empty() {
             return Ok(result);
         }
         let mut ids = Vec::with_capacity(pos.len());

@@ -77,7 +77,7 @@ impl Interp {
 
     fn exec(&mut self, s: &Stmt, env: &mut Frame) -> R<Flow> {
         // Entries recorded by this statement point at it (`tape.summary()`, `tape.explain`).
-        self.ad.site = crate::autodiff::tape::Site { src: self.run.src, pos: s.span.start };
+        self.ad.set_site(crate::autodiff::tape::Site { src: self.run.src, pos: s.span.start });
         if let Some(o) = self.observer.as_mut() {
             if !o.runs(self.run.src, s.span.start) {
                 return Ok(Flow::Normal);

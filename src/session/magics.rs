@@ -260,7 +260,7 @@ fn tape(s: &mut Session, args: &str) -> Result<Option<Value>, Failure> {
             }
         },
     };
-    let Some(t) = s.rt.ad.last_entered.as_ref().and_then(|w| w.upgrade()) else {
+    let Some(t) = s.rt.ad.last_entered() else {
         write(s, "no GradientTape has been used in this session (or it no longer exists)\n")?;
         return Ok(None);
     };
