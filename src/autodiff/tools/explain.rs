@@ -140,11 +140,15 @@ impl<'a> Graph<'a> {
         }
     }
 
-    /// The tensors an operation read.
-    fn inputs(&self, step: Step) -> Vec<TensorId> {
+    /// The tensors an operation read, each with its input position (an entry's constants,
+    /// id 0, left out).
+    fn inputs(&self, step: Step) -> Vec<(u32, TensorId)> {
         match step {
-            Step::Entry(i) => self.log.entries[i as usize].inputs.iter().map(|x| x.id).filter(|&id| id != 0).collect(),
-            Step::Note(i) => self.notes[i as usize].inputs.to_vec(),
+            Step::Entry(i) => {
+                let inputs = self.log.entries[i as usize].inputs.iter().enumerate();
+                inputs.filter(|(_, x)| x.id != 0).map(|(k, x)| (k as u32, x.id)).collect()
+            }
+            Step::Note(i) => self.notes[i as usize].inputs.iter().enumerate().map(|(k, &x)| (k as u32, x)).collect(),
         }
     }
 
@@ -221,38 +225,32 @@ impl<'a> Graph<'a> {
         seen
     }
 
-    /// Every tensor whose gradient the target's reaches (itself included): the gradient graph
-    /// walked backwards.
-    fn carriers(&self, to: TensorId) -> FxHashSet<TensorId> {
+    /// Every tensor reachable backwards from `to` through the inputs `allow` lets through
+    /// (an operation, its input's position, the output reached).
+    fn back(&self, to: TensorId, allow: impl Fn(Step, u32, TensorId) -> bool) -> FxHashSet<TensorId> {
         let mut seen = FxHashSet::default();
         seen.insert(to);
         let mut stack = vec![to];
         while let Some(t) = stack.pop() {
-            let Some(&step @ Step::Entry(i)) = self.maker.get(&t) else { continue };
-            for (k, x) in self.log.entries[i as usize].inputs.iter().enumerate() {
-                if x.id != 0 && self.carries(step, k as u32, t) && seen.insert(x.id) {
-                    stack.push(x.id);
+            let Some(&step) = self.maker.get(&t) else { continue };
+            for (k, x) in self.inputs(step) {
+                if allow(step, k, t) && seen.insert(x) {
+                    stack.push(x);
                 }
             }
         }
         seen
     }
 
+    /// Every tensor whose gradient the target's reaches (itself included): the gradient graph
+    /// walked backwards.
+    fn carriers(&self, to: TensorId) -> FxHashSet<TensorId> {
+        self.back(to, |step, k, out| self.carries(step, k, out))
+    }
+
     /// Every tensor the target was made from (itself included), through any operation.
     fn ancestry(&self, to: TensorId) -> FxHashSet<TensorId> {
-        let mut seen = FxHashSet::default();
-        seen.insert(to);
-        let mut stack = vec![to];
-        while let Some(t) = stack.pop() {
-            if let Some(&step) = self.maker.get(&t) {
-                for x in self.inputs(step) {
-                    if seen.insert(x) {
-                        stack.push(x);
-                    }
-                }
-            }
-        }
-        seen
+        self.back(to, |_, _, _| true)
     }
 
     fn name(&self, step: Step) -> String {
