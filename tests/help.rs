@@ -110,7 +110,7 @@ fn declarations_and_entries_match_one_to_one() {
     let declared = dgl::builtins::declared();
     let mut bad = vec![];
     let mut keys = std::collections::HashSet::new();
-    for (key, native) in &declared {
+    for (key, native) in declared {
         if !keys.insert(key.clone()) {
             bad.push(format!("{key}: declared twice"));
         }

@@ -9,7 +9,6 @@ pub mod autodiff_fns;
 mod checkpoint_tools;
 mod case_tables;
 mod collections;
-pub use crate::runtime::native::{Bound, Native, Signature, MAX_PARAMS, NO_ARGS};
 pub mod decimal_digits;
 pub mod core;
 pub mod data;
@@ -36,6 +35,8 @@ mod tape_methods;
 mod tape_view;
 pub mod tensor_fns;
 mod tracking;
+
+pub use crate::runtime::native::{Bound, Native, Signature, NO_ARGS};
 
 use crate::error::ErrorKind;
 use crate::error::R;
@@ -120,24 +121,28 @@ fn register(reg: &mut impl FnMut(&'static Native)) {
 
 /// Every declared builtin function and method with its help key (`reduce_sum`, `linalg.solve`,
 /// `math.sqrt`, `list.append`): what `help()` prints the signatures of, and what the help
-/// coverage tests match against the entries of `src/help/*.md` one to one.
-pub fn declared() -> Vec<(String, &'static Native)> {
-    let mut out = vec![];
-    register(&mut |b| out.push((b.name.to_string(), b)));
-    for (prefix, list) in [
-        ("linalg", &linalg_fns::NATIVES[..]),
-        ("math", modules::math::FNS),
-        ("random", modules::random::FNS),
-        ("time", modules::time::FNS),
-    ] {
-        out.extend(list.iter().map(|&b| (format!("{prefix}.{}", b.name), b)));
-    }
-    for (ty, name, f) in methods::attribute_tables() {
-        if let Some(f) = f {
-            out.push((format!("{ty}.{name}"), f));
+/// coverage tests match against the entries of `src/help/*.md` one to one. Listed once, on
+/// first use (help, the TF and NumPy namespaces, the exporter read it).
+pub fn declared() -> &'static [(String, &'static Native)] {
+    static DECLARED: std::sync::OnceLock<Vec<(String, &'static Native)>> = std::sync::OnceLock::new();
+    DECLARED.get_or_init(|| {
+        let mut out = vec![];
+        register(&mut |b| out.push((b.name.to_string(), b)));
+        for (prefix, list) in [
+            ("linalg", &linalg_fns::NATIVES[..]),
+            ("math", modules::math::FNS),
+            ("random", modules::random::FNS),
+            ("time", modules::time::FNS),
+        ] {
+            out.extend(list.iter().map(|&b| (format!("{prefix}.{}", b.name), b)));
         }
-    }
-    out
+        for (ty, name, f) in methods::attribute_tables() {
+            if let Some(f) = f {
+                out.push((format!("{ty}.{name}"), f));
+            }
+        }
+        out
+    })
 }
 
 /// TF dtype names DGL does not have (`dtype_arg`).

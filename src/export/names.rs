@@ -214,21 +214,19 @@ pub fn builtin(name: &str) -> Option<Mapping> {
     Some(Mapping::Refused(refusal_text(line)))
 }
 
-/// The native builtins reached by a bare name, by name.
-fn natives() -> &'static std::collections::HashMap<String, &'static crate::runtime::native::Native> {
-    static BY_NAME: std::sync::OnceLock<std::collections::HashMap<String, &'static crate::runtime::native::Native>> =
-        std::sync::OnceLock::new();
-    BY_NAME.get_or_init(|| crate::builtins::declared().into_iter().filter(|(k, _)| !k.contains('.')).collect())
+/// The declaration of the native builtin reached by the bare name `name`.
+fn native(name: &str) -> Option<&'static crate::runtime::native::Native> {
+    crate::builtins::declared().iter().find(|(k, _)| k == name).map(|&(_, n)| n)
 }
 
 /// The first `tf.` spelling of the native builtin `name`'s declaration, if it has one.
 pub fn declared_tf(name: &str) -> Option<&'static str> {
-    natives().get(name)?.spellings.iter().copied().find(|s| s.starts_with("tf."))
+    native(name)?.spellings.iter().copied().find(|s| s.starts_with("tf."))
 }
 
 /// What the native builtin `name`'s declaration says an exported script writes for it.
 fn declared_export(name: &str) -> Option<&'static str> {
-    natives().get(name)?.exported
+    native(name)?.exported
 }
 
 /// The nearest equivalent an entry's `TF:` line names, for a refusal.

@@ -90,12 +90,12 @@ impl Registry {
 
     /// Gives each declared builtin's entry its heading: the .md file names the builtin alone
     /// (`## reduce_sum`), and its declaration (builtins/, runtime/native.rs) writes the signature.
-    pub fn declare(&mut self, declared: Vec<(String, &'static crate::runtime::native::Native)>) {
+    pub fn declare(&mut self, declared: &[(String, &'static crate::runtime::native::Native)]) {
         for (key, native) in declared {
-            if let Some(&(s, e)) = self.by_key.get(&key) {
+            if let Some(&(s, e)) = self.by_key.get(key) {
                 let entry = &mut self.sections[s].entries[e];
                 if entry.heading == entry.key {
-                    entry.heading = native.sig.heading(&key);
+                    entry.heading = native.sig.heading(key);
                 }
             }
         }

@@ -38,12 +38,14 @@ static LIBRARIES: [&Library; 2] = [&super::tensorflow::TENSORFLOW, &super::numpy
 
 /// A name a builtin's declaration gives a library's module (`tf.math.reduce_sum`).
 pub struct Spelled {
+    /// The library's alias (`tf`).
+    pub alias: &'static str,
     /// The module's path (`tensorflow.math`).
     pub path: String,
     /// The name in it (`reduce_sum`).
     pub name: &'static str,
     /// The builtin's key (`reduce_sum`, `linalg.solve`).
-    pub key: String,
+    pub key: &'static str,
 }
 
 /// One name of a module: its name in the library and where DGL's value comes from.
@@ -62,15 +64,15 @@ impl Library {
             Some((name, source)) => Entry { name, source },
             None => Entry { name: token, source: token },
         });
-        let spelled = self.spelled().iter().filter(move |s| s.path == path);
-        table.chain(spelled.map(|s| Entry { name: s.name, source: &s.key }))
+        let spelled = self.spelled().filter(move |s| s.path == path);
+        table.chain(spelled.map(|s| Entry { name: s.name, source: s.key }))
     }
 
     /// The names the declarations of builtins give this library's modules, in declaration order.
-    fn spelled(&self) -> &'static [Spelled] {
-        static BY_ALIAS: OnceLock<Vec<(&'static str, Vec<Spelled>)>> = OnceLock::new();
-        let by_alias = BY_ALIAS.get_or_init(|| {
-            let mut out: Vec<(&'static str, Vec<Spelled>)> = vec![];
+    fn spelled(&self) -> impl Iterator<Item = &'static Spelled> + '_ {
+        static ALL: OnceLock<Vec<Spelled>> = OnceLock::new();
+        let all = ALL.get_or_init(|| {
+            let mut out = vec![];
             for (key, native) in crate::builtins::declared() {
                 for spelling in native.spellings {
                     let (alias, rest) = spelling.split_once('.').unwrap_or((spelling, ""));
@@ -78,25 +80,18 @@ impl Library {
                     let Some(library) = LIBRARIES.iter().find(|l| l.alias == alias) else { continue };
                     let path =
                         if module.is_empty() { library.root.to_string() } else { format!("{}.{module}", library.root) };
-                    let at = match out.iter().position(|(a, _)| *a == library.alias) {
-                        Some(at) => at,
-                        None => {
-                            out.push((library.alias, vec![]));
-                            out.len() - 1
-                        }
-                    };
-                    out[at].1.push(Spelled { path, name, key: key.clone() });
+                    out.push(Spelled { alias: library.alias, path, name, key });
                 }
             }
             out
         });
-        by_alias.iter().find(|(a, _)| *a == self.alias).map_or(&[], |(_, v)| v.as_slice())
+        all.iter().filter(move |s| s.alias == self.alias)
     }
 
     /// Every module path of the family: the table's, the spelled ones, and their parents, parents first.
     pub fn modules(&self) -> Vec<&'static str> {
         let mut out: Vec<&'static str> = Vec::new();
-        let paths = self.table.iter().map(|(p, _)| *p).chain(self.spelled().iter().map(|s| s.path.as_str()));
+        let paths = self.table.iter().map(|(p, _)| *p).chain(self.spelled().map(|s| s.path.as_str()));
         for path in paths {
             for (i, _) in path.match_indices('.').chain([(path.len(), "")]) {
                 if !out.contains(&&path[..i]) {
