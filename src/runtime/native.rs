@@ -112,6 +112,8 @@ pub struct Signature {
     pub varargs: bool,
     /// The last parameter is `**kwargs` (unknown keywords are collected).
     pub kwargs: bool,
+    /// Bit `i` set: `params[i]` must be given (no default; positional or keyword-only).
+    must: u16,
 }
 
 /// Whether a parameter's text names a default (`axis=None`).
@@ -138,7 +140,7 @@ impl Signature {
     pub const fn new(params: &'static [&'static str]) -> Signature {
         assert!(params.len() <= MAX_PARAMS);
         let (mut i, mut required, mut marker, mut varargs, mut defaults) = (0, 0, None, false, false);
-        let mut kwargs = false;
+        let (mut kwargs, mut must) = (false, 0u16);
         while i < params.len() {
             let p = params[i].as_bytes();
             if p.len() > 2 && p[0] == b'*' && p[1] == b'*' {
@@ -148,17 +150,18 @@ impl Signature {
                 assert!(marker.is_none() && (p.len() == 1 || p[1] != b'*'));
                 marker = Some(i);
                 varargs = p.len() > 1;
-            } else if marker.is_none() {
-                if has_default(params[i]) {
-                    defaults = true;
-                } else {
+            } else if !has_default(params[i]) {
+                must |= 1 << i;
+                if marker.is_none() {
                     assert!(!defaults);
                     required += 1;
                 }
+            } else if marker.is_none() {
+                defaults = true;
             }
             i += 1;
         }
-        Signature { params, required, marker, varargs, kwargs }
+        Signature { params, required, marker, varargs, kwargs, must }
     }
 
     /// How many parameters may be given by position.
@@ -229,13 +232,11 @@ impl Signature {
                 }
             }
         }
-        let missing = |range: std::ops::Range<usize>| -> Vec<String> {
-            range
-                .filter(|&i| vals[i].is_none() && !self.params[i].starts_with('*') && !has_default(self.params[i]))
+        for (range, what) in [(0..n, ""), (n..self.params.len(), "keyword-only ")] {
+            let list: Vec<String> = range
+                .filter(|&i| self.must & (1 << i) != 0 && vals[i].is_none())
                 .map(|i| format!("'{}'", self.params[i]))
-                .collect()
-        };
-        for (list, what) in [(missing(0..n), ""), (missing(n..self.params.len()), "keyword-only ")] {
+                .collect();
             if let Some((last, init)) = list.split_last() {
                 // The wording of user functions (runtime/call.rs), which is CPython's without "positional".
                 let names = if init.is_empty() { last.clone() } else { format!("{} and {last}", init.join(", ")) };
