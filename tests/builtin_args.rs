@@ -1,13 +1,16 @@
 //! Every registered builtin and every method of the builtin types, called with
 //! random argument lists (wrong arity, wrong types, unknown and repeated
 //! keywords), never panics and never raises an internal error: each call returns
-//! or raises an exception of a kind a user can act on.
+//! or raises an exception of a kind a user can act on. Every declared builtin,
+//! called with arguments of its parameters' declared types, reads each as declared.
 //!
 //! The script runs in an empty temporary folder, so the file builtins
 //! (`save_npy`, `load_npy`, `read_csv`) only ever see relative paths such as
 //! `'x'` inside it: nothing is read or written elsewhere. No builtin reads stdin.
 
 use dgl::autodiff::{Tape, Variable};
+use dgl::builtins::{Native, Signature, Ty};
+use dgl::runtime::value::BuiltinKind;
 use dgl::runtime::value::Value;
 use dgl::tensor::{Array, DType, Tensor};
 use std::cell::RefCell;
@@ -135,8 +138,12 @@ fn check(callees: Vec<(String, String)>) {
 #[test]
 fn every_builtin_function_survives_random_arguments() {
     let rt = dgl::runtime::Interp::new(Rc::new(RefCell::new(Vec::<u8>::new())));
-    let mut names: Vec<String> =
-        rt.builtins().iter().filter(|(_, v)| matches!(v, Value::Builtin(_))).map(|(k, _)| k.name().to_string()).collect();
+    let mut names: Vec<String> = rt
+        .builtins()
+        .iter()
+        .filter(|(_, v)| matches!(v, Value::Builtin(_)))
+        .map(|(k, _)| k.name().to_string())
+        .collect();
     // `input` reads the test process's own stdin (which may be a terminal): not fuzzed.
     names.retain(|n| n != "input");
     names.sort();
@@ -156,4 +163,142 @@ fn every_builtin_method_survives_random_arguments() {
         }
     }
     check(callees);
+}
+
+/// A DGL value of each declared parameter type ([`Ty`]), and one of a wrong type (`None` for
+/// `bool`, which takes any value), both as source.
+fn typed_value(ty: Ty) -> (&'static str, Option<&'static str>) {
+    match ty {
+        Ty::Object => ("1", None),
+        Ty::TensorLike => ("constant([1.0, 2.0])", Some("'x'")),
+        Ty::Int | Ty::OptInt => ("1", Some("'x'")),
+        Ty::Float => ("0.25", Some("'x'")),
+        Ty::Bool => ("True", None),
+        Ty::Axes => ("0", Some("'x'")),
+        Ty::Shape | Ty::OptShape => ("[2]", Some("'x'")),
+        Ty::DType | Ty::OptDType => ("float32", Some("'x'")),
+    }
+}
+
+/// Values tried for the unannotated parameters, which each builtin converts itself.
+const OBJECTS: &[&str] = &["1", "constant([1.0, 2.0])", "[1, 2]", "'x'", "None"];
+
+/// A receiver, as DGL source, for each builtin type whose methods are declared.
+fn receiver_of(ty: &str) -> Option<&'static str> {
+    Some(match ty {
+        "Tensor" => "constant([1.0, 2.0])",
+        "Variable" => "Variable([1.0, 2.0])",
+        "GradientTape" => "GradientTape(persistent=True)",
+        "ForwardAccumulator" => "ForwardAccumulator(constant(1.0), constant(1.0))",
+        "list" => "[3, 1, 2]",
+        "dict" => "{'a': 1, 'b': 2}",
+        "str" => "'a b'",
+        "set" => "{1, 2}",
+        "frozenset" => "frozenset({1, 2})",
+        "int" => "7",
+        "float" => "2.5",
+        "tuple" => "(1, 2)",
+        "range" => "range(3)",
+        "slice" => "slice(1, 2)",
+        "dtype" => "float32",
+        "file" => "open('f', 'w')",
+        "property" => "property(lambda s: 1)",
+        "generator" => "(i for i in range(3))",
+        _ => return None,
+    })
+}
+
+/// How a declared builtin is reached from a script: (setup, callee).
+fn reach(key: &str) -> (String, String) {
+    match key.split_once('.') {
+        Some((module @ ("math" | "random" | "time" | "_plot" | "_progress_bar"), _)) => (format!("import {module}"), key.to_string()),
+        Some(("linalg", _)) => ("pass".into(), key.to_string()),
+        Some((ty, name)) => {
+            let recv = receiver_of(ty).unwrap_or_else(|| panic!("no receiver for the methods of {ty}"));
+            (format!("recv = {recv}"), format!("recv.{name}"))
+        }
+        None => ("pass".into(), key.to_string()),
+    }
+}
+
+/// Every declared builtin called with arguments of its parameters' declared types, by keyword:
+/// a getter that reads a parameter as another type than its declaration's raises an internal
+/// error, so this finds every declaration whose types are not the ones its function reads. Each
+/// typed parameter is also given a value of a wrong type, which must raise an exception a user
+/// can act on.
+#[test]
+fn every_declared_parameter_is_read_as_its_declared_type() {
+    let mut src = String::new();
+    let mut calls = 0;
+    // The declared builtins, and the natives of the private modules the standard library imports.
+    let mut natives: Vec<(String, &'static Native)> = dgl::builtins::declared().to_vec();
+    let mut rt = dgl::runtime::Interp::new(Rc::new(RefCell::new(Vec::<u8>::new())));
+    for module in ["_plot", "_progress_bar"] {
+        let build = dgl::builtins::modules::find(module).expect("a native module");
+        for (name, v) in build(&mut rt).expect("the module builds") {
+            if let Value::Builtin(b) = v {
+                if let BuiltinKind::Native(f) = b.kind {
+                    natives.push((format!("{module}.{name}"), f));
+                }
+            }
+        }
+    }
+    assert!(natives.len() > dgl::builtins::declared().len() + 8);
+    for (key, native) in &natives {
+        // `input` reads stdin; `time.sleep` would sleep; `exit` ends the script.
+        if matches!(key.as_str(), "input" | "time.sleep" | "exit" | "quit") {
+            continue;
+        }
+        let (setup, callee) = reach(key);
+        let sig = &native.sig;
+        let named: Vec<(usize, &str)> = (0..sig.params.len())
+            .filter(|&i| !sig.params[i].starts_with('*'))
+            .map(|i| (i, sig.names().nth(named_index(sig, i)).expect("a name")))
+            .collect();
+        let call = |object: &str, wrong: Option<usize>| {
+            let args: Vec<String> = named
+                .iter()
+                .map(|&(i, name)| {
+                    let (good, bad) = typed_value(sig.ty(i));
+                    let v = match (sig.ty(i), wrong) {
+                        (Ty::Object, _) => object,
+                        (_, Some(w)) if w == i => bad.expect("a wrong value"),
+                        _ => good,
+                    };
+                    format!("{name}={v}")
+                })
+                .collect();
+            format!("{callee}({})", args.join(", "))
+        };
+        let mut variants: Vec<(String, bool)> = OBJECTS.iter().map(|o| (call(o, None), false)).collect();
+        for &(i, _) in &named {
+            if typed_value(sig.ty(i)).1.is_some() {
+                variants.push((call(OBJECTS[0], Some(i)), true));
+            }
+        }
+        for (call, must_raise) in variants {
+            calls += 1;
+            let must_raise = if must_raise { "True" } else { "False" };
+            src.push_str(&format!(
+                "try:\n    {setup}\n    {call}\n    if {must_raise}:\n        print('returned', {call:?})\nexcept Exception as e:\n    print('raised', type(e).__name__, {call:?}, str(e))\n"
+            ));
+        }
+    }
+    let (code, stdout, stderr) = run(src);
+    assert_eq!(code, 0, "the script failed: {stderr}");
+    let bad: Vec<&str> = stdout
+        .lines()
+        .filter(|l| {
+            l.starts_with("returned ")
+                || l.contains("internal error")
+                || (l.starts_with("raised ") && !ALLOWED.contains(&l.split(' ').nth(1).unwrap_or("")))
+        })
+        .collect();
+    assert!(bad.is_empty(), "{} of {calls} calls:\n{}", bad.len(), bad.join("\n"));
+    assert!(calls > 2000, "only {calls} calls");
+}
+
+/// The position among the named parameters (markers skipped) of `params[i]`.
+fn named_index(sig: &Signature, i: usize) -> usize {
+    sig.params[..i].iter().filter(|p| !p.starts_with('*')).count()
 }

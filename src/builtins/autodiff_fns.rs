@@ -1,7 +1,7 @@
 //! Differentiation builtins (docs/language.md §5): `Variable`, `GradientTape`,
 //! `stop_gradient`, and the decorators.
 
-use super::{Signature, NO_ARGS, Native};
+use super::{Native, Signature, NO_ARGS};
 use crate::autodiff::{Tape, Variable};
 use crate::bail;
 use crate::error::R;
@@ -21,9 +21,12 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&IS_RECOMPUTING);
 }
 
-static VARIABLE: Native =
-    Native::new("Variable", &["initial_value", "trainable=True", "name=None", "dtype=None"], variable)
-        .spelled(&["tf.Variable"]);
+static VARIABLE: Native = Native::new(
+    "Variable",
+    &["initial_value", "trainable: bool = True", "name=None", "dtype: DType | None = None"],
+    variable,
+)
+.spelled(&["tf.Variable"]);
 
 /// `Variable(initial, trainable=True, name=None, dtype=None)`
 fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
@@ -43,7 +46,7 @@ fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
 }
 
 static GRADIENTTAPE: Native =
-    Native::new("GradientTape", &["persistent=False", "watch_accessed_variables=True"], gradient_tape)
+    Native::new("GradientTape", &["persistent: bool = False", "watch_accessed_variables: bool = True"], gradient_tape)
         .spelled(&["tf.GradientTape", "tf.autodiff.GradientTape"])
         // Dense gradients, as DGL's (TF's gradient of a gather is IndexedSlices).
         .exported_as("dgl_tf.GradientTape");

@@ -4,9 +4,9 @@
 
 use super::this_tape;
 use super::Native;
+use crate::autodiff::tape::Site;
 use crate::autodiff::tools::advisor::{self, Advice, Prediction};
 use crate::autodiff::tools::ledger;
-use crate::autodiff::tape::Site;
 use crate::autodiff::Tape;
 use crate::bail;
 use crate::error::R;
@@ -60,7 +60,8 @@ pub(super) fn saved_bytes_by_region(rt: &Interp, tape: &Tape) -> Value {
     Value::Dict(Rc::new(RefCell::new(d)))
 }
 
-static RECOMPUTE_LEDGER: Native = Native::new("recompute_ledger", &["table=False", "times=True"], recompute_ledger);
+static RECOMPUTE_LEDGER: Native =
+    Native::new("recompute_ledger", &["table: bool = False", "times: bool = True"], recompute_ledger);
 
 /// `recompute_ledger(table=False, times=True)`: what each `recompute_grad` function has cost
 /// so far in this process, one row per function (by name and definition line, as the keys of
@@ -148,8 +149,11 @@ fn recompute_ledger(rt: &mut Interp, a: &mut Args) -> R<Value> {
     Ok(Value::str(&out))
 }
 
-pub(super) static TAPE_SUGGEST_CHECKPOINTS: Native =
-    Native::new("suggest_checkpoints", &["budget_bytes=None", "as_dict=False"], tape_suggest_checkpoints);
+pub(super) static TAPE_SUGGEST_CHECKPOINTS: Native = Native::new(
+    "suggest_checkpoints",
+    &["budget_bytes: int | None = None", "as_dict: bool = False"],
+    tape_suggest_checkpoints,
+);
 
 /// `tape.suggest_checkpoints(budget_bytes=None, as_dict=False)`: where to put checkpoints on
 /// this tape, and what they would save and cost.

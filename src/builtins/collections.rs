@@ -1,11 +1,11 @@
 //! Methods of lists, dicts and strings (docs/language.md §2), with Python's behaviour
 //! (the rest of the string methods are in strings.rs).
 
-use super::{receiver, Signature, NO_ARGS, Native};
+use super::{receiver, Native, Signature, NO_ARGS};
+use crate::bail;
 use crate::error::R;
 use crate::runtime::value::{Args, Dict, HashKey, Value};
 use crate::runtime::Interp;
-use crate::bail;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -65,7 +65,7 @@ pub(super) fn list_pop(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(v)
 }
 
-pub(super) static LIST_INSERT: Native = Native::new("insert", &["index", "object"], list_insert);
+pub(super) static LIST_INSERT: Native = Native::new("insert", &["index: int", "object"], list_insert);
 
 /// `xs.insert(index, object)`: an index past either end inserts at that end.
 pub(super) fn list_insert(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -94,7 +94,8 @@ fn position(rt: &mut Interp, args: &mut Args) -> R<(Rc<RefCell<Vec<Value>>>, usi
     bail!(Value, "{r} is not in list")
 }
 
-pub(super) static LIST_INDEX: Native = Native::new("index", &["value", "start=None", "stop=None"], list_index);
+pub(super) static LIST_INDEX: Native =
+    Native::new("index", &["value", "start: int | None = None", "stop: int | None = None"], list_index);
 
 /// `xs.index(value, start=0, stop=len(xs))`: the position of the first equal item in
 /// `xs[start:stop]` (negative bounds count from the end, as in a slice).
@@ -166,7 +167,7 @@ pub(super) fn list_clear(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
-pub(super) static LIST_SORT: Native = Native::new("sort", &["*", "key=None", "reverse=False"], list_sort);
+pub(super) static LIST_SORT: Native = Native::new("sort", &["*", "key=None", "reverse: bool = False"], list_sort);
 
 /// `xs.sort(*, key=None, reverse=False)`: in place, stable, through `sorted`.
 pub(super) fn list_sort(rt: &mut Interp, args: &mut Args) -> R<Value> {

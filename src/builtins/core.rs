@@ -2,10 +2,10 @@
 //! `min`/`max`/`sum`, `sorted`, `isinstance`, …
 
 use crate::builtins::{Native, Signature, NO_ARGS};
-use crate::runtime::convert::{float_to_int, int_add, int_checked};
 use crate::error::R;
-use crate::runtime::index::range_len;
 use crate::intern::intern;
+use crate::runtime::convert::{float_to_int, int_add, int_checked};
+use crate::runtime::index::range_len;
 use crate::runtime::value::{Args, Dict, Value};
 use crate::runtime::Interp;
 use crate::tensor::kernels::Unary;
@@ -50,7 +50,8 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&PROPERTY);
 }
 
-static PRINT: Native = Native::new("print", &["*args", "sep=' '", "end='\\n'", "file=None", "flush=False"], print);
+static PRINT: Native =
+    Native::new("print", &["*args", "sep=' '", "end='\\n'", "file=None", "flush: bool = False"], print);
 
 /// `print(*args, sep=' ', end='\n', file=None, flush=False)`: writes `str` of each
 /// argument to `file` (an open file or `sys.stdout`/`sys.stderr`; the program's
@@ -154,7 +155,7 @@ fn range(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Range(Rc::new([start, stop, step])))
 }
 
-static ENUMERATE: Native = Native::new("enumerate", &["iterable", "start=0"], enumerate);
+static ENUMERATE: Native = Native::new("enumerate", &["iterable", "start: int = 0"], enumerate);
 
 /// `enumerate(iterable, start=0)`: a list of `(index, item)` pairs.
 fn enumerate(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -350,7 +351,7 @@ fn float(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }))
 }
 
-static BOOL: Native = Native::new("bool", &["x=False"], bool_).spelled(&["np.bool_"]);
+static BOOL: Native = Native::new("bool", &["x: bool = False"], bool_).spelled(&["np.bool_"]);
 
 /// `bool(x=False)`: Python's truth value.
 fn bool_(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -553,7 +554,7 @@ fn round_int(i: i64, n: i64) -> R<i64> {
     int_checked(i64::try_from(q * p).ok(), || format!("round({i}, {n})"))
 }
 
-static SORTED: Native = Native::new("sorted", &["iterable", "key=None", "reverse=False"], sorted);
+static SORTED: Native = Native::new("sorted", &["iterable", "key=None", "reverse: bool = False"], sorted);
 
 /// `sorted(iterable, key=None, reverse=False)`: a new list, stable.
 pub(super) fn sorted(rt: &mut Interp, args: &mut Args) -> R<Value> {

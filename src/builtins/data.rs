@@ -2,11 +2,11 @@
 //! against the running script's folder.
 
 use crate::builtins::Native;
-use crate::tensor::scalar::float_to_int;
 use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::budget::{MAX_BYTES, MAX_ELEMENTS};
+use crate::tensor::scalar::float_to_int;
 use crate::tensor::{Array, DType, Tensor};
 use crate::{bail, err};
 use std::path::PathBuf;
@@ -154,7 +154,7 @@ fn check_npy_header(bytes: &[u8], shown: &str) -> R<()> {
     Ok(())
 }
 
-static SAVE_NPY: Native = Native::new("save_npy", &["path", "tensor"], save_npy)
+static SAVE_NPY: Native = Native::new("save_npy", &["path", "tensor: TensorLike"], save_npy)
     // Paths relative to the script's folder (docs/language.md §4), through NumPy.
     .exported_as("dgl_tf.save_npy");
 
@@ -225,9 +225,10 @@ enum Cell {
     Float(f64),
 }
 
-static READ_CSV: Native = Native::new("read_csv", &["path", "header=True", "dtype=None"], read_csv)
-    // Paths relative to the script's folder (docs/language.md §4), through NumPy.
-    .exported_as("dgl_tf.read_csv");
+static READ_CSV: Native =
+    Native::new("read_csv", &["path", "header: bool = True", "dtype: DType | None = None"], read_csv)
+        // Paths relative to the script's folder (docs/language.md §4), through NumPy.
+        .exported_as("dgl_tf.read_csv");
 
 /// `read_csv(path, header=True)` → `(tensor, column_names)`: a float32 [rows, cols] tensor.
 ///

@@ -204,8 +204,11 @@ fn analytic(rt: &mut Interp, f: &Value, xs: &[Tensor], order: usize, fname: &str
     Ok((y, rows))
 }
 
-static CHECK_GRADIENTS: Native =
-    Native::new("check_gradients", &["*args", "order=2", "atol=None", "rtol=None", "delta=None"], check_gradients);
+static CHECK_GRADIENTS: Native = Native::new(
+    "check_gradients",
+    &["*args", "order: int = 2", "atol=None", "rtol=None", "delta=None"],
+    check_gradients,
+);
 
 /// `check_gradients(f, *xs, order=2, atol=None, rtol=None, delta=None)`: checks reverse-mode
 /// derivatives of `f` at `xs` against central differences, up to `order` (1 or 2: the second
@@ -333,7 +336,8 @@ fn callable(f: Value) -> R<Value> {
     }
 }
 
-static IDENTITY: Native = Native::new("identity", &["input", "name=None"], identity).spelled(&["tf.identity"]);
+static IDENTITY: Native =
+    Native::new("identity", &["input: TensorLike", "name=None"], identity).spelled(&["tf.identity"]);
 
 /// `identity(input, name=None)`: the same values as a new tensor.
 ///

@@ -3,7 +3,7 @@
 //! (runtime/file.rs); a relative path is relative to the running script's
 //! folder, as for `read_csv` (docs/language.md §4).
 
-use super::{NO_ARGS, Native};
+use super::{Native, NO_ARGS};
 use crate::error::R;
 use crate::runtime::file::{FileObj, Stream};
 use crate::runtime::value::{Args, Value};
@@ -138,7 +138,7 @@ fn this_file(a: &Args) -> R<Rc<FileObj>> {
     }
 }
 
-pub(super) static FILE_READ: Native = Native::new("read", &["size=-1"], file_read);
+pub(super) static FILE_READ: Native = Native::new("read", &["size: int | None = -1"], file_read);
 
 /// `f.read(size=-1)`: the rest of the file, or at most `size` characters.
 pub(super) fn file_read(rt: &mut Interp, args: &mut Args) -> R<Value> {

@@ -48,7 +48,8 @@ fn matrix(rt: &mut Interp, t: Tensor, adjoint: bool) -> R<Tensor> {
     rt.ad.transpose(&t, Some(perm))
 }
 
-static SOLVE: Native = Native::new("solve", &["matrix", "rhs", "adjoint=False"], solve).spelled(&["tf.linalg.solve"]);
+static SOLVE: Native = Native::new("solve", &["matrix: TensorLike", "rhs: TensorLike", "adjoint: bool = False"], solve)
+    .spelled(&["tf.linalg.solve"]);
 
 /// `linalg.solve(matrix, rhs, adjoint=False)`: X with `matrix @ X = rhs` (or
 /// `adjoint(matrix) @ X = rhs`).
@@ -67,7 +68,8 @@ fn solve(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.solve(&m, &b)?))
 }
 
-static INV: Native = Native::new("inv", &["input", "adjoint=False"], inv).spelled(&["tf.linalg.inv", "np.linalg.inv"]);
+static INV: Native = Native::new("inv", &["input: TensorLike", "adjoint: bool = False"], inv)
+    .spelled(&["tf.linalg.inv", "np.linalg.inv"]);
 
 /// `linalg.inv(input, adjoint=False)`: the inverse of each matrix (of its adjoint).
 ///
@@ -82,7 +84,7 @@ fn inv(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.matrix_inverse(&m)?))
 }
 
-static DET: Native = Native::new("det", &["input"], det).spelled(&["tf.linalg.det", "np.linalg.det"]);
+static DET: Native = Native::new("det", &["input: TensorLike"], det).spelled(&["tf.linalg.det", "np.linalg.det"]);
 
 /// `linalg.det(input)`: the determinant of each matrix (0 for a singular one).
 ///
@@ -95,7 +97,7 @@ fn det(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.det(&m)?))
 }
 
-static SLOGDET: Native = Native::new("slogdet", &["input"], slogdet).spelled(&["tf.linalg.slogdet"]);
+static SLOGDET: Native = Native::new("slogdet", &["input: TensorLike"], slogdet).spelled(&["tf.linalg.slogdet"]);
 
 /// `linalg.slogdet(input)`: `(sign, log_abs_determinant)` of each matrix, a pair that also
 /// has `.sign` and `.log_abs_determinant` (TF's namedtuple); a singular matrix gives
@@ -116,7 +118,7 @@ fn slogdet(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static CHOLESKY: Native =
-    Native::new("cholesky", &["input"], cholesky).spelled(&["tf.linalg.cholesky", "np.linalg.cholesky"]);
+    Native::new("cholesky", &["input: TensorLike"], cholesky).spelled(&["tf.linalg.cholesky", "np.linalg.cholesky"]);
 
 /// `linalg.cholesky(input)`: the lower-triangular L with `L @ transpose(L) = input`, for
 /// symmetric positive-definite matrices (only the lower triangle of input is read, as TF).
@@ -132,7 +134,7 @@ fn cholesky(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.cholesky(&m)?))
 }
 
-static DIAG: Native = Native::new("diag", &["diagonal"], diag).spelled(&["tf.linalg.diag"]);
+static DIAG: Native = Native::new("diag", &["diagonal: TensorLike"], diag).spelled(&["tf.linalg.diag"]);
 
 /// `linalg.diag(diagonal)`: square matrices with `diagonal` on the main diagonal, zeros elsewhere.
 ///
@@ -144,7 +146,8 @@ fn diag(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.diag(&v)?))
 }
 
-static DIAG_PART: Native = Native::new("diag_part", &["input"], diag_part).spelled(&["tf.linalg.diag_part"]);
+static DIAG_PART: Native =
+    Native::new("diag_part", &["input: TensorLike"], diag_part).spelled(&["tf.linalg.diag_part"]);
 
 /// `linalg.diag_part(input)`: the main diagonal of each matrix.
 ///
@@ -156,7 +159,7 @@ fn diag_part(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.diag_part(&x)?))
 }
 
-static TRACE: Native = Native::new("trace", &["x"], trace).spelled(&["tf.linalg.trace"]);
+static TRACE: Native = Native::new("trace", &["x: TensorLike"], trace).spelled(&["tf.linalg.trace"]);
 
 /// `linalg.trace(x)`: the sum of each main diagonal.
 ///
@@ -168,7 +171,8 @@ fn trace(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.trace(&x)?))
 }
 
-static MATVEC: Native = Native::new("matvec", &["a", "b", "transpose_a=False"], matvec).spelled(&["tf.linalg.matvec"]);
+static MATVEC: Native = Native::new("matvec", &["a: TensorLike", "b: TensorLike", "transpose_a: bool = False"], matvec)
+    .spelled(&["tf.linalg.matvec"]);
 
 /// `linalg.matvec(a, b, transpose_a=False)`: matrix times vector, `a @ b[..., None]` squeezed.
 ///
@@ -183,8 +187,8 @@ fn matvec(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.matvec(&m, &v)?))
 }
 
-static ADJOINT: Native =
-    Native::new("adjoint", &["matrix"], adjoint).spelled(&["tf.linalg.adjoint", "tf.linalg.matrix_transpose"]);
+static ADJOINT: Native = Native::new("adjoint", &["matrix: TensorLike"], adjoint)
+    .spelled(&["tf.linalg.adjoint", "tf.linalg.matrix_transpose"]);
 
 /// `linalg.adjoint(matrix)`: the last two axes swapped (real matrices: the transpose).
 ///

@@ -3,9 +3,9 @@
 //! and the comparisons are in `tensor_fns.rs`.
 
 use crate::autodiff::ops::nn::Activation;
+use crate::bail;
 use crate::builtins::{Native, Signature};
 use crate::error::R;
-use crate::bail;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::activations::{self, FloatClass, Logical};
@@ -13,11 +13,11 @@ use crate::tensor::kernels::{Binary, Unary};
 use crate::tensor::Tensor;
 
 /// `f(x)`: the elementwise functions of one tensor.
-const UNARY: Signature = Signature::new(&["x"]);
+const UNARY: Signature = Signature::new(&["x: TensorLike"]);
 /// `f(x, y)`: the broadcasting functions of two tensors.
-const BINARY: Signature = Signature::new(&["x", "y"]);
+const BINARY: Signature = Signature::new(&["x: TensorLike", "y: TensorLike"]);
 /// `f(features)`: the activations without parameters (TF names the argument `features`).
-const FEATURES: Signature = Signature::new(&["features"]);
+const FEATURES: Signature = Signature::new(&["features: TensorLike"]);
 
 /// Registers the functions of this file.
 pub fn register(reg: &mut impl FnMut(&'static Native)) {
@@ -85,10 +85,12 @@ fn round(rt: &mut Interp, args: &mut Args) -> R<Value> {
         return super::core::round(rt, args);
     }
     let mut a = ROUND.bind(rt, args)?;
-    let (t, ndigits) = (a.tensor("number")?, a.non_none("ndigits")?);
+    // `number` is declared for Python's round too (any value), so the tensor converts here.
+    let (number, ndigits) = (a.value("number")?, a.non_none("ndigits")?);
     if ndigits.is_some() {
         bail!(Type, "round() of a tensor takes no ndigits (TF's round rounds to an integer)");
     }
+    let t = rt.tensor_arg(&number)?;
     Ok(Value::Tensor(rt.ad.unary(Unary::Round, &t)?))
 }
 
@@ -103,7 +105,7 @@ static SQUARED_DIFFERENCE: Native =
 /// See: tf.math.squared_difference.
 fn squared_difference(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = BINARY.bind(rt, args)?;
-    let (x, y) = (a.value("x")?, a.value("y")?);
+    let (x, y) = (a.tensor_like("x")?, a.tensor_like("y")?);
     let (x, y) = rt.tensor_pair(&x, &y)?;
     let d = rt.ad.binary(Binary::Sub, &x, &y)?;
     Ok(Value::Tensor(rt.ad.unary(Unary::Square, &d)?))
@@ -193,7 +195,7 @@ fn activation(rt: &mut Interp, args: &mut Args, act: Activation) -> R<Value> {
     Ok(Value::Tensor(rt.ad.activation(act, &t)?))
 }
 
-static LEAKY_RELU: Native = Native::new("leaky_relu", &["features", "alpha=0.2"], leaky_relu)
+static LEAKY_RELU: Native = Native::new("leaky_relu", &["features: TensorLike", "alpha: float = 0.2"], leaky_relu)
     .spelled(&["tf.nn.leaky_relu", "tf.keras.activations.leaky_relu"]);
 
 /// `leaky_relu(features, alpha=0.2)`: x where x > 0, else alpha·x.
@@ -208,8 +210,8 @@ fn leaky_relu(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.activation(Activation::LeakyRelu(alpha), &t)?))
 }
 
-static GELU: Native =
-    Native::new("gelu", &["features", "approximate=False"], gelu).spelled(&["tf.nn.gelu", "tf.keras.activations.gelu"]);
+static GELU: Native = Native::new("gelu", &["features: TensorLike", "approximate: bool = False"], gelu)
+    .spelled(&["tf.nn.gelu", "tf.keras.activations.gelu"]);
 
 /// `gelu(features, approximate=False)`: x·Φ(x), Φ the standard normal CDF:
 /// ½x(1 + erf(x/√2)), or with approximate=True ½x(1 + tanh(√(2/π)(x + 0.044715x³))).
@@ -224,7 +226,7 @@ fn gelu(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.activation(Activation::Gelu { approximate }, &t)?))
 }
 
-const SWISH_SIG: Signature = Signature::new(&["features", "beta=1.0"]);
+const SWISH_SIG: Signature = Signature::new(&["features: TensorLike", "beta: float = 1.0"]);
 static SWISH: Native = Native::with("swish", SWISH_SIG, swish).spelled(&["tf.nn.swish", "tf.keras.activations.swish"]);
 static SILU: Native = Native::with("silu", SWISH_SIG, swish).spelled(&["tf.nn.silu", "tf.keras.activations.silu"]);
 

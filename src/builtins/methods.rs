@@ -6,14 +6,14 @@
 //! `xs.append` is one hash lookup on the interned name, not a string match.
 
 use super::numbers;
-use super::{receiver, Signature, NO_ARGS, Native};
+use super::{receiver, Native, Signature, NO_ARGS};
+use crate::bail;
 use crate::error::R;
-use crate::runtime::index::shape_value;
 use crate::intern::{intern, Sym};
+use crate::runtime::index::shape_value;
 use crate::runtime::value::{Args, Builtin, BuiltinKind, Value};
 use crate::runtime::Interp;
 use crate::tensor::Tensor;
-use crate::bail;
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
@@ -476,8 +476,7 @@ fn kind_of(v: &Value) -> Option<Kind> {
 /// Whether `name` is a generator's method that the iterator `iter(x)` makes of a value
 /// (`list_iterator`, …) does not have: CPython's iterators have `__next__` only.
 fn is_iterator_only(obj: &Value, name: Sym) -> bool {
-    matches!(obj, Value::Generator(g) if !g.is_generator())
-        && matches!(&*name.name(), "send" | "throw" | "close")
+    matches!(obj, Value::Generator(g) if !g.is_generator()) && matches!(&*name.name(), "send" | "throw" | "close")
 }
 
 /// `obj.name` for builtin values; `None` when there is no such attribute (the
@@ -647,7 +646,8 @@ fn this_var(a: &Args) -> R<Rc<crate::autodiff::Variable>> {
     }
 }
 
-const UPDATE_VALUE_SIG: Signature = Signature::new(&["value", "use_locking=False", "name=None", "read_value=True"]);
+const UPDATE_VALUE_SIG: Signature =
+    Signature::new(&["value", "use_locking=False", "name=None", "read_value: bool = True"]);
 
 /// The new value for a Variable update, in the Variable's dtype.
 fn update_value(rt: &mut Interp, args: &mut Args, op: Option<crate::tensor::kernels::Binary>) -> R<Value> {

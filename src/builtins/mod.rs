@@ -36,7 +36,7 @@ mod tape_view;
 pub mod tensor_fns;
 mod tracking;
 
-pub use crate::runtime::native::{Bound, Native, Signature, NO_ARGS};
+pub use crate::runtime::native::{Bound, Native, Signature, Ty, NO_ARGS};
 
 use crate::error::ErrorKind;
 use crate::error::R;

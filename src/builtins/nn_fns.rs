@@ -174,7 +174,15 @@ fn from_nhwc(rt: &mut Interp, y: Tensor, fmt: Format) -> R<Tensor> {
 
 static CONV2D: Native = Native::new(
     "conv2d",
-    &["input", "filters", "strides", "padding", "data_format='NHWC'", "dilations=None", "name=None"],
+    &[
+        "input: TensorLike",
+        "filters: TensorLike",
+        "strides",
+        "padding",
+        "data_format='NHWC'",
+        "dilations=None",
+        "name=None",
+    ],
     conv2d,
 )
 .spelled(&["tf.nn.conv2d"])
@@ -218,7 +226,7 @@ enum Pool {
 }
 
 const POOL2D_SIG: Signature =
-    Signature::new(&["input", "ksize", "strides", "padding", "data_format='NHWC'", "name=None"]);
+    Signature::new(&["input: TensorLike", "ksize", "strides", "padding", "data_format='NHWC'", "name=None"]);
 static MAX_POOL2D: Native =
     Native::with("max_pool2d", POOL2D_SIG, |rt, a| pool2d(rt, a, Pool::Max)).spelled(&["tf.nn.max_pool2d"]);
 static AVG_POOL2D: Native =
@@ -258,7 +266,7 @@ fn pool2d(rt: &mut Interp, args: &mut Args, kind: Pool) -> R<Value> {
 }
 
 static SIGMOID_CROSS_ENTROPY_WITH_LOGITS: Native =
-    Native::new("sigmoid_cross_entropy_with_logits", &["labels", "logits", "name=None"], sigmoid_xent)
+    Native::new("sigmoid_cross_entropy_with_logits", &["labels", "logits: TensorLike", "name=None"], sigmoid_xent)
         .spelled(&["tf.nn.sigmoid_cross_entropy_with_logits"]);
 
 /// `sigmoid_cross_entropy_with_logits(labels, logits)`: see
@@ -287,7 +295,7 @@ fn sigmoid_xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.sigmoid_xent(&labels, &logits)?))
 }
 
-static L2_LOSS: Native = Native::new("l2_loss", &["t", "name=None"], l2_loss).spelled(&["tf.nn.l2_loss"]);
+static L2_LOSS: Native = Native::new("l2_loss", &["t: TensorLike", "name=None"], l2_loss).spelled(&["tf.nn.l2_loss"]);
 
 /// `l2_loss(t)`: `sum(t²) / 2`, a scalar of t's dtype.
 ///
@@ -299,12 +307,12 @@ fn l2_loss(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.l2_loss(&t)?))
 }
 
-static L2_NORMALIZE: Native =
-    Native::new("l2_normalize", &["x", "axis=None", "epsilon=1e-12", "name=None"], l2_normalize).spelled(&[
-        "tf.math.l2_normalize",
-        "tf.nn.l2_normalize",
-        "tf.linalg.l2_normalize",
-    ]);
+static L2_NORMALIZE: Native = Native::new(
+    "l2_normalize",
+    &["x: TensorLike", "axis: Axes = None", "epsilon: float = 1e-12", "name=None"],
+    l2_normalize,
+)
+.spelled(&["tf.math.l2_normalize", "tf.nn.l2_normalize", "tf.linalg.l2_normalize"]);
 
 /// `l2_normalize(x, axis=None, epsilon=1e-12)`: `x / sqrt(max(sum(x², axis), epsilon))`.
 ///
@@ -318,10 +326,14 @@ fn l2_normalize(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.l2_normalize(&x, axes.as_deref(), eps)?))
 }
 
-static DROPOUT: Native = Native::new("dropout", &["x", "rate", "noise_shape=None", "seed=None", "name=None"], dropout)
-    .spelled(&["tf.nn.dropout"])
-    // DGL's draws, replayed from the .npz written beside the script.
-    .exported_as("dgl_tf.dropout");
+static DROPOUT: Native = Native::new(
+    "dropout",
+    &["x: TensorLike", "rate: float", "noise_shape=None", "seed: int | None = None", "name=None"],
+    dropout,
+)
+.spelled(&["tf.nn.dropout"])
+// DGL's draws, replayed from the .npz written beside the script.
+.exported_as("dgl_tf.dropout");
 
 /// `dropout(x, rate, noise_shape=None, seed=None)`: keeps each element with probability
 /// 1 − rate, scaled by 1 / (1 − rate), and zeroes the rest.

@@ -2,7 +2,7 @@
 //! CPython 3.11's behaviour within DGL's 64-bit ints: a result that does not fit is an
 //! OverflowError (docs/python.md "Where DGL differs from CPython, on purpose").
 
-use super::{receiver, Signature, NO_ARGS, Native};
+use super::{receiver, Native, Signature, NO_ARGS};
 use crate::bail;
 use crate::error::R;
 use crate::runtime::index::range_len;
@@ -312,7 +312,8 @@ fn this_tuple(a: &Args) -> R<std::rc::Rc<[Value]>> {
     }
 }
 
-pub(super) static TUPLE_INDEX: Native = Native::new("index", &["value", "start=None", "stop=None"], tuple_index);
+pub(super) static TUPLE_INDEX: Native =
+    Native::new("index", &["value", "start: int | None = None", "stop: int | None = None"], tuple_index);
 
 /// `t.index(value, start=0, stop=len)`: the first position of an equal item.
 /// Errors: ValueError "tuple.index(x): x not in tuple".
@@ -452,7 +453,7 @@ pub(super) fn slice_part(v: &Value, i: usize) -> Option<Value> {
     }
 }
 
-pub(super) static SLICE_INDICES: Native = Native::new("indices", &["length"], slice_indices);
+pub(super) static SLICE_INDICES: Native = Native::new("indices", &["length: int"], slice_indices);
 
 /// `s.indices(length)`: the `(start, stop, step)` the slice selects from a sequence of
 /// `length` items, each clamped into range as indexing does, as Python's `slice.indices`.

@@ -4,8 +4,8 @@
 //! `filter` return lists, computed at once.
 
 use super::{Native, Signature};
-use crate::runtime::convert::int_checked;
 use crate::error::R;
+use crate::runtime::convert::int_checked;
 use crate::runtime::numeric::float_divmod;
 use crate::runtime::value::{Args, HashKey, Value};
 use crate::runtime::Interp;
@@ -138,7 +138,7 @@ fn divmod(rt: &mut Interp, args: &mut Args) -> R<Value> {
 static POW: Native =
     Native::new("pow", &["base", "exp", "mod=None"], pow).spelled(&["tf.pow", "tf.math.pow", "np.power"]);
 /// TF's `pow(x, y, name=None)`, which `pow` of a tensor is.
-const TF_POW: Signature = Signature::new(&["x", "y", "name=None"]);
+const TF_POW: Signature = Signature::new(&["x: TensorLike", "y: TensorLike", "name=None"]);
 
 /// `pow(base, exp, mod=None)`: `base ** exp`; with `mod`, `base ** exp % mod`
 /// computed without the large intermediate (a negative `exp` uses the modular
@@ -154,7 +154,7 @@ fn pow(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let tensorish = |v: &Value| matches!(v, Value::Tensor(_) | Value::Variable(_) | Value::List(_));
     if args.pos.iter().take(2).any(tensorish) || args.kw.iter().any(|(k, _)| matches!(&**k, "x" | "y")) {
         let mut a = TF_POW.bind(rt, args)?;
-        let (x, y) = (a.value("x")?, a.value("y")?);
+        let (x, y) = (a.tensor_like("x")?, a.tensor_like("y")?);
         let (x, y) = rt.tensor_pair(&x, &y)?;
         return Ok(Value::Tensor(rt.ad.binary(crate::tensor::kernels::Binary::Pow, &x, &y)?));
     }

@@ -5,7 +5,7 @@
 //! `Interp::rng` (`tensor/random.rs`), which `recompute_grad` replays.
 
 use crate::bail;
-use crate::builtins::{Bound, Signature, Native};
+use crate::builtins::{Bound, Native, Signature};
 use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
@@ -27,7 +27,7 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&CATEGORICAL);
 }
 
-static SET_SEED: Native = Native::new("set_seed", &["seed"], set_seed)
+static SET_SEED: Native = Native::new("set_seed", &["seed: int"], set_seed)
     .spelled(&["tf.random.set_seed"])
     // DGL's draws, replayed from the .npz written beside the script.
     .exported_as("dgl_tf.set_seed");
@@ -45,8 +45,14 @@ fn op_seed(a: &mut Bound) -> R<Option<i64>> {
     a.opt_int("seed")
 }
 
-const NORMAL_SIG: Signature =
-    Signature::new(&["shape", "mean=0.0", "stddev=1.0", "dtype=float32", "seed=None", "name=None"]);
+const NORMAL_SIG: Signature = Signature::new(&[
+    "shape: Shape",
+    "mean: float = 0.0",
+    "stddev: float = 1.0",
+    "dtype: DType | None = float32",
+    "seed: int | None = None",
+    "name=None",
+]);
 static RANDOM_NORMAL: Native = Native::with("random_normal", NORMAL_SIG, |rt, a| normal(rt, a, "random_normal", false))
     .spelled(&["tf.random.normal"])
     // DGL's draws, replayed from the .npz written beside the script.
@@ -90,7 +96,14 @@ fn normal(rt: &mut Interp, args: &mut Args, name: &'static str, truncated: bool)
 
 static RANDOM_UNIFORM: Native = Native::new(
     "random_uniform",
-    &["shape", "minval=0", "maxval=None", "dtype=float32", "seed=None", "name=None"],
+    &[
+        "shape: Shape",
+        "minval=0",
+        "maxval=None",
+        "dtype: DType | None = float32",
+        "seed: int | None = None",
+        "name=None",
+    ],
     random_uniform,
 )
 .spelled(&["tf.random.uniform"])
@@ -150,7 +163,7 @@ fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
 }
 
-const SHUFFLE_SIG: Signature = Signature::new(&["value", "seed=None", "name=None"]);
+const SHUFFLE_SIG: Signature = Signature::new(&["value: TensorLike", "seed: int | None = None", "name=None"]);
 static RANDOM_SHUFFLE: Native = Native::with("random_shuffle", SHUFFLE_SIG, |rt, a| shuffle(rt, a, "random_shuffle"))
     // DGL's draws, replayed from the .npz written beside the script.
     .exported_as("dgl_tf.random_shuffle");
@@ -189,7 +202,13 @@ fn shuffle(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value> {
     Ok(Value::Tensor(rt.drawn("random_shuffle", Tensor::new(out))))
 }
 
-const CATEGORICAL_SIG: Signature = Signature::new(&["logits", "num_samples", "dtype=None", "seed=None", "name=None"]);
+const CATEGORICAL_SIG: Signature = Signature::new(&[
+    "logits: TensorLike",
+    "num_samples: int",
+    "dtype: DType | None = None",
+    "seed: int | None = None",
+    "name=None",
+]);
 static RANDOM_CATEGORICAL: Native =
     Native::with("random_categorical", CATEGORICAL_SIG, |rt, a| categorical(rt, a, "random_categorical"))
         // DGL's draws, replayed from the .npz written beside the script.

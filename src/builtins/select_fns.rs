@@ -33,7 +33,8 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
 }
 
 static GATHER_ND: Native =
-    Native::new("gather_nd", &["params", "indices", "batch_dims=0"], gather_nd).spelled(&["tf.gather_nd"]);
+    Native::new("gather_nd", &["params: TensorLike", "indices", "batch_dims: int = 0"], gather_nd)
+        .spelled(&["tf.gather_nd"]);
 
 /// `gather_nd(params, indices, batch_dims=0)`: slices of params at index vectors (the
 /// last axis of indices).
@@ -54,8 +55,8 @@ fn gather_nd(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.gather_nd(&p, &i, b as usize)?))
 }
 
-static SCATTER_ND: Native =
-    Native::new("scatter_nd", &["indices", "updates", "shape"], scatter_nd).spelled(&["tf.scatter_nd"]);
+static SCATTER_ND: Native = Native::new("scatter_nd", &["indices", "updates: TensorLike", "shape: Shape"], scatter_nd)
+    .spelled(&["tf.scatter_nd"]);
 
 /// `scatter_nd(indices, updates, shape)`: zeros of `shape` with each update slice added
 /// at its index vector; duplicate indices add up (TF).
@@ -72,7 +73,7 @@ fn scatter_nd(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.scatter_nd(&i, &u, &s)?))
 }
 
-const TENSOR_SCATTER_SIG: Signature = Signature::new(&["tensor", "indices", "updates"]);
+const TENSOR_SCATTER_SIG: Signature = Signature::new(&["tensor: TensorLike", "indices", "updates"]);
 static TENSOR_SCATTER_ND_UPDATE: Native =
     Native::with("tensor_scatter_nd_update", TENSOR_SCATTER_SIG, |rt, a| tensor_scatter(rt, a, false))
         .spelled(&["tf.tensor_scatter_nd_update"]);
@@ -101,7 +102,8 @@ fn tensor_scatter(rt: &mut Interp, args: &mut Args, add: bool) -> R<Value> {
 }
 
 static BOOLEAN_MASK: Native =
-    Native::new("boolean_mask", &["tensor", "mask", "axis=None"], boolean_mask).spelled(&["tf.boolean_mask"]);
+    Native::new("boolean_mask", &["tensor: TensorLike", "mask", "axis: int | None = None"], boolean_mask)
+        .spelled(&["tf.boolean_mask"]);
 
 /// `boolean_mask(tensor, mask, axis=None)`: the slices of tensor where mask is True.
 ///
@@ -134,8 +136,8 @@ fn direction(rt: &mut Interp, v: Option<Value>, fname: &str) -> R<bool> {
     }
 }
 
-static SORT: Native =
-    Native::new("sort", &["values", "axis=-1", "direction='ASCENDING'"], sort).spelled(&["tf.sort", "np.sort"]);
+static SORT: Native = Native::new("sort", &["values: TensorLike", "axis: int = -1", "direction='ASCENDING'"], sort)
+    .spelled(&["tf.sort", "np.sort"]);
 
 /// `sort(values, axis=-1, direction='ASCENDING')`: the values sorted along `axis`.
 ///
@@ -150,9 +152,12 @@ fn sort(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.sort(&t, axis, desc)?))
 }
 
-static ARGSORT: Native =
-    Native::new("argsort", &["values", "axis=-1", "direction='ASCENDING'", "stable=False"], argsort)
-        .spelled(&["tf.argsort"]);
+static ARGSORT: Native = Native::new(
+    "argsort",
+    &["values: TensorLike", "axis: int = -1", "direction='ASCENDING'", "stable: bool = False"],
+    argsort,
+)
+.spelled(&["tf.argsort"]);
 
 /// `argsort(values, axis=-1, direction='ASCENDING', stable=False)`: int64 indices that
 /// sort values along `axis`.
@@ -177,8 +182,8 @@ fn argsort(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(DType::I64, t.shape(), pos))))
 }
 
-static TOP_K: Native =
-    Native::new("top_k", &["input", "k=1", "sorted=True"], top_k).spelled(&["tf.math.top_k", "tf.nn.top_k"]);
+static TOP_K: Native = Native::new("top_k", &["input: TensorLike", "k: int = 1", "sorted: bool = True"], top_k)
+    .spelled(&["tf.math.top_k", "tf.nn.top_k"]);
 
 /// `top_k(input, k=1, sorted=True)`: `(values, indices)` of the k largest entries along
 /// the last axis, largest first, ties by lower index (the result unpacks as a pair and
@@ -196,7 +201,7 @@ fn top_k(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(named_tuple(rt, "TopKV2", &[("values", Value::Tensor(v)), ("indices", Value::Tensor(i))]))
 }
 
-static UNIQUE: Native = Native::new("unique", &["x", "out_idx=None"], unique).spelled(&["tf.unique"]);
+static UNIQUE: Native = Native::new("unique", &["x: TensorLike", "out_idx=None"], unique).spelled(&["tf.unique"]);
 
 /// `unique(x)`: `(y, idx)`: the distinct values of a 1-D tensor in first-occurrence
 /// order, and for each element of x the position of its value in y (`x == gather(y, idx)`).

@@ -17,9 +17,10 @@ use ndarray::{ArrayD, IxDyn, SliceInfoElem};
 use std::rc::Rc;
 
 /// `reduce_*(input_tensor, axis=None, keepdims=False)`
-const REDUCE: Signature = Signature::new(&["input_tensor", "axis=None", "keepdims=False"]);
+const REDUCE: Signature = Signature::new(&["input_tensor: TensorLike", "axis: Axes = None", "keepdims: bool = False"]);
 /// `cumsum(x, axis=0, exclusive=False, reverse=False)` and `cumprod`
-const RUNNING: Signature = Signature::new(&["x", "axis=0", "exclusive=False", "reverse=False"]);
+const RUNNING: Signature =
+    Signature::new(&["x: TensorLike", "axis: int = 0", "exclusive: bool = False", "reverse: bool = False"]);
 
 /// Registers this file's functions.
 pub fn register(reg: &mut impl FnMut(&'static Native)) {
@@ -110,8 +111,12 @@ fn reduce_logical(rt: &mut Interp, args: &mut Args, any: bool) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(reductions::reduce_logical(&t.data, &axes, keep, any)?)))
 }
 
-static ARGMIN: Native = Native::new("argmin", &["input", "axis=None", "output_type=int64", "name=None"], argmin)
-    .spelled(&["tf.math.argmin", "tf.argmin"]);
+static ARGMIN: Native = Native::new(
+    "argmin",
+    &["input: TensorLike", "axis: int | None = None", "output_type: DType | None = int64", "name=None"],
+    argmin,
+)
+.spelled(&["tf.math.argmin", "tf.argmin"]);
 
 /// `argmin(input, axis=None)`: int64 indices of the smallest values along `axis`
 /// (0 by default, as TF; first index on ties; NaN is never chosen, as TF).
@@ -152,7 +157,8 @@ fn running(rt: &mut Interp, args: &mut Args, op: Running) -> R<Value> {
 }
 
 static MOMENTS: Native =
-    Native::new("moments", &["x", "axes", "shift=None", "keepdims=False"], moments).spelled(&["tf.nn.moments"]);
+    Native::new("moments", &["x: TensorLike", "axes: Axes", "shift=None", "keepdims: bool = False"], moments)
+        .spelled(&["tf.nn.moments"]);
 
 /// `moments(x, axes, shift=None, keepdims=False)`: `(mean, variance)` over `axes`.
 ///
@@ -171,8 +177,9 @@ fn moments(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::tuple(vec![Value::Tensor(m), Value::Tensor(v)]))
 }
 
-static NORM: Native = Native::new("norm", &["tensor", "ord='euclidean'", "axis=None", "keepdims=False"], norm)
-    .spelled(&["tf.norm", "tf.linalg.norm", "np.linalg.norm"]);
+static NORM: Native =
+    Native::new("norm", &["tensor: TensorLike", "ord='euclidean'", "axis: Axes = None", "keepdims=False"], norm)
+        .spelled(&["tf.norm", "tf.linalg.norm", "np.linalg.norm"]);
 
 /// `norm(tensor, ord='euclidean', axis=None, keepdims=False)`: a vector norm over `axis`
 /// (an int, or None for every element), or a matrix norm over a pair of axes.
@@ -256,7 +263,8 @@ fn global_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static CLIP_BY_NORM: Native =
-    Native::new("clip_by_norm", &["t", "clip_norm", "axes=None"], clip_by_norm).spelled(&["tf.clip_by_norm"]);
+    Native::new("clip_by_norm", &["t: TensorLike", "clip_norm", "axes: Axes = None"], clip_by_norm)
+        .spelled(&["tf.clip_by_norm"]);
 
 /// `clip_by_norm(t, clip_norm, axes=None)`: t scaled so that its Euclidean norm over
 /// `axes` (None: all) is at most `clip_norm`: `t * clip_norm / max(‖t‖, clip_norm)`.
@@ -312,7 +320,8 @@ fn clip_by_global_norm(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static SPLIT: Native =
-    Native::new("split", &["value", "num_or_size_splits", "axis=0", "num=None"], split).spelled(&["tf.split"]);
+    Native::new("split", &["value: TensorLike", "num_or_size_splits", "axis: int = 0", "num=None"], split)
+        .spelled(&["tf.split"]);
 
 /// `split(value, num_or_size_splits, axis=0)`: a list of pieces along `axis`, either
 /// `num_or_size_splits` equal pieces (an int) or pieces of the listed sizes (one may be -1:
@@ -367,7 +376,9 @@ fn split(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(pieces))
 }
 
-static UNSTACK: Native = Native::new("unstack", &["value", "num=None", "axis=0"], unstack).spelled(&["tf.unstack"]);
+static UNSTACK: Native =
+    Native::new("unstack", &["value: TensorLike", "num: int | None = None", "axis: int = 0"], unstack)
+        .spelled(&["tf.unstack"]);
 
 /// `unstack(value, num=None, axis=0)`: the slices along `axis`, as a list.
 ///
@@ -393,7 +404,8 @@ fn unstack(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(out))
 }
 
-static REVERSE: Native = Native::new("reverse", &["tensor", "axis"], reverse).spelled(&["tf.reverse"]);
+static REVERSE: Native =
+    Native::new("reverse", &["tensor: TensorLike", "axis: Axes"], reverse).spelled(&["tf.reverse"]);
 
 /// `reverse(tensor, axis)`: the order of the elements along each of `axis` (a list) reversed.
 ///
@@ -417,7 +429,7 @@ fn reverse(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static BROADCAST_TO: Native =
-    Native::new("broadcast_to", &["input", "shape"], broadcast_to).spelled(&["tf.broadcast_to"]);
+    Native::new("broadcast_to", &["input: TensorLike", "shape: Shape"], broadcast_to).spelled(&["tf.broadcast_to"]);
 
 /// `broadcast_to(input, shape)`: x repeated along its size-1 (or missing leading) axes.
 ///
@@ -451,7 +463,7 @@ enum Measure {
     Rank,
 }
 
-const SHAPE_FN_SIG: Signature = Signature::new(&["input", "out_type=None"]);
+const SHAPE_FN_SIG: Signature = Signature::new(&["input: TensorLike", "out_type: DType | None = None"]);
 static SHAPE: Native =
     Native::with("shape", SHAPE_FN_SIG, |rt, args| shape_fn(rt, args, Measure::Shape)).spelled(&["tf.shape"]);
 static SIZE: Native =
@@ -538,7 +550,8 @@ fn meshgrid(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static PAD: Native =
-    Native::new("pad", &["tensor", "paddings", "mode='CONSTANT'", "constant_values=0"], pad).spelled(&["tf.pad"]);
+    Native::new("pad", &["tensor: TensorLike", "paddings", "mode='CONSTANT'", "constant_values=0"], pad)
+        .spelled(&["tf.pad"]);
 
 /// `pad(tensor, paddings, mode='CONSTANT', constant_values=0)`: `paddings[i] = [before, after]`
 /// elements added on axis i: copies of `constant_values` ('CONSTANT'), a mirror image that

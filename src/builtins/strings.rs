@@ -5,18 +5,18 @@
 //! into byte offsets once, the search runs on the bytes, and a byte position
 //! found is turned back into a character index.
 
-use super::{receiver, Signature, NO_ARGS, Native};
+use super::{receiver, Native, Signature, NO_ARGS};
 use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::{bail, err};
 
 /// `(sub, start=None, end=None)`: `find`, `rfind`, `index`, `rindex`, `count`.
-const SUB_RANGE: Signature = Signature::new(&["sub", "start=None", "end=None"]);
+const SUB_RANGE: Signature = Signature::new(&["sub", "start: int | None = None", "end: int | None = None"]);
 /// `(width, fillchar=' ')`: `ljust`, `rjust`, `center`.
-const JUSTIFY: Signature = Signature::new(&["width", "fillchar=' '"]);
+const JUSTIFY: Signature = Signature::new(&["width: int", "fillchar=' '"]);
 /// `(sep=None, maxsplit=-1)`: `split`, `rsplit`.
-const SPLIT: Signature = Signature::new(&["sep=None", "maxsplit=-1"]);
+const SPLIT: Signature = Signature::new(&["sep=None", "maxsplit: int = -1"]);
 
 /// Python's whitespace (`str.isspace`, `split()`, `strip()`): Unicode's White_Space
 /// plus the separators U+001C–U+001F, which CPython counts too.
@@ -113,7 +113,7 @@ pub(super) fn str_count(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(if sub.is_empty() { hay.chars().count() + 1 } else { hay.matches(sub.as_ref()).count() } as i64))
 }
 
-pub(super) static STR_REPLACE: Native = Native::new("replace", &["old", "new", "count=-1"], str_replace);
+pub(super) static STR_REPLACE: Native = Native::new("replace", &["old", "new", "count: int = -1"], str_replace);
 
 /// `s.replace(old, new, count=-1)`: the first `count` occurrences (all when negative);
 /// an empty `old` inserts `new` before every character and at the end.
@@ -198,7 +198,7 @@ pub(super) fn str_center(rt: &mut Interp, args: &mut Args) -> R<Value> {
     justify(rt, args, '^')
 }
 
-pub(super) static STR_ZFILL: Native = Native::new("zfill", &["width"], str_zfill);
+pub(super) static STR_ZFILL: Native = Native::new("zfill", &["width: int"], str_zfill);
 
 /// `s.zfill(width)`: zeros on the left to `width` characters, after a leading sign.
 pub(super) fn str_zfill(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -217,9 +217,9 @@ pub(super) fn str_zfill(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 /// `str.startswith(prefix, start=None, end=None)`.
-const PREFIX: Signature = Signature::new(&["prefix", "start=None", "end=None"]);
+const PREFIX: Signature = Signature::new(&["prefix", "start: int | None = None", "end: int | None = None"]);
 /// `str.endswith(suffix, start=None, end=None)`.
-const SUFFIX: Signature = Signature::new(&["suffix", "start=None", "end=None"]);
+const SUFFIX: Signature = Signature::new(&["suffix", "start: int | None = None", "end: int | None = None"]);
 
 /// `startswith`/`endswith(affix, start=None, end=None)`: `affix` a string or a tuple of them.
 fn affix(rt: &mut Interp, args: &mut Args, end_side: bool) -> R<Value> {
@@ -504,7 +504,7 @@ pub(super) fn str_islower(rt: &mut Interp, args: &mut Args) -> R<Value> {
     case_test(rt, args, false)
 }
 
-pub(super) static STR_EXPANDTABS: Native = Native::new("expandtabs", &["tabsize=8"], str_expandtabs);
+pub(super) static STR_EXPANDTABS: Native = Native::new("expandtabs", &["tabsize: int = 8"], str_expandtabs);
 
 /// `s.expandtabs(tabsize=8)`: each tab becomes spaces up to the next multiple of
 /// `tabsize` columns; a newline or carriage return restarts the count.
@@ -540,7 +540,7 @@ fn is_line_break(c: char) -> bool {
     matches!(c, '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
-pub(super) static STR_SPLITLINES: Native = Native::new("splitlines", &["keepends=False"], str_splitlines);
+pub(super) static STR_SPLITLINES: Native = Native::new("splitlines", &["keepends: bool = False"], str_splitlines);
 
 /// `s.splitlines(keepends=False)`: lines split at any line boundary (`\r\n` is one).
 pub(super) fn str_splitlines(rt: &mut Interp, args: &mut Args) -> R<Value> {

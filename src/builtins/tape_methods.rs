@@ -1,7 +1,7 @@
 //! Methods of `GradientTape` values (docs/language.md §5): `watch`, `gradient`,
 //! `jacobian`, `batch_jacobian`, `stats`, `watched_variables`, `reset`.
 
-use super::{this_tape, NO_ARGS, Native};
+use super::{this_tape, Native, NO_ARGS};
 use crate::autodiff::Tape;
 use crate::bail;
 use crate::error::R;
@@ -218,12 +218,7 @@ fn output_gradient_seeds(rt: &mut Interp, target: &Value, targets: &[Tensor], og
             other => rt.to_tensor(other, Some(t.dtype()))?,
         };
         if g.shape() != t.shape() {
-            bail!(
-                Shape,
-                "{entry} has shape {} but {of} has shape {}",
-                shape_str(g.shape()),
-                shape_str(t.shape())
-            );
+            bail!(Shape, "{entry} has shape {} but {of} has shape {}", shape_str(g.shape()), shape_str(t.shape()));
         }
         seeds.push(g);
     }
@@ -233,41 +228,45 @@ fn output_gradient_seeds(rt: &mut Interp, target: &Value, targets: &[Tensor], og
 /// The leaves of `og` in the order of `target`'s leaves: structures walked together where
 /// they agree (dicts by key), else `og` flattened as it is.
 fn pair_output_gradients(rt: &mut Interp, target: &Value, og: &Value, out: &mut Vec<Value>) -> R<()> {
-    rt.nested("while reading nested output_gradients (do they contain themselves?)", |rt| {
-        match (target, og) {
-            (Value::Dict(t), Value::Dict(g)) => {
-                let (t, g) = (t.borrow().clone(), g.borrow().clone());
-                if let Some((_, (k, _))) = t.iter().find(|(h, _)| !g.contains_key(*h)) {
-                    let k = rt.repr_of(k)?;
-                    bail!(Value, "output_gradients has no entry for the target under key {k}");
-                }
-                if let Some((_, (k, _))) = g.iter().find(|(h, _)| !t.contains_key(*h)) {
-                    let k = rt.repr_of(k)?;
-                    bail!(Value, "output_gradients has an entry under key {k}, which names no target");
-                }
-                for (h, (_, tv)) in t.iter() {
-                    pair_output_gradients(rt, tv, &g[h].1, out)?;
-                }
-                Ok(())
+    rt.nested("while reading nested output_gradients (do they contain themselves?)", |rt| match (target, og) {
+        (Value::Dict(t), Value::Dict(g)) => {
+            let (t, g) = (t.borrow().clone(), g.borrow().clone());
+            if let Some((_, (k, _))) = t.iter().find(|(h, _)| !g.contains_key(*h)) {
+                let k = rt.repr_of(k)?;
+                bail!(Value, "output_gradients has no entry for the target under key {k}");
             }
-            (Value::List(_) | Value::Tuple(_), Value::List(_) | Value::Tuple(_)) => {
-                let (ts, gs) = (rt.iterate(target)?, rt.iterate(og)?);
-                if ts.len() != gs.len() {
-                    return flatten_sources(rt, og, out);
-                }
-                for (tv, gv) in ts.iter().zip(&gs) {
-                    pair_output_gradients(rt, tv, gv, out)?;
-                }
-                Ok(())
+            if let Some((_, (k, _))) = g.iter().find(|(h, _)| !t.contains_key(*h)) {
+                let k = rt.repr_of(k)?;
+                bail!(Value, "output_gradients has an entry under key {k}, which names no target");
             }
-            _ => flatten_sources(rt, og, out),
+            for (h, (_, tv)) in t.iter() {
+                pair_output_gradients(rt, tv, &g[h].1, out)?;
+            }
+            Ok(())
         }
+        (Value::List(_) | Value::Tuple(_), Value::List(_) | Value::Tuple(_)) => {
+            let (ts, gs) = (rt.iterate(target)?, rt.iterate(og)?);
+            if ts.len() != gs.len() {
+                return flatten_sources(rt, og, out);
+            }
+            for (tv, gv) in ts.iter().zip(&gs) {
+                pair_output_gradients(rt, tv, gv, out)?;
+            }
+            Ok(())
+        }
+        _ => flatten_sources(rt, og, out),
     })
 }
 
 pub(super) static TAPE_JACOBIAN: Native = Native::new(
     "jacobian",
-    &["target", "sources", "unconnected_gradients='none'", "parallel_iterations=None", "experimental_use_pfor=True"],
+    &[
+        "target",
+        "sources",
+        "unconnected_gradients='none'",
+        "parallel_iterations: int | None = None",
+        "experimental_use_pfor: bool = True",
+    ],
     tape_jacobian,
 );
 
@@ -323,7 +322,13 @@ pub(super) fn tape_jacobian(rt: &mut Interp, a: &mut Args) -> R<Value> {
 
 pub(super) static TAPE_BATCH_JACOBIAN: Native = Native::new(
     "batch_jacobian",
-    &["target", "source", "unconnected_gradients='none'", "parallel_iterations=None", "experimental_use_pfor=True"],
+    &[
+        "target",
+        "source",
+        "unconnected_gradients='none'",
+        "parallel_iterations: int | None = None",
+        "experimental_use_pfor: bool = True",
+    ],
     tape_batch_jacobian,
 );
 

@@ -27,7 +27,7 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
 /// The most boxes a drawing holds (entries and inputs): layout takes about a second at 1,600.
 const MOST_NODES: usize = 2000;
 
-pub(super) static TAPE_SUMMARY: Native = Native::new("summary", &["limit=None"], tape_summary);
+pub(super) static TAPE_SUMMARY: Native = Native::new("summary", &["limit: int | None = None"], tape_summary);
 
 /// `tape.summary(limit=None)`: the tape as a table, one row per recorded entry, in recording
 /// order: index, operation (`recompute_grad block` names the function), its tensor inputs →

@@ -12,11 +12,11 @@ use crate::tensor::{Array, DType, Tensor};
 use ndarray::{ArrayD, IxDyn};
 
 /// `f(x)`: the elementwise unary functions.
-const UNARY: Signature = Signature::new(&["x"]);
+const UNARY: Signature = Signature::new(&["x: TensorLike"]);
 /// `f(x, y)`: the broadcasting binary functions and comparisons.
-const BINARY: Signature = Signature::new(&["x", "y"]);
+const BINARY: Signature = Signature::new(&["x: TensorLike", "y: TensorLike"]);
 /// `reduce_*(input_tensor, axis=None, keepdims=False)`
-const REDUCE: Signature = Signature::new(&["input_tensor", "axis=None", "keepdims=False"]);
+const REDUCE: Signature = Signature::new(&["input_tensor: TensorLike", "axis: Axes = None", "keepdims: bool = False"]);
 
 /// Registers the tensor functions of docs/language.md §4.
 pub fn register(reg: &mut impl FnMut(&'static Native)) {
@@ -63,7 +63,7 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
         ($($name:literal => $op:path [$($spelled:literal),*]);*) => {$({
             static DECLARED: Native = Native::with($name, BINARY, |rt, args| {
                 let mut a = BINARY.bind(rt, args)?;
-                let (x, y) = (a.value("x")?, a.value("y")?);
+                let (x, y) = (a.tensor_like("x")?, a.tensor_like("y")?);
                 let (x, y) = rt.tensor_pair(&x, &y)?;
                 Ok(Value::Tensor(rt.ad.binary($op, &x, &y)?))
             })
@@ -146,7 +146,8 @@ fn constant(rt: &mut Interp, args: &mut Args) -> R<Value> {
     make_constant(rt, v, dtype, shape)
 }
 
-const CONSTANT_ARGS_SIG: Signature = Signature::new(&["value", "dtype=None", "shape=None", "name=None"]);
+const CONSTANT_ARGS_SIG: Signature =
+    Signature::new(&["value", "dtype: DType | None = None", "shape=None", "name=None"]);
 
 fn constant_args(rt: &mut Interp, args: &mut Args) -> R<(Value, Option<DType>, Option<Vec<usize>>)> {
     let mut a = CONSTANT_ARGS_SIG.bind(rt, args)?;
@@ -214,7 +215,7 @@ fn make_constant(rt: &mut Interp, v: Value, dtype: Option<DType>, shape: Option<
     }
 }
 
-const FILLED_SIG: Signature = Signature::new(&["shape", "dtype=float32"]);
+const FILLED_SIG: Signature = Signature::new(&["shape: Shape", "dtype: DType | None = float32"]);
 
 /// `zeros`/`ones(shape, dtype=float32)`
 fn filled(rt: &mut Interp, args: &mut Args, v: f64) -> R<Value> {
@@ -235,7 +236,7 @@ fn ones(rt: &mut Interp, args: &mut Args) -> R<Value> {
     filled(rt, args, 1.0)
 }
 
-static FILL: Native = Native::new("fill", &["dims", "value", "dtype=None"], fill)
+static FILL: Native = Native::new("fill", &["dims: Shape", "value", "dtype: DType | None = None"], fill)
     .spelled(&["tf.fill"])
     // Arguments TF's op lacks (dtype=, out_type=, the other mapping op's options), and
     // DGL's dtypes for fill and rank.
@@ -264,7 +265,7 @@ fn fill(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::full(dtype, &dims, v))))
 }
 
-const LIKE_SIG: Signature = Signature::new(&["input", "dtype=None"]);
+const LIKE_SIG: Signature = Signature::new(&["input: TensorLike", "dtype: DType | None = None"]);
 
 /// `zeros_like`/`ones_like(input, dtype=None)`
 fn like(rt: &mut Interp, args: &mut Args, v: f64) -> R<Value> {
@@ -288,7 +289,8 @@ fn ones_like(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static EYE: Native =
-    Native::new("eye", &["num_rows", "num_columns=None", "dtype=float32"], eye).spelled(&["tf.eye", "tf.linalg.eye"]);
+    Native::new("eye", &["num_rows: int", "num_columns: int | None = None", "dtype: DType | None = float32"], eye)
+        .spelled(&["tf.eye", "tf.linalg.eye"]);
 
 /// `eye(num_rows, num_columns=None, dtype=float32)`: ones on the diagonal.
 fn eye(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -333,7 +335,7 @@ fn exact_int(rt: &mut Interp, v: &Value) -> R<i128> {
 }
 
 static RANGE_TENSOR: Native =
-    Native::new("range_tensor", &["start", "limit=None", "delta=1", "dtype=None"], range_tensor)
+    Native::new("range_tensor", &["start", "limit=None", "delta=1", "dtype: DType | None = None"], range_tensor)
         .spelled(&["tf.range"])
         // DGL's dtype rules (numbers become float32; int ranges int64), docs/language.md §4.
         .exported_as("dgl_tf.range_tensor");
@@ -396,7 +398,8 @@ fn range_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static LINSPACE: Native =
-    Native::new("linspace", &["start", "stop", "num", "name=None", "axis=0"], linspace).spelled(&["tf.linspace"]);
+    Native::new("linspace", &["start", "stop", "num: int", "name=None", "axis: int | None = 0"], linspace)
+        .spelled(&["tf.linspace"]);
 
 /// `linspace(start, stop, num)`: `num` evenly spaced values from `start` to `stop`, both
 /// ends included; shape `[num]`.
@@ -435,8 +438,8 @@ fn linspace(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(dtype, &[n], vals))))
 }
 
-static ONE_HOT: Native =
-    Native::new("one_hot", &["indices", "depth", "dtype=float32"], one_hot).spelled(&["tf.one_hot"]);
+static ONE_HOT: Native = Native::new("one_hot", &["indices", "depth: int", "dtype: DType | None = float32"], one_hot)
+    .spelled(&["tf.one_hot"]);
 
 /// `one_hot(indices, depth)`: float32 rows, zero rows for out-of-range indices.
 fn one_hot(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -479,8 +482,12 @@ fn reduce_logsumexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.reshape_to(&out, &shape)?))
 }
 
-static ARGMAX: Native = Native::new("argmax", &["input", "axis=None", "output_type=int64", "name=None"], argmax)
-    .spelled(&["tf.math.argmax", "tf.argmax"]);
+static ARGMAX: Native = Native::new(
+    "argmax",
+    &["input: TensorLike", "axis: int | None = None", "output_type: DType | None = int64", "name=None"],
+    argmax,
+)
+.spelled(&["tf.math.argmax", "tf.argmax"]);
 
 /// `argmax(input, axis=None, output_type=int64)`: int64 indices of the largest values along `axis` (0 by
 /// default, as TF); `output_type` may be int64 or its alias int32 (see `dtype_arg`).
@@ -494,8 +501,12 @@ fn argmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(out))
 }
 
-static MATMUL: Native = Native::new("matmul", &["a", "b", "*", "transpose_a=False", "transpose_b=False"], matmul)
-    .spelled(&["tf.linalg.matmul", "tf.matmul", "np.matmul"]);
+static MATMUL: Native = Native::new(
+    "matmul",
+    &["a: TensorLike", "b: TensorLike", "*", "transpose_a: bool = False", "transpose_b: bool = False"],
+    matmul,
+)
+.spelled(&["tf.linalg.matmul", "tf.matmul", "np.matmul"]);
 
 /// `matmul(a, b, *, transpose_a=False, transpose_b=False)`: `transpose_*` swaps the last two
 /// axes of that operand first (a recorded transpose, so gradients flow as usual). The flags are
@@ -504,7 +515,7 @@ static MATMUL: Native = Native::new("matmul", &["a", "b", "*", "transpose_a=Fals
 /// Errors: ShapeError for a transposed operand of rank below 2, and matmul's own.
 fn matmul(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = MATMUL.bind(rt, args)?;
-    let (x, y) = (a.value("a")?, a.value("b")?);
+    let (x, y) = (a.tensor_like("a")?, a.tensor_like("b")?);
     let (ta, tb) = (a.bool_or("transpose_a", false)?, a.bool_or("transpose_b", false)?);
     let (mut x, mut y) = rt.tensor_pair(&x, &y)?;
     for (t, flag, name) in [(&mut x, ta, "a"), (&mut y, tb, "b")] {
@@ -525,7 +536,8 @@ fn matmul(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.matmul(&x, &y)?))
 }
 
-static RESHAPE: Native = Native::new("reshape", &["tensor", "shape"], reshape).spelled(&["tf.reshape", "np.reshape"]);
+static RESHAPE: Native =
+    Native::new("reshape", &["tensor: TensorLike", "shape: Shape"], reshape).spelled(&["tf.reshape", "np.reshape"]);
 
 /// `reshape(tensor, shape)`: one entry may be -1.
 fn reshape(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -534,8 +546,8 @@ fn reshape(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.reshape(&t, &s)?))
 }
 
-static TRANSPOSE: Native =
-    Native::new("transpose", &["a", "perm=None"], transpose).spelled(&["tf.transpose", "np.transpose"]);
+static TRANSPOSE: Native = Native::new("transpose", &["a: TensorLike", "perm: Shape | None = None"], transpose)
+    .spelled(&["tf.transpose", "np.transpose"]);
 
 /// `transpose(a, perm=None)`: reversed axes by default.
 fn transpose(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -544,8 +556,8 @@ fn transpose(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.transpose(&t, perm)?))
 }
 
-static EXPAND_DIMS: Native =
-    Native::new("expand_dims", &["input", "axis"], expand_dims).spelled(&["tf.expand_dims", "np.expand_dims"]);
+static EXPAND_DIMS: Native = Native::new("expand_dims", &["input: TensorLike", "axis: int"], expand_dims)
+    .spelled(&["tf.expand_dims", "np.expand_dims"]);
 
 /// `expand_dims(input, axis)`: a new axis of size 1.
 fn expand_dims(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -558,7 +570,7 @@ fn expand_dims(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static SQUEEZE: Native =
-    Native::new("squeeze", &["input", "axis=None"], squeeze).spelled(&["tf.squeeze", "np.squeeze"]);
+    Native::new("squeeze", &["input: TensorLike", "axis: Axes = None"], squeeze).spelled(&["tf.squeeze", "np.squeeze"]);
 
 /// `squeeze(input, axis=None)`: drops axes of size 1 (all of them by default).
 fn squeeze(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -601,7 +613,7 @@ fn tensor_list(rt: &mut Interp, v: &Value) -> R<Vec<Tensor>> {
     Ok(out)
 }
 
-static STACK: Native = Native::new("stack", &["values", "axis=0"], stack).spelled(&["tf.stack", "np.stack"]);
+static STACK: Native = Native::new("stack", &["values", "axis: int = 0"], stack).spelled(&["tf.stack", "np.stack"]);
 
 /// `stack(values, axis=0)`
 fn stack(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -611,7 +623,7 @@ fn stack(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.stack(&xs, axis)?))
 }
 
-static CONCAT: Native = Native::new("concat", &["values", "axis"], concat).spelled(&["tf.concat"]);
+static CONCAT: Native = Native::new("concat", &["values", "axis: int"], concat).spelled(&["tf.concat"]);
 
 /// `concat(values, axis)`
 fn concat(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -632,7 +644,7 @@ pub(crate) fn index_tensor(rt: &mut Interp, v: &Value, what: &str) -> R<Tensor> 
     rt.to_tensor(v, Some(DType::I64))
 }
 
-static TILE: Native = Native::new("tile", &["input", "multiples"], tile)
+static TILE: Native = Native::new("tile", &["input: TensorLike", "multiples: Shape"], tile)
     .spelled(&["tf.tile", "np.tile"])
     // Sets in insertion order, as DGL's (a Python set iterates and prints in hash order).
     .exported_as("dgl_tf.tile");
@@ -644,7 +656,8 @@ fn tile(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.tile(&t, &m)?))
 }
 
-static GATHER: Native = Native::new("gather", &["params", "indices", "axis=0"], gather).spelled(&["tf.gather"]);
+static GATHER: Native =
+    Native::new("gather", &["params: TensorLike", "indices", "axis: int | None = 0"], gather).spelled(&["tf.gather"]);
 
 /// `gather(params, indices, axis=0)`: indices are int64 tensors, ints or lists of ints.
 fn gather(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -667,7 +680,7 @@ fn gather(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.gather(&t, std::rc::Rc::new(indices), it.shape(), axis)?))
 }
 
-const SOFTMAX_IMPL_SIG: Signature = Signature::new(&["logits", "axis=None"]);
+const SOFTMAX_IMPL_SIG: Signature = Signature::new(&["logits: TensorLike", "axis: int | None = None"]);
 
 /// `softmax`/`log_softmax(logits, axis=None)`: along the last axis by default.
 fn softmax_impl(rt: &mut Interp, args: &mut Args, log: bool) -> R<Value> {
@@ -697,7 +710,7 @@ fn log_softmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 /// `(labels, logits)`: the two cross-entropy functions.
-const XENT: Signature = Signature::new(&["labels", "logits"]);
+const XENT: Signature = Signature::new(&["labels", "logits: TensorLike"]);
 
 static SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS: Native =
     Native::with("sparse_softmax_cross_entropy_with_logits", XENT, sparse_xent)
@@ -727,7 +740,8 @@ fn xent(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.unary(Unary::Neg, &s)?))
 }
 
-static CAST: Native = Native::new("cast", &["x", "dtype"], cast).spelled(&["tf.cast", "tf.dtypes.cast"]);
+static CAST: Native =
+    Native::new("cast", &["x: TensorLike", "dtype: DType"], cast).spelled(&["tf.cast", "tf.dtypes.cast"]);
 
 /// `cast(x, dtype)`
 fn cast(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -763,8 +777,9 @@ fn where_(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.where_(&c, &x, &y)?))
 }
 
-static CLIP_BY_VALUE: Native = Native::new("clip_by_value", &["t", "clip_value_min", "clip_value_max"], clip_by_value)
-    .spelled(&["tf.clip_by_value", "np.clip"]);
+static CLIP_BY_VALUE: Native =
+    Native::new("clip_by_value", &["t: TensorLike", "clip_value_min", "clip_value_max"], clip_by_value)
+        .spelled(&["tf.clip_by_value", "np.clip"]);
 
 /// `clip_by_value(x, lo, hi)` = `maximum(minimum(x, hi), lo)`, as TF computes it: so
 /// NaN anywhere propagates, `lo > hi` gives `lo`, and the gradients are those of
@@ -812,7 +827,7 @@ static GREATER_EQUAL: Native = Native::with("greater_equal", BINARY, |rt, a| com
 /// `equal(x, y)` and the other comparisons: bool tensors, broadcasting.
 fn compare(rt: &mut Interp, args: &mut Args, op: Compare) -> R<Value> {
     let mut a = BINARY.bind(rt, args)?;
-    let (x, y) = (a.value("x")?, a.value("y")?);
+    let (x, y) = (a.tensor_like("x")?, a.tensor_like("y")?);
     let (x, y) = rt.tensor_pair(&x, &y)?;
     let out = Tensor::new(kernels::compare(op, &x.data, &y.data)?);
     rt.ad.note(crate::autodiff::tools::notes::comparison_name(op), &[&x, &y], &[&out]);

@@ -4,8 +4,8 @@
 //! too large). Arguments are Python numbers or one-element tensors.
 
 use crate::builtins::{Native, Signature};
-use crate::runtime::convert::int_checked;
 use crate::error::R;
+use crate::runtime::convert::int_checked;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::syntax::ast::BinOp;
@@ -32,61 +32,10 @@ pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
 
 /// The module's functions.
 pub const FNS: &[&Native] = &[
-    &SQRT,
-    &EXP,
-    &LOG,
-    &LOG2,
-    &LOG10,
-    &LOG1P,
-    &SIN,
-    &COS,
-    &TAN,
-    &ASIN,
-    &ACOS,
-    &ATAN,
-    &ATAN2,
-    &SINH,
-    &COSH,
-    &TANH,
-    &FABS,
-    &DEGREES,
-    &RADIANS,
-    &FLOOR,
-    &CEIL,
-    &TRUNC,
-    &POW,
-    &ISCLOSE,
-    &ISNAN,
-    &ISINF,
-    &ISFINITE,
-    &FACTORIAL,
-    &GCD,
-    &HYPOT,
-    &PROD,
-    &FSUM,
-    &COMB,
-    &COPYSIGN,
-    &MODF,
-    &FREXP,
-    &LDEXP,
-    &FMOD,
-    &REMAINDER,
-    &NEXTAFTER,
-    &ULP,
-    &ISQRT,
-    &LCM,
-    &PERM,
-    &DIST,
-    &EXPM1,
-    &EXP2,
-    &CBRT,
-    &ERF,
-    &ERFC,
-    &ASINH,
-    &ACOSH,
-    &ATANH,
-    &GAMMA,
-    &LGAMMA,
+    &SQRT, &EXP, &LOG, &LOG2, &LOG10, &LOG1P, &SIN, &COS, &TAN, &ASIN, &ACOS, &ATAN, &ATAN2, &SINH, &COSH, &TANH,
+    &FABS, &DEGREES, &RADIANS, &FLOOR, &CEIL, &TRUNC, &POW, &ISCLOSE, &ISNAN, &ISINF, &ISFINITE, &FACTORIAL, &GCD,
+    &HYPOT, &PROD, &FSUM, &COMB, &COPYSIGN, &MODF, &FREXP, &LDEXP, &FMOD, &REMAINDER, &NEXTAFTER, &ULP, &ISQRT, &LCM,
+    &PERM, &DIST, &EXPM1, &EXP2, &CBRT, &ERF, &ERFC, &ASINH, &ACOSH, &ATANH, &GAMMA, &LGAMMA,
 ];
 
 /// A real-number argument. Errors: TypeError "must be real number, not str" (CPython's).
@@ -262,7 +211,7 @@ fn pow(rt: &mut Interp, args: &mut Args) -> R<Value> {
     checked(x.powf(y), x.is_finite() && y.is_finite(), x.is_nan() || y.is_nan())
 }
 
-static ISCLOSE: Native = Native::new("isclose", &["a", "b", "rel_tol=1e-09", "abs_tol=0.0"], isclose);
+static ISCLOSE: Native = Native::new("isclose", &["a", "b", "rel_tol: float = 1e-09", "abs_tol: float = 0.0"], isclose);
 
 /// `math.isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0)`:
 /// `|a - b| <= max(rel_tol * max(|a|, |b|), abs_tol)`; infinities are close only to themselves.
@@ -736,7 +685,11 @@ pub fn ieee_remainder(x: f64, y: f64) -> f64 {
         // (when 2|y| overflows, |x| < 2|y| and q is 1 exactly when |x| >= |y|).
         let two_y = 2.0 * ay;
         let q_odd = if two_y.is_finite() { ax % two_y >= ay } else { ax >= ay };
-        if q_odd { -c } else { m }
+        if q_odd {
+            -c
+        } else {
+            m
+        }
     };
     // remainder(-x, y) == -remainder(x, y), zero included.
     r * 1.0f64.copysign(x)

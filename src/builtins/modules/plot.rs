@@ -6,8 +6,8 @@
 
 use crate::bail;
 use crate::builtins::{Native, Signature};
-use crate::plot::{ColorMap, Figure, Layer, MAX_BINS};
 use crate::error::R;
+use crate::plot::{ColorMap, Figure, Layer, MAX_BINS};
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::{shape_str, Array, DType, Tensor};
@@ -106,7 +106,7 @@ fn image(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(Array::from_f64(DType::F64, &shape, v))))
 }
 
-static BINS: Native = Native::new("bins", &["bins"], bins);
+static BINS: Native = Native::new("bins", &["bins: int"], bins);
 
 /// `_plot.bins(n)`: a histogram's bin count, checked.
 ///
@@ -142,12 +142,12 @@ fn figure(rt: &mut Interp, layers: &Value, labels: [Value; 3]) -> R<Figure> {
     };
     let floats = |v: &Value| match v {
         Value::Tensor(t) => Ok((t.shape().to_vec(), t.data.to_f64_vec())),
-        _ => bail!(Type, "internal error: a figure layer holds a {}", v.type_name()),
+        _ => bail!(Type, "_plot: a figure layer holds a tensor, not {}", v.type_name()),
     };
     let mut fig =
         Figure { title: text(&labels[0]), xlabel: text(&labels[1]), ylabel: text(&labels[2]), layers: vec![] };
     for layer in rt.iterate(layers)? {
-        let Value::Tuple(parts) = &layer else { bail!(Type, "internal error: a figure layer is not a tuple") };
+        let Value::Tuple(parts) = &layer else { bail!(Type, "_plot: a figure layer is a tuple, not {}", layer.type_name()) };
         let layer = match (parts.first(), parts.len()) {
             (Some(Value::Str(k)), 4) if &**k == "line" => {
                 Layer::Line { xs: floats(&parts[1])?.1, ys: floats(&parts[2])?.1, label: text(&parts[3]) }
@@ -162,10 +162,13 @@ fn figure(rt: &mut Interp, layers: &Value, labels: [Value; 3]) -> R<Figure> {
             },
             (Some(Value::Str(k)), 3) if &**k == "image" => {
                 let (shape, values) = floats(&parts[1])?;
+                if shape.len() != 2 {
+                    bail!(Value, "_plot: an image layer holds a 2-D tensor, not shape {shape:?}");
+                }
                 let cmap = text(&parts[2]).and_then(|s| ColorMap::by_name(&s)).unwrap_or(ColorMap::Viridis);
-                Layer::Image { rows: shape[0], cols: shape.get(1).copied().unwrap_or(1), values, cmap }
+                Layer::Image { rows: shape[0], cols: shape[1], values, cmap }
             }
-            _ => bail!(Type, "internal error: a figure layer of an unknown kind"),
+            _ => bail!(Type, "_plot: a figure layer is ('line', xs, ys, label), ('hist', values, bins, label) or ('image', x, cmap)"),
         };
         fig.layers.push(layer);
     }
@@ -187,7 +190,7 @@ fn render(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let text = match &kind {
         Value::Str(k) if &**k == "svg" => crate::plot::draw::svg(&fig).map_err(|m| crate::err!(Runtime, "{m}"))?,
         Value::Str(k) if &**k == "text" => crate::plot::text::render(&fig),
-        _ => bail!(Value, "internal error: no figure format {}", rt.repr_of(&kind)?),
+        _ => bail!(Value, "_plot: no figure format {}; use 'svg' or 'text'", rt.repr_of(&kind)?),
     };
     Ok(Value::str(&text))
 }

@@ -29,11 +29,7 @@ const BAR_WIDTH: usize = 25;
 
 /// The module's names and values.
 pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
-    Ok(vec![
-        ("start", START.value()),
-        ("step", STEP.value()),
-        ("close", CLOSE.value()),
-    ])
+    Ok(vec![("start", START.value()), ("step", STEP.value()), ("close", CLOSE.value())])
 }
 
 /// One bar being drawn.
@@ -93,7 +89,7 @@ fn start(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(handle))
 }
 
-static STEP: Native = Native::new("step", &["bar"], step);
+static STEP: Native = Native::new("step", &["bar: int"], step);
 
 /// `_progress_bar.step(bar)`: one more item done; redraws when it is time.
 fn step(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -111,7 +107,7 @@ fn step(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
-static CLOSE: Native = Native::new("close", &["bar", "leave"], close);
+static CLOSE: Native = Native::new("close", &["bar: int", "leave: bool"], close);
 
 /// `_progress_bar.close(bar, leave)`: the final state, then a newline; with `leave` false
 /// (tqdm's `leave=False`) a terminal bar is erased instead and a piped one writes no final

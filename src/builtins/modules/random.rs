@@ -8,7 +8,7 @@
 //! generator starts from the clock.
 
 use crate::bail;
-use crate::builtins::{Signature, NO_ARGS, Native};
+use crate::builtins::{Native, Signature, NO_ARGS};
 use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
@@ -24,18 +24,8 @@ pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
 }
 
 /// The module's functions.
-pub const FNS: &[&Native] = &[
-    &SEED,
-    &RANDOM,
-    &UNIFORM,
-    &RANDINT,
-    &RANDRANGE,
-    &CHOICE,
-    &SHUFFLE,
-    &SAMPLE,
-    &GAUSS,
-    &NORMALVARIATE,
-];
+pub const FNS: &[&Native] =
+    &[&SEED, &RANDOM, &UNIFORM, &RANDINT, &RANDRANGE, &CHOICE, &SHUFFLE, &SAMPLE, &GAUSS, &NORMALVARIATE];
 
 /// Notes a draw for `dgl export` (the exported script replays it: src/export/record.rs),
 /// as a float64 scalar; returns it.
@@ -105,7 +95,7 @@ fn random(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Float(noted(rt, "random.random", u)))
 }
 
-static UNIFORM: Native = Native::new("uniform", &["a", "b"], uniform);
+static UNIFORM: Native = Native::new("uniform", &["a: float", "b: float"], uniform);
 
 /// `random.uniform(a, b)`: `a + (b - a) * random()`, a float between a and b.
 fn uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -232,7 +222,7 @@ fn sample(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::list(items))
 }
 
-const GAUSS_SIG: Signature = Signature::new(&["mu=0.0", "sigma=1.0"]);
+const GAUSS_SIG: Signature = Signature::new(&["mu: float = 0.0", "sigma: float = 1.0"]);
 static GAUSS: Native = Native::with("gauss", GAUSS_SIG, gauss);
 static NORMALVARIATE: Native = Native::with("normalvariate", GAUSS_SIG, gauss);
 

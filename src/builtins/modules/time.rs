@@ -1,7 +1,7 @@
 //! `import time`: wall-clock and monotonic clocks (seconds, as floats) and `sleep`.
 
 use crate::bail;
-use crate::builtins::{NO_ARGS, Native};
+use crate::builtins::{Native, NO_ARGS};
 use crate::error::R;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
@@ -37,7 +37,7 @@ fn monotonic(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Float(start.elapsed().as_secs_f64()))
 }
 
-static SLEEP: Native = Native::new("sleep", &["secs"], sleep);
+static SLEEP: Native = Native::new("sleep", &["secs: float"], sleep);
 
 /// `time.sleep(secs)`: pauses for `secs` seconds (a float); Ctrl-C interrupts it
 /// (KeyboardInterrupt) within 50 ms.
