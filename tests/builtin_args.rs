@@ -213,6 +213,7 @@ fn reach(key: &str) -> (String, String) {
     match key.split_once('.') {
         Some((module @ ("math" | "random" | "time" | "_plot" | "_progress_bar"), _)) => (format!("import {module}"), key.to_string()),
         Some(("linalg", _)) => ("pass".into(), key.to_string()),
+        Some(("tf", _)) => ("import tensorflow as tf".into(), key.to_string()),
         Some((ty, name)) => {
             let recv = receiver_of(ty).unwrap_or_else(|| panic!("no receiver for the methods of {ty}"));
             (format!("recv = {recv}"), format!("recv.{name}"))

@@ -144,7 +144,7 @@ fn a_name_dgl_lacks_is_an_attribute_error_naming_the_api() {
             "tensorflow.keras.layers.LSTM",
             "DGL has no tf.keras.layers.LSTM (TensorFlow's tf.keras.layers.LSTM is not implemented)",
         ),
-        ("tensorflow.print", "DGL has no tf.print (TensorFlow's tf.print is not implemented)"),
+        ("tensorflow.image.resize", "DGL has no tf.image (TensorFlow's tf.image is not implemented)"),
         ("numpy.fft", "DGL has no np.fft (NumPy's np.fft is not implemented)"),
         ("numpy.linalg.eig", "DGL has no np.linalg.eig (NumPy's np.linalg.eig is not implemented)"),
     ] {

@@ -127,6 +127,16 @@ fn elementwise_unary_rules() {
     unary_check(Unary::Rsqrt, 0.5, 2.0);
     // d erf x = 2/√π e^(−x²)
     unary_check(Unary::Erf, -2.0, 2.0);
+    unary_check(Unary::Erfc, -2.0, 2.0);
+    unary_check(Unary::Expm1, -2.0, 2.0);
+    unary_check(Unary::Asin, -0.9, 0.9);
+    unary_check(Unary::Acos, -0.9, 0.9);
+    unary_check(Unary::Atan, -3.0, 3.0);
+    unary_check(Unary::Sinh, -2.0, 2.0);
+    unary_check(Unary::Cosh, -2.0, 2.0);
+    unary_check(Unary::Asinh, -3.0, 3.0);
+    unary_check(Unary::Acosh, 1.2, 3.0);
+    unary_check(Unary::Atanh, -0.9, 0.9);
     // Away from the kinks (those are pinned by tests/autodiff/kinks.dgl).
     unary_check(Unary::Relu, 0.1, 2.0);
     unary_check(Unary::Relu, -2.0, -0.1);

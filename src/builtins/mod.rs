@@ -34,6 +34,7 @@ mod strings;
 mod tape_methods;
 mod tape_view;
 pub mod tensor_fns;
+mod tf_fns;
 mod tracking;
 
 pub use crate::runtime::native::{Bound, Native, Signature, Ty, NO_ARGS};
@@ -133,6 +134,7 @@ pub fn declared() -> &'static [(String, &'static Native)] {
             ("math", modules::math::FNS),
             ("random", modules::random::FNS),
             ("time", modules::time::FNS),
+            ("tf", &tf_fns::NATIVES[..]),
         ] {
             out.extend(list.iter().map(|&b| (format!("{prefix}.{}", b.name), b)));
         }

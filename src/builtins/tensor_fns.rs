@@ -57,7 +57,17 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
         "relu" => Unary::Relu ["tf.nn.relu", "tf.keras.activations.relu"];
         "softplus" => Unary::Softplus ["tf.math.softplus", "tf.nn.softplus", "tf.keras.activations.softplus"];
         "sign" => Unary::Sign ["tf.math.sign", "tf.sign", "np.sign"];
-        "reciprocal" => Unary::Reciprocal ["tf.math.reciprocal"]
+        "reciprocal" => Unary::Reciprocal ["tf.math.reciprocal"];
+        "asin" => Unary::Asin ["tf.math.asin", "tf.asin", "np.arcsin"];
+        "acos" => Unary::Acos ["tf.math.acos", "tf.acos", "np.arccos"];
+        "atan" => Unary::Atan ["tf.math.atan", "tf.atan", "np.arctan"];
+        "sinh" => Unary::Sinh ["tf.math.sinh", "tf.sinh", "np.sinh"];
+        "cosh" => Unary::Cosh ["tf.math.cosh", "tf.cosh", "np.cosh"];
+        "asinh" => Unary::Asinh ["tf.math.asinh", "tf.asinh", "np.arcsinh"];
+        "acosh" => Unary::Acosh ["tf.math.acosh", "tf.acosh", "np.arccosh"];
+        "atanh" => Unary::Atanh ["tf.math.atanh", "tf.atanh", "np.arctanh"];
+        "expm1" => Unary::Expm1 ["tf.math.expm1", "np.expm1"];
+        "erfc" => Unary::Erfc ["tf.math.erfc"]
     );
     macro_rules! binary {
         ($($name:literal => $op:path [$($spelled:literal),*]);*) => {$({

@@ -426,6 +426,8 @@ impl Exporter<'_> {
     fn source_ref(&mut self, source: &str, span: crate::source::Span) -> String {
         match source.split_once('.') {
             Some(("linalg", attr)) => format!("tf.linalg.{attr}"),
+            // The TF-only natives (`tf.print`) are TF's own functions.
+            Some(("_tf_native", attr)) => format!("tf.{attr}"),
             Some((module @ ("math" | "time" | "sys"), attr)) => {
                 if !self.py_modules.iter().any(|l| l == module) {
                     self.py_modules.push(module.to_string());

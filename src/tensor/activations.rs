@@ -45,6 +45,13 @@ pub fn erf<T: Float>(x: T) -> T {
     T::from(libm::erf(v)).unwrap_or_else(T::nan)
 }
 
+/// The complementary error function 1 − erf(x), computed in float64 (libm's, accurate where
+/// erf(x) is near 1) and rounded to `T`.
+pub fn erfc<T: Float>(x: T) -> T {
+    let v = x.to_f64().unwrap_or(f64::NAN);
+    T::from(libm::erfc(v)).unwrap_or_else(T::nan)
+}
+
 /// Logical operations of two bool tensors.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Logical {

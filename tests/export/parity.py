@@ -131,10 +131,16 @@ def run_script(script):
         if name == "dgl_tf" or name.startswith("dgl_stdlib") or (f and os.path.dirname(f).startswith(tempfile.gettempdir()) and "dgl-parity" in f):
             del sys.modules[name]
     sys.path.insert(0, folder)
-    out = io.StringIO()
     status, error = 0, ""
     old_argv, old_cwd = sys.argv, os.getcwd()
     sys.argv = [script]
+    # The script's stdout goes to a file at the level of file descriptor 1, where TF's own
+    # writers (tf.print(output_stream=sys.stdout)) write too, so both arrive in order.
+    sys.stdout.flush()
+    saved_fd = os.dup(1)
+    capture = tempfile.TemporaryFile()
+    os.dup2(capture.fileno(), 1)
+    out = io.TextIOWrapper(os.fdopen(os.dup(1), "wb"), encoding="utf-8", write_through=True)
     try:
         with contextlib.redirect_stdout(out):
             runpy.run_path(script, run_name="__main__")
@@ -143,10 +149,17 @@ def run_script(script):
     except BaseException as e:  # the script's uncaught error: DGL's exit status 1
         status, error = 1, f"{type(e).__name__}: {e}"
     finally:
+        out.flush()
+        out.close()
+        os.dup2(saved_fd, 1)
+        os.close(saved_fd)
         sys.argv = old_argv
         os.chdir(old_cwd)
         sys.path.remove(folder)
-    return out.getvalue(), status, error
+    capture.seek(0)
+    text = capture.read().decode("utf-8", errors="replace")
+    capture.close()
+    return text, status, error
 
 
 # The digits MLP trained under TF comes back to DGL: the Variables the exported script saves,

@@ -44,7 +44,8 @@ pub struct Spelled {
     pub path: String,
     /// The name in it (`reduce_sum`).
     pub name: &'static str,
-    /// The builtin's key (`reduce_sum`, `linalg.solve`).
+    /// Where its value comes from (an [`Entry`]'s source): the builtin's key (`reduce_sum`,
+    /// `linalg.solve`), or `_tf_native.print` for a TF-only native.
     pub key: &'static str,
 }
 
@@ -80,7 +81,12 @@ impl Library {
                     let Some(library) = LIBRARIES.iter().find(|l| l.alias == alias) else { continue };
                     let path =
                         if module.is_empty() { library.root.to_string() } else { format!("{}.{module}", library.root) };
-                    out.push(Spelled { alias: library.alias, path, name, key });
+                    // The TF-only natives (`tf.print`) live in the native module `_tf_native`.
+                    let source = match key.strip_prefix("tf.") {
+                        Some(rest) => format!("_tf_native.{rest}").leak(),
+                        None => key.as_str(),
+                    };
+                    out.push(Spelled { alias: library.alias, path, name, key: source });
                 }
             }
             out

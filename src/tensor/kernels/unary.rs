@@ -38,6 +38,23 @@ pub enum Unary {
     Rsqrt,
     /// The error function, 2/√π ∫₀ˣ e^(−t²) dt.
     Erf,
+    /// 1 − erf(x), accurate where erf(x) is near 1.
+    Erfc,
+    /// eˣ − 1, accurate near 0.
+    Expm1,
+    /// The inverse sine, in [−π/2, π/2]; NaN outside [−1, 1].
+    Asin,
+    /// The inverse cosine, in [0, π]; NaN outside [−1, 1].
+    Acos,
+    /// The inverse tangent, in (−π/2, π/2).
+    Atan,
+    Sinh,
+    Cosh,
+    Asinh,
+    /// NaN below 1.
+    Acosh,
+    /// ±inf at ±1, NaN beyond.
+    Atanh,
 }
 
 #[inline(always)]
@@ -106,6 +123,16 @@ fn float_unary<T: Float>(op: Unary) -> impl Fn(T) -> T {
             Unary::Round => crate::tensor::activations::round_half_even(x),
             Unary::Rsqrt => one / x.sqrt(),
             Unary::Erf => crate::tensor::activations::erf(x),
+            Unary::Erfc => crate::tensor::activations::erfc(x),
+            Unary::Expm1 => x.exp_m1(),
+            Unary::Asin => x.asin(),
+            Unary::Acos => x.acos(),
+            Unary::Atan => x.atan(),
+            Unary::Sinh => x.sinh(),
+            Unary::Cosh => x.cosh(),
+            Unary::Asinh => x.asinh(),
+            Unary::Acosh => x.acosh(),
+            Unary::Atanh => x.atanh(),
         }
     }
 }
@@ -127,7 +154,8 @@ fn float_unary_array<T: Float>(op: Unary, x: &ArrayD<T>) -> ArrayD<T> {
             }
         };
     }
-    per_op!(Neg Abs Exp Log Log1p Sqrt Square Sin Cos Tan Tanh Sigmoid Relu Softplus Sign Step Reciprocal Floor Ceil Round Rsqrt Erf)
+    per_op!(Neg Abs Exp Log Log1p Sqrt Square Sin Cos Tan Tanh Sigmoid Relu Softplus Sign Step Reciprocal Floor Ceil Round Rsqrt
+        Erf Erfc Expm1 Asin Acos Atan Sinh Cosh Asinh Acosh Atanh)
 }
 
 /// `f(x)` elementwise. Neg, Abs, Square, Sign, Relu and Round also work on int64.
@@ -189,7 +217,8 @@ pub fn unary_owned(op: Unary, a: Array) -> R<Array> {
                 }
             };
         }
-        per_op!(Neg Abs Exp Log Log1p Sqrt Square Sin Cos Tan Tanh Sigmoid Relu Softplus Sign Step Reciprocal Floor Ceil Round Rsqrt Erf)
+        per_op!(Neg Abs Exp Log Log1p Sqrt Square Sin Cos Tan Tanh Sigmoid Relu Softplus Sign Step Reciprocal Floor Ceil Round Rsqrt
+        Erf Erfc Expm1 Asin Acos Atan Sinh Cosh Asinh Acosh Atanh)
     }
     match a {
         Array::F32(mut x) if x.is_standard_layout() => {
@@ -235,5 +264,15 @@ pub fn unary_name(op: Unary) -> &'static str {
         Unary::Round => "round",
         Unary::Rsqrt => "rsqrt",
         Unary::Erf => "erf",
+        Unary::Erfc => "erfc",
+        Unary::Expm1 => "expm1",
+        Unary::Asin => "asin",
+        Unary::Acos => "acos",
+        Unary::Atan => "atan",
+        Unary::Sinh => "sinh",
+        Unary::Cosh => "cosh",
+        Unary::Asinh => "asinh",
+        Unary::Acosh => "acosh",
+        Unary::Atanh => "atanh",
     }
 }
