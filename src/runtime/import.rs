@@ -234,7 +234,15 @@ static MODULE_GETATTR: ModuleHooks = ModuleHooks { missing: module_getattr, unbo
 
 fn module_getattr(rt: &mut Interp, m: &Module, name: Sym) -> R<Value> {
     match m.globals.get(crate::intern::sym::GETATTR) {
-        Some(f) => rt.call_value(&f, vec![Value::Str(name.name().into())], vec![]),
+        // Its AttributeError says the name is missing: reported at the attribute's use, as a
+        // missing name of any other module is, not inside `__getattr__`.
+        Some(f) => rt.call_value(&f, vec![Value::Str(name.name().into())], vec![]).map_err(|mut e| {
+            if e.0.kind == crate::error::ErrorKind::Attribute {
+                e.0.at = None;
+                e.0.trace.clear();
+            }
+            e
+        }),
         None => bail!(Attribute, "module '{}' has no attribute '{}'", m.name, name),
     }
 }
