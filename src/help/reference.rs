@@ -20,6 +20,8 @@ pub const STDLIB: &[(&str, &[&str])] = &[
     ("data", &["data"]),
     ("initializers", &["initializers"]),
     ("Module and checkpoint_sequential", &["_module", "_checkpoint"]),
+    ("matplotlib", &["matplotlib"]),
+    ("matplotlib.pyplot", &["matplotlib.pyplot"]),
 ];
 
 /// The reference as `dgl doc` prints it, from an interpreter of its own (whose output is

@@ -4,7 +4,7 @@
 
 use crate::error::{Exc, R};
 use crate::intern::Sym;
-use super::value::{Frame, Globals, Module, Value};
+use super::value::{Frame, Globals, Module, ModuleHooks, Value};
 use super::{Failure, Interp};
 use crate::syntax::resolve::Slot;
 use crate::{bail, err};
@@ -30,6 +30,9 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_tf", include_str!("../../stdlib/_tf.dgl")),
     ("_keras", include_str!("../../stdlib/_keras.dgl")),
     ("_numpy", include_str!("../../stdlib/_numpy.dgl")),
+    // matplotlib's names over the figures (`import matplotlib.pyplot as plt`).
+    ("matplotlib", include_str!("../../stdlib/matplotlib.dgl")),
+    ("matplotlib.pyplot", include_str!("../../stdlib/matplotlib/pyplot.dgl")),
 ];
 
 /// Builtins written in DGL: (name, stdlib module defining it). Each loads on the first
@@ -123,12 +126,18 @@ impl Interp {
         let id = self.sources.add(display, path, &text);
         let globals = Rc::new(Globals::default());
         let doc = crate::syntax::module_docstring(&text);
-        let module = Rc::new(Module::new(name, globals.clone(), doc));
         self.run.loading.push(name.to_string());
         let result = self.run_source(id, &globals);
         self.run.loading.pop();
         match result {
             Ok(_) => {
+                let mut module = Module::new(name, globals.clone(), doc);
+                // A module defining `__getattr__(name)` is asked for the names it does not
+                // bind, as in Python (docs/language.md §6).
+                if globals.get(crate::intern::sym::GETATTR).is_some() {
+                    module.hooks = Some(&MODULE_GETATTR);
+                }
+                let module = Rc::new(module);
                 self.modules.insert(name.to_string(), module.clone());
                 Ok(module)
             }
@@ -216,6 +225,25 @@ impl Interp {
         let module = Rc::new(Module::new(name, globals, None));
         self.modules.insert(name.to_string(), module.clone());
         Ok(module)
+    }
+}
+
+/// The hooks of a module written in DGL that defines `__getattr__`: a name the module does not
+/// bind is the result of calling it with the name (Python's module `__getattr__`).
+static MODULE_GETATTR: ModuleHooks = ModuleHooks { missing: module_getattr, unbound: |_| Vec::new() };
+
+fn module_getattr(rt: &mut Interp, m: &Module, name: Sym) -> R<Value> {
+    match m.globals.get(crate::intern::sym::GETATTR) {
+        // Its AttributeError says the name is missing: reported at the attribute's use, as a
+        // missing name of any other module is, not inside `__getattr__`.
+        Some(f) => rt.call_value(&f, vec![Value::Str(name.name().into())], vec![]).map_err(|mut e| {
+            if e.0.kind == crate::error::ErrorKind::Attribute {
+                e.0.at = None;
+                e.0.trace.clear();
+            }
+            e
+        }),
+        None => bail!(Attribute, "module '{}' has no attribute '{}'", m.name, name),
     }
 }
 
