@@ -249,6 +249,15 @@ pub fn mime_bundle(rt: &mut Interp, v: &Value) -> crate::error::R<Vec<(String, S
 }
 
 /// Whether `text` is a complete entry, and if not, the indent its next line wants.
+/// Whether a notebook cell's value is kept from its output: IPython shows the value of a
+/// cell's last expression unless the cell ends with `;` (`plt.legend();`), comments aside.
+pub fn ends_with_semicolon(text: &str) -> bool {
+    use crate::syntax::token::Tok;
+    use logos::Logos;
+    let last = Tok::lexer(text).filter_map(Result::ok).filter(|t| !matches!(t, Tok::Newline)).last();
+    matches!(last, Some(Tok::Semicolon))
+}
+
 /// The REPL's rule (`needs_more_input`): open brackets, a trailing `\` or a block not
 /// yet ended by a blank line wait for more; an entry that fails to parse otherwise is
 /// `Invalid` (running it reports the error).
@@ -302,6 +311,14 @@ mod tests {
     fn session() -> (Session, Rc<RefCell<Vec<u8>>>) {
         let buf = Rc::new(RefCell::new(Vec::<u8>::new()));
         (Session::new(buf.clone()), buf)
+    }
+
+    #[test]
+    fn a_cell_ending_with_a_semicolon_is_quiet() {
+        assert!(ends_with_semicolon("plt.legend();"));
+        assert!(ends_with_semicolon("x = 1\nplt.title('a;b');  # shown? no\n\n"));
+        assert!(!ends_with_semicolon("x = 1; y = 2\ny"));
+        assert!(!ends_with_semicolon("s = 'a;'\ns  # ;"));
     }
 
     #[test]

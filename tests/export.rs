@@ -381,3 +381,26 @@ fn every_exported_language_case_is_python_that_compiles() {
     let out = Command::new("python3").arg("-c").arg(check).args(&written).output().expect("python3 runs");
     assert!(out.status.success(), "exported scripts Python cannot compile:\n{}", String::from_utf8_lossy(&out.stdout));
 }
+
+/// A program that plots with `import matplotlib.pyplot as plt` exports to a script importing the
+/// real matplotlib (DGL's is its names over DGL's figures), which requirements.txt then lists; a
+/// program that does not plot does not require it.
+#[test]
+fn a_plotting_program_exports_to_real_matplotlib() {
+    let dir = tempfile::tempdir().unwrap();
+    let plots = "import tensorflow as tf\nimport matplotlib.pyplot as plt\nx = tf.linspace(0.0, 1.0, 5)\n\
+                 plt.plot(x, tf.square(x), label='y')\nplt.legend()\nplt.show()\nprint(float(x[1]))\n";
+    write(dir.path(), "plots.dgl", plots);
+    let out = dgl(&["export", "--tf", "plots.dgl"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let script = std::fs::read_to_string(dir.path().join("plots.py")).unwrap();
+    assert!(script.contains("from matplotlib import pyplot as plt\n"), "{script}");
+    assert!(!script.contains("dgl_stdlib.matplotlib"), "{script}");
+    let requirements = std::fs::read_to_string(dir.path().join("requirements.txt")).unwrap();
+    assert!(requirements.ends_with("matplotlib>=3.8\n"), "{requirements}");
+    write(dir.path(), "plain.dgl", "print(1)\n");
+    let out = dgl(&["export", "--tf", "plain.dgl"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let requirements = std::fs::read_to_string(dir.path().join("requirements.txt")).unwrap();
+    assert!(!requirements.contains("matplotlib"), "{requirements}");
+}

@@ -213,7 +213,9 @@ impl<'a> Exporter<'a> {
         // builtin linalg, not itself).
         let preinstalled = name == "linalg";
         let user = !preinstalled && self.dir.join(format!("{}.dgl", name.replace('.', "/"))).is_file();
-        let stdlib = !user && crate::runtime::import::STDLIB.iter().any(|(n, _)| *n == name);
+        // DGL's matplotlib is matplotlib's names over DGL's figures: the script imports the real one.
+        let matplotlib = name == "matplotlib" || name.starts_with("matplotlib.");
+        let stdlib = !user && !matplotlib && crate::runtime::import::STDLIB.iter().any(|(n, _)| *n == name);
         if !self.imports.iter().any(|(n, ..)| *n == name) && (user || stdlib) {
             self.imports.push((name.clone(), stdlib, span));
         }
@@ -524,7 +526,12 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
     }
     write(&out_path, &python)?;
     write(&out_dir.join("dgl_tf.py"), SUPPORT)?;
-    write(&out_dir.join("requirements.txt"), REQUIREMENTS)?;
+    // A script that plots imports the real matplotlib (module_path), which then is a requirement.
+    let plots = std::iter::once(&python).chain(files.iter().map(|(_, p)| p)).any(|p| {
+        p.lines().any(|l| l.starts_with("import matplotlib") || l.starts_with("from matplotlib import"))
+    });
+    let requirements = if plots { format!("{REQUIREMENTS}matplotlib>=3.8\n") } else { REQUIREMENTS.to_string() };
+    write(&out_dir.join("requirements.txt"), &requirements)?;
     if files.iter().any(|(f, _)| f.starts_with("dgl_stdlib/")) {
         write(
             &out_dir.join("dgl_stdlib/__init__.py"),

@@ -207,7 +207,7 @@ impl Executor {
     fn run_cell(&mut self, code: &str, silent: bool) -> Result<(), Failure> {
         // `run_input`: code, `%magic` lines and `%%magic` cells, `x?` queries, as in the REPL.
         let Some(v) = self.session.run_input(code)? else { return Ok(()) };
-        if silent {
+        if silent || crate::session::ends_with_semicolon(code) {
             return Ok(());
         }
         let data = mime_bundle(&mut self.session.rt, &v).map_err(Failure::Runtime)?;
