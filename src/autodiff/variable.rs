@@ -16,11 +16,28 @@ pub struct Variable {
     pub value: RefCell<Rc<Array>>,
     pub trainable: bool,
     pub name: Option<Rc<str>>,
+    /// Made by `tf.Variable`: its `name` reads as TF writes it (`w:0`, `Variable:0` unnamed).
+    pub tf_name: bool,
 }
 
 impl Variable {
     pub fn new(value: Array, trainable: bool, name: Option<Rc<str>>) -> Variable {
-        Variable { handle: fresh_id(), value: RefCell::new(Rc::new(value)), trainable, name }
+        Variable { handle: fresh_id(), value: RefCell::new(Rc::new(value)), trainable, name, tf_name: false }
+    }
+
+    /// The Variable with its `name` read as TensorFlow writes it (`tf.Variable`).
+    pub fn named_as_tf(self) -> Variable {
+        Variable { tf_name: true, ..self }
+    }
+
+    /// The `name` attribute: the given name, or TF's `name:0` (`Variable:0` when unnamed) for a
+    /// Variable made by `tf.Variable`; `None` for an unnamed DGL Variable.
+    pub fn shown_name(&self) -> Option<String> {
+        match (&self.name, self.tf_name) {
+            (Some(n), true) => Some(format!("{n}:0")),
+            (None, true) => Some("Variable:0".into()),
+            (n, false) => n.as_ref().map(|n| n.to_string()),
+        }
     }
 
     /// The current value under the handle id (no watching: see `Interp::read_variable`).

@@ -21,16 +21,18 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&IS_RECOMPUTING);
 }
 
-static VARIABLE: Native = Native::new(
-    "Variable",
-    &["initial_value", "trainable: bool = True", "name=None", "dtype: DType | None = None"],
-    variable,
-)
-.spelled(&["tf.Variable"]);
+/// `Variable`'s parameters, which `tf.Variable` shares (builtins/tf_fns.rs).
+pub(super) const VARIABLE_SIG: Signature =
+    Signature::new(&["initial_value", "trainable: bool = True", "name=None", "dtype: DType | None = None"]);
 
-/// `Variable(initial, trainable=True, name=None, dtype=None)`
-fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let mut b = VARIABLE.bind(rt, a)?;
+static VARIABLE: Native = Native::with("Variable", VARIABLE_SIG, |rt, a| variable(rt, a, false))
+    // `tf.Variable` is builtins/tf_fns.rs's, whose name reads as TF's (`w:0`).
+    .exported_as("tf.Variable");
+
+/// `Variable(initial, trainable=True, name=None, dtype=None)`; with `tf_name`, `tf.Variable`'s
+/// (its `name` reads `w:0`, `Variable:0` unnamed).
+pub(super) fn variable(rt: &mut Interp, a: &mut Args, tf_name: bool) -> R<Value> {
+    let mut b = VARIABLE_SIG.bind(rt, a)?;
     let init = b.value("initial_value")?;
     let trainable = b.bool_or("trainable", true)?;
     let name = match b.non_none("name")? {
@@ -42,7 +44,8 @@ fn variable(rt: &mut Interp, a: &mut Args) -> R<Value> {
     let t = rt.to_tensor(&init, dtype)?;
     // Integer and bool Variables are never trainable (no gradients for them).
     let trainable = trainable && t.dtype().is_float();
-    Ok(Value::Variable(Rc::new(Variable::new((*t.data).clone(), trainable, name))))
+    let var = Variable::new((*t.data).clone(), trainable, name);
+    Ok(Value::Variable(Rc::new(if tf_name { var.named_as_tf() } else { var })))
 }
 
 static GRADIENTTAPE: Native =

@@ -66,6 +66,8 @@ const TENSOR: &[(&str, Attr)] = &[
     ("shape", Attr::Get(|v| Some(shape_value(tensor_of(v)?.shape())))),
     ("dtype", Attr::Get(|v| Some(Value::DType(tensor_of(v)?.dtype())))),
     ("ndim", Attr::Get(|v| Some(Value::Int(tensor_of(v)?.shape().len() as i64)))),
+    // The one device DGL computes on, named as TF names the CPU it places an eager op on.
+    ("device", Attr::Get(|v| tensor_of(v).map(|_| Value::str("/job:localhost/replica:0/task:0/device:CPU:0")))),
     ("numpy", Attr::Method(&TENSOR_NUMPY)),
     ("tolist", Attr::Method(&TENSOR_TOLIST)),
     ("item", Attr::Method(&TENSOR_ITEM)),
@@ -73,7 +75,7 @@ const TENSOR: &[(&str, Attr)] = &[
 
 /// A Variable has these and every tensor attribute (read from its current value).
 const VARIABLE: &[(&str, Attr)] = &[
-    ("name", Attr::Get(|v| Some(var_of(v)?.name.clone().map_or(Value::None, |n| Value::Str(n.into()))))),
+    ("name", Attr::Get(|v| Some(var_of(v)?.shown_name().map_or(Value::None, |n| Value::Str(n.into()))))),
     ("trainable", Attr::Get(|v| Some(Value::Bool(var_of(v)?.trainable)))),
     ("assign", Attr::Method(&VARIABLE_ASSIGN)),
     ("assign_add", Attr::Method(&VARIABLE_ASSIGN_ADD)),

@@ -1,5 +1,6 @@
 //! TensorFlow's functions that have no bare DGL name, reached only through
-//! `import tensorflow as tf` (docs/language.md §6): `tf.print`. They are declared under the
+//! `import tensorflow as tf` (docs/language.md §6): `tf.print`, and `tf.Variable`, DGL's
+//! `Variable` with TF's names. They are declared under the
 //! key `tf.name` (builtins::declared) and live in the native module `_tf_native`.
 
 use super::Native;
@@ -11,7 +12,11 @@ use crate::tensor::Array;
 use crate::{bail, err};
 
 /// The TF-only natives, for `declared()` (keys `tf.print`, …).
-pub(super) const NATIVES: [&Native; 1] = [&TF_PRINT];
+pub(super) const NATIVES: [&Native; 2] = [&TF_PRINT, &TF_VARIABLE];
+
+static TF_VARIABLE: Native =
+    Native::with("Variable", super::autodiff_fns::VARIABLE_SIG, |rt, a| super::autodiff_fns::variable(rt, a, true))
+        .spelled(&["tf.Variable"]);
 
 /// The native module `_tf_native` that `tf.print` and the other TF-only names are bound from
 /// (builtins/modules/foreign.rs).

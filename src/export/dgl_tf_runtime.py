@@ -10,6 +10,7 @@ import functools as _functools
 import json as _json
 import sys as _sys
 import types as _types
+import weakref as _weakref
 
 import numpy as _np
 import tensorflow as _tf
@@ -386,10 +387,35 @@ def _hash_variables_by_identity():
 _hash_variables_by_identity()
 
 
+# The Variables the program made through `tf.Variable` (not DGL's `Variable`), by id.
+_TF_NAMED = _weakref.WeakValueDictionary()
+
+
+class _TFVariableType(type):
+    """The type of `TFVariable`: calling it makes a tf.Variable and notes it in `_TF_NAMED`;
+    isinstance is tf.Variable's."""
+
+    def __instancecheck__(cls, x):
+        return isinstance(x, _tf.Variable)
+
+    def __call__(cls, *args, **kwargs):
+        v = _tf.Variable(*args, **kwargs)
+        _TF_NAMED[id(v)] = v
+        return v
+
+
+class TFVariable(metaclass=_TFVariableType):
+    """`tf.Variable` as the DGL program spelled it: a tf.Variable whose `name` keeps TF's `:0`
+    (DGL's own `Variable` reads its name without it)."""
+
+
 def name(x):
     """`x.name` as DGL shows it: a Variable's name without TF's `:0` suffix (TF's unnamed
-    Variables are `Variable:0`, DGL's None-named ones print without a name)."""
+    Variables are `Variable:0`, DGL's None-named ones print without a name), except for one
+    the program made through `tf.Variable`, whose name is TF's."""
     n = x.name
+    if _TF_NAMED.get(id(x)) is x:
+        return n
     if isinstance(x, _tf.Variable) and isinstance(n, builtins.str) and n.endswith(":0"):
         return n[:-2]
     return n

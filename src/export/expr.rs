@@ -426,7 +426,9 @@ impl Exporter<'_> {
     fn source_ref(&mut self, source: &str, span: crate::source::Span) -> String {
         match source.split_once('.') {
             Some(("linalg", attr)) => format!("tf.linalg.{attr}"),
-            // The TF-only natives (`tf.print`) are TF's own functions.
+            // The TF-only natives (`tf.print`) are TF's own functions; `tf.Variable` makes
+            // Variables whose `name` reads as TF's, unlike DGL's `Variable` (dgl_tf.TFVariable).
+            Some(("_tf_native", "Variable")) => "dgl_tf.TFVariable".into(),
             Some(("_tf_native", attr)) => format!("tf.{attr}"),
             Some((module @ ("math" | "time" | "sys"), attr)) => {
                 if !self.py_modules.iter().any(|l| l == module) {

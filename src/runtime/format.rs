@@ -239,6 +239,7 @@ impl Interp {
             Value::Tape(_) => "<GradientTape>".into(),
             Value::StopRecording(_) => "<stop_recording>".into(),
             Value::Accumulator(_) => "<ForwardAccumulator>".into(),
+            Value::DType(d) if self.config().tf_dtypes() => format!("<dtype: '{}'>", d.name()),
             Value::DType(d) => d.name().into(),
             Value::ErrorType(k) => format!("<class '{}'>", k.name()),
             Value::Exception(e) => {

@@ -170,6 +170,7 @@ pub struct Config {
     color: bool,
     check_recompute: bool,
     quiet_progress: bool,
+    tf_dtypes: bool,
 }
 
 impl Config {
@@ -193,6 +194,17 @@ impl Config {
     /// Whether `progress` bars are silent unless told otherwise.
     pub fn quiet_progress(&self) -> bool {
         self.quiet_progress
+    }
+
+    /// A dtype prints as TensorFlow prints it (`<dtype: 'float32'>`): on once the program
+    /// imports `tensorflow`, whose code gets TF's rules (docs/language.md §4).
+    pub fn with_tf_dtypes(self, on: bool) -> Config {
+        Config { tf_dtypes: on, ..self }
+    }
+
+    /// Whether dtypes print as TensorFlow prints them.
+    pub fn tf_dtypes(&self) -> bool {
+        self.tf_dtypes
     }
 }
 

@@ -32,13 +32,21 @@ const TABLE: &[(&str, &str)] = &[
         "tensorflow",
         concat!(
             "constant=_tf.constant convert_to_tensor=_tf.convert_to_tensor Tensor Module=_module.Module \
-             UnconnectedGradients newaxis ",
+             UnconnectedGradients newaxis __version__=_tf.VERSION executing_eagerly=_tf.executing_eagerly \
+             is_tensor=_tf.is_tensor device=_tf.device ",
             dtypes!()
         ),
     ),
     ("tensorflow.dtypes", dtypes!()),
     ("tensorflow.errors", "OpError=_tf_errors.OpError InvalidArgumentError=_tf_errors.InvalidArgumentError"),
-    ("tensorflow.data", "Dataset=data.Dataset"),
+    ("tensorflow.data", "Dataset=data.Dataset AUTOTUNE=_tf.AUTOTUNE"),
+    ("tensorflow.data.experimental", "AUTOTUNE=_tf.AUTOTUNE"),
+    (
+        "tensorflow.config",
+        "list_physical_devices=_tf.list_physical_devices list_logical_devices=_tf.list_logical_devices \
+         run_functions_eagerly=_tf.run_functions_eagerly functions_run_eagerly=_tf.functions_run_eagerly",
+    ),
+    ("tensorflow.config.experimental", "list_physical_devices=_tf.list_physical_devices"),
     (
         "tensorflow.keras",
         "Model=nn.Model Sequential=nn.Sequential Layer=nn.Layer Loss=losses.Loss Metric=metrics.Metric \
@@ -117,6 +125,8 @@ static HOOKS: ModuleHooks =
 /// Builds `tensorflow` and its submodules (the importer then finds the one it asked for).
 pub fn build(rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
     TENSORFLOW.register(rt)?;
+    // Code that imports TensorFlow gets TF's rules, its dtypes' printing among them.
+    rt.set_config(rt.config().with_tf_dtypes(true));
     Ok(vec![])
 }
 
