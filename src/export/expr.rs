@@ -430,6 +430,7 @@ impl Exporter<'_> {
             // Variables whose `name` reads as TF's, unlike DGL's `Variable` (dgl_tf.TFVariable).
             Some(("_tf_native", "Variable")) => "dgl_tf.TFVariable".into(),
             Some(("_tf_native", attr)) => format!("tf.{attr}"),
+            Some(("_tf_errors", attr)) => format!("tf.errors.{attr}"),
             Some((module @ ("math" | "time" | "sys"), attr)) => {
                 if !self.py_modules.iter().any(|l| l == module) {
                     self.py_modules.push(module.to_string());

@@ -1,6 +1,6 @@
 //! Calls (argument binding, classes, bound methods) and attribute access.
 
-use crate::error::{Exc, R};
+use crate::error::{ErrorKind, Exc, R};
 use super::exec::store_slot;
 use crate::intern::{intern, sym, Sym};
 use super::value::{Args, Builtin, BuiltinKind, Frame, Function, Instance, Value};
@@ -124,9 +124,13 @@ impl Interp {
                 if let Some((name, _)) = kw.first() {
                     bail!(Type, "{}() takes no keyword arguments (got '{name}')", kind.name());
                 }
+                // TF's op errors are made as `InvalidArgumentError(node_def, op, message)`:
+                // the message is the third argument (and `args` is empty, as TF's).
+                let tf_form = matches!(kind, ErrorKind::OpError | ErrorKind::InvalidArgument) && pos.len() == 3;
+                let pos = if tf_form { vec![pos[2].clone()] } else { pos };
                 let msg = self.exception_text(*kind, &pos)?;
                 let mut e = Exc::new(*kind, msg);
-                super::value::set_exception_args(&mut e, pos);
+                super::value::set_exception_args(&mut e, if tf_form { vec![] } else { pos });
                 Ok(Value::Exception(Rc::new(e)))
             }
             other => bail!(Type, "'{}' object is not callable", other.type_name()),

@@ -33,12 +33,21 @@ const TABLE: &[(&str, &str)] = &[
         concat!(
             "constant=_tf.constant convert_to_tensor=_tf.convert_to_tensor Tensor Module=_module.Module \
              UnconnectedGradients newaxis __version__=_tf.VERSION executing_eagerly=_tf.executing_eagerly \
-             is_tensor=_tf.is_tensor device=_tf.device ",
+             is_tensor=_tf.is_tensor device=_tf.device tensordot=_tf.tensordot assert_equal=_tf.assert_equal \
+             assert_less=_tf.assert_less assert_greater=_tf.assert_greater assert_rank=_tf.assert_rank ",
             dtypes!()
         ),
     ),
     ("tensorflow.dtypes", dtypes!()),
     ("tensorflow.errors", "OpError=_tf_errors.OpError InvalidArgumentError=_tf_errors.InvalidArgumentError"),
+    ("tensorflow.math", "divide_no_nan=_tf.divide_no_nan"),
+    (
+        "tensorflow.debugging",
+        "check_numerics=_tf.check_numerics assert_all_finite=_tf.assert_all_finite assert_equal=_tf.assert_equal \
+         assert_none_equal=_tf.assert_none_equal assert_less=_tf.assert_less assert_greater=_tf.assert_greater \
+         assert_positive=_tf.assert_positive assert_non_negative=_tf.assert_non_negative \
+         assert_negative=_tf.assert_negative assert_near=_tf.assert_near assert_rank=_tf.assert_rank",
+    ),
     ("tensorflow.data", "Dataset=data.Dataset AUTOTUNE=_tf.AUTOTUNE"),
     ("tensorflow.data.experimental", "AUTOTUNE=_tf.AUTOTUNE"),
     (
