@@ -40,7 +40,12 @@ const TABLE: &[(&str, &str)] = &[
     ),
     ("tensorflow.dtypes", dtypes!()),
     ("tensorflow.errors", "OpError=_tf_errors.OpError InvalidArgumentError=_tf_errors.InvalidArgumentError"),
-    ("tensorflow.math", "divide_no_nan=_tf.divide_no_nan"),
+    (
+        "tensorflow.math",
+        "divide_no_nan=_tf.divide_no_nan xlogy=_tf.xlogy xlog1py=_tf.xlog1py xdivy=_tf.xdivy \
+         reduce_euclidean_norm=_tf.reduce_euclidean_norm count_nonzero=_tf.count_nonzero \
+         zero_fraction=_tf.zero_fraction",
+    ),
     (
         "tensorflow.debugging",
         "check_numerics=_tf.check_numerics assert_all_finite=_tf.assert_all_finite assert_equal=_tf.assert_equal \
