@@ -459,6 +459,8 @@ def _repr(x):
         # Inside a tf.function (a graph being traced): no values, TF's own text.
         return _py_repr(x)
     if isinstance(x, tf.DType):
+        if _tf_dtypes:
+            return f"<dtype: '{_dtype_name(x)}'>"
         return _dtype_name(x)
     if isinstance(x, tf.TensorShape):
         return _repr(_shape_tuple(x))
@@ -1195,6 +1197,16 @@ def range_tensor(start, limit=None, delta=1, dtype=None):
 
 _script_dir = os.getcwd()
 _here = os.getcwd()  # the exported script's own folder (its .npz of draws is there)
+
+
+# Whether dtypes print as TF prints them: from the DGL program's `import tensorflow` on.
+_tf_dtypes = False
+
+
+def tf_dtypes():
+    """The DGL program imported tensorflow: from here on a dtype prints as `<dtype: 'float32'>`."""
+    global _tf_dtypes
+    _tf_dtypes = True
 
 
 def set_script(path, data_dir="."):

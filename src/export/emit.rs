@@ -191,9 +191,14 @@ impl Exporter<'_> {
                         let bound = alias.as_ref().map(|a| a.name().to_string()).unwrap_or_else(|| path[0].clone());
                         let module =
                             if alias.is_none() { super::foreign_module(&path[0]).unwrap_or(module) } else { module };
+                        let tf = module.starts_with("tensorflow");
                         self.foreign_modules.insert(bound, module);
                         let text = format!("# {}: its names become DGL's own below", self.first_line(s));
                         self.comment_line(&text);
+                        if tf {
+                            // From here on dtypes print as TF prints them, as in DGL (docs/language.md §6).
+                            self.line("dgl_tf.tf_dtypes()");
+                        }
                         continue;
                     }
                     let line = self.import_line(&path, alias.as_ref().map(|a| a.name().to_string()), s.span);
@@ -218,6 +223,9 @@ impl Exporter<'_> {
                 }
                 let text = format!("# {}: its names become DGL's own below", self.first_line(s));
                 self.comment_line(&text);
+                if module.starts_with("tensorflow") {
+                    self.line("dgl_tf.tf_dtypes()");
+                }
             }
             StmtKind::FromImport(path, items) => {
                 let path: Vec<String> = path.iter().map(|p| p.name().to_string()).collect();

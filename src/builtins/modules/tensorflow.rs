@@ -34,6 +34,7 @@ const TABLE: &[(&str, &str)] = &[
             "constant=_tf.constant convert_to_tensor=_tf.convert_to_tensor Tensor Module=_module.Module \
              UnconnectedGradients newaxis __version__=_tf.VERSION executing_eagerly=_tf.executing_eagerly \
              is_tensor=_tf.is_tensor device=_tf.device tensordot=_tf.tensordot assert_equal=_tf.assert_equal \
+             TensorSpec=_tf.TensorSpec \
              assert_less=_tf.assert_less assert_greater=_tf.assert_greater assert_rank=_tf.assert_rank ",
             dtypes!()
         ),
