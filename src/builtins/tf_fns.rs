@@ -6,6 +6,7 @@
 use super::Native;
 use crate::error::R;
 use crate::runtime::file::{FileObj, Stream};
+use crate::runtime::format::percent_g;
 use crate::runtime::value::{Args, Value};
 use crate::runtime::Interp;
 use crate::tensor::Array;
@@ -195,42 +196,15 @@ fn block(
 /// C's `%.{short}g` of `x` when it reads back as the same value, else `%.{long}g` (TF's
 /// FloatToBuffer and DoubleToBuffer); `nan`, `inf`, `-inf`, and `-0` for negative zero.
 fn float_text(x: f64, short: usize, long: usize, read: impl Fn(&str) -> Option<f64>) -> String {
+    // NaN never reads back as itself (NaN != NaN): its text is the same at either precision.
     if x.is_nan() {
         return "nan".into();
     }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    let s = c_g(x, short);
+    let s = percent_g(x, short);
     if read(&s) == Some(x) {
         s
     } else {
-        c_g(x, long)
-    }
-}
-
-/// C's `printf("%.{p}g", x)` for a finite `x`.
-pub fn c_g(x: f64, p: usize) -> String {
-    let p = p.max(1);
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0" } else { "0" }.into();
-    }
-    let sci = format!("{:.*e}", p - 1, x);
-    let (mantissa, exp) = sci.split_once('e').expect("exponent form");
-    let exp: i32 = exp.parse().expect("an exponent");
-    let trim = |s: &str| -> String {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s.to_string()
-        }
-    };
-    if exp < -4 || exp >= p as i32 {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
-    } else {
-        let decimals = (p as i32 - 1 - exp).max(0) as usize;
-        trim(&format!("{x:.decimals$}"))
+        percent_g(x, long)
     }
 }
 
@@ -239,7 +213,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn c_g_is_printf() {
+    fn floats_are_written_as_printf_writes_them() {
+        let inf = |p| float_text(f64::INFINITY, p, p + 3, |s| s.parse::<f64>().ok());
+        assert_eq!((inf(6), float_text(f64::NAN, 6, 9, |s| s.parse::<f64>().ok())), ("inf".into(), "nan".into()));
         // Values checked against C's printf.
         let cases = [
             (1.0 / 3.0, 6, "0.333333"),
@@ -257,7 +233,7 @@ mod tests {
             (-1.5e15, 15, "-1.5e+15"),
         ];
         for (x, p, want) in cases {
-            assert_eq!(c_g(x, p), want, "%.{p}g of {x}");
+            assert_eq!(percent_g(x, p), want, "%.{p}g of {x}");
         }
     }
 

@@ -354,6 +354,14 @@ impl Interp {
     }
 }
 
+/// `'%.{precision}g' % x`: C's `printf("%.*g")` of a float, as Python's `%`-formatting writes
+/// it (`1e-08`, `123456792`, `-0`, `nan`). tf.print writes its float elements so.
+pub fn percent_g(x: f64, precision: usize) -> String {
+    let spec = spec::Spec::printf_float(false, false, None, false, 0, precision, 'g');
+    // A `g` spec is always valid: the fallback never shows.
+    spec::format_float(x, &spec, "float").unwrap_or_else(|_| fmt_f64(x))
+}
+
 /// Python's `repr` of a string: single quotes unless the text has a single quote and no
 /// double quote; backslash, the quote, tab, newline and carriage return escaped by name;
 /// every other character that is not printable (see [`is_printable`]) as `\xNN`,

@@ -454,22 +454,14 @@ impl Recorder {
                 let q = self.mul(g, &d)?;
                 self.zero_where_upstream_is(g, q)
             }
-            // d erf x = 2/√π e^(−x²) dx
-            Unary::Erf => {
+            // d erf x = 2/√π e^(−x²) dx; d erfc x = −2/√π e^(−x²) dx
+            Unary::Erf | Unary::Erfc => {
                 let x = s();
                 let x2 = self.mul(&x, &x)?;
                 let nx2 = self.unary(Unary::Neg, &x2)?;
                 let e = self.unary(Unary::Exp, &nx2)?;
-                let d = self.mul_scalar(&e, std::f64::consts::FRAC_2_SQRT_PI)?;
-                self.mul(g, &d)
-            }
-            // d erfc x = −2/√π e^(−x²) dx
-            Unary::Erfc => {
-                let x = s();
-                let x2 = self.mul(&x, &x)?;
-                let nx2 = self.unary(Unary::Neg, &x2)?;
-                let e = self.unary(Unary::Exp, &nx2)?;
-                let d = self.mul_scalar(&e, -std::f64::consts::FRAC_2_SQRT_PI)?;
+                let c = if op == Unary::Erf { 1.0 } else { -1.0 } * std::f64::consts::FRAC_2_SQRT_PI;
+                let d = self.mul_scalar(&e, c)?;
                 self.mul(g, &d)
             }
             // d (eˣ − 1) = eˣ dx
@@ -477,27 +469,25 @@ impl Recorder {
                 let e = self.unary(Unary::Exp, &s())?;
                 self.mul(g, &e)
             }
-            // d asin x = dx / √(1 − x²); d acos x = −dx / √(1 − x²)
-            Unary::Asin | Unary::Acos => {
+            // The inverse trigonometric and hyperbolic functions: dx over a function of x².
+            // asin: √(1 − x²), acos: the same, negated; atan: 1 + x²; atanh: 1 − x²;
+            // asinh: √(1 + x²); acosh: √(x² − 1).
+            Unary::Asin | Unary::Acos | Unary::Atan | Unary::Atanh | Unary::Asinh | Unary::Acosh => {
                 let x = s();
                 let x2 = self.mul(&x, &x)?;
                 let one = self.scalar(g.dtype(), 1.0);
-                let d = self.binary(Binary::Sub, &one, &x2)?;
-                let r = self.unary(Unary::Sqrt, &d)?;
-                let q = self.binary(Binary::Div, g, &r)?;
+                let d = match op {
+                    Unary::Atan | Unary::Asinh => self.add(&one, &x2)?,
+                    Unary::Acosh => self.binary(Binary::Sub, &x2, &one)?,
+                    _ => self.binary(Binary::Sub, &one, &x2)?,
+                };
+                let d = if matches!(op, Unary::Atan | Unary::Atanh) { d } else { self.unary(Unary::Sqrt, &d)? };
+                let q = self.binary(Binary::Div, g, &d)?;
                 if op == Unary::Acos {
                     self.unary(Unary::Neg, &q)
                 } else {
                     Ok(q)
                 }
-            }
-            // d atan x = dx / (1 + x²); d atanh x = dx / (1 − x²)
-            Unary::Atan | Unary::Atanh => {
-                let x = s();
-                let x2 = self.mul(&x, &x)?;
-                let one = self.scalar(g.dtype(), 1.0);
-                let d = if op == Unary::Atan { self.add(&one, &x2)? } else { self.binary(Binary::Sub, &one, &x2)? };
-                self.binary(Binary::Div, g, &d)
             }
             // d sinh x = cosh x dx; d cosh x = sinh x dx
             Unary::Sinh => {
@@ -507,15 +497,6 @@ impl Recorder {
             Unary::Cosh => {
                 let sn = self.unary(Unary::Sinh, &s())?;
                 self.mul(g, &sn)
-            }
-            // d asinh x = dx / √(x² + 1); d acosh x = dx / √(x² − 1)
-            Unary::Asinh | Unary::Acosh => {
-                let x = s();
-                let x2 = self.mul(&x, &x)?;
-                let one = self.scalar(g.dtype(), 1.0);
-                let d = if op == Unary::Asinh { self.add(&x2, &one)? } else { self.binary(Binary::Sub, &x2, &one)? };
-                let r = self.unary(Unary::Sqrt, &d)?;
-                self.binary(Binary::Div, g, &r)
             }
             // Floor, Ceil and Round are never recorded (no gradient); sign and the step are
             // piecewise constant.
