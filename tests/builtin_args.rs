@@ -240,7 +240,7 @@ fn every_declared_parameter_is_read_as_its_declared_type() {
         let build = dgl::builtins::modules::find(module).expect("a native module");
         for (name, v) in build(&mut rt).expect("the module builds") {
             if let Value::Builtin(b) = v {
-                if let BuiltinKind::Native(f) = b.kind {
+                if let BuiltinKind::Native(f, _) = b.kind {
                     natives.push((format!("{module}.{name}"), f));
                 }
             }

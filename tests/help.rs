@@ -97,7 +97,7 @@ fn native_values(rt: &mut Interp) -> Vec<(String, &'static Native)> {
         .collect();
     for (key, v) in builtins.into_iter().chain(native_module_names(rt)).chain(linalg) {
         if let Value::Builtin(b) = &v {
-            if let BuiltinKind::Native(f) = b.kind {
+            if let BuiltinKind::Native(f, _) = b.kind {
                 out.push((key, f));
             }
         }

@@ -31,7 +31,7 @@ static LOAD_NPY: Native = Native::new("load_npy", &["path"], load_npy)
     .exported_as("dgl_tf.load_npy");
 
 /// `load_npy(path)`: a tensor from NumPy's `.npy` format (float32, float64,
-/// int64, int32 → int64, bool; C or Fortran order).
+/// int64, int32, bool; C or Fortran order).
 ///
 /// Errors: IOError when the file cannot be read or holds another dtype.
 fn load_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -48,7 +48,7 @@ fn load_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     } else if let Ok(x) = ArrayD::<i64>::read_npy(bytes.as_slice()) {
         Array::I64(x)
     } else if let Ok(x) = ArrayD::<i32>::read_npy(bytes.as_slice()) {
-        Array::I64(x.mapv(|v| v as i64))
+        Array::I32(x)
     } else if let Ok(x) = ArrayD::<bool>::read_npy(bytes.as_slice()) {
         Array::Bool(x)
     } else if ends_early(&bytes) {
@@ -173,6 +173,7 @@ fn save_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
         match &*t.data {
             Array::F32(x) => x.as_standard_layout().write_npy(w),
             Array::F64(x) => x.as_standard_layout().write_npy(w),
+            Array::I32(x) => x.as_standard_layout().write_npy(w),
             Array::I64(x) => x.as_standard_layout().write_npy(w),
             Array::Bool(x) => x.as_standard_layout().write_npy(w),
         }

@@ -72,8 +72,7 @@ pub fn install(rt: &mut Interp) {
     lang::install(rt);
     // After every builtin it shares (matmul, eye, norm, einsum).
     linalg_fns::install(rt);
-    // `int32` is an alias of int64 (see `dtype_arg`).
-    for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64), ("int32", DType::I64)] {
+    for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64), ("int32", DType::I32)] {
         rt.builtins.insert(intern(name), Value::DType(d));
     }
     // TF's other dtype names exist, so that a ported `tf.float16` reads as the TypeError of
@@ -170,7 +169,7 @@ static NO_SUCH_DTYPE: Native = Native::new("dtype", &["*args", "**kwargs"], |_, 
 
 /// The TypeError for a TF dtype DGL does not have.
 fn no_such_dtype(name: &str) -> crate::error::Exc {
-    err!(Type, "DGL has no {name} dtype: its dtypes are float32, float64, int64 (int32 is an alias of it) and bool")
+    err!(Type, "DGL has no {name} dtype: its dtypes are float32, float64, int32, int64 and bool")
 }
 
 /// A method's receiver (`x` of `x.f()`). Errors: an internal error if the method was called
@@ -278,15 +277,8 @@ impl Interp {
         Ok(out)
     }
 
-    /// A dtype: `float32`, `float64`, `int64`, `bool`, or their names as strings. The one
-    /// dtype parser: every builtin that takes a dtype reads it here.
-    ///
-    /// `int32` (the name or the string) is accepted as an alias that yields int64: ported TF
-    /// code says `tf.int32` for indices, labels, casts and argmax outputs, and every one of
-    /// those uses means "an integer tensor", which DGL's int64 is. Refusing it would make
-    /// every such port fail on a spelling, while accepting it changes no value a program
-    /// can observe except the printed dtype (`int64`) and the wider range (no int32
-    /// wrap-around). So the alias is honest about what it yields and costs nothing.
+    /// A dtype: `float32`, `float64`, `int32`, `int64`, `bool`, or their names as strings. The
+    /// one dtype parser: every builtin that takes a dtype reads it here (docs/language.md §4).
     /// TF's other dtypes (float16, bfloat16, uint8, …) have no DGL counterpart with the same
     /// values, so they are a TypeError listing DGL's dtypes.
     ///
@@ -302,12 +294,13 @@ impl Interp {
             Value::Str(s) => match s.as_ref() {
                 "float32" => Ok(DType::F32),
                 "float64" => Ok(DType::F64),
-                "int64" | "int32" => Ok(DType::I64),
+                "int64" => Ok(DType::I64),
+                "int32" => Ok(DType::I32),
                 "bool" => Ok(DType::Bool),
                 other if UNSUPPORTED_DTYPES.contains(&other) => Err(no_such_dtype(other)),
                 other => bail!(Value, "unknown dtype '{other}'"),
             },
-            other => bail!(Type, "dtype must be float32, float64, int64 or bool, not {}", other.type_name()),
+            other => bail!(Type, "dtype must be float32, float64, int32, int64 or bool, not {}", other.type_name()),
         }
     }
 }

@@ -142,9 +142,9 @@ fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
             let vals = Array::from_f64_fn(dtype, &dims, || lo + (hi - lo) * rng.random::<f64>());
             Ok(Value::Tensor(rt.drawn("random_uniform", Tensor::new(vals))))
         }
-        DType::I64 => {
+        DType::I64 | DType::I32 => {
             let Some(maxval) = maxval else {
-                bail!(Value, "random_uniform needs maxval for an integer dtype (int64)");
+                bail!(Value, "random_uniform needs maxval for an integer dtype ({dtype})");
             };
             let hi = rt.int_arg(&maxval, "maxval")?;
             let lo = match minval {
@@ -156,10 +156,10 @@ fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
             }
             let mut rng = rt.rng.stream("random_uniform", seed);
             let vals: Vec<i64> = (0..n).map(|_| rng.random_range(lo..hi)).collect();
-            let t = Tensor::new(Array::I64(ArrayD::from_shape_vec(IxDyn(&dims), vals).expect("n values")));
-            Ok(Value::Tensor(rt.drawn("random_uniform", t)))
+            let t = Array::I64(ArrayD::from_shape_vec(IxDyn(&dims), vals).expect("n values")).narrowed_to(dtype);
+            Ok(Value::Tensor(rt.drawn("random_uniform", Tensor::new(t))))
         }
-        DType::Bool => bail!(Type, "random_uniform needs a float or int64 dtype, got bool"),
+        DType::Bool => bail!(Type, "random_uniform needs a float or int dtype, got bool"),
     }
 }
 
@@ -196,6 +196,7 @@ fn shuffle(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value> {
     let out = match &*t.data {
         Array::F32(x) => Array::F32(x.select(ndarray::Axis(0), &order)),
         Array::F64(x) => Array::F64(x.select(ndarray::Axis(0), &order)),
+        Array::I32(x) => Array::I32(x.select(ndarray::Axis(0), &order)),
         Array::I64(x) => Array::I64(x.select(ndarray::Axis(0), &order)),
         Array::Bool(x) => Array::Bool(x.select(ndarray::Axis(0), &order)),
     };
@@ -222,7 +223,7 @@ static CATEGORICAL: Native = Native::with("categorical", CATEGORICAL_SIG, |rt, a
 /// `num_samples` class indices per row, class k drawn with probability softmax(logits)[k].
 ///
 /// Shapes: logits [batch, classes] → [batch, num_samples]. Dtypes: logits float32/float64;
-/// the samples int64 (`dtype` may be int64 or its alias int32).
+/// the samples int64, or `dtype` (int32 or int64).
 /// Gradient: none (integer samples).
 /// Errors: ShapeError for logits not of rank 2; ValueError for a negative num_samples, no
 /// classes, or another dtype (TF's wording: accepted dtypes are int32 and int64).
@@ -230,11 +231,11 @@ static CATEGORICAL: Native = Native::with("categorical", CATEGORICAL_SIG, |rt, a
 fn categorical(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value> {
     let mut a = CATEGORICAL_SIG.bind(rt, args)?;
     let (logits, k) = (a.tensor("logits")?, a.int("num_samples")?);
-    if let Some(d) = a.opt_dtype("dtype")? {
-        if d != DType::I64 {
-            bail!(Value, "{name}: dtype must be int64 (or int32, its alias), got {d}");
-        }
-    }
+    let dtype = match a.opt_dtype("dtype")? {
+        None => DType::I64,
+        Some(d) if d.is_int() => d,
+        Some(d) => bail!(Value, "{name}: dtype must be int32 or int64, got {d}"),
+    };
     let seed = op_seed(&mut a)?;
     let s = logits.shape();
     if s.len() != 2 {
@@ -271,6 +272,6 @@ fn categorical(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value>
             out.push(c as i64);
         }
     }
-    let t = Tensor::new(Array::I64(ArrayD::from_shape_vec(IxDyn(&[batch, k]), out).expect("batch·k")));
-    Ok(Value::Tensor(rt.drawn("categorical", t)))
+    let t = Array::I64(ArrayD::from_shape_vec(IxDyn(&[batch, k]), out).expect("batch·k")).narrowed_to(dtype);
+    Ok(Value::Tensor(rt.drawn("categorical", Tensor::new(t))))
 }

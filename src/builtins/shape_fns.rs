@@ -8,7 +8,7 @@ use crate::autodiff::ops::reduce::NormOrd;
 use crate::bail;
 use crate::builtins::{Native, Signature};
 use crate::error::R;
-use crate::runtime::value::{Args, Value};
+use crate::runtime::value::{Args, Dialect, Value};
 use crate::runtime::Interp;
 use crate::tensor::reductions::{self, Running};
 use crate::tensor::shape::{norm_axis, reduce_axes};
@@ -118,18 +118,18 @@ static ARGMIN: Native = Native::new(
 )
 .spelled(&["tf.math.argmin", "tf.argmin"]);
 
-/// `argmin(input, axis=None)`: int64 indices of the smallest values along `axis`
+/// `argmin(input, axis=None, output_type=int64)`: the indices of the smallest values along `axis`
 /// (0 by default, as TF; first index on ties; NaN is never chosen, as TF).
 ///
-/// Shapes: x [d0, …, dn] → `axis` dropped. Dtypes: any in, int64 out. Gradient: none.
+/// Shapes: x [d0, …, dn] → `axis` dropped. Dtypes: any in; int64 out, or `output_type` (int32 or int64). Gradient: none.
 /// Errors: ShapeError for an axis out of range; ValueError for an empty axis.
 /// See: tf.math.argmin.
 fn argmin(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = ARGMIN.bind(rt, args)?;
     let (t, axis) = (a.tensor("input")?, a.opt_int("axis")?.unwrap_or(0));
-    a.index_dtype("output_type")?;
+    let dtype = a.index_dtype("output_type", DType::I64)?;
     let axis = norm_axis(axis, t.shape().len())?;
-    let out = Tensor::new(reductions::argmin(&t.data, axis)?);
+    let out = Tensor::new(reductions::argmin(&t.data, axis)?.narrowed_to(dtype));
     rt.ad.note("argmin", &[&t], &[&out]);
     Ok(Value::Tensor(out))
 }
@@ -474,29 +474,31 @@ static RANK: Native = Native::with("rank", SHAPE_FN_SIG, |rt, args| shape_fn(rt,
     // DGL's dtypes for fill and rank.
     .exported_as("dgl_tf.rank");
 
-/// `shape(input)`, `size(input)`, `rank(input)`: a tensor's dimensions (an int64 vector),
-/// element count and number of axes (int64 scalars).
+/// `shape(input)`, `size(input)`, `rank(input)`: a tensor's dimensions (a vector), element
+/// count and number of axes (scalars).
 ///
-/// Dtypes: any input; int64 results (TF's default is int32, which DGL does not have).
+/// Dtypes: any input; int64 results, or `out_type` (int32 or int64); int32 when called as
+/// `tf.shape`, `tf.size`, `tf.rank`, as TF's default.
 /// Gradient: none. Errors: none for a tensor (numbers and lists are converted first).
 /// See: tf.shape, tf.size, tf.rank.
 fn shape_fn(rt: &mut Interp, args: &mut Args, m: Measure) -> R<Value> {
+    let default = if rt.dialect == Dialect::Tf { DType::I32 } else { DType::I64 };
     let mut a = SHAPE_FN_SIG.bind(rt, args)?;
     let t = a.tensor("input")?;
-    if let Some(d) = a.opt_dtype("out_type")? {
-        if d != DType::I64 {
-            bail!(Type, "out_type must be int64, not {d}");
-        }
+    let dtype = a.opt_dtype("out_type")?.unwrap_or(default);
+    if !dtype.is_int() {
+        bail!(Type, "out_type must be int32 or int64, not {dtype}");
     }
-    let int = |v: usize| Tensor::new(Array::I64(ArrayD::from_elem(IxDyn(&[]), v as i64)));
-    Ok(Value::Tensor(match m {
-        Measure::Shape => Tensor::new(Array::I64(
+    let int = |v: usize| Array::I64(ArrayD::from_elem(IxDyn(&[]), v as i64));
+    let out = match m {
+        Measure::Shape => Array::I64(
             ArrayD::from_shape_vec(IxDyn(&[t.shape().len()]), t.shape().iter().map(|&d| d as i64).collect())
                 .expect("one entry per axis"),
-        )),
+        ),
         Measure::Size => int(t.len()),
         Measure::Rank => int(t.shape().len()),
-    }))
+    };
+    Ok(Value::Tensor(Tensor::new(out.narrowed_to(dtype))))
 }
 
 static MESHGRID: Native = Native::new("meshgrid", &["*args", "indexing='xy'"], meshgrid).spelled(&["tf.meshgrid"]);

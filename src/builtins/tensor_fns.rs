@@ -4,7 +4,7 @@ use crate::bail;
 use crate::builtins::{Native, Signature};
 use crate::error::R;
 use crate::runtime::index::indices_of;
-use crate::runtime::value::{Args, Value};
+use crate::runtime::value::{Args, Dialect, Value};
 use crate::runtime::Interp;
 use crate::tensor::kernels::{self, Binary, Compare, Reduce, Unary};
 use crate::tensor::shape::norm_axis;
@@ -202,6 +202,8 @@ fn make_constant(rt: &mut Interp, v: Value, dtype: Option<DType>, shape: Option<
             let t = rt.to_tensor(&v, None)?;
             Tensor::new(t.data.try_cast(dtype.unwrap_or(t.dtype()))?)
         }
+        // TF's rules infer the dtype of Python values (`tf.constant([1, 2])` is int32).
+        _ if dtype.is_none() && rt.dialect == Dialect::Tf => rt.to_tensor(&v, None)?,
         _ => rt.to_tensor(&v, Some(dtype.unwrap_or(DType::F32)))?,
     };
     let Some(dims) = shape else { return Ok(Value::Tensor(t)) };
@@ -252,11 +254,13 @@ static FILL: Native = Native::new("fill", &["dims: Shape", "value", "dtype: DTyp
     // DGL's dtypes for fill and rank.
     .exported_as("dgl_tf.fill");
 
-/// `fill(shape, value)`: the value's type decides the dtype (float32 or int64), as TF.
+/// `fill(shape, value)`: the value's type decides the dtype (float32, or int64 for a Python
+/// int; int32 as `tf.fill`, TF's), as TF.
 fn fill(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = FILL.bind(rt, args)?;
     let (dims, value, dtype) = (a.dims("dims")?, a.value("value")?, a.opt_dtype("dtype")?);
     let default = match value {
+        Value::Int(i) if rt.dialect == Dialect::Tf && i32::try_from(i).is_ok() => DType::I32,
         Value::Int(_) => DType::I64,
         Value::Bool(_) => DType::Bool,
         Value::Tensor(ref t) => t.dtype(),
@@ -314,11 +318,12 @@ fn eye(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 /// The dtype TF infers for one scalar argument of `range_tensor` or `linspace`: a Python
-/// int is int64 (DGL's int; TF's int32), a Python float float32, a tensor its own dtype.
+/// int is int64 (int32 as `tf.range`, TF's), a Python float float32, a tensor its own dtype.
 ///
 /// Errors: TypeError for a bool or any other value, or a tensor with more than one element.
 fn scalar_dtype(rt: &mut Interp, v: &Value, what: &str) -> R<DType> {
     let d = match v {
+        Value::Int(_) if rt.dialect == Dialect::Tf => DType::I32,
         Value::Int(_) => DType::I64,
         Value::Float(_) => DType::F32,
         Value::Tensor(_) | Value::Variable(_) => {
@@ -353,7 +358,8 @@ static RANGE_TENSOR: Native =
 /// `range_tensor(start, limit=None, delta=1, dtype=None)`: TF's `tf.range`.
 ///
 /// Dtype: `dtype` when given, else the widest of the arguments' dtypes in TF's order
-/// int64 < float32 < float64, a Python int counting as int64 and a Python float as float32
+/// int32 < int64 < float32 < float64, a Python int counting as int64 (int32 as `tf.range`)
+/// and a Python float as float32
 /// (`range_tensor(0, constant(3.0, dtype=float64))` is float64, `range_tensor(0, 3, 0.5)`
 /// float32, as in TF). Int64 ranges are exact over the whole int64 range.
 ///
@@ -373,15 +379,17 @@ fn range_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
         None => (Value::Int(0), start),
     };
     let step = delta.unwrap_or(Value::Int(1));
-    let mut inferred = DType::I64;
+    // The widest in TF's order int32 < int64 < float32 < float64.
+    let order = |d: DType| [DType::I32, DType::I64, DType::F32, DType::F64].iter().position(|&o| o == d);
+    let mut inferred = DType::I32;
     for (v, what) in [(&lo, "range_tensor start"), (&hi, "range_tensor limit"), (&step, "range_tensor delta")] {
         let d = scalar_dtype(rt, v, what)?;
-        if d.is_float() && (inferred == DType::I64 || d == DType::F64) {
+        if order(d) > order(inferred) {
             inferred = d;
         }
     }
     let dtype = dtype.unwrap_or(inferred);
-    if inferred == DType::I64 && dtype == DType::I64 {
+    if inferred.is_int() && dtype.is_int() {
         // Exact in i128: int64 ranges never pass through float64.
         let (lo, hi, step) = (exact_int(rt, &lo)?, exact_int(rt, &hi)?, exact_int(rt, &step)?);
         if step == 0 {
@@ -392,7 +400,8 @@ fn range_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
         let count = count.max(0).min(usize::MAX as i128) as usize;
         crate::tensor::budget::check_shape(&[count])?;
         let vals: Vec<i64> = (0..count).map(|i| (lo + i as i128 * step) as i64).collect();
-        return Ok(Value::Tensor(Tensor::new(Array::I64(ArrayD::from_shape_vec(IxDyn(&[count]), vals).expect("1-d")))));
+        let a = Array::I64(ArrayD::from_shape_vec(IxDyn(&[count]), vals).expect("1-d"));
+        return Ok(Value::Tensor(Tensor::new(a.narrowed_to(dtype))));
     }
     let (s, l, d) = (rt.float_arg(&lo, "start")?, rt.float_arg(&hi, "limit")?, rt.float_arg(&step, "delta")?);
     if d == 0.0 {
@@ -499,14 +508,14 @@ static ARGMAX: Native = Native::new(
 )
 .spelled(&["tf.math.argmax", "tf.argmax"]);
 
-/// `argmax(input, axis=None, output_type=int64)`: int64 indices of the largest values along `axis` (0 by
-/// default, as TF); `output_type` may be int64 or its alias int32 (see `dtype_arg`).
+/// `argmax(input, axis=None, output_type=int64)`: the indices of the largest values along `axis` (0 by
+/// default, as TF), int64 or `output_type` (int32 or int64).
 fn argmax(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = ARGMAX.bind(rt, args)?;
     let (t, axis) = (a.tensor("input")?, a.opt_int("axis")?.unwrap_or(0));
-    a.index_dtype("output_type")?;
+    let dtype = a.index_dtype("output_type", DType::I64)?;
     let axis = norm_axis(axis, t.shape().len())?;
-    let out = Tensor::new(kernels::argmax(&t.data, axis)?);
+    let out = Tensor::new(kernels::argmax(&t.data, axis)?.narrowed_to(dtype));
     rt.ad.note("argmax", &[&t], &[&out]);
     Ok(Value::Tensor(out))
 }
@@ -643,13 +652,14 @@ fn concat(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.concat(&xs, axis)?))
 }
 
-/// Index arguments: int64 tensors, Python ints and lists of ints (docs/language.md §4).
+/// Index arguments: int32 and int64 tensors, Python ints and lists of ints, as an int64
+/// tensor (docs/language.md §4).
 pub(crate) fn index_tensor(rt: &mut Interp, v: &Value, what: &str) -> R<Tensor> {
     if let Value::Tensor(t) = v {
-        if t.dtype() != DType::I64 {
-            bail!(Type, "{what} must be int64, not {} (use cast)", t.dtype());
+        if !t.dtype().is_int() {
+            bail!(Type, "{what} must be int32 or int64, not {} (use cast)", t.dtype());
         }
-        return Ok(t.clone());
+        return Ok(Tensor::new(t.data.cast(DType::I64)));
     }
     rt.to_tensor(v, Some(DType::I64))
 }

@@ -134,8 +134,8 @@ pub fn summary(a: &Array, limit: Option<usize>) -> String {
             let xs: Vec<f64> = x.iter().copied().collect();
             Box::new(move |i| float_text(xs[i], 15, 17, |s| s.parse::<f64>().ok()))
         }
-        Array::I64(x) => {
-            let xs: Vec<i64> = x.iter().copied().collect();
+        Array::I64(_) | Array::I32(_) => {
+            let xs = a.to_i64_vec().unwrap_or_default();
             Box::new(move |i| xs[i].to_string())
         }
         Array::Bool(x) => {

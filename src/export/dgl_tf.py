@@ -24,9 +24,8 @@ A generated script starts with:
 Dependencies: numpy and tensorflow only; importing this module does no work
 beyond defining its names.
 
-DGL has no int32: an int32 tensor (which TF makes where DGL makes int64, e.g.
-`tf.range(5)`) prints as int64 and `constant` converts it to int64, as DGL's
-`load_npy` does with an int32 file.
+int32 is a dtype of DGL's as of TF's: `tf.range(5)` is int32 in both, and DGL's
+own spellings (`range_tensor(5)`, `constant([1, 2])`) keep DGL's dtypes here.
 
 Known differences from DGL that this module cannot remove:
 - a Python set iterates in hash order, DGL's in insertion order (`{3, 1, 2}`
@@ -180,9 +179,8 @@ def fmt_f32(x):
 # ---------------------------------------------------------------------------
 
 def _dtype_name(dtype):
-    """DGL's name of a dtype (a tf.DType or a NumPy dtype); int32 is int64 (DGL has no int32)."""
-    name = dtype.name if isinstance(dtype, tf.DType) else np.dtype(dtype).name
-    return "int64" if name == "int32" else name
+    """DGL's name of a dtype (a tf.DType or a NumPy dtype): the same name."""
+    return dtype.name if isinstance(dtype, tf.DType) else np.dtype(dtype).name
 
 
 def _element_formatter(dtype_name):
@@ -996,13 +994,16 @@ def _to_int64(v):
 
 
 def _cast(t, dtype):
-    """`t` as `dtype`, refusing floats outside int64's range as DGL's cast does."""
-    if dtype == tf.int64 and t.dtype.is_floating:
+    """`t` as `dtype`, refusing floats outside the int's range as DGL's cast does."""
+    if dtype in (tf.int64, tf.int32) and t.dtype.is_floating:
         arr = np.asarray(t.numpy(), dtype=np.float64).reshape(-1)
-        bad = arr[~((arr >= -2.0 ** 63) & (arr < 2.0 ** 63))]
+        if dtype == tf.int64:
+            bad = arr[~((arr >= -2.0 ** 63) & (arr < 2.0 ** 63))]
+        else:
+            bad = arr[~((arr > -2.0 ** 31 - 1) & (arr < 2.0 ** 31))]
         if bad.size:
-            raise ValueError(f"cannot cast {_dtype_name(t.dtype)} to int64: "
-                             f"{fmt_f64(bad[0])} is not in the int64 range")
+            raise ValueError(f"cannot cast {_dtype_name(t.dtype)} to {dtype.name}: "
+                             f"{fmt_f64(bad[0])} is not in the {dtype.name} range")
     if dtype == tf.bool and t.dtype != tf.bool:
         return tf.not_equal(t, tf.zeros([], t.dtype))
     return tf.cast(t, dtype)
@@ -1012,7 +1013,7 @@ def constant(value, dtype=None, shape=None, name=None):
     """`constant(value, dtype=None, shape=None)` with DGL's rules (docs/language.md §4).
 
     Numbers (bools too) and (nested) lists become float32 unless a dtype is
-    given; a tensor or Variable keeps its dtype (int32 becomes int64) unless a
+    given; a tensor or Variable keeps its dtype unless a
     dtype is given. A list holding tensors is stacked with TF ops, so that a
     tape records it and gradients reach each element (as DGL does).
     `shape` reshapes a value of as many elements or fills it with a one-element value.
@@ -1025,7 +1026,7 @@ def constant(value, dtype=None, shape=None, name=None):
     if _is_variable(value) or _is_tensor(value):
         # A Variable's value as a snapshot, not a read the tape records (tf.constant(v)).
         t = tf.constant(value.numpy()) if _is_variable(value) else tf.convert_to_tensor(value)
-        want = dtype or (tf.int64 if t.dtype == tf.int32 else t.dtype)
+        want = dtype or t.dtype
         t = t if t.dtype == want else _cast(t, want)
     elif isinstance(value, (list, tuple)) and _holds_tensor(value):
         want = dtype or tf.float32
@@ -1041,8 +1042,8 @@ def constant(value, dtype=None, shape=None, name=None):
         if math.prod(dims) > MAX_ELEMENTS:
             raise ValueError(f"a tensor of shape {_repr(dims)} is too large")
         want = dtype or tf.float32
-        if want == tf.int64:
-            arr = np.array([_to_int64(v) for v in values], dtype=np.int64)
+        if want in (tf.int64, tf.int32):
+            arr = np.array([_to_int64(v) for v in values], dtype=np.int64).astype(want.as_numpy_dtype)
         elif want == tf.bool:
             arr = np.array([bool(v) for v in values], dtype=bool)
         else:
@@ -1069,7 +1070,7 @@ def _is_int(v):
 
 def _range_dtype(v, what):
     """The dtype an argument of range_tensor counts as (DGL's rule, TF's order): a Python int
-    int64, a Python float float32, a scalar tensor its own (int32 as int64)."""
+    int64, a Python float float32, a scalar tensor its own."""
     if isinstance(v, bool):
         raise TypeError(f"{what} must be a number, not bool")
     if isinstance(v, int):
@@ -1082,7 +1083,7 @@ def _range_dtype(v, what):
             raise TypeError(f"{what} must be a scalar, got shape {_repr(_shape_tuple(t.shape))}")
         if t.dtype == tf.bool:
             raise TypeError(f"{what} must be a number, not a bool tensor")
-        return tf.int64 if t.dtype.is_integer else t.dtype
+        return t.dtype
     raise TypeError(f"{what} must be a number, not {_type_name(v)}")
 
 
@@ -1129,9 +1130,9 @@ def fill(dims, value, dtype=None, name=None):
 
 
 def rank(input, out_type=None, name=None):
-    """`rank(input, out_type=None)`: DGL's rank is int64 whatever `out_type` says (TF's is
+    """`rank(input, out_type=None)`: DGL's rank is int64 unless `out_type` says int32 (TF's is
     int32, and TF's rank has no `out_type`)."""
-    return tf.cast(tf.rank(input), tf.int64)
+    return tf.cast(tf.rank(input), _tf_dtype(out_type) or tf.int64)
 
 
 def map_fn(fn, elems, fallback_to_while_loop=None, dtype=None, fn_output_signature=None,
@@ -1161,12 +1162,13 @@ def range_tensor(start, limit=None, delta=1, dtype=None):
     """
     dtype = _tf_dtype(dtype)
     lo, hi = (0, start) if limit is None else (start, limit)
-    inferred = tf.int64
+    order = [tf.int32, tf.int64, tf.float32, tf.float64]  # TF's, widest last
+    inferred = tf.int32
     for v, what in ((lo, "start"), (hi, "limit"), (delta, "delta")):
         d = _range_dtype(v, f"range_tensor {what}")
-        if d.is_floating and (inferred == tf.int64 or d == tf.float64):
+        if order.index(d) > order.index(inferred):
             inferred = d
-    all_int = inferred == tf.int64
+    all_int = inferred.is_integer
     s = _float_arg(start, "start")
     if limit is None:
         s, lim = 0.0, s
@@ -1184,9 +1186,10 @@ def range_tensor(start, limit=None, delta=1, dtype=None):
         count = digits.ljust(exp + 1, "0") if digits else "inf"
         raise ValueError(f"range_tensor of {count} elements is too large")
     dtype = dtype or inferred
-    if all_int and dtype == tf.int64:
+    if all_int and dtype.is_integer:
         lo, hi, step = (int(_float_exact(v)) for v in (lo, hi, delta))
-        return tf.constant(np.array(range(lo, hi, step), dtype=np.int64).reshape(-1), dtype=tf.int64)
+        arr = np.array(range(lo, hi, step), dtype=np.int64).reshape(-1)
+        return tf.constant(arr.astype(dtype.as_numpy_dtype), dtype=dtype)
     vals = s + np.arange(n, dtype=np.float64) * d
     return _cast(tf.constant(vals, dtype=tf.float64), dtype)
 
@@ -1369,12 +1372,12 @@ def read_csv(path, header=True, dtype=None):
     return tf.constant(arr.reshape(rows, cols), dtype=want), names
 
 
-_NPY_DTYPES = {"f4": np.float32, "f8": np.float64, "i8": np.int64, "i4": np.int64, "b1": np.bool_}
+_NPY_DTYPES = {"f4": np.float32, "f8": np.float64, "i8": np.int64, "i4": np.int32, "b1": np.bool_}
 
 
 def load_npy(path):
     """`load_npy(path)`: a tensor from NumPy's .npy format: float32, float64,
-    int64, int32 (read as int64) or bool, C or Fortran order.
+    int64, int32 or bool, C or Fortran order.
 
     Errors: OSError (DGL's IOError) when the file cannot be read, is not an
     .npy file, is truncated or holds another dtype."""
@@ -1413,8 +1416,7 @@ def load_npy(path):
 def save_npy(path, tensor):
     """`save_npy(path, tensor)`: writes NumPy's .npy format (C order) at
     exactly `path` (no `.npy` added), atomically: a failed write keeps the
-    previous file. A number or list is converted as `constant` converts it;
-    int32 is written as int64.
+    previous file. A number or list is converted as `constant` converts it.
 
     Errors: OSError (DGL's IOError) when the file cannot be written."""
     path = _path_arg(path, "save_npy")

@@ -23,6 +23,7 @@ pub enum Values {
     F32(Vec<f32>),
     F64(Vec<f64>),
     I64(Vec<i64>),
+    I32(Vec<i32>),
     Bool(Vec<bool>),
 }
 
@@ -73,6 +74,7 @@ pub fn run(path: &Path, text: &str, skip: &HashSet<u32>) -> Result<Recorded, Str
                     Array::F32(a) => Values::F32(a.iter().copied().collect()),
                     Array::F64(a) => Values::F64(a.iter().copied().collect()),
                     Array::I64(a) => Values::I64(a.iter().copied().collect()),
+                    Array::I32(a) => Values::I32(a.iter().copied().collect()),
                     Array::Bool(a) => Values::Bool(a.iter().copied().collect()),
                 };
                 Draw { op, shape, values }
@@ -97,6 +99,7 @@ pub fn write_npz(path: &Path, draws: &[Draw]) -> Result<(), String> {
             Values::F32(v) => npz.add_array(name, &ArrayD::from_shape_vec(dims, v.clone()).expect("shape")),
             Values::F64(v) => npz.add_array(name, &ArrayD::from_shape_vec(dims, v.clone()).expect("shape")),
             Values::I64(v) => npz.add_array(name, &ArrayD::from_shape_vec(dims, v.clone()).expect("shape")),
+            Values::I32(v) => npz.add_array(name, &ArrayD::from_shape_vec(dims, v.clone()).expect("shape")),
             Values::Bool(v) => npz.add_array(name, &ArrayD::from_shape_vec(dims, v.clone()).expect("shape")),
         };
         r.map_err(|e| io(&e))?;

@@ -45,7 +45,7 @@ pub fn help_of(rt: &mut Interp, v: &Value) -> String {
             }
         }
         Value::Builtin(b) => match &b.kind {
-            BuiltinKind::Native(_) => {
+            BuiltinKind::Native(..) => {
                 let key = native_module_key(rt, v).unwrap_or_else(|| b.name.to_string());
                 lookup(&key).unwrap_or_else(|| format!("{key}(...)\n\nNo help entry.\n"))
             }
@@ -463,7 +463,7 @@ pub fn type_key(v: &Value) -> Option<&'static str> {
         Value::Exception(_) => "Exception",
         Value::DType(_) => "dtype",
         Value::Generator(_) => "generator",
-        Value::Builtin(b) if matches!(b.kind, BuiltinKind::Native(_) | BuiltinKind::Method(..)) => "function",
+        Value::Builtin(b) if matches!(b.kind, BuiltinKind::Native(..) | BuiltinKind::Method(..)) => "function",
         Value::ErrorType(_) => "type",
         Value::Int(_) | Value::Bool(_) => "int",
         Value::Float(_) => "float",

@@ -45,9 +45,12 @@ impl Interp {
         match f {
             Value::Func(func) => self.call_function(func, pos, kw),
             Value::Builtin(b) => match &b.kind {
-                BuiltinKind::Native(native) => {
+                BuiltinKind::Native(native, dialect) => {
                     let mut args = Args { this: None, pos, kw, fname: b.name.clone() };
-                    (native.call)(self, &mut args)
+                    let outer = std::mem::replace(&mut self.dialect, *dialect);
+                    let r = (native.call)(self, &mut args);
+                    self.dialect = outer;
+                    r
                 }
                 BuiltinKind::Method(this, native) => {
                     let mut args = Args { this: Some(this.clone()), pos, kw, fname: b.name.clone() };

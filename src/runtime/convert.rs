@@ -3,7 +3,7 @@
 //! dtype (docs/language.md §4).
 
 use crate::error::R;
-use super::value::Value;
+use super::value::{Dialect, Value};
 use super::Interp;
 use crate::autodiff::Variable;
 use crate::bail;
@@ -24,6 +24,10 @@ impl Interp {
     ///
     /// Errors: TypeError for values that are not numeric; ValueError for ragged lists.
     pub fn to_tensor(&mut self, v: &Value, dtype: Option<DType>) -> R<Tensor> {
+        let dtype = match dtype {
+            None if self.dialect == Dialect::Tf => self.tf_dtype_of(v)?,
+            given => given,
+        };
         match v {
             Value::Tensor(t) => match dtype {
                 Some(d) if d != t.dtype() => Ok(Tensor::new(t.data.try_cast(d)?)),
@@ -101,6 +105,46 @@ impl Interp {
                 Ok(Tensor::new(Array::I64(a)))
             }
         }
+    }
+
+    /// The dtype TF's conversion gives a Python value ([`Dialect::Tf`]): int32 for ints (int64
+    /// when one is past int32's range), bool for bools, float32 when a float is among them;
+    /// `None` for tensors and lists holding them (their own dtypes decide) and empty lists.
+    fn tf_dtype_of(&mut self, v: &Value) -> R<Option<DType>> {
+        #[derive(PartialEq, PartialOrd, Clone, Copy)]
+        enum Kind {
+            Empty,
+            Bool,
+            Int32,
+            Int64,
+            Float,
+        }
+        fn kind(rt: &mut Interp, v: &Value) -> R<Option<Kind>> {
+            Ok(Some(match v {
+                Value::Bool(_) => Kind::Bool,
+                Value::Int(i) if i32::try_from(*i).is_ok() => Kind::Int32,
+                Value::Int(_) => Kind::Int64,
+                Value::Float(_) => Kind::Float,
+                Value::List(_) | Value::Tuple(_) => {
+                    let mut widest = Kind::Empty;
+                    for x in rt.iterate(v)? {
+                        match rt.nested("while converting a nested list", |rt| kind(rt, &x))? {
+                            Some(k) => widest = if k > widest { k } else { widest },
+                            None => return Ok(None),
+                        }
+                    }
+                    widest
+                }
+                _ => return Ok(None),
+            }))
+        }
+        Ok(match kind(self, v)? {
+            Some(Kind::Bool) => Some(DType::Bool),
+            Some(Kind::Int32) => Some(DType::I32),
+            Some(Kind::Int64) => Some(DType::I64),
+            Some(Kind::Float) => Some(DType::F32),
+            Some(Kind::Empty) | None => None,
+        })
     }
 
     /// Whether a (nested) list holds a tensor that some active tape watches or some entered
@@ -281,9 +325,8 @@ pub enum IntUse {
     Index,
 }
 
-/// The one reading of an int argument: a Python int or bool, or an int64 tensor with one
-/// element (TF accepts a scalar int32/int64 tensor in every int argument, and DGL's int32 is
-/// int64; a one-element tensor of higher rank is accepted as TF accepts it for axes), or, for
+/// The one reading of an int argument: a Python int or bool, or an int32 or int64 tensor with
+/// one element (TF accepts a scalar int32/int64 tensor in every int argument; a one-element tensor of higher rank is accepted as TF accepts it for axes), or, for
 /// [`IntUse::Arg`], a Variable holding one. `None` when `v` is none of these: the caller
 /// raises its TypeError, naming what it found with [`int_found`].
 pub fn int_of(v: &Value, used: IntUse) -> Option<R<i64>> {
@@ -295,7 +338,7 @@ pub fn int_of(v: &Value, used: IntUse) -> Option<R<i64>> {
         _ => return None,
     };
     let fits = if used == IntUse::Subscript { t.shape().is_empty() } else { t.len() == 1 };
-    (t.dtype() == DType::I64 && fits).then(|| Ok(t.data.first_i64()?))
+    (t.dtype().is_int() && fits).then(|| Ok(t.data.first_i64()?))
 }
 
 /// What a value that is not an int argument is, for the TypeError: its type, and a tensor's

@@ -29,6 +29,7 @@ fn fmt_elem(a: &Array, i: usize) -> String {
     match a {
         Array::F32(x) => fmt_f32(x.as_slice_memory_order().map_or_else(|| *x.iter().nth(i).unwrap(), |s| s[i])),
         Array::F64(x) => fmt_f64(x.as_slice_memory_order().map_or_else(|| *x.iter().nth(i).unwrap(), |s| s[i])),
+        Array::I32(x) => x.iter().nth(i).unwrap().to_string(),
         Array::I64(x) => x.iter().nth(i).unwrap().to_string(),
         Array::Bool(x) => {
             if *x.iter().nth(i).unwrap() {
@@ -58,6 +59,7 @@ fn standard_layout(a: &Array) -> Array {
     match a {
         Array::F32(x) => Array::F32(x.as_standard_layout().into_owned()),
         Array::F64(x) => Array::F64(x.as_standard_layout().into_owned()),
+        Array::I32(x) => Array::I32(x.as_standard_layout().into_owned()),
         Array::I64(x) => Array::I64(x.as_standard_layout().into_owned()),
         Array::Bool(x) => Array::Bool(x.as_standard_layout().into_owned()),
     }

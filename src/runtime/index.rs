@@ -519,10 +519,11 @@ pub fn shape_value(shape: &[usize]) -> Value {
     Value::tuple(shape.iter().map(|&d| Value::Int(d as i64)).collect())
 }
 
-/// A float tensor's elements of an int64 or float index array, as i64.
+/// The elements of an int64 or int32 index array, as i64 (a float or bool one is a TypeError).
 pub fn indices_of(t: &Tensor) -> R<Vec<i64>> {
     match &*t.data {
         Array::I64(a) => Ok(a.iter().copied().collect()),
+        Array::I32(a) => Ok(a.iter().map(|&i| i as i64).collect()),
         Array::F32(_) | Array::F64(_) => {
             bail!(Type, "indices must be int64, not {} (use cast)", t.dtype())
         }

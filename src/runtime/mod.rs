@@ -162,6 +162,8 @@ pub struct Interp {
     /// dict key is its hash and the index of its class here, so two instances are one key
     /// exactly when their hashes are equal and `==` says they are equal, as in CPython.
     hash_classes: FxHashMap<i64, Vec<Value>>,
+    /// The rules of the native call running now (set by each call: runtime/call.rs).
+    pub(crate) dialect: value::Dialect,
 }
 
 /// How a front end configures the interpreter ([`Interp::set_config`]), before code runs.
@@ -355,6 +357,7 @@ impl Interp {
             type_objects: FxHashMap::default(),
             not_implemented: value::not_implemented_value(),
             hash_classes: FxHashMap::default(),
+            dialect: value::Dialect::Dgl,
             modules: HashMap::new(),
             out,
             ad: Recorder::with_tools(),

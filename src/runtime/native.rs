@@ -539,14 +539,15 @@ impl Bound<'_> {
         self.rt.dtype_arg(&v)
     }
 
-    /// An index dtype argument (argmax's `output_type`, `DType | None`): int64, its alias
-    /// int32, or `None`; the result is int64 either way.
+    /// An index dtype argument (argmax's `output_type`, `DType | None`): int64 or int32, or
+    /// `default` when absent or `None`.
     ///
     /// Errors: ValueError for another dtype (TF's InvalidArgumentError), as `dtype_arg` otherwise.
-    pub fn index_dtype(&mut self, name: &str) -> R<()> {
+    pub fn index_dtype(&mut self, name: &str, default: DType) -> R<DType> {
         match self.opt_dtype(name)? {
-            None | Some(DType::I64) => Ok(()),
-            Some(d) => bail!(Value, "{}: {name} must be int64 (or int32, its alias), got {d}", self.fname),
+            None => Ok(default),
+            Some(d) if d.is_int() => Ok(d),
+            Some(d) => bail!(Value, "{}: {name} must be int32 or int64, got {d}", self.fname),
         }
     }
 

@@ -162,6 +162,19 @@ impl HashKey {
     }
 }
 
+/// Whose rules a native call follows where DGL's and another library's differ
+/// (docs/language.md §4): the dtype a Python number or list converts to, and the dtypes of
+/// shape results. A builtin reached through `import tensorflow as tf` follows TF's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// DGL's own: Python numbers and lists become float32, shapes int64.
+    #[default]
+    Dgl,
+    /// TensorFlow's: Python ints become int32 (int64 past its range), floats float32, bools
+    /// bool; `tf.shape`, `tf.size` and `tf.rank` are int32.
+    Tf,
+}
+
 /// A native function: receives the interpreter and its arguments.
 pub type NativeFn = fn(&mut Interp, &mut Args) -> R<Value>;
 
@@ -174,7 +187,9 @@ pub struct Builtin {
 
 #[derive(Debug)]
 pub enum BuiltinKind {
-    Native(&'static super::native::Native),
+    /// A native function, with the library rules it was reached by (`tf.add` is `add` under
+    /// [`Dialect::Tf`]).
+    Native(&'static super::native::Native, Dialect),
     /// A native method bound to its receiver, passed as `args.this`.
     Method(Value, &'static super::native::Native),
     /// The function returned by `custom_gradient(f)`.
@@ -414,7 +429,7 @@ impl Value {
     }
 
     pub fn native(name: &str, f: &'static super::native::Native) -> Value {
-        Value::Builtin(Rc::new(Builtin { name: name.into(), kind: BuiltinKind::Native(f) }))
+        Value::Builtin(Rc::new(Builtin { name: name.into(), kind: BuiltinKind::Native(f, Dialect::Dgl) }))
     }
 
     /// The Python-style type name used in messages.

@@ -90,6 +90,9 @@ pub fn logical(op: Logical, a: &Array, b: &Array) -> R<Array> {
 ///
 /// Errors: TypeError unless both are int64; ShapeError when the shapes do not broadcast.
 pub fn bitwise(op: Logical, a: &Array, b: &Array) -> R<Array> {
+    if let (Array::I32(_), Array::I32(_)) = (a, b) {
+        return Ok(bitwise(op, &a.widened(), &b.widened())?.narrowed_to(super::DType::I32));
+    }
     let (Array::I64(x), Array::I64(y)) = (a, b) else {
         let name = match op {
             Logical::And => "&",
@@ -119,6 +122,7 @@ pub fn invert(a: &Array) -> R<Array> {
     match a {
         Array::Bool(x) => Ok(Array::Bool(x.mapv(|v| !v))),
         Array::I64(x) => Ok(Array::I64(x.mapv(|v| !v))),
+        Array::I32(x) => Ok(Array::I32(x.mapv(|v| !v))),
         _ => tensor_bail!(Type, "bad operand dtype for unary ~: {} (bool or int64 tensors)", a.dtype()),
     }
 }

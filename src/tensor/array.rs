@@ -10,6 +10,7 @@ use std::fmt;
 pub enum DType {
     F32,
     F64,
+    I32,
     I64,
     Bool,
 }
@@ -20,6 +21,7 @@ impl DType {
         match self {
             DType::F32 => 4,
             DType::F64 | DType::I64 => 8,
+            DType::I32 => 4,
             DType::Bool => 1,
         }
     }
@@ -28,6 +30,7 @@ impl DType {
         match self {
             DType::F32 => "float32",
             DType::F64 => "float64",
+            DType::I32 => "int32",
             DType::I64 => "int64",
             DType::Bool => "bool",
         }
@@ -35,6 +38,11 @@ impl DType {
 
     pub fn is_float(self) -> bool {
         matches!(self, DType::F32 | DType::F64)
+    }
+
+    /// Whether it is an integer dtype (`int32`, `int64`).
+    pub fn is_int(self) -> bool {
+        matches!(self, DType::I32 | DType::I64)
     }
 }
 
@@ -49,6 +57,8 @@ impl fmt::Display for DType {
 pub enum Array {
     F32(ArrayD<f32>),
     F64(ArrayD<f64>),
+    /// TF's int32: computed as int64 and wrapped back to 32 bits, as TF's int32 kernels wrap.
+    I32(ArrayD<i32>),
     I64(ArrayD<i64>),
     Bool(ArrayD<bool>),
 }
@@ -69,6 +79,7 @@ macro_rules! each_dtype {
         match $arr {
             $crate::tensor::Array::F32($a) => $body,
             $crate::tensor::Array::F64($a) => $body,
+            $crate::tensor::Array::I32($a) => $body,
             $crate::tensor::Array::I64($a) => $body,
             $crate::tensor::Array::Bool($a) => $body,
         }
@@ -82,6 +93,7 @@ macro_rules! map_dtype {
         match $arr {
             $crate::tensor::Array::F32($a) => $crate::tensor::Array::F32($body),
             $crate::tensor::Array::F64($a) => $crate::tensor::Array::F64($body),
+            $crate::tensor::Array::I32($a) => $crate::tensor::Array::I32($body),
             $crate::tensor::Array::I64($a) => $crate::tensor::Array::I64($body),
             $crate::tensor::Array::Bool($a) => $crate::tensor::Array::Bool($body),
         }
@@ -109,6 +121,7 @@ impl Array {
         match self {
             Array::F32(_) => DType::F32,
             Array::F64(_) => DType::F64,
+            Array::I32(_) => DType::I32,
             Array::I64(_) => DType::I64,
             Array::Bool(_) => DType::Bool,
         }
@@ -125,6 +138,7 @@ impl Array {
         match dtype {
             DType::F32 => Array::F32(ArrayD::from_elem(sh, v as f32)),
             DType::F64 => Array::F64(ArrayD::from_elem(sh, v)),
+            DType::I32 => Array::I32(ArrayD::from_elem(sh, v as i32)),
             DType::I64 => Array::I64(ArrayD::from_elem(sh, v as i64)),
             DType::Bool => Array::Bool(ArrayD::from_elem(sh, v != 0.0)),
         }
@@ -141,6 +155,7 @@ impl Array {
         match self {
             Array::F32(a) => a.iter().map(|&x| Elem::Float(x as f64)).collect(),
             Array::F64(a) => a.iter().map(|&x| Elem::Float(x)).collect(),
+            Array::I32(a) => a.iter().map(|&x| Elem::Int(x as i64)).collect(),
             Array::I64(a) => a.iter().map(|&x| Elem::Int(x)).collect(),
             Array::Bool(a) => a.iter().map(|&x| Elem::Bool(x)).collect(),
         }
@@ -152,6 +167,7 @@ impl Array {
         match self {
             Array::F32(a) => Elem::Float(a.iter().next().map_or(0.0, |&x| x as f64)),
             Array::F64(a) => Elem::Float(a.iter().next().copied().unwrap_or(0.0)),
+            Array::I32(a) => Elem::Int(a.iter().next().map_or(0, |&x| x as i64)),
             Array::I64(a) => Elem::Int(a.iter().next().copied().unwrap_or(0)),
             Array::Bool(a) => Elem::Bool(a.iter().next().copied().unwrap_or(false)),
         }
@@ -172,6 +188,7 @@ impl Array {
         match self {
             Array::F32(a) => a.iter().map(|&x| x as f64).collect(),
             Array::F64(a) => a.iter().copied().collect(),
+            Array::I32(a) => a.iter().map(|&x| x as f64).collect(),
             Array::I64(a) => a.iter().map(|&x| x as f64).collect(),
             Array::Bool(a) => a.iter().map(|&x| if x { 1.0 } else { 0.0 }).collect(),
         }
@@ -182,12 +199,14 @@ impl Array {
         match self {
             Array::F32(a) => a.iter().next().map_or(0.0, |&x| x as f64),
             Array::F64(a) => a.iter().next().copied().unwrap_or(0.0),
+            Array::I32(a) => a.iter().next().map_or(0.0, |&x| x as f64),
             Array::I64(a) => a.iter().next().map_or(0.0, |&x| x as f64),
             Array::Bool(a) => a.iter().next().map_or(0.0, |&x| x as u8 as f64),
         }
     }
 
-    /// Converts to `dtype` (float → int truncates toward zero, as TF's cast).
+    /// Converts to `dtype` (float → int truncates toward zero, as TF's cast; int64 → int32
+    /// keeps the low 32 bits, as TF's cast does).
     pub fn cast(&self, dtype: DType) -> Array {
         if self.dtype() == dtype {
             return self.clone();
@@ -197,15 +216,41 @@ impl Array {
             (Array::F64(a), DType::F32) => Array::F32(a.mapv(|x| x as f32)),
             (Array::I64(a), DType::F32) => Array::F32(a.mapv(|x| x as f32)),
             (Array::I64(a), DType::F64) => Array::F64(a.mapv(|x| x as f64)),
+            (Array::I32(a), DType::F32) => Array::F32(a.mapv(|x| x as f32)),
+            (Array::I32(a), DType::F64) => Array::F64(a.mapv(|x| x as f64)),
+            (Array::I32(a), DType::I64) => Array::I64(a.mapv(|x| x as i64)),
+            (Array::I32(a), DType::Bool) => Array::Bool(a.mapv(|x| x != 0)),
             (Array::Bool(a), DType::F32) => Array::F32(a.mapv(|x| x as u8 as f32)),
             (Array::Bool(a), DType::F64) => Array::F64(a.mapv(|x| x as u8 as f64)),
             (Array::Bool(a), DType::I64) => Array::I64(a.mapv(|x| x as i64)),
+            (Array::Bool(a), DType::I32) => Array::I32(a.mapv(|x| x as i32)),
             (Array::F32(a), DType::I64) => Array::I64(a.mapv(|x| x as i64)),
             (Array::F64(a), DType::I64) => Array::I64(a.mapv(|x| x as i64)),
+            (Array::F32(a), DType::I32) => Array::I32(a.mapv(|x| x as i32)),
+            (Array::F64(a), DType::I32) => Array::I32(a.mapv(|x| x as i32)),
+            (Array::I64(a), DType::I32) => Array::I32(a.mapv(|x| x as i32)),
             (Array::F32(a), DType::Bool) => Array::Bool(a.mapv(|x| x != 0.0)),
             (Array::F64(a), DType::Bool) => Array::Bool(a.mapv(|x| x != 0.0)),
             (Array::I64(a), DType::Bool) => Array::Bool(a.mapv(|x| x != 0)),
             _ => unreachable!("cast to the same dtype returned early"),
+        }
+    }
+
+    /// An int32 array as int64 (exact), any other array as it is: int32 is computed by the
+    /// int64 kernels and wrapped back with [`Array::narrowed_to`].
+    pub fn widened(&self) -> std::borrow::Cow<'_, Array> {
+        match self {
+            Array::I32(a) => std::borrow::Cow::Owned(Array::I64(a.mapv(|x| x as i64))),
+            other => std::borrow::Cow::Borrowed(other),
+        }
+    }
+
+    /// A kernel's int64 result brought back to `dtype` when that is int32 (the low 32 bits,
+    /// as TF's int32 arithmetic wraps); any other result as it is.
+    pub fn narrowed_to(self, dtype: DType) -> Array {
+        match (self, dtype) {
+            (Array::I64(a), DType::I32) => Array::I32(a.mapv(|x| x as i32)),
+            (other, _) => other,
         }
     }
 
@@ -216,6 +261,7 @@ impl Array {
     pub fn first_i64(&self) -> R<i64> {
         match self {
             Array::I64(a) => Ok(a.iter().next().copied().unwrap_or(0)),
+            Array::I32(a) => Ok(a.iter().next().map_or(0, |&x| x as i64)),
             Array::Bool(a) => Ok(a.iter().next().map_or(0, |&x| x as i64)),
             _ => float_to_int(self.first_f64()),
         }
@@ -227,29 +273,34 @@ impl Array {
     pub fn to_i64_vec(&self) -> R<Vec<i64>> {
         match self {
             Array::I64(a) => Ok(a.iter().copied().collect()),
+            Array::I32(a) => Ok(a.iter().map(|&x| x as i64).collect()),
             Array::Bool(a) => Ok(a.iter().map(|&x| x as i64).collect()),
             _ => self.try_to_f64_vec()?.into_iter().map(float_to_int).collect(),
         }
     }
 
-    /// [`Array::cast`] for values a script chose: a float → int64 cast of NaN,
-    /// infinity or a value outside the int64 range is an error, never a saturated value.
+    /// [`Array::cast`] for values a script chose: a float → int cast of NaN,
+    /// infinity or a value outside the int's range is an error, never a saturated value.
     ///
     /// Errors: ValueError naming the value.
     pub fn try_cast(&self, dtype: DType) -> R<Array> {
         if dtype != self.dtype() {
             super::budget::check_elements(self.len(), dtype.size())?;
         }
-        if dtype == DType::I64 && self.dtype().is_float() {
+        if dtype.is_int() && self.dtype().is_float() {
+            let in_range = |v: f64| match dtype {
+                DType::I32 => v.is_finite() && v > i32::MIN as f64 - 1.0 && v < i32::MAX as f64 + 1.0,
+                _ => float_to_int(v).is_ok(),
+            };
             let bad = match self {
-                Array::F32(a) => a.iter().map(|&v| v as f64).find(|v| float_to_int(*v).is_err()),
-                Array::F64(a) => a.iter().copied().find(|v| float_to_int(*v).is_err()),
+                Array::F32(a) => a.iter().map(|&v| v as f64).find(|v| !in_range(*v)),
+                Array::F64(a) => a.iter().copied().find(|v| !in_range(*v)),
                 _ => None,
             };
             if let Some(bad) = bad {
                 tensor_bail!(
                     Value,
-                    "cannot cast {} to int64: {} is not in the int64 range",
+                    "cannot cast {} to {dtype}: {} is not in the {dtype} range",
                     self.dtype(),
                     super::scalar::fmt_f64(bad)
                 );

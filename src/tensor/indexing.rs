@@ -11,6 +11,7 @@ pub fn true_coordinates(a: &Array) -> Array {
         Array::F32(x) => x.iter().map(|&v| v != 0.0).collect(),
         Array::F64(x) => x.iter().map(|&v| v != 0.0).collect(),
         Array::I64(x) => x.iter().map(|&v| v != 0).collect(),
+        Array::I32(x) => x.iter().map(|&v| v != 0).collect(),
     };
     let shape = a.shape();
     let rank = shape.len();

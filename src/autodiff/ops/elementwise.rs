@@ -102,6 +102,7 @@ impl Recorder {
             (Array::F32(x), Array::F32(y)) => sel!(F32, x, y),
             (Array::F64(x), Array::F64(y)) => sel!(F64, x, y),
             (Array::I64(x), Array::I64(y)) => sel!(I64, x, y),
+            (Array::I32(x), Array::I32(y)) => sel!(I32, x, y),
             (Array::Bool(x), Array::Bool(y)) => sel!(Bool, x, y),
             _ => bail!(Type, "where: cannot mix {} and {} tensors", a.dtype(), b.dtype()),
         };

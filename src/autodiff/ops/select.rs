@@ -256,11 +256,12 @@ impl Recorder {
 /// For each index vector of `indices` (its last axis, entries into `dims`), the flat
 /// offset it selects among `dims` (row-major).
 ///
-/// Errors: TypeError when indices are not int64; IndexError for an entry outside its axis.
+/// Errors: TypeError when indices are not int32 or int64; IndexError for an entry outside its axis.
 fn row_offsets(indices: &Tensor, dims: &[usize], what: &str, target: &str, full: &[usize]) -> R<Vec<usize>> {
-    let Array::I64(iv) = &*indices.data else {
-        bail!(Type, "{what}: indices must be int64, not {} (use cast)", indices.dtype())
-    };
+    if !indices.dtype().is_int() {
+        bail!(Type, "{what}: indices must be int32 or int64, not {} (use cast)", indices.dtype())
+    }
+    let Array::I64(iv) = &*indices.data.widened() else { unreachable!("an int dtype widens to int64") };
     let m = dims.len();
     let iv = iv.as_standard_layout();
     let flat = iv.as_slice().expect("standard layout");

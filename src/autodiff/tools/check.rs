@@ -81,6 +81,10 @@ fn print_of(a: &Array) -> Print {
             h.write_i64(*v);
             sum += *v as f64;
         }),
+        Array::I32(x) => x.iter().for_each(|v| {
+            h.write_i32(*v);
+            sum += *v as f64;
+        }),
         Array::Bool(x) => x.iter().for_each(|v| {
             h.write_u8(*v as u8);
             sum += *v as u8 as f64;

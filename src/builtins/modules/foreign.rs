@@ -8,7 +8,7 @@
 use crate::err;
 use crate::error::{Exc, R};
 use crate::intern::{intern, Sym};
-use crate::runtime::value::{Globals, Module, ModuleHooks, Value};
+use crate::runtime::value::{Builtin, BuiltinKind, Dialect, Globals, Module, ModuleHooks, Value};
 use crate::runtime::Interp;
 use std::rc::Rc;
 use std::sync::OnceLock;
@@ -31,6 +31,8 @@ pub struct Library {
     pub other_names: &'static [(&'static str, &'static str)],
     /// The hooks every module of the family carries (built from this library).
     pub hooks: &'static ModuleHooks,
+    /// The rules the library's builtins follow (`tf.add(1, 2)` is int32).
+    pub dialect: Dialect,
 }
 
 /// The libraries whose names builtins' declarations spell (`tf.`, `np.`).
@@ -137,7 +139,7 @@ impl Library {
                     rt.builtins.get(&intern(e.source)).cloned().ok_or_else(|| {
                         err!(Runtime, "internal error: {path}.{} names no builtin {}", e.name, e.source)
                     })?;
-                rt.set_global(&module.globals, intern(e.name), v);
+                rt.set_global(&module.globals, intern(e.name), self.bound(v));
             }
             if let Some((parent, last)) = path.rsplit_once('.') {
                 if let Some((_, p)) = built.iter().find(|(n, _)| *n == parent) {
@@ -164,9 +166,24 @@ impl Library {
         let Some(entry) = self.entries(&m.name).find(|e| e.name == &*text) else {
             return Err(self.lacks(m, &text));
         };
-        let v = source_value(rt, entry.source)?;
+        let v = self.bound(source_value(rt, entry.source)?);
         rt.set_global(&m.globals, name, v.clone());
         Ok(v)
+    }
+
+    /// `v` as the library binds it: a native function follows the library's rules
+    /// ([`Library::dialect`]); any other value is itself.
+    fn bound(&self, v: Value) -> Value {
+        match &v {
+            Value::Builtin(b) => match b.kind {
+                BuiltinKind::Native(native, d) if d != self.dialect => Value::Builtin(Rc::new(Builtin {
+                    name: b.name.clone(),
+                    kind: BuiltinKind::Native(native, self.dialect),
+                })),
+                _ => v,
+            },
+            _ => v,
+        }
     }
 
     /// The error for a name the module `m` does not have.

@@ -8,7 +8,7 @@
 
 use super::foreign::Library;
 use crate::error::R;
-use crate::runtime::value::{ModuleHooks, Value};
+use crate::runtime::value::{Dialect, ModuleHooks, Value};
 use crate::runtime::Interp;
 
 /// NumPy's names that no builtin's declaration spells (see [`Library::table`]): adapters
@@ -28,7 +28,7 @@ const TABLE: &[(&str, &str)] = &[
 
 /// NumPy, as DGL provides it.
 pub static NUMPY: Library =
-    Library { root: "numpy", alias: "np", title: "NumPy", table: TABLE, other_names: &[], hooks: &HOOKS };
+    Library { root: "numpy", alias: "np", title: "NumPy", table: TABLE, other_names: &[], hooks: &HOOKS, dialect: Dialect::Dgl };
 
 static HOOKS: ModuleHooks =
     ModuleHooks { missing: |rt, m, name| NUMPY.missing(rt, m, name), unbound: |m| NUMPY.unbound(m) };

@@ -3,16 +3,15 @@
 //! (runtime/native.rs `Native::spellings`); the table below holds the rest. `tf.reduce_sum`
 //! is `reduce_sum`, `tf.range` is `range_tensor`, `tf.keras.layers.Dense` is `nn.Dense`; `import keras` is
 //! `tf.keras`. A TF name is bound only where DGL's function behaves as TF's (the help
-//! entries' "TF:" lines name each builtin's counterpart; the documented differences, such as
-//! int64 where TF makes int32, are small). `tf.constant` and `tf.convert_to_tensor` make
-//! integer and bool tensors of Python ints and bools, as TF does (stdlib/_tf.dgl), where
-//! DGL's `constant` makes float32. `tf.keras.losses.mse` and the other Keras loss
+//! entries' "TF:" lines name each builtin's counterpart). The builtins bound here follow TF's
+//! rules ([`Dialect::Tf`]): `tf.constant([1, 2])` and `tf.add(1, 2)` are int32, as in TF,
+//! where DGL's `constant` makes float32. `tf.keras.losses.mse` and the other Keras loss
 //! functions return one loss per example, as Keras's do (stdlib/_keras.dgl), where DGL's
 //! `losses` functions return their mean.
 
 use super::foreign::Library;
 use crate::error::R;
-use crate::runtime::value::{ModuleHooks, Value};
+use crate::runtime::value::{Dialect, ModuleHooks, Value};
 use crate::runtime::Interp;
 
 /// The dtypes TF lists both as `tf.X` and `tf.dtypes.X` (DGL's builtins of the same names:
@@ -31,7 +30,7 @@ const TABLE: &[(&str, &str)] = &[
     (
         "tensorflow",
         concat!(
-            "constant=_tf.constant convert_to_tensor=_tf.convert_to_tensor Tensor Module=_module.Module \
+            "constant convert_to_tensor Tensor Module=_module.Module \
              UnconnectedGradients newaxis __version__=_tf.VERSION executing_eagerly=_tf.executing_eagerly \
              is_tensor=_tf.is_tensor device=_tf.device tensordot=_tf.tensordot assert_equal=_tf.assert_equal \
              TensorSpec=_tf.TensorSpec \
@@ -132,6 +131,7 @@ pub static TENSORFLOW: Library = Library {
     table: TABLE,
     other_names: &[("keras", "tensorflow.keras")],
     hooks: &HOOKS,
+    dialect: Dialect::Tf,
 };
 
 static HOOKS: ModuleHooks =

@@ -21,6 +21,7 @@ impl std::fmt::Display for Meta {
         let d = match self.dtype {
             DType::F32 => "f32",
             DType::F64 => "f64",
+            DType::I32 => "i32",
             DType::I64 => "i64",
             DType::Bool => "bool",
         };

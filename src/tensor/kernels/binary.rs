@@ -4,7 +4,7 @@
 //! `*_owned`/`*_rc` variants that write into a uniquely held buffer.
 
 use super::pool::{par_map, par_zip, parallel_for};
-use crate::tensor::array::Array;
+use crate::tensor::array::{Array, DType};
 use crate::tensor::error::{tensor_bail, TensorResult as R};
 use crate::tensor::shape::broadcast_shapes;
 use ndarray::{ArrayD, IxDyn, Zip};
@@ -280,6 +280,7 @@ pub fn binary(op: Binary, a: &Array, b: &Array) -> R<Array> {
                 Array::I64(int_binary_array(op, x, y)?)
             }
         }
+        (Array::I32(_), Array::I32(_)) => binary(op, &a.widened(), &b.widened())?.narrowed_to(DType::I32),
         _ if a.dtype() != b.dtype() => {
             tensor_bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype())
         }
@@ -377,6 +378,7 @@ pub fn compare(op: Compare, a: &Array, b: &Array) -> R<Array> {
         (Array::F32(x), Array::F32(y)) => cmp(op, x, y)?,
         (Array::F64(x), Array::F64(y)) => cmp(op, x, y)?,
         (Array::I64(x), Array::I64(y)) => cmp(op, x, y)?,
+        (Array::I32(x), Array::I32(y)) => cmp(op, x, y)?,
         // Bools have equality but no order (TF: Less/Greater are not defined for bool).
         (Array::Bool(x), Array::Bool(y)) if matches!(op, Compare::Eq | Compare::Ne) => cmp(op, x, y)?,
         (Array::Bool(_), Array::Bool(_)) => {

@@ -66,6 +66,7 @@ pub fn concat(parts: &[&Array], axis: usize) -> R<Array> {
     Ok(match first {
         Array::F32(_) => cat!(F32),
         Array::F64(_) => cat!(F64),
+        Array::I32(_) => cat!(I32),
         Array::I64(_) => cat!(I64),
         Array::Bool(_) => cat!(Bool),
     })
