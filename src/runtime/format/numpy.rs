@@ -6,7 +6,8 @@
 //! Every dtype goes through one of three element formats chosen by kind (float, int, bool),
 //! reading the values through [`Array::elems`], so a new dtype needs no change here.
 
-use crate::tensor::{Array, DType, Elem};
+use crate::tensor::{Array, Elem};
+use ndarray::Axis;
 
 /// Characters per line before NumPy wraps (its `linewidth`).
 const LINE_WIDTH: usize = 75;
@@ -23,30 +24,117 @@ pub(crate) fn numpy_str(a: &Array) -> String {
     if a.ndim() == 0 {
         return numpy_scalar_str(a);
     }
-    if a.is_empty() {
-        return "[]".into();
-    }
-    array_text(a, " ", "", LINE_WIDTH)
+    str_text(&View::of(a))
 }
 
 /// NumPy's `repr(a)`: `array([1., 2.], dtype=float32)`, `array([1, 2])` (float64, int64 and
 /// bool carry no `dtype=`), `array(3.)` for 0-d, `array([], shape=(0, 3), dtype=float64)`
 /// when empty, and `shape=` too when summarised.
 pub(crate) fn numpy_repr(a: &Array) -> String {
+    repr_text(&View::of(a))
+}
+
+/// A NumPy scalar's repr (what `a[0]`, `np.float32(x)` and `a.sum()` give): `np.float32(6.0)`,
+/// `np.int64(3)`, `np.True_`. `a` is 0-d or holds one element (the first one is shown).
+pub(crate) fn numpy_scalar_repr(a: &Array) -> String {
+    let dtype = a.dtype();
+    scalar_repr(dtype.name(), Kind::of(dtype.name(), dtype.is_float()), a.first_elem())
+}
+
+/// A NumPy scalar's str, as Python prints the number: `6.0`, `3`, `True`, `1e-05`, and a
+/// float32 at its own precision (`0.6931472`).
+pub(crate) fn numpy_scalar_str(a: &Array) -> String {
+    let dtype = a.dtype();
+    scalar_str(Kind::of(dtype.name(), dtype.is_float()), a.first_elem())
+}
+
+/// What printing reads of an array.
+struct View<'a> {
+    dtype: &'a str,
+    kind: Kind,
+    shape: Vec<usize>,
+    /// More than `THRESHOLD` elements: the array prints summarised.
+    summarised: bool,
+    /// The elements printed, in row-major order: all of them, or when summarised the
+    /// corners only (each axis longer than twice `EDGE_ITEMS` cut to its first and last
+    /// `EDGE_ITEMS`; NumPy sizes the element format from these alone).
+    elems: Vec<Elem>,
+}
+
+impl View<'static> {
+    fn of(a: &Array) -> View<'static> {
+        let dtype = a.dtype();
+        let summarised = a.len() > THRESHOLD;
+        // A summarised array is cut to its corners before its elements are read.
+        let corners = if summarised { corners(a) } else { None };
+        View {
+            dtype: dtype.name(),
+            kind: Kind::of(dtype.name(), dtype.is_float()),
+            shape: a.shape().to_vec(),
+            summarised,
+            elems: corners.as_ref().unwrap_or(a).elems(),
+        }
+    }
+}
+
+/// The corners of `a`: every axis longer than twice `EDGE_ITEMS` cut to its first and last
+/// `EDGE_ITEMS`; `None` when no axis is that long.
+fn corners(a: &Array) -> Option<Array> {
+    let mut cut: Option<Array> = None;
+    for (axis, &n) in a.shape().iter().enumerate() {
+        if n > 2 * EDGE_ITEMS {
+            let kept: Vec<usize> = (0..EDGE_ITEMS).chain(n - EDGE_ITEMS..n).collect();
+            let from = cut.as_ref().unwrap_or(a);
+            cut = Some(crate::map_dtype!(from, x => x.select(Axis(axis), &kept)));
+        }
+    }
+    cut
+}
+
+/// How a dtype's elements print.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Kind {
+    Float(FloatKind),
+    Int,
+    Bool,
+}
+
+impl Kind {
+    fn of(name: &str, is_float: bool) -> Kind {
+        match name {
+            _ if is_float => Kind::Float(FloatKind::of(name)),
+            "bool" => Kind::Bool,
+            _ => Kind::Int,
+        }
+    }
+}
+
+fn str_text(v: &View) -> String {
+    if v.shape.is_empty() {
+        return scalar_str(v.kind, v.elems[0]);
+    }
+    if v.elems.is_empty() {
+        return "[]".into();
+    }
+    array_text(v, " ", "", LINE_WIDTH)
+}
+
+fn repr_text(v: &View) -> String {
     const PREFIX: &str = "array(";
-    let shape = a.shape();
-    let body = if a.is_empty() && a.ndim() > 0 {
+    let shape = &v.shape[..];
+    let empty = v.elems.is_empty();
+    let body = if empty {
         "[]".to_string()
     } else {
         // The closing `)` counts against the line width.
-        array_text(a, ", ", PREFIX, LINE_WIDTH - 1)
+        array_text(v, ", ", PREFIX, LINE_WIDTH - 1)
     };
     let mut extras = Vec::new();
-    if (a.is_empty() && shape != [0]) || a.len() > THRESHOLD {
+    if (empty && shape != [0]) || v.summarised {
         extras.push(format!("shape={}", shape_tuple(shape)));
     }
-    if !dtype_is_implied(a.dtype()) || a.is_empty() {
-        extras.push(format!("dtype={}", a.dtype().name()));
+    if !dtype_is_implied(v.dtype) || empty {
+        extras.push(format!("dtype={}", v.dtype));
     }
     if extras.is_empty() {
         return format!("{PREFIX}{body})");
@@ -63,28 +151,26 @@ pub(crate) fn numpy_repr(a: &Array) -> String {
     format!("{head}{spacer}{extra}")
 }
 
-/// A NumPy scalar's repr (what `a[0]`, `np.float32(x)` and `a.sum()` give): `np.float32(6.0)`,
-/// `np.int64(3)`, `np.True_`. `a` is 0-d or holds one element (the first one is shown).
-pub(crate) fn numpy_scalar_repr(a: &Array) -> String {
-    match a.first_elem() {
-        Elem::Bool(b) => if b { "np.True_" } else { "np.False_" }.into(),
-        _ => format!("np.{}({})", a.dtype().name(), numpy_scalar_str(a)),
+fn scalar_repr(dtype: &str, kind: Kind, e: Elem) -> String {
+    match (kind, e) {
+        (Kind::Bool, Elem::Bool(true)) => "np.True_".into(),
+        (Kind::Bool, _) => "np.False_".into(),
+        _ => format!("np.{dtype}({})", scalar_str(kind, e)),
     }
 }
 
-/// A NumPy scalar's str, as Python prints the number: `6.0`, `3`, `True`, `1e-05`, and a
-/// float32 at its own precision (`0.6931472`).
-pub(crate) fn numpy_scalar_str(a: &Array) -> String {
-    match a.first_elem() {
-        Elem::Bool(b) => if b { "True" } else { "False" }.into(),
-        Elem::Int(i) => i.to_string(),
-        Elem::Float(x) => scalar_float_str(x, FloatKind::of(a.dtype())),
+fn scalar_str(kind: Kind, e: Elem) -> String {
+    match (kind, e) {
+        (Kind::Float(k), e) => scalar_float_str(elem_f64(e), k),
+        (Kind::Bool, e) => if elem_f64(e) != 0.0 { "True" } else { "False" }.into(),
+        (Kind::Int, Elem::Int(i)) => i.to_string(),
+        (Kind::Int, e) => (elem_f64(e) as i64).to_string(),
     }
 }
 
 /// float64, int64 and bool are the dtypes NumPy's repr leaves implied.
-fn dtype_is_implied(dtype: DType) -> bool {
-    matches!(dtype.name(), "float64" | "int64" | "bool")
+fn dtype_is_implied(dtype: &str) -> bool {
+    matches!(dtype, "float64" | "int64" | "bool")
 }
 
 /// A shape as Python prints a tuple: `(2000,)`, `(0, 3)`.
@@ -98,49 +184,28 @@ fn shape_tuple(shape: &[usize]) -> String {
 // ---------------------------------------------------------------------------------------
 // The array layout: brackets, separators, wrapping and summarisation.
 
-/// The bracketed text of `a` (non-empty, or 0-d) with `sep` between elements; continuation
+/// The bracketed text of `v` (non-empty, or 0-d) with `sep` between elements; continuation
 /// lines are indented past `prefix` and the brackets, lines wrap before `width` columns.
-fn array_text(a: &Array, sep: &str, prefix: &str, width: usize) -> String {
-    let shape = a.shape().to_vec();
-    let elems = a.elems();
-    let summarise = elems.len() > THRESHOLD;
-    let shown: Vec<Elem> = if summarise {
-        corner_elems(&shape, &elems)
-    } else {
-        elems.clone()
-    };
-    let format = ElemFormat::new(a.dtype(), &shown, shape.is_empty());
+fn array_text(v: &View, sep: &str, prefix: &str, width: usize) -> String {
+    let shape = &v.shape;
+    let format = ElemFormat::new(v.kind, &v.elems, shape.is_empty());
+    // Strides into the elements kept, whose summarised axes hold twice `EDGE_ITEMS`.
     let mut strides = vec![1; shape.len()];
     for axis in (0..shape.len().saturating_sub(1)).rev() {
-        strides[axis] = strides[axis + 1] * shape[axis + 1];
+        strides[axis] = strides[axis + 1] * kept_len(shape[axis + 1], v.summarised);
     }
-    let layout = Layout { shape: &shape, strides: &strides, elems: &elems, format: &format, sep, summarise };
+    let layout = Layout { shape, strides: &strides, elems: &v.elems, format: &format, sep, summarised: v.summarised };
     let hanging = " ".repeat(1 + prefix.len());
     layout.axis_text(0, 0, &hanging, width as isize)
 }
 
-/// The elements a summarised array shows: on every axis longer than twice the edge items,
-/// only the first and last `EDGE_ITEMS` (the element formats are sized from these alone).
-fn corner_elems(shape: &[usize], elems: &[Elem]) -> Vec<Elem> {
-    let mut out = Vec::new();
-    let mut index = vec![0usize; shape.len()];
-    for e in elems {
-        let shown = index
-            .iter()
-            .zip(shape)
-            .all(|(&i, &n)| n <= 2 * EDGE_ITEMS || i < EDGE_ITEMS || i >= n - EDGE_ITEMS);
-        if shown {
-            out.push(*e);
-        }
-        for axis in (0..shape.len()).rev() {
-            index[axis] += 1;
-            if index[axis] < shape[axis] {
-                break;
-            }
-            index[axis] = 0;
-        }
+/// How many entries of an axis of `len` the kept elements hold.
+fn kept_len(len: usize, summarised: bool) -> usize {
+    if summarised && len > 2 * EDGE_ITEMS {
+        2 * EDGE_ITEMS
+    } else {
+        len
     }
-    out
 }
 
 struct Layout<'a> {
@@ -149,7 +214,7 @@ struct Layout<'a> {
     elems: &'a [Elem],
     format: &'a ElemFormat,
     sep: &'a str,
-    summarise: bool,
+    summarised: bool,
 }
 
 impl Layout<'_> {
@@ -164,7 +229,9 @@ impl Layout<'_> {
         let next_width = width - 1;
         let len = self.shape[axis];
         let stride = self.strides[axis];
-        let summary = self.summarise && 2 * EDGE_ITEMS < len;
+        let summary = self.summarised && 2 * EDGE_ITEMS < len;
+        // Positions among the kept entries: `EDGE_ITEMS` each side of the `...`, or all.
+        let len = kept_len(len, self.summarised);
         let (leading, trailing) = if summary { (EDGE_ITEMS, EDGE_ITEMS) } else { (0, len) };
         let sub = |i: usize| self.axis_text(axis + 1, offset + i * stride, &next_hanging, next_width);
         let mut s = String::new();
@@ -226,20 +293,25 @@ fn extend_line(s: &mut String, line: &mut String, word: &str, width: isize, hang
 
 enum ElemFormat {
     /// Right-aligned to the widest of the shown elements.
-    Int { width: usize },
+    Int {
+        width: usize,
+    },
     /// `True` padded to `False`'s width, except in a 0-d array.
-    Bool { padded: bool },
+    Bool {
+        padded: bool,
+    },
     Float(FloatFormat),
 }
 
 impl ElemFormat {
-    fn new(dtype: DType, shown: &[Elem], zero_d: bool) -> ElemFormat {
-        if dtype.is_float() {
-            let values: Vec<f64> = shown.iter().map(|&e| elem_f64(e)).collect();
-            return ElemFormat::Float(FloatFormat::new(FloatKind::of(dtype), &values));
-        }
-        if dtype.name() == "bool" {
-            return ElemFormat::Bool { padded: !zero_d };
+    fn new(kind: Kind, shown: &[Elem], zero_d: bool) -> ElemFormat {
+        match kind {
+            Kind::Float(k) => {
+                let values: Vec<f64> = shown.iter().map(|&e| elem_f64(e)).collect();
+                return ElemFormat::Float(FloatFormat::new(k, &values));
+            }
+            Kind::Bool => return ElemFormat::Bool { padded: !zero_d },
+            Kind::Int => {}
         }
         let ints = shown.iter().map(|&e| match e {
             Elem::Int(i) => i,
@@ -287,8 +359,8 @@ enum FloatKind {
 }
 
 impl FloatKind {
-    fn of(dtype: DType) -> FloatKind {
-        match dtype.name() {
+    fn of(dtype: &str) -> FloatKind {
+        match dtype {
             "float16" => FloatKind::Half,
             "float32" => FloatKind::Single,
             _ => FloatKind::Double,
@@ -360,8 +432,8 @@ impl FloatFormat {
         let (min, max) = nonzero.fold((f64::INFINITY, 0.0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
         // NumPy goes scientific when the values span more than 1000x or are very large or
         // very small (compared in the array's dtype).
-        let scientific = max > 0.0
-            && (max >= kind.exp_cutoff() || min < kind.round(1e-4) || kind.round(max / min) > 1000.0);
+        let scientific =
+            max > 0.0 && (max >= kind.exp_cutoff() || min < kind.round(1e-4) || kind.round(max / min) > 1000.0);
         let mut f = FloatFormat { kind, scientific, pad_left: 0, pad_right: 0, mantissa_digits: 0, exp_digits: 0 };
         if !finite.is_empty() {
             if scientific {
@@ -382,7 +454,7 @@ impl FloatFormat {
         }
         // nan and inf right-align in the same width, which they may widen.
         if finite.len() != values.len() {
-            let neg_inf = values.iter().any(|&x| x == f64::NEG_INFINITY) as usize;
+            let neg_inf = values.contains(&f64::NEG_INFINITY) as usize;
             let offset = f.pad_right + 1;
             f.pad_left = f.pad_left.max((3 + neg_inf).saturating_sub(offset));
         }
@@ -492,10 +564,7 @@ fn shortest(x: f64, kind: FloatKind) -> Digits {
     let d = match kind {
         FloatKind::Double => parse_exp_text(&format!("{x:e}")),
         FloatKind::Single => parse_exp_text(&format!("{:e}", x as f32)),
-        FloatKind::Half => (1..=17)
-            .map(|n| parse_exp_text(&format!("{:.*e}", n - 1, x)))
-            .find(|d| kind.round(digits_value(d)) == x)
-            .unwrap_or_else(|| parse_exp_text(&format!("{x:e}"))),
+        FloatKind::Half => half_shortest(x),
     };
     if x == 0.0 {
         return Digits { neg: x.is_sign_negative(), digits: vec![b'0'], exp: 0 };
@@ -503,11 +572,40 @@ fn shortest(x: f64, kind: FloatKind) -> Digits {
     even_of_tie(d, x, kind)
 }
 
+/// A float16's shortest digits: at the fewest digits where a decimal next to `x` reads back
+/// as `x`, the nearest such (ties to even). The decimals on both sides are tried, since at a
+/// power of two the values below lie closer than those above.
+fn half_shortest(x: f64) -> Digits {
+    let a = x.abs();
+    for p in 1..=17 {
+        let text = format!("{:.*e}", p - 1, a);
+        let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+        let m: u64 = mantissa.replace('.', "").parse().unwrap_or(0);
+        let scale = exp.parse::<i32>().unwrap_or(0) - (p as i32 - 1);
+        let best = [m.saturating_sub(1), m, m + 1]
+            .into_iter()
+            .filter(|&c| c > 0)
+            .map(|c| (c, format!("{c}e{scale}").parse::<f64>().unwrap_or(f64::NAN)))
+            .filter(|&(_, v)| round_to_half(v) == a)
+            .min_by(|(c1, v1), (c2, v2)| {
+                let (d1, d2) = ((v1 - a).abs(), (v2 - a).abs());
+                d1.total_cmp(&d2).then((c1 % 2).cmp(&(c2 % 2)))
+            });
+        if let Some((c, _)) = best {
+            let text = c.to_string();
+            let exp = scale + text.len() as i32 - 1;
+            let digits = text.trim_end_matches('0').as_bytes().to_vec();
+            return Digits { neg: x.is_sign_negative(), digits, exp };
+        }
+    }
+    parse_exp_text(&format!("{x:e}"))
+}
+
 /// When `x` lies exactly halfway between `d` and its neighbour at the same length and both
 /// read back as `x`, the one whose last digit is even.
 fn even_of_tie(d: Digits, x: f64, kind: FloatKind) -> Digits {
     let n = d.digits.len();
-    if (d.digits[n - 1] - b'0') % 2 == 0 {
+    if (d.digits[n - 1] - b'0').is_multiple_of(2) {
         return d;
     }
     // x's exact digits well past the n-th: a tie is a 5 and then only zeros.
