@@ -9,6 +9,9 @@ use crate::bail;
 use crate::tensor::{Array, DType};
 
 mod fields;
+// The NumPy array value's printing; its callers arrive with that value.
+#[allow(dead_code)]
+pub(crate) mod numpy;
 mod percent;
 pub use percent::ascii;
 mod printable;
