@@ -126,6 +126,10 @@ fn len(rt: &mut Interp, args: &mut Args) -> R<Value> {
                 None => bail!(Type, "len() of a scalar tensor"),
             }
         }
+        Value::NdArray(n) => match n.data.borrow().shape().first() {
+            Some(&len) if !n.scalar => len,
+            _ => bail!(Type, "len() of unsized object"),
+        },
         Value::Instance(_) => {
             return rt.call_special(&x, "__len__", vec![], |t| err!(Type, "object of type '{t}' has no len()"));
         }
@@ -313,7 +317,7 @@ fn int(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Some(Value::Str(s)) => super::pyfuncs::parse_int(&s, 10)?.ok_or_else(|| {
             err!(Value, "invalid literal for int() with base 10: {}", crate::runtime::format::str_repr(&s))
         })?,
-        Some(v @ (Value::Tensor(_) | Value::Variable(_))) => {
+        Some(v @ (Value::Tensor(_) | Value::Variable(_) | Value::NdArray(_))) => {
             let t = rt.to_tensor(&v, None)?;
             if t.len() != 1 {
                 bail!(Type, "int() argument must be a number or a one-element tensor");
@@ -370,6 +374,7 @@ fn abs(rt: &mut Interp, args: &mut Args) -> R<Value> {
             let t = rt.to_tensor(&v, None)?;
             Ok(Value::Tensor(rt.ad.unary(Unary::Abs, &t)?))
         }
+        Value::NdArray(n) => rt.numpy_unary(Unary::Abs, &n),
         other => match rt.call_dunder(&other, "__abs__", vec![])? {
             Some(r) => Ok(r),
             None => bail!(Type, "bad operand type for abs(): '{}'", other.type_name()),
@@ -466,6 +471,16 @@ pub(crate) fn round(rt: &mut Interp, args: &mut Args) -> R<Value> {
         None | Some(Value::None) => None,
         Some(v) => Some(rt.int_arg(&v, "ndigits")?),
     };
+    // A NumPy scalar rounds as NumPy's `__round__`: to `ndigits` decimals in its own dtype;
+    // an array has no `__round__` (NumPy's `np.round` rounds arrays).
+    if let Value::NdArray(n) = &x {
+        if !n.scalar {
+            bail!(Type, "type numpy.ndarray doesn't define __round__ method");
+        }
+        if let Some(digits) = nd {
+            return crate::runtime::numpy::round_decimals(n, digits);
+        }
+    }
     if let Value::Int(i) = x {
         return Ok(Value::Int(match nd {
             Some(n) if n < 0 => round_int(i, n)?,

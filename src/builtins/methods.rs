@@ -600,14 +600,24 @@ fn var_of(v: &Value) -> Option<&crate::autodiff::Variable> {
 }
 
 static TENSOR_NUMPY: Native = Native::with("numpy", NO_ARGS, tensor_numpy);
-static TENSOR_TOLIST: Native = Native::with("tolist", NO_ARGS, tensor_numpy);
+static TENSOR_TOLIST: Native = Native::with("tolist", NO_ARGS, tensor_tolist);
 
-/// `numpy()` / `tolist()`: nested lists of Python numbers (a number for a scalar).
+/// `numpy()`: the value as a NumPy array (a copy, never on a tape), as TF's.
 fn tensor_numpy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let this = receiver(args)?.clone();
     NO_ARGS.bind(rt, args)?;
     let t = rt.to_tensor(&this, None)?;
     rt.ad.note(".numpy()", &[&t], &[]);
+    crate::tensor::budget::check_elements(t.len(), t.dtype().size())?;
+    Ok(crate::runtime::numpy::of_tensor(&t))
+}
+
+/// `tolist()`: nested lists of Python numbers (a number for a scalar).
+fn tensor_tolist(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let this = receiver(args)?.clone();
+    NO_ARGS.bind(rt, args)?;
+    let t = rt.to_tensor(&this, None)?;
+    rt.ad.note(".tolist()", &[&t], &[]);
     // The nested lists hold one value an element, made from a copy of the elements.
     crate::tensor::budget::check_bytes(
         "a list",

@@ -216,7 +216,7 @@ impl Interp {
             Value::Int(i) => Ok(*i as f64),
             Value::Float(f) => Ok(*f),
             Value::Bool(b) => Ok(*b as u8 as f64),
-            Value::Tensor(_) | Value::Variable(_) => {
+            Value::Tensor(_) | Value::Variable(_) | Value::NdArray(_) => {
                 let t = self.to_tensor(v, None)?;
                 if t.len() != 1 {
                     bail!(Type, "{what} must be a number or a one-element tensor");

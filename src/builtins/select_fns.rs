@@ -11,7 +11,7 @@ use super::{Native, Signature};
 use crate::bail;
 use crate::error::R;
 use crate::intern::intern;
-use crate::runtime::value::{Args, Class, Instance, Value};
+use crate::runtime::value::{Args, Class, Dialect, Instance, Value};
 use crate::runtime::Interp;
 use crate::tensor::{sorting, Array, DType, Tensor};
 use std::rc::Rc;
@@ -157,10 +157,22 @@ static ARGSORT: Native = Native::new(
     &["values: TensorLike", "axis: int = -1", "direction='ASCENDING'", "stable: bool = False"],
     argsort,
 )
-.spelled(&["tf.argsort"]);
+.spelled(&["tf.argsort"])
+// DGL's int64 indices (TF's are int32, as `tf.argsort` gives them here).
+.exported_as("dgl_tf.argsort");
 
-/// `argsort(values, axis=-1, direction='ASCENDING', stable=False)`: int64 indices that
-/// sort values along `axis`.
+/// The dtype of the indices `top_k`, `argsort` and `unique` give: int64, or TF's int32 when
+/// called as `tf.`.
+fn index_dtype(rt: &Interp) -> DType {
+    if rt.dialect == Dialect::Tf {
+        DType::I32
+    } else {
+        DType::I64
+    }
+}
+
+/// `argsort(values, axis=-1, direction='ASCENDING', stable=False)`: int64 indices (int32 as
+/// `tf.argsort`) that sort values along `axis`.
 ///
 /// Always stable (ties keep their order, in either direction), whatever `stable` says;
 /// NaN sorts above +inf. Shapes: same as values. Gradient: none (int64).
@@ -179,17 +191,20 @@ fn argsort(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let post: usize = t.shape()[axis + 1..].iter().product();
     let perm = sorting::sort_perm(&t.data, axis, n, desc, "argsort")?;
     let pos: Vec<f64> = perm.iter().map(|&p| ((p / post.max(1)) % n.max(1)) as f64).collect();
-    Ok(Value::Tensor(Tensor::new(Array::from_f64(DType::I64, t.shape(), pos))))
+    Ok(Value::Tensor(Tensor::new(Array::from_f64(index_dtype(rt), t.shape(), pos))))
 }
 
 static TOP_K: Native = Native::new("top_k", &["input: TensorLike", "k: int = 1", "sorted: bool = True"], top_k)
-    .spelled(&["tf.math.top_k", "tf.nn.top_k"]);
+    .spelled(&["tf.math.top_k", "tf.nn.top_k"])
+    // DGL's int64 indices (TF's are int32, as `tf.math.top_k` gives them here).
+    .exported_as("dgl_tf.top_k");
 
 /// `top_k(input, k=1, sorted=True)`: `(values, indices)` of the k largest entries along
 /// the last axis, largest first, ties by lower index (the result unpacks as a pair and
 /// has `.values` and `.indices`, as TF's namedtuple).
 ///
-/// Shapes: [..., n] → [..., k] both. Dtypes: float32, float64, int64; indices int64.
+/// Shapes: [..., n] → [..., k] both. Dtypes: float32, float64, int64; indices int64 (int32 as
+/// `tf.math.top_k`).
 /// Gradient: to values, upstream routed to the selected positions. NaN counts as the
 /// largest value (TF's CPU order for NaN is unspecified).
 /// Errors: ValueError for a scalar input, k < 0 or k > n; TypeError for bool.
@@ -198,28 +213,34 @@ fn top_k(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = TOP_K.bind(rt, args)?;
     let (t, k, _sorted) = (a.tensor("input")?, a.int_or("k", 1)?, a.bool_or("sorted", true)?);
     let (v, i) = rt.ad.top_k(&t, k)?;
+    let i = Tensor::new(i.data.cast(index_dtype(rt)));
     Ok(named_tuple(rt, "TopKV2", &[("values", Value::Tensor(v)), ("indices", Value::Tensor(i))]))
 }
 
-static UNIQUE: Native = Native::new("unique", &["x: TensorLike", "out_idx=None"], unique).spelled(&["tf.unique"]);
+static UNIQUE: Native = Native::new("unique", &["x: TensorLike", "out_idx: DType | None = None"], unique)
+    .spelled(&["tf.unique"])
+    // DGL's int64 indices (TF's are int32, as `tf.unique` gives them here).
+    .exported_as("dgl_tf.unique");
 
 /// `unique(x)`: `(y, idx)`: the distinct values of a 1-D tensor in first-occurrence
 /// order, and for each element of x the position of its value in y (`x == gather(y, idx)`).
 ///
 /// The result unpacks as a pair and has `.y` and `.idx`, as TF's namedtuple. Dtypes:
-/// float32, float64, int64; idx int64. Gradient: none (TF registers none either).
+/// float32, float64, int64; idx int64 (int32 as `tf.unique`), or `out_idx`. Gradient: none (TF registers none either).
 /// Errors: ValueError when x is not 1-D; TypeError for bool.
 /// See: tf.unique.
 fn unique(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let default = index_dtype(rt);
     let mut a = UNIQUE.bind(rt, args)?;
-    let (t, _out_idx) = (a.tensor("x")?, a.opt("out_idx")?);
+    let (t, out_idx) = (a.tensor("x")?, a.index_dtype("out_idx", default)?);
     if t.shape().len() != 1 {
         bail!(Value, "unique: x must be 1-D, got shape {}", crate::tensor::shape_str(t.shape()));
     }
     let (first, idx) = sorting::unique(&t.data)?;
     let y = Tensor::new(sorting::take(&t.data, &first, &[first.len()]));
     let n = idx.len();
-    let idx = Tensor::new(Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[n]), idx).expect("1-D")));
+    let idx = Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[n]), idx).expect("1-D"));
+    let idx = Tensor::new(idx.narrowed_to(out_idx));
     Ok(named_tuple(rt, "Unique", &[("y", Value::Tensor(y)), ("idx", Value::Tensor(idx))]))
 }
 

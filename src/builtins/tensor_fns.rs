@@ -138,6 +138,7 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
 }
 
 static CONSTANT: Native = Native::with("constant", CONSTANT_ARGS_SIG, constant)
+    .spelled(&["tf.constant"])
     // DGL's dtype rules (numbers become float32; int ranges int64), docs/language.md §4.
     .exported_as("dgl_tf.constant");
 
@@ -170,6 +171,7 @@ fn constant_args(rt: &mut Interp, args: &mut Args) -> R<(Value, Option<DType>, O
 }
 
 static CONVERT_TO_TENSOR: Native = Native::with("convert_to_tensor", CONSTANT_ARGS_SIG, convert_to_tensor)
+    .spelled(&["tf.convert_to_tensor"])
     // DGL's dtype rules (numbers become float32; int ranges int64), docs/language.md §4.
     .exported_as("dgl_tf.convert_to_tensor");
 

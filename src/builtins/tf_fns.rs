@@ -79,6 +79,8 @@ fn printed(rt: &mut Interp, v: &Value, limit: Option<usize>) -> R<String> {
     match v {
         Value::Tensor(t) => Ok(summary(&t.data, limit)),
         Value::Variable(var) => Ok(summary(&var.peek().data, limit)),
+        // A NumPy value is converted to a tensor first, as TF's PrintV2 input is.
+        Value::NdArray(n) => Ok(summary(&n.data.borrow(), limit)),
         Value::List(_) | Value::Tuple(_) | Value::Dict(_) => inner(rt, v, limit),
         Value::Float(x) => Ok(python_float(*x)),
         v => rt.str_of(v),
@@ -103,7 +105,7 @@ fn python_float(x: f64) -> String {
 fn inner(rt: &mut Interp, v: &Value, limit: Option<usize>) -> R<String> {
     let items = |rt: &mut Interp, xs: &[Value]| -> R<Vec<String>> { xs.iter().map(|x| inner(rt, x, limit)).collect() };
     match v {
-        Value::Tensor(_) | Value::Variable(_) | Value::Float(_) => printed(rt, v, limit),
+        Value::Tensor(_) | Value::Variable(_) | Value::NdArray(_) | Value::Float(_) => printed(rt, v, limit),
         Value::List(xs) => {
             let xs = xs.borrow().clone();
             Ok(format!("[{}]", items(rt, &xs)?.join(", ")))

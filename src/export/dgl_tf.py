@@ -323,8 +323,6 @@ def _class_text(cls):
         return "dtype"
     if issubclass(cls, BaseException):
         return f"<class '{_exception_name(cls)}'>"
-    if cls is np.ndarray:
-        return "<class 'list'>"
     return f"<class '{cls.__name__}'>"
 
 
@@ -390,6 +388,8 @@ def _str(x):
     """DGL's `str(x)` (docs/language.md §3)."""
     if isinstance(x, _py_str):
         return x
+    if isinstance(x, (np.ndarray, np.generic, np.dtype)):
+        return builtins.str(x)
     if _is_variable(x):
         v = x.read_value()
         return _array_text(_tensor_value(v), _dtype_name(v.dtype))
@@ -427,6 +427,12 @@ def _repr(x):
             _printing.discard(key)
     if isinstance(x, (bool, np.bool_)):
         return "True" if x else "False"
+    if isinstance(x, (np.ndarray, np.generic)):
+        # NumPy values print as NumPy prints them, in DGL as here.
+        return builtins.repr(x)
+    if isinstance(x, np.dtype):
+        # DGL's `a.dtype` of a NumPy value is its name.
+        return _str_repr(x.name)
     if isinstance(x, (int, np.integer)):
         return _py_str(_int64(int(x)))
     if isinstance(x, float):
@@ -897,20 +903,16 @@ def item(x):
 
 
 def numpy(x):
-    """`x.numpy()`: in DGL, nested lists of Python numbers (a scalar's number).
-
-    Python floats hold a float32's exact value and print at float64 precision
-    (`0.10000000149011612`), as in TF. On anything else, x's own `numpy`.
-    """
+    """`x.numpy()`: a NumPy value, as TF's (a NumPy scalar for a tensor without axes). On
+    anything else, x's own `numpy`."""
     arr = _as_array(x)
     if arr is None:
         return x.numpy()
-    return arr.tolist()
+    return arr[()] if arr.ndim == 0 else arr
 
 
 def tolist(x):
-    """`x.tolist()`: nested lists of Python numbers, as `numpy`. On anything
-    else, x's own `tolist`."""
+    """`x.tolist()`: nested lists of Python numbers. On anything else, x's own `tolist`."""
     arr = _as_array(x)
     if arr is None:
         return x.tolist()
@@ -1133,6 +1135,23 @@ def rank(input, out_type=None, name=None):
     """`rank(input, out_type=None)`: DGL's rank is int64 unless `out_type` says int32 (TF's is
     int32, and TF's rank has no `out_type`)."""
     return tf.cast(tf.rank(input), _tf_dtype(out_type) or tf.int64)
+
+
+def top_k(input, k=1, sorted=True, name=None):
+    """DGL's `top_k`: TF's, with int64 indices (`tf.math.top_k`'s are int32)."""
+    r = tf.math.top_k(input, k=k, sorted=sorted)
+    return type(r)(r.values, tf.cast(r.indices, tf.int64))
+
+
+def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    """DGL's `argsort`: TF's, stable, with int64 indices (`tf.argsort`'s are int32)."""
+    return tf.cast(tf.argsort(values, axis=axis, direction=direction, stable=True), tf.int64)
+
+
+def unique(x, out_idx=None, name=None):
+    """DGL's `unique`: TF's, with int64 indices unless `out_idx` says int32."""
+    r = tf.unique(x, out_idx=_tf_dtype(out_idx) or tf.int64)
+    return r
 
 
 def map_fn(fn, elems, fallback_to_while_loop=None, dtype=None, fn_output_signature=None,

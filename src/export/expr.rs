@@ -476,7 +476,15 @@ impl Exporter<'_> {
                 self.refuse(e.span, format!("`{shown}`"), "DGL has no such name (its import bridge lacks it)".into());
                 return Some(format!("{}.{}", lib.shown(&path), parts[i..].join(".")));
             };
-            let value = self.source_ref(entry.source, e.span);
+            // Reached through `tf.`, these builtins follow TF's dtype rules in DGL too: TF's own op.
+            let value = if lib.alias == "tf" && names::TF_RULES_EXPORT_AS_TF.contains(&entry.source) {
+                lib.shown(&child)
+            } else if lib.alias == "np" {
+                // NumPy's functions give NumPy values in DGL as in NumPy: NumPy's own.
+                format!("__import__('numpy'){}", &lib.shown(&child)[2..])
+            } else {
+                self.source_ref(entry.source, e.span)
+            };
             let rest: Vec<&String> = parts[i + 1..].iter().collect();
             return Some(if rest.is_empty() {
                 value

@@ -274,3 +274,9 @@ pub fn mapping_table() -> String {
     }
     out
 }
+
+/// The builtins whose support-module form (`dgl_tf.constant`) exists only for DGL's own dtype
+/// rules (numbers become float32, int64 ranges, shapes and indices): reached through `tf.`,
+/// DGL follows TensorFlow's rules (docs/language.md §4), so TF's own op is exported.
+pub const TF_RULES_EXPORT_AS_TF: &[&str] =
+    &["constant", "convert_to_tensor", "fill", "range_tensor", "rank", "top_k", "argsort", "unique"];

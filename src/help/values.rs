@@ -49,6 +49,8 @@ pub fn help_of(rt: &mut Interp, v: &Value) -> String {
                 let key = native_module_key(rt, v).unwrap_or_else(|| b.name.to_string());
                 lookup(&key).unwrap_or_else(|| format!("{key}(...)\n\nNo help entry.\n"))
             }
+            // `np.array` and NumPy's other functions written in DGL: the function's own help.
+            BuiltinKind::Method(f, native) if crate::runtime::numpy::is_numpy_wrapper(native) => help_of(rt, f),
             BuiltinKind::Method(this, _) => {
                 let key = type_key(this).unwrap_or("object");
                 let text = lookup(&format!("{key}.{}", b.name));

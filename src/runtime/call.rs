@@ -50,7 +50,11 @@ impl Interp {
                     let outer = std::mem::replace(&mut self.dialect, *dialect);
                     let r = (native.call)(self, &mut args);
                     self.dialect = outer;
-                    r
+                    match dialect {
+                        // `np.` functions give NumPy values (runtime/numpy.rs).
+                        super::value::Dialect::NumPy => r.map(|v| super::numpy::to_numpy(self, v, false)),
+                        _ => r,
+                    }
                 }
                 BuiltinKind::Method(this, native) => {
                     let mut args = Args { this: Some(this.clone()), pos, kw, fname: b.name.clone() };
@@ -135,6 +139,16 @@ impl Interp {
                 let mut e = Exc::new(*kind, msg);
                 super::value::set_exception_args(&mut e, if tf_form { vec![] } else { pos });
                 Ok(Value::Exception(Rc::new(e)))
+            }
+            // `np.float32(0.5)`: a NumPy scalar (an array argument converts elementwise).
+            Value::DType(d) => {
+                let [x] = <[Value; 1]>::try_from(pos)
+                    .map_err(|_| err!(Type, "{}() takes exactly one argument", d.name()))?;
+                if !kw.is_empty() {
+                    bail!(Type, "{}() takes no keyword arguments", d.name());
+                }
+                let a = self.numpy_array_of(&x)?.try_cast(*d)?;
+                Ok(super::numpy::NdArray::result(a))
             }
             other => bail!(Type, "'{}' object is not callable", other.type_name()),
         }
@@ -352,6 +366,10 @@ impl Interp {
             }
             Value::Func(f) if name == sym::NAME => Ok(Value::Str(f.name.clone().into())),
             Value::Func(f) if name == sym::DOC => Ok(f.def.doc.clone().map_or(Value::None, |d| Value::Str(d.into()))),
+            Value::NdArray(n) => match super::numpy::attr(self, obj, n, name)? {
+                Some(v) => Ok(v),
+                None => bail!(Attribute, "'{}' object has no attribute '{}'", obj.type_name(), name),
+            },
             _ => match (self.hooks.builtin_attr)(self, obj, name)? {
                 Some(v) => Ok(v),
                 None => match self.builtin_dunder(obj, &name.name()) {

@@ -25,10 +25,18 @@ impl Interp {
     /// Errors: TypeError for values that are not numeric; ValueError for ragged lists.
     pub fn to_tensor(&mut self, v: &Value, dtype: Option<DType>) -> R<Tensor> {
         let dtype = match dtype {
-            None if self.dialect == Dialect::Tf => self.tf_dtype_of(v)?,
+            None if self.dialect != Dialect::Dgl => self.library_dtype_of(v)?,
             given => given,
         };
         match v {
+            // A NumPy value converts as TF's convert_to_tensor does: its dtype, or the one asked for.
+            Value::NdArray(n) => {
+                let a = n.data.borrow();
+                Ok(Tensor::new(match dtype {
+                    Some(d) if d != a.dtype() => a.try_cast(d)?,
+                    _ => a.clone(),
+                }))
+            }
             Value::Tensor(t) => match dtype {
                 Some(d) if d != t.dtype() => Ok(Tensor::new(t.data.try_cast(d)?)),
                 _ => Ok(t.clone()),
@@ -109,8 +117,11 @@ impl Interp {
 
     /// The dtype TF's conversion gives a Python value ([`Dialect::Tf`]): int32 for ints (int64
     /// when one is past int32's range), bool for bools, float32 when a float is among them;
-    /// `None` for tensors and lists holding them (their own dtypes decide) and empty lists.
-    fn tf_dtype_of(&mut self, v: &Value) -> R<Option<DType>> {
+    /// NumPy's ([`Dialect::NumPy`]): int64 for ints, float64 for floats. `None` for tensors
+    /// and lists holding them (their own dtypes decide) and empty lists (float32; NumPy's
+    /// float64).
+    fn library_dtype_of(&mut self, v: &Value) -> R<Option<DType>> {
+        let numpy = self.dialect == Dialect::NumPy;
         #[derive(PartialEq, PartialOrd, Clone, Copy)]
         enum Kind {
             Empty,
@@ -140,9 +151,11 @@ impl Interp {
         }
         Ok(match kind(self, v)? {
             Some(Kind::Bool) => Some(DType::Bool),
-            Some(Kind::Int32) => Some(DType::I32),
-            Some(Kind::Int64) => Some(DType::I64),
-            Some(Kind::Float) => Some(DType::F32),
+            Some(Kind::Int32) if !numpy => Some(DType::I32),
+            Some(Kind::Int32 | Kind::Int64) => Some(DType::I64),
+            Some(Kind::Float) if !numpy => Some(DType::F32),
+            Some(Kind::Float) => Some(DType::F64),
+            Some(Kind::Empty) if numpy => Some(DType::F64),
             Some(Kind::Empty) | None => None,
         })
     }
@@ -214,7 +227,7 @@ impl Interp {
                     return leaf(depth, shape, out, *i as f64);
                 }
                 Value::Float(f) => return leaf(depth, shape, out, *f),
-                Value::Tensor(_) | Value::Variable(_) => {
+                Value::Tensor(_) | Value::Variable(_) | Value::NdArray(_) => {
                     let t = rt.to_tensor(v, None)?;
                     for (k, &d) in t.shape().iter().enumerate() {
                         dim(depth + k, shape, d)?;
@@ -224,7 +237,7 @@ impl Interp {
                     }
                     mark_leaves(depth + t.shape().len(), shape)?;
                     crate::tensor::budget::check_shape(&shape.dims)?;
-                    if let Array::I64(a) = &*t.data {
+                    if let Array::I64(a) = &*t.data.widened() {
                         let base = out.len();
                         exact.extend(
                             a.iter()
@@ -333,6 +346,11 @@ pub fn int_of(v: &Value, used: IntUse) -> Option<R<i64>> {
     let t = match v {
         Value::Int(i) => return Some(Ok(*i)),
         Value::Bool(b) => return Some(Ok(*b as i64)),
+        // A NumPy integer scalar (or one-element array) is an index, as NumPy's `__index__`.
+        Value::NdArray(n) => {
+            let a = n.data.borrow();
+            return (a.dtype().is_int() && a.len() == 1).then(|| Ok(a.first_i64()?));
+        }
         Value::Tensor(t) => t.clone(),
         Value::Variable(var) if used != IntUse::Index => var.peek(),
         _ => return None,

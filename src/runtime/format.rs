@@ -104,6 +104,7 @@ impl Interp {
             Value::Str(s) => s.to_string(),
             Value::Tensor(t) => tensor_text(&t.data),
             Value::Variable(var) => tensor_text(&var.peek().data),
+            Value::NdArray(n) => n.str(),
             Value::Exception(e) => e.message().to_string(),
             // The summary table (its first and last rows for a long tape); repr stays short.
             Value::Tape(t) => self.tape_summary(&t.borrow(), Some(tape::STR_ROWS)),
@@ -229,6 +230,7 @@ impl Interp {
             },
             Value::Module(m) => format!("<module '{}'>", m.name),
             Value::Tensor(t) => tensor_repr(&t.data),
+            Value::NdArray(n) => n.repr(),
             Value::Variable(var) => {
                 let t = var.peek();
                 let mut s = format!("Variable({}", tensor_text(&t.data));
@@ -344,6 +346,10 @@ impl Interp {
                     );
                 }
                 Value::from_elem(t.data.first_elem())
+            }
+            // A NumPy scalar formats as its Python number; an array takes no spec (NumPy's).
+            Value::NdArray(n) if n.scalar || n.data.borrow().shape().is_empty() => {
+                Value::from_elem(n.data.borrow().first_elem())
             }
             other => other.clone(),
         };

@@ -114,6 +114,17 @@ impl Interp {
                 }
                 out
             }
+            Value::NdArray(n) => {
+                let len = match n.data.borrow().shape().first() {
+                    Some(&len) if !n.scalar => len,
+                    _ => bail!(Type, "iteration over a 0-d array"),
+                };
+                let mut out = Vec::with_capacity(len);
+                for i in 0..len {
+                    out.push(self.get_item(v, &Value::Int(i as i64))?);
+                }
+                out
+            }
             Value::Instance(_) => return self.iterate_instance(v),
             // `for line in f`: the remaining lines, each with its newline.
             Value::File(f) => f.readlines()?.iter().map(|l| Value::str(l)).collect(),
@@ -234,6 +245,40 @@ impl Interp {
                 }
                 let info = tensor_index(t.shape(), index)?;
                 Ok(Value::Tensor(self.ad.index(&t, Rc::new(info))?))
+            }
+            // NumPy's indexing, through the tensor's on a copy (never recorded: the copy is
+            // no tape's); an index array may be a NumPy array or a list.
+            Value::NdArray(n) => {
+                if n.scalar {
+                    bail!(Index, "invalid index to scalar variable.");
+                }
+                let t = Tensor::new(n.data.borrow().clone());
+                let index = match index {
+                    Value::NdArray(i) => Value::Tensor(Tensor::new(i.data.borrow().clone())),
+                    Value::List(_) => Value::Tensor(Tensor::new(self.numpy_array_of(index)?)),
+                    other => other.clone(),
+                };
+                let out = if let Value::Tensor(m) = &index {
+                    if m.dtype() == DType::Bool {
+                        self.ad.boolean_mask(&t, m, 0)?
+                    } else {
+                        // Integer-array indexing along axis 0, negative entries from the end.
+                        let n = t.shape().first().copied().unwrap_or(0) as i64;
+                        let mut rows = Vec::with_capacity(m.len());
+                        for i in indices_of(m)? {
+                            let k = if i < 0 { i + n } else { i };
+                            if !(0..n).contains(&k) {
+                                bail!(Index, "index {i} is out of bounds for axis 0 with size {n}");
+                            }
+                            rows.push(k as usize);
+                        }
+                        self.ad.gather(&t, Rc::new(rows), m.shape(), 0)?
+                    }
+                } else {
+                    let info = tensor_index(t.shape(), &index)?;
+                    self.ad.index(&t, Rc::new(info))?
+                };
+                Ok(super::numpy::NdArray::result((*out.data).clone()))
             }
             Value::Instance(_) => self.call_special(obj, "__getitem__", vec![index.clone()], |t| {
                 err!(Type, "'{t}' object is not subscriptable")

@@ -16,6 +16,7 @@ pub mod generator;
 pub mod import;
 pub mod index;
 pub mod native;
+pub mod numpy;
 pub mod numeric;
 mod inspect;
 pub mod ops;

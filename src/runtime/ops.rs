@@ -207,6 +207,13 @@ impl Interp {
                 }
                 t.data.first_f64() != 0.0
             }
+            Value::NdArray(n) => {
+                let a = n.data.borrow();
+                if a.len() != 1 {
+                    return Err(super::numpy::ambiguous_truth());
+                }
+                a.first_f64() != 0.0
+            }
             _ => true,
         })
     }
@@ -231,6 +238,12 @@ impl Interp {
             // Python: `~x` is `-(x + 1)` for ints and bools alike (`~True` is -2).
             (UnaryOp::Invert, Value::Int(i)) => Ok(Value::Int(!i)),
             (UnaryOp::Invert, Value::Bool(b)) => Ok(Value::Int(!(*b as i64))),
+            (UnaryOp::Pos, Value::NdArray(_)) => Ok(v),
+            (UnaryOp::Neg, Value::NdArray(n)) => self.numpy_unary(Unary::Neg, n),
+            (UnaryOp::Invert, Value::NdArray(n)) => {
+                let out = activations::invert(&n.data.borrow())?;
+                Ok(if n.scalar { super::numpy::NdArray::scalar(out) } else { super::numpy::NdArray::array(out) })
+            }
             (_, Value::Tensor(_) | Value::Variable(_)) => {
                 let t = self.to_tensor(&v, None)?;
                 match op {
@@ -317,6 +330,28 @@ impl Interp {
             (Tuple(x), Tuple(y)) if op == BinOp::Add => {
                 check_bytes("a tuple", x.len() as u128 + y.len() as u128, VALUE_BYTES)?;
                 Ok(Value::tuple(x.iter().chain(y.iter()).cloned().collect()))
+            }
+            // NumPy values among themselves and with Python numbers and lists (a tensor
+            // operand makes the operation a tensor's, below).
+            (NdArray(_), _) | (_, NdArray(_)) if !Self::is_tensorish(&a) && !Self::is_tensorish(&b) => {
+                let k = match op {
+                    BinOp::Add => Binary::Add,
+                    BinOp::Sub => Binary::Sub,
+                    BinOp::Mul => Binary::Mul,
+                    BinOp::Div => Binary::Div,
+                    BinOp::Pow => Binary::Pow,
+                    BinOp::FloorDiv => Binary::FloorDiv,
+                    BinOp::Mod => Binary::Mod,
+                    BinOp::MatMul => return self.numpy_matmul(&a, &b),
+                    _ => bail!(
+                        Type,
+                        "unsupported operand types for {}: '{}' and '{}'",
+                        op.symbol(),
+                        a.type_name(),
+                        b.type_name()
+                    ),
+                };
+                self.numpy_binary(k, &a, &b)
             }
             _ if Self::is_tensorish(&a) || Self::is_tensorish(&b) => {
                 let (x, y) = self.tensor_pair(&a, &b)?;
@@ -417,14 +452,28 @@ impl Interp {
         }
         let tensorish = Self::is_tensorish(a) || Self::is_tensorish(b);
         let numeric_or_list = |v: &Value| {
-            matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::List(_) | Value::Tuple(_))
-                || Self::is_tensorish(v)
+            matches!(
+                v,
+                Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::List(_) | Value::Tuple(_) | Value::NdArray(_)
+            ) || Self::is_tensorish(v)
         };
+        let numpy = matches!(a, Value::NdArray(_)) || matches!(b, Value::NdArray(_));
         Ok(match op {
             CmpOp::Is => Value::Bool(a.is(b)),
             CmpOp::IsNot => Value::Bool(!a.is(b)),
             CmpOp::In => Value::Bool(self.contains(b, a)?),
             CmpOp::NotIn => Value::Bool(!self.contains(b, a)?),
+            _ if numpy && !tensorish && numeric_or_list(a) && numeric_or_list(b) => {
+                let c = match op {
+                    CmpOp::Lt => Compare::Lt,
+                    CmpOp::Le => Compare::Le,
+                    CmpOp::Gt => Compare::Gt,
+                    CmpOp::Ge => Compare::Ge,
+                    CmpOp::Eq => Compare::Eq,
+                    _ => Compare::Ne,
+                };
+                self.numpy_compare(c, a, b)?
+            }
             _ if tensorish && numeric_or_list(a) && numeric_or_list(b) => {
                 let (x, y) = self.tensor_pair(a, b)?;
                 let c = match op {
@@ -492,6 +541,14 @@ impl Interp {
                 num_cmp(a, b) == Some(std::cmp::Ordering::Equal)
             }
             (Str(x), Str(y)) => x == y,
+            // Python's `==` in a container: NumPy's elementwise `==`, then its truth value (an
+            // error for more than one element, as in NumPy).
+            (NdArray(_), _) | (_, NdArray(_)) => {
+                let eq = self.compare_op(CmpOp::Eq, a, b)?;
+                self.truthy(&eq)?
+            }
+            // A dtype equals its name, as TF's and NumPy's dtypes do (`a.dtype == 'float32'`).
+            (DType(d), Str(s)) | (Str(s), DType(d)) => d.name() == s.as_ref(),
             (None, None) => true,
             (List(x), List(y)) => {
                 let (x, y) = (x.borrow().clone(), y.borrow().clone());

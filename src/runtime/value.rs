@@ -65,6 +65,8 @@ pub enum Value {
     FrozenSet(Rc<RefCell<Set>>),
     /// What calling a generator function (or a generator expression) makes.
     Generator(Rc<super::generator::Generator>),
+    /// A NumPy array or scalar (`t.numpy()`, `np.array(...)`; runtime/numpy.rs).
+    NdArray(Rc<super::numpy::NdArray>),
 }
 
 // Values are copied on every variable read, argument and list access, so their size
@@ -173,6 +175,9 @@ pub enum Dialect {
     /// TensorFlow's: Python ints become int32 (int64 past its range), floats float32, bools
     /// bool; `tf.shape`, `tf.size` and `tf.rank` are int32.
     Tf,
+    /// NumPy's: Python ints become int64, floats float64, bools bool, and the result is a
+    /// NumPy value (a tensor result becomes an array, a scalar when it has no axes).
+    NumPy,
 }
 
 /// A native function: receives the interpreter and its arguments.
@@ -465,6 +470,7 @@ impl Value {
             Value::Set(_) => "set".into(),
             Value::FrozenSet(_) => "frozenset".into(),
             Value::Generator(g) => g.type_name().into(),
+            Value::NdArray(n) => n.type_name(),
         }
     }
 
@@ -552,6 +558,12 @@ pub const UNNAMED_TYPES: &[&str] = &[
     "super",
     "TextIOWrapper",
     "stop_recording",
+    // NumPy's array and scalar types (runtime/numpy.rs).
+    "ndarray",
+    "float32",
+    "float64",
+    "int32",
+    "int64",
 ];
 
 /// Whether the builtin `b` is a type object: a builtin type (`int`, `Tensor`) or one

@@ -761,20 +761,21 @@ except ValueError as e:
 
 
 class PythonOnlyValues(unittest.TestCase):
-    """Values DGL cannot hold, shown as DGL shows what stands for them (expected
-    texts by reasoning from docs/language.md §3: DGL's numpy() gives nested lists, and
-    DGL has int64 where TF makes int32)."""
+    """TF's and NumPy's values, shown as DGL shows them (expected texts by reasoning from
+    docs/language.md §3–§4: int32 is a dtype of DGL's, and NumPy values print as NumPy's)."""
 
     def test_int32_numpy_and_shapes(self):
         s, r = dgl_tf.str, dgl_tf.repr
-        self.assertEqual(r(tf.range(3)), "tensor([0, 1, 2], dtype=int64)")
-        self.assertEqual(s(tf.int32), "int64")
-        self.assertEqual(s(np.array([[0.5, 1e-8]], dtype=np.float32)), "[[0.5, 9.99999993922529e-9]]")
-        self.assertEqual(s(np.float32(0.1)), "0.10000000149011612")
-        self.assertEqual(s([np.int64(3), np.bool_(True), np.float64(1e20)]), "[3, True, 1e20]")
+        self.assertEqual(r(tf.range(3)), "tensor([0, 1, 2], dtype=int32)")
+        self.assertEqual(s(tf.int32), "int32")
+        arr = np.array([[0.5, 1e-8]], dtype=np.float32)
+        self.assertEqual((s(arr), r(arr)), (str(arr), repr(arr)))
+        self.assertEqual(s(np.float32(0.1)), "0.1")
+        self.assertEqual(s([np.int64(3), np.bool_(True), np.float64(1e20)]),
+                         "[np.int64(3), np.True_, np.float64(1e+20)]")
         self.assertEqual(s(tf.TensorShape([None, 3])), "(None, 3)")
         self.assertEqual(s(tf.TensorShape([4])), "(4,)")
-        self.assertEqual(dgl_tf.format(np.array([2.5]), ".1f"), "2.5")
+        self.assertEqual(dgl_tf.format(np.float64(2.5), ".1f"), "2.5")
 
     def test_str_is_still_a_type(self):
         str_ = dgl_tf.str

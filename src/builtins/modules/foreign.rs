@@ -175,6 +175,10 @@ impl Library {
     /// ([`Library::dialect`]); any other value is itself.
     fn bound(&self, v: Value) -> Value {
         match &v {
+            // NumPy's functions written in DGL (stdlib/_numpy.dgl) give NumPy values too.
+            Value::Func(f) if self.dialect == Dialect::NumPy => {
+                crate::runtime::numpy::numpy_wrapper(&f.name, v.clone())
+            }
             Value::Builtin(b) => match b.kind {
                 BuiltinKind::Native(native, d) if d != self.dialect => Value::Builtin(Rc::new(Builtin {
                     name: b.name.clone(),

@@ -41,9 +41,12 @@ pub const FNS: &[&Native] = &[
 /// A real-number argument. Errors: TypeError "must be real number, not str" (CPython's).
 fn real(rt: &mut Interp, v: &Value) -> R<f64> {
     match v {
-        Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Tensor(_) | Value::Variable(_) => {
-            rt.float_arg(v, "math argument")
-        }
+        Value::Int(_)
+        | Value::Float(_)
+        | Value::Bool(_)
+        | Value::Tensor(_)
+        | Value::Variable(_)
+        | Value::NdArray(_) => rt.float_arg(v, "math argument"),
         // An instance with `__float__` (or `__index__`) is a real number, as in CPython.
         other => match rt.convert_dunder(other, &["__float__", "__index__"], false)? {
             Some(Value::Float(f)) => Ok(f),

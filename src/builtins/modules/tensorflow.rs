@@ -30,7 +30,7 @@ const TABLE: &[(&str, &str)] = &[
     (
         "tensorflow",
         concat!(
-            "constant convert_to_tensor Tensor Module=_module.Module \
+            "Tensor Module=_module.Module \
              UnconnectedGradients newaxis __version__=_tf.VERSION executing_eagerly=_tf.executing_eagerly \
              is_tensor=_tf.is_tensor device=_tf.device tensordot=_tf.tensordot assert_equal=_tf.assert_equal \
              TensorSpec=_tf.TensorSpec \

@@ -221,13 +221,13 @@ impl Interp {
     }
 
     /// A number's value for a numeric conversion: ints and bools as `Int`, floats
-    /// and one-element float tensors as `Float` (an int64 tensor as `Int`).
+    /// and one-element float tensors and NumPy values as `Float` (an int one as `Int`).
     fn percent_number(&mut self, v: &Value) -> Option<Value> {
         match v {
             Value::Int(i) => Some(Value::Int(*i)),
             Value::Bool(b) => Some(Value::Int(*b as i64)),
             Value::Float(x) => Some(Value::Float(*x)),
-            Value::Tensor(_) | Value::Variable(_) => {
+            Value::Tensor(_) | Value::Variable(_) | Value::NdArray(_) => {
                 let t = self.to_tensor(v, None).ok()?;
                 (t.len() == 1).then(|| match t.data.first_elem() {
                     crate::tensor::Elem::Bool(b) => Value::Int(b as i64),

@@ -1,0 +1,427 @@
+//! NumPy arrays and scalars (docs/language.md §4 "NumPy arrays"): what `t.numpy()`,
+//! `np.array(...)` and the `np.` functions give. An array is never on a tape: it holds an
+//! [`Array`] and computes with the tensor kernels directly, under NumPy's dtype rules
+//! (NumPy 2's promotion, where a Python number takes the array's kind when it can), and
+//! prints as NumPy prints (format/numpy.rs). Where an array meets a tensor it is converted
+//! as TF's `convert_to_tensor` converts it, with the tensor's dtype (runtime/convert.rs).
+
+use super::value::Value;
+use super::Interp;
+use crate::error::R;
+use crate::tensor::kernels::{self, Binary, Compare, Unary};
+use crate::tensor::{Array, DType, Tensor};
+use crate::{bail, err};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// A NumPy array, or a NumPy scalar (`np.float32(6.0)`: what indexing down to one element and
+/// whole-array reductions give), which prints and types as NumPy's scalar.
+#[derive(Debug)]
+pub struct NdArray {
+    pub data: RefCell<Array>,
+    pub scalar: bool,
+}
+
+impl NdArray {
+    /// An array value of `a`.
+    pub fn array(a: Array) -> Value {
+        Value::NdArray(Rc::new(NdArray { data: RefCell::new(a), scalar: false }))
+    }
+
+    /// A NumPy scalar of the one element of `a` (a 0-d array; NumPy's rule for what its
+    /// functions return when the result has no axes).
+    pub fn scalar(a: Array) -> Value {
+        Value::NdArray(Rc::new(NdArray { data: RefCell::new(a), scalar: true }))
+    }
+
+    /// A function's result as NumPy returns it: a scalar when it has no axes.
+    pub fn result(a: Array) -> Value {
+        if a.shape().is_empty() {
+            NdArray::scalar(a)
+        } else {
+            NdArray::array(a)
+        }
+    }
+
+    /// NumPy's type name: `ndarray`, or the scalar's dtype (`float32`, `int64`, `bool`).
+    pub fn type_name(&self) -> String {
+        if self.scalar {
+            match self.data.borrow().dtype() {
+                DType::Bool => "bool".into(),
+                d => d.name().into(),
+            }
+        } else {
+            "ndarray".into()
+        }
+    }
+
+    pub fn str(&self) -> String {
+        let a = self.data.borrow();
+        if self.scalar {
+            super::format::numpy::numpy_scalar_str(&a)
+        } else {
+            super::format::numpy::numpy_str(&a)
+        }
+    }
+
+    pub fn repr(&self) -> String {
+        let a = self.data.borrow();
+        if self.scalar {
+            super::format::numpy::numpy_scalar_repr(&a)
+        } else {
+            super::format::numpy::numpy_repr(&a)
+        }
+    }
+}
+
+/// The kind of an operand in NumPy 2's promotion: a Python number is "weak" (it takes the
+/// array's dtype when that is of its kind or wider).
+#[derive(Clone, Copy, PartialEq)]
+enum Operand {
+    Array(DType),
+    PyBool,
+    PyInt,
+    PyFloat,
+}
+
+/// NumPy's result dtype of two array dtypes (`np.result_type`) for the dtypes DGL has.
+fn promote(a: DType, b: DType) -> DType {
+    use DType::*;
+    if a == b {
+        return a;
+    }
+    match (a, b) {
+        (Bool, x) | (x, Bool) => x,
+        (F64, _) | (_, F64) => F64,
+        // float32 with a 32- or 64-bit int needs float64 to hold the int, as in NumPy.
+        (F32, I32 | I64) | (I32 | I64, F32) => F64,
+        (I32, I64) | (I64, I32) => I64,
+        (x, _) => x,
+    }
+}
+
+/// The dtype of an operation between two operands (NEP 50: a Python int or float takes the
+/// other operand's dtype when it is of the same kind or a wider one; a float meeting an int
+/// or bool array makes float64, an int meeting a bool array int64).
+fn operands_dtype(a: Operand, b: Operand) -> DType {
+    use Operand::*;
+    let weak = |d: DType, p: Operand| match p {
+        PyBool => d,
+        PyInt if d == DType::Bool => DType::I64,
+        PyInt => d,
+        PyFloat if d.is_float() => d,
+        PyFloat => DType::F64,
+        Array(_) => unreachable!("an array is not weak"),
+    };
+    let py = |p: Operand| match p {
+        PyBool => DType::Bool,
+        PyInt => DType::I64,
+        _ => DType::F64,
+    };
+    match (a, b) {
+        (Array(x), Array(y)) => promote(x, y),
+        (Array(d), p) | (p, Array(d)) => weak(d, p),
+        (p, q) => promote(py(p), py(q)),
+    }
+}
+
+impl Interp {
+    /// `a op b` where one operand is a NumPy value and neither is a tensor: NumPy's
+    /// promotion, broadcasting and result (a scalar when both operands are scalars).
+    ///
+    /// Errors: TypeError for an operand that is not a number, list or array; ShapeError
+    /// when the shapes do not broadcast.
+    pub(crate) fn numpy_binary(&mut self, op: Binary, a: &Value, b: &Value) -> R<Value> {
+        let ((x, kx, sx), (y, ky, sy)) = (self.numpy_operand(a)?, self.numpy_operand(b)?);
+        let mut dtype = operands_dtype(kx, ky);
+        // NumPy's true division of integers (and bools) is float64; `**` of bools is int.
+        if op == Binary::Div && !dtype.is_float() {
+            dtype = DType::F64;
+        }
+        if dtype == DType::Bool && !matches!(op, Binary::Maximum | Binary::Minimum) {
+            dtype = DType::I64;
+        }
+        let out = kernels::binary(op, &x.cast(dtype), &y.cast(dtype))?;
+        Ok(if sx && sy { NdArray::scalar(out) } else { NdArray::result_keeping(out) })
+    }
+
+    /// `a @ b` with a NumPy operand: NumPy's promotion, the tensor kernel's product.
+    ///
+    /// Errors: as `matmul`'s (rank below 2 is a ShapeError: NumPy's vector products are `np.dot`).
+    pub(crate) fn numpy_matmul(&mut self, a: &Value, b: &Value) -> R<Value> {
+        let ((x, kx, _), (y, ky, _)) = (self.numpy_operand(a)?, self.numpy_operand(b)?);
+        let dtype = operands_dtype(kx, ky);
+        Ok(NdArray::array(kernels::matmul(&x.cast(dtype), &y.cast(dtype))?))
+    }
+
+    /// `a < b` and the other comparisons with a NumPy operand: a bool array (scalar for scalars).
+    pub(crate) fn numpy_compare(&mut self, op: Compare, a: &Value, b: &Value) -> R<Value> {
+        let ((x, kx, sx), (y, ky, sy)) = (self.numpy_operand(a)?, self.numpy_operand(b)?);
+        let dtype = operands_dtype(kx, ky);
+        let out = kernels::compare(op, &x.cast(dtype), &y.cast(dtype))?;
+        Ok(if sx && sy { NdArray::scalar(out) } else { NdArray::result_keeping(out) })
+    }
+
+    /// `-a`, `abs(a)`… of a NumPy value, keeping its dtype (NumPy's ufuncs of one operand).
+    pub(crate) fn numpy_unary(&mut self, op: Unary, a: &NdArray) -> R<Value> {
+        let out = kernels::unary(op, &a.data.borrow())?;
+        Ok(if a.scalar { NdArray::scalar(out) } else { NdArray::array(out) })
+    }
+
+    /// One operand of a NumPy operation: its array, its kind for promotion, and whether it
+    /// is a scalar (a Python number or a NumPy scalar).
+    fn numpy_operand(&mut self, v: &Value) -> R<(Array, Operand, bool)> {
+        Ok(match v {
+            Value::NdArray(n) => {
+                let a = n.data.borrow().clone();
+                let d = a.dtype();
+                (a, Operand::Array(d), n.scalar)
+            }
+            Value::Bool(b) => (Array::scalar(DType::Bool, *b as u8 as f64), Operand::PyBool, true),
+            Value::Int(i) => (int_scalar(*i), Operand::PyInt, true),
+            Value::Float(f) => (Array::scalar(DType::F64, *f), Operand::PyFloat, true),
+            Value::List(_) | Value::Tuple(_) => {
+                let a = self.numpy_array_of(v)?;
+                let d = a.dtype();
+                (a, Operand::Array(d), false)
+            }
+            other => bail!(Type, "unsupported operand type for a NumPy array: '{}'", other.type_name()),
+        })
+    }
+
+    /// A Python value as NumPy's `np.array` makes it: bools bool, ints int64, floats float64
+    /// (the widest present), a NumPy value or tensor its own dtype.
+    pub(crate) fn numpy_array_of(&mut self, v: &Value) -> R<Array> {
+        if let Value::NdArray(n) = v {
+            return Ok(n.data.borrow().clone());
+        }
+        let saved = std::mem::replace(&mut self.dialect, super::value::Dialect::NumPy);
+        let t = self.to_tensor(v, None);
+        self.dialect = saved;
+        Ok((*t?.data).clone())
+    }
+}
+
+impl NdArray {
+    /// An operation's result array: 0-d results of two arrays stay 0-d arrays.
+    fn result_keeping(a: Array) -> Value {
+        NdArray::array(a)
+    }
+}
+
+/// A Python int as a 0-d int64 array, exactly.
+fn int_scalar(i: i64) -> Array {
+    Array::I64(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), i))
+}
+
+/// A tensor's value as a NumPy value (`t.numpy()`): the same dtype and elements, a copy; a
+/// scalar of a tensor without axes, as TF's `numpy()` gives `np.float32(6.0)`.
+pub fn of_tensor(t: &Tensor) -> Value {
+    NdArray::result((*t.data).clone())
+}
+
+/// A result of a function reached through `np.` as NumPy gives it: tensors (and Variables)
+/// become NumPy values, inside tuples and lists too; a result without axes is a scalar unless
+/// `keep_0d` (the array constructors: `np.array(5)` is `array(5)`).
+pub fn to_numpy(rt: &mut Interp, v: Value, keep_0d: bool) -> Value {
+    match v {
+        Value::Tensor(t) if keep_0d => NdArray::array((*t.data).clone()),
+        Value::Tensor(t) => of_tensor(&t),
+        Value::Variable(var) => of_tensor(&var.peek()),
+        Value::Tuple(items) => Value::tuple(items.iter().map(|x| to_numpy(rt, x.clone(), keep_0d)).collect()),
+        Value::List(items) => {
+            let items = items.borrow().clone();
+            Value::list(items.into_iter().map(|x| to_numpy(rt, x, keep_0d)).collect())
+        }
+        other => other,
+    }
+}
+
+/// The constructors of `np.` whose result without axes stays a 0-d array.
+const CONSTRUCTORS: &[&str] = &["array", "asarray", "zeros", "ones", "full", "empty", "copy"];
+
+/// A function of DGL's standard library bound as `np.name` (`np.array` is `_numpy.array`):
+/// called with the arguments as given, its result made a NumPy value ([`to_numpy`]).
+pub fn numpy_wrapper(name: &str, f: Value) -> Value {
+    use super::value::{Builtin, BuiltinKind};
+    Value::Builtin(Rc::new(Builtin { name: name.into(), kind: BuiltinKind::Method(f, &NUMPY_CALL) }))
+}
+
+/// Whether a method's native is [`numpy_wrapper`]'s (its help is the wrapped function's).
+pub fn is_numpy_wrapper(native: &Native) -> bool {
+    std::ptr::eq(native, &NUMPY_CALL)
+}
+
+static NUMPY_CALL: Native = Native::new("numpy_call", &["*args", "**kwargs"], |rt, args| {
+    let f = args.this.clone().ok_or_else(|| err!(Runtime, "internal error: a NumPy function without its body"))?;
+    let (pos, kw) = (std::mem::take(&mut args.pos), std::mem::take(&mut args.kw));
+    let keep_0d = CONSTRUCTORS.contains(&&*args.fname);
+    let r = rt.call_value(&f, pos, kw)?;
+    Ok(to_numpy(rt, r, keep_0d))
+});
+
+/// The one element of a NumPy value as a Python number, for `float(x)`, `int(x)`, format
+/// specs and the other places a number is wanted (`None` when it has more than one).
+pub fn python_number(n: &NdArray) -> Option<Value> {
+    let a = n.data.borrow();
+    if a.len() != 1 {
+        return None;
+    }
+    Some(match a.first_elem() {
+        crate::tensor::Elem::Float(f) => Value::Float(f),
+        crate::tensor::Elem::Int(i) => Value::Int(i),
+        crate::tensor::Elem::Bool(b) => Value::Bool(b),
+    })
+}
+
+/// The error for the truth value of an array with more than one element (NumPy's words).
+pub fn ambiguous_truth() -> crate::error::Exc {
+    err!(
+        Value,
+        "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
+    )
+}
+
+/// The methods a NumPy value has that are NumPy functions of it first (`a.sum(axis=0)` is
+/// `np.sum(a, axis=0)`).
+const FORWARDED: &[&str] = &[
+    "sum", "mean", "max", "min", "argmax", "argmin", "std", "var", "prod", "all", "any", "cumsum", "cumprod",
+    "round", "clip", "squeeze", "dot", "transpose", "sort", "argsort",
+];
+
+/// `a.name` for a NumPy value: its attributes (`shape`, `ndim`, `size`, `dtype`, `T`) and
+/// methods (`reshape`, `astype`, `tolist`, `item`, `copy`, `flatten`, `ravel`, and the
+/// [`FORWARDED`] NumPy functions); `None` for any other name.
+pub fn attr(rt: &mut Interp, obj: &Value, n: &Rc<NdArray>, name: crate::intern::Sym) -> R<Option<Value>> {
+    use super::value::{Builtin, BuiltinKind};
+    let text = name.name();
+    let a = n.data.borrow();
+    let method = |f: &'static super::native::Native| {
+        Some(Value::Builtin(Rc::new(Builtin { name: text.as_ref().into(), kind: BuiltinKind::Method(obj.clone(), f) })))
+    };
+    Ok(match &*text {
+        "shape" => Some(super::index::shape_value(a.shape())),
+        "ndim" => Some(Value::Int(a.ndim() as i64)),
+        "size" => Some(Value::Int(a.len() as i64)),
+        // NumPy's dtype prints as its name (`float32`) whether or not TensorFlow is imported,
+        // and equals the dtype of that name (`a.dtype == np.float32`).
+        "dtype" => Some(Value::str(a.dtype().name())),
+        "T" => {
+            let perm: Vec<usize> = (0..a.ndim()).rev().collect();
+            Some(NdArray::result(kernels::transpose(&a, &perm)))
+        }
+        "tolist" => method(&TOLIST),
+        "item" => method(&ITEM),
+        "copy" => method(&COPY),
+        "flatten" | "ravel" => method(&FLATTEN),
+        "astype" => method(&ASTYPE),
+        "reshape" => method(&RESHAPE),
+        name if FORWARDED.contains(&name) => {
+            drop(a);
+            let f = numpy_function(rt, name)?;
+            Some(Value::Method(Rc::new((obj.clone(), f))))
+        }
+        _ => None,
+    })
+}
+
+/// The function `np.name` (the `numpy` module loads on first use).
+fn numpy_function(rt: &mut Interp, name: &str) -> R<Value> {
+    let m = rt.import_stdlib("numpy")?;
+    rt.get_attr(&Value::Module(m), crate::intern::intern(name))
+}
+
+/// The receiver of a NumPy method.
+fn this(args: &super::value::Args) -> R<Rc<NdArray>> {
+    match &args.this {
+        Some(Value::NdArray(n)) => Ok(n.clone()),
+        _ => bail!(Runtime, "internal error: {}() called without its array", args.fname),
+    }
+}
+
+use super::native::{Native, NO_ARGS};
+
+static TOLIST: Native = Native::with("tolist", NO_ARGS, |_, args| {
+    let n = this(args)?;
+    let a = n.data.borrow();
+    // One value an element, made from a copy of the elements.
+    crate::tensor::budget::check_bytes(
+        "a list",
+        a.len() as u128,
+        std::mem::size_of::<Value>() + std::mem::size_of::<crate::tensor::Elem>(),
+    )?;
+    fn build(shape: &[usize], vals: &[crate::tensor::Elem]) -> Value {
+        match shape.split_first() {
+            None => vals.first().map_or(Value::Float(0.0), |&e| Value::from_elem(e)),
+            Some((&n, rest)) => {
+                let stride: usize = rest.iter().product();
+                Value::list((0..n).map(|i| build(rest, &vals[i * stride..(i + 1) * stride])).collect())
+            }
+        }
+    }
+    Ok(build(a.shape(), &a.elems()))
+});
+
+static ITEM: Native = Native::with("item", NO_ARGS, |_, args| {
+    let n = this(args)?;
+    python_number(&n).ok_or_else(|| err!(Value, "can only convert an array of size 1 to a Python scalar"))
+});
+
+static COPY: Native = Native::with("copy", NO_ARGS, |_, args| {
+    let n = this(args)?;
+    let a = n.data.borrow().clone();
+    Ok(if n.scalar { NdArray::scalar(a) } else { NdArray::array(a) })
+});
+
+static FLATTEN: Native = Native::with("flatten", NO_ARGS, |_, args| {
+    let n = this(args)?;
+    let a = n.data.borrow();
+    Ok(NdArray::array(kernels::reshape(&a, &[a.len()])))
+});
+
+static ASTYPE: Native = Native::new("astype", &["dtype: DType"], |rt, args| {
+    let n = this(args)?;
+    let dtype = ASTYPE.bind(rt, args)?.dtype("dtype")?;
+    let a = n.data.borrow().cast(dtype);
+    Ok(if n.scalar { NdArray::scalar(a) } else { NdArray::array(a) })
+});
+
+/// `a.reshape(2, 3)` or `a.reshape((2, 3))`, one `-1` allowed (NumPy's).
+static RESHAPE: Native = Native::new("reshape", &["*shape"], |rt, args| {
+    let n = this(args)?;
+    let rest = RESHAPE.bind(rt, args)?.rest;
+    let shape = match rest.as_slice() {
+        [one @ (Value::List(_) | Value::Tuple(_))] => one.clone(),
+        _ => Value::tuple(rest),
+    };
+    let dims = rt.shape_arg(&shape)?;
+    let a = n.data.borrow();
+    let target = crate::tensor::shape::reshape_target(a.shape(), &dims)?;
+    Ok(NdArray::array(kernels::reshape(&a, &target)))
+});
+
+/// `round(a, decimals)` of a NumPy value, as NumPy's: `rint(a * 10**d) / 10**d` in the value's
+/// own float dtype (a float32 scalar stays `np.float32`); integers round to tens, hundreds…
+/// for negative `decimals` and are unchanged otherwise.
+pub fn round_decimals(n: &NdArray, decimals: i64) -> R<Value> {
+    let a = n.data.borrow();
+    let d = decimals.clamp(-400, 400) as i32;
+    let out = match &*a {
+        Array::F32(x) => {
+            let p = 10f32.powi(d);
+            Array::F32(x.mapv(|v| if d >= 0 { (v * p).round_ties_even() / p } else { (v / 10f32.powi(-d)).round_ties_even() * 10f32.powi(-d) }))
+        }
+        Array::F64(x) => {
+            let p = 10f64.powi(d);
+            Array::F64(x.mapv(|v| if d >= 0 { (v * p).round_ties_even() / p } else { (v / 10f64.powi(-d)).round_ties_even() * 10f64.powi(-d) }))
+        }
+        other if d >= 0 => other.clone(),
+        other => {
+            let p = 10f64.powi(-d);
+            let r = other.cast(DType::F64);
+            let Array::F64(x) = r else { unreachable!("cast to float64") };
+            Array::F64(x.mapv(|v| (v / p).round_ties_even() * p)).cast(other.dtype())
+        }
+    };
+    Ok(if n.scalar { NdArray::scalar(out) } else { NdArray::array(out) })
+}
