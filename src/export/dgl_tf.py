@@ -425,11 +425,11 @@ def _repr(x):
             return _container_repr(x)
         finally:
             _printing.discard(key)
-    if isinstance(x, (bool, np.bool_)):
-        return "True" if x else "False"
     if isinstance(x, (np.ndarray, np.generic)):
         # NumPy values print as NumPy prints them, in DGL as here.
         return builtins.repr(x)
+    if isinstance(x, bool):
+        return "True" if x else "False"
     if isinstance(x, np.dtype):
         # DGL's `a.dtype` of a NumPy value is its name.
         return _str_repr(x.name)
