@@ -276,17 +276,32 @@ pub fn python_number(n: &NdArray) -> Option<Value> {
 
 /// The error for the truth value of an array with more than one element (NumPy's words).
 pub fn ambiguous_truth() -> crate::error::Exc {
-    err!(
-        Value,
-        "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
-    )
+    err!(Value, "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()")
 }
 
 /// The methods a NumPy value has that are NumPy functions of it first (`a.sum(axis=0)` is
 /// `np.sum(a, axis=0)`).
 const FORWARDED: &[&str] = &[
-    "sum", "mean", "max", "min", "argmax", "argmin", "std", "var", "prod", "all", "any", "cumsum", "cumprod",
-    "round", "clip", "squeeze", "dot", "transpose", "sort", "argsort",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "std",
+    "var",
+    "prod",
+    "all",
+    "any",
+    "cumsum",
+    "cumprod",
+    "round",
+    "clip",
+    "squeeze",
+    "dot",
+    "transpose",
+    "sort",
+    "argsort",
 ];
 
 /// `a.name` for a NumPy value: its attributes (`shape`, `ndim`, `size`, `dtype`, `T`) and
@@ -409,11 +424,23 @@ pub fn round_decimals(n: &NdArray, decimals: i64) -> R<Value> {
     let out = match &*a {
         Array::F32(x) => {
             let p = 10f32.powi(d);
-            Array::F32(x.mapv(|v| if d >= 0 { (v * p).round_ties_even() / p } else { (v / 10f32.powi(-d)).round_ties_even() * 10f32.powi(-d) }))
+            Array::F32(x.mapv(|v| {
+                if d >= 0 {
+                    (v * p).round_ties_even() / p
+                } else {
+                    (v / 10f32.powi(-d)).round_ties_even() * 10f32.powi(-d)
+                }
+            }))
         }
         Array::F64(x) => {
             let p = 10f64.powi(d);
-            Array::F64(x.mapv(|v| if d >= 0 { (v * p).round_ties_even() / p } else { (v / 10f64.powi(-d)).round_ties_even() * 10f64.powi(-d) }))
+            Array::F64(x.mapv(|v| {
+                if d >= 0 {
+                    (v * p).round_ties_even() / p
+                } else {
+                    (v / 10f64.powi(-d)).round_ties_even() * 10f64.powi(-d)
+                }
+            }))
         }
         other if d >= 0 => other.clone(),
         other => {
