@@ -141,7 +141,12 @@ impl Interp {
         if dtype == DType::Bool && !matches!(op, Binary::Maximum | Binary::Minimum) {
             dtype = DType::I64;
         }
-        let out = kernels::binary(op, &x.cast(dtype), &y.cast(dtype))?;
+        let out = match op {
+            // NumPy's `//` and `%` are Python's (floats: `1.0 // 0.1` is 9.0), and a zero divisor
+            // gives inf/nan for floats and 0 for ints (with a warning in NumPy), not an error.
+            Binary::FloorDiv | Binary::Mod => floor_div_mod(op == Binary::Mod, &x.cast(dtype), &y.cast(dtype))?,
+            _ => kernels::binary(op, &x.cast(dtype), &y.cast(dtype))?,
+        };
         Ok(if sx && sy { NdArray::scalar(out) } else { NdArray::result_keeping(out) })
     }
 
@@ -451,4 +456,58 @@ pub fn round_decimals(n: &NdArray, decimals: i64) -> R<Value> {
         }
     };
     Ok(if n.scalar { NdArray::scalar(out) } else { NdArray::array(out) })
+}
+
+/// NumPy's `a // b` (`modulo`: `a % b`) of two arrays of one dtype, with broadcasting: for
+/// floats Python's floor division and modulo (the sign of the divisor), a zero divisor giving
+/// `a / 0` (inf or nan) for `//` and nan for `%`; for ints a zero divisor gives 0.
+///
+/// Errors: ShapeError when the shapes do not broadcast; TypeError for bools.
+fn floor_div_mod(modulo: bool, a: &Array, b: &Array) -> R<Array> {
+    let shape = crate::tensor::shape::broadcast_shapes(a.shape(), b.shape())?;
+    crate::tensor::budget::check_shape(&shape)?;
+    let sh = ndarray::IxDyn(&shape);
+    let float = |x: f64, y: f64| -> f64 {
+        if y == 0.0 {
+            return if modulo { f64::NAN } else { x / y };
+        }
+        let (d, m) = super::numeric::float_divmod(x, y);
+        if modulo {
+            m
+        } else {
+            d
+        }
+    };
+    let int = |x: i64, y: i64| -> i64 {
+        if y == 0 {
+            return 0;
+        }
+        let (q, r) = (x.wrapping_div(y), x.wrapping_rem(y));
+        let floor = if r != 0 && ((r < 0) != (y < 0)) { q - 1 } else { q };
+        if modulo {
+            x.wrapping_sub(floor.wrapping_mul(y))
+        } else {
+            floor
+        }
+    };
+    macro_rules! zip {
+        ($x:expr, $y:expr, $f:expr) => {
+            ndarray::Zip::from(&$x.broadcast(sh.clone()).expect("shape broadcast"))
+                .and(&$y.broadcast(sh.clone()).expect("shape broadcast"))
+                .map_collect(|&p, &q| $f(p, q))
+        };
+    }
+    Ok(match (a, b) {
+        (Array::F32(x), Array::F32(y)) => Array::F32(zip!(x, y, |p: f32, q: f32| float(p as f64, q as f64) as f32)),
+        (Array::F64(x), Array::F64(y)) => Array::F64(zip!(x, y, float)),
+        (Array::I64(x), Array::I64(y)) => Array::I64(zip!(x, y, int)),
+        (Array::I32(x), Array::I32(y)) => Array::I32(zip!(x, y, |p: i32, q: i32| int(p as i64, q as i64) as i32)),
+        _ => bail!(
+            Type,
+            "unsupported operand dtypes for {}: {} and {}",
+            if modulo { "%" } else { "//" },
+            a.dtype(),
+            b.dtype()
+        ),
+    })
 }
