@@ -531,21 +531,8 @@ fn round_float_left(f: f64, m: u64) -> R<f64> {
         std::cmp::Ordering::Less => false,
     };
     let mut head = head.to_vec();
-    if up {
-        let mut i = head.len();
-        loop {
-            if i == 0 {
-                head.insert(0, b'1');
-                break;
-            }
-            i -= 1;
-            if head[i] == b'9' {
-                head[i] = b'0';
-            } else {
-                head[i] += 1;
-                break;
-            }
-        }
+    if up && crate::runtime::numeric::increment_decimal(&mut head) {
+        head.insert(0, b'1');
     }
     head.extend(std::iter::repeat(b'0').take(m));
     let r: f64 = String::from_utf8_lossy(&head).parse().unwrap_or(f64::INFINITY);

@@ -618,23 +618,7 @@ fn tensor_tolist(rt: &mut Interp, args: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, args)?;
     let t = rt.to_tensor(&this, None)?;
     rt.ad.note(".tolist()", &[&t], &[]);
-    // The nested lists hold one value an element, made from a copy of the elements.
-    crate::tensor::budget::check_bytes(
-        "a list",
-        t.data.len() as u128,
-        std::mem::size_of::<Value>() + std::mem::size_of::<crate::tensor::Elem>(),
-    )?;
-    let vals = t.data.elems();
-    fn build(shape: &[usize], vals: &[crate::tensor::Elem]) -> Value {
-        match shape.split_first() {
-            None => vals.first().map_or(Value::Float(0.0), |&e| Value::from_elem(e)),
-            Some((&n, rest)) => {
-                let stride: usize = rest.iter().product();
-                Value::list((0..n).map(|i| build(rest, &vals[i * stride..(i + 1) * stride])).collect())
-            }
-        }
-    }
-    Ok(build(t.shape(), &vals))
+    Value::nested_lists(&t.data)
 }
 
 static TENSOR_ITEM: Native = Native::with("item", NO_ARGS, tensor_item);

@@ -1150,8 +1150,7 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
 
 def unique(x, out_idx=None, name=None):
     """DGL's `unique`: TF's, with int64 indices unless `out_idx` says int32."""
-    r = tf.unique(x, out_idx=_tf_dtype(out_idx) or tf.int64)
-    return r
+    return tf.unique(x, out_idx=_tf_dtype(out_idx) or tf.int64)
 
 
 def map_fn(fn, elems, fallback_to_while_loop=None, dtype=None, fn_output_signature=None,

@@ -52,7 +52,7 @@ impl Interp {
                     self.dialect = outer;
                     match dialect {
                         // `np.` functions give NumPy values (runtime/numpy.rs).
-                        super::value::Dialect::NumPy => r.map(|v| super::numpy::to_numpy(self, v, false)),
+                        super::value::Dialect::NumPy => r.map(|v| super::numpy::to_numpy(v, false)),
                         _ => r,
                     }
                 }

@@ -178,3 +178,17 @@ pub(super) fn float_op(op: BinOp, x: f64, y: f64) -> R<Value> {
         }
     }))
 }
+
+/// Adds one to a number written as ASCII decimal digits, in place; true when it carried out
+/// of the first digit (all nines became all zeros), which the caller writes as a leading 1.
+pub fn increment_decimal(digits: &mut [u8]) -> bool {
+    for d in digits.iter_mut().rev() {
+        if *d == b'9' {
+            *d = b'0';
+        } else {
+            *d += 1;
+            return false;
+        }
+    }
+    true
+}

@@ -147,7 +147,7 @@ impl Interp {
             Binary::FloorDiv | Binary::Mod => floor_div_mod(op == Binary::Mod, &x.cast(dtype), &y.cast(dtype))?,
             _ => kernels::binary(op, &x.cast(dtype), &y.cast(dtype))?,
         };
-        Ok(if sx && sy { NdArray::scalar(out) } else { NdArray::result_keeping(out) })
+        Ok(if sx && sy { NdArray::scalar(out) } else { NdArray::array(out) })
     }
 
     /// `a @ b` with a NumPy operand: NumPy's promotion, the tensor kernel's product.
@@ -164,7 +164,7 @@ impl Interp {
         let ((x, kx, sx), (y, ky, sy)) = (self.numpy_operand(a)?, self.numpy_operand(b)?);
         let dtype = operands_dtype(kx, ky);
         let out = kernels::compare(op, &x.cast(dtype), &y.cast(dtype))?;
-        Ok(if sx && sy { NdArray::scalar(out) } else { NdArray::result_keeping(out) })
+        Ok(if sx && sy { NdArray::scalar(out) } else { NdArray::array(out) })
     }
 
     /// `-a`, `abs(a)`… of a NumPy value, keeping its dtype (NumPy's ufuncs of one operand).
@@ -207,13 +207,6 @@ impl Interp {
     }
 }
 
-impl NdArray {
-    /// An operation's result array: 0-d results of two arrays stay 0-d arrays.
-    fn result_keeping(a: Array) -> Value {
-        NdArray::array(a)
-    }
-}
-
 /// A Python int as a 0-d int64 array, exactly.
 fn int_scalar(i: i64) -> Array {
     Array::I64(ndarray::ArrayD::from_elem(ndarray::IxDyn(&[]), i))
@@ -228,15 +221,15 @@ pub fn of_tensor(t: &Tensor) -> Value {
 /// A result of a function reached through `np.` as NumPy gives it: tensors (and Variables)
 /// become NumPy values, inside tuples and lists too; a result without axes is a scalar unless
 /// `keep_0d` (the array constructors: `np.array(5)` is `array(5)`).
-pub fn to_numpy(rt: &mut Interp, v: Value, keep_0d: bool) -> Value {
+pub fn to_numpy(v: Value, keep_0d: bool) -> Value {
     match v {
         Value::Tensor(t) if keep_0d => NdArray::array((*t.data).clone()),
         Value::Tensor(t) => of_tensor(&t),
         Value::Variable(var) => of_tensor(&var.peek()),
-        Value::Tuple(items) => Value::tuple(items.iter().map(|x| to_numpy(rt, x.clone(), keep_0d)).collect()),
+        Value::Tuple(items) => Value::tuple(items.iter().map(|x| to_numpy(x.clone(), keep_0d)).collect()),
         Value::List(items) => {
             let items = items.borrow().clone();
-            Value::list(items.into_iter().map(|x| to_numpy(rt, x, keep_0d)).collect())
+            Value::list(items.into_iter().map(|x| to_numpy(x, keep_0d)).collect())
         }
         other => other,
     }
@@ -262,7 +255,7 @@ static NUMPY_CALL: Native = Native::new("numpy_call", &["*args", "**kwargs"], |r
     let (pos, kw) = (std::mem::take(&mut args.pos), std::mem::take(&mut args.kw));
     let keep_0d = CONSTRUCTORS.contains(&&*args.fname);
     let r = rt.call_value(&f, pos, kw)?;
-    Ok(to_numpy(rt, r, keep_0d))
+    Ok(to_numpy(r, keep_0d))
 });
 
 /// The one element of a NumPy value as a Python number, for `float(x)`, `int(x)`, format
@@ -272,11 +265,7 @@ pub fn python_number(n: &NdArray) -> Option<Value> {
     if a.len() != 1 {
         return None;
     }
-    Some(match a.first_elem() {
-        crate::tensor::Elem::Float(f) => Value::Float(f),
-        crate::tensor::Elem::Int(i) => Value::Int(i),
-        crate::tensor::Elem::Bool(b) => Value::Bool(b),
-    })
+    Some(Value::from_elem(a.first_elem()))
 }
 
 /// The error for the truth value of an array with more than one element (NumPy's words).
@@ -361,26 +350,7 @@ fn this(args: &super::value::Args) -> R<Rc<NdArray>> {
 
 use super::native::{Native, NO_ARGS};
 
-static TOLIST: Native = Native::with("tolist", NO_ARGS, |_, args| {
-    let n = this(args)?;
-    let a = n.data.borrow();
-    // One value an element, made from a copy of the elements.
-    crate::tensor::budget::check_bytes(
-        "a list",
-        a.len() as u128,
-        std::mem::size_of::<Value>() + std::mem::size_of::<crate::tensor::Elem>(),
-    )?;
-    fn build(shape: &[usize], vals: &[crate::tensor::Elem]) -> Value {
-        match shape.split_first() {
-            None => vals.first().map_or(Value::Float(0.0), |&e| Value::from_elem(e)),
-            Some((&n, rest)) => {
-                let stride: usize = rest.iter().product();
-                Value::list((0..n).map(|i| build(rest, &vals[i * stride..(i + 1) * stride])).collect())
-            }
-        }
-    }
-    Ok(build(a.shape(), &a.elems()))
-});
+static TOLIST: Native = Native::with("tolist", NO_ARGS, |_, args| Value::nested_lists(&this(args)?.data.borrow()));
 
 static ITEM: Native = Native::with("item", NO_ARGS, |_, args| {
     let n = this(args)?;
@@ -426,33 +396,20 @@ static RESHAPE: Native = Native::new("reshape", &["*shape"], |rt, args| {
 pub fn round_decimals(n: &NdArray, decimals: i64) -> R<Value> {
     let a = n.data.borrow();
     let d = decimals.clamp(-400, 400) as i32;
+    // rint(v * 10^d) / 10^d, or rint(v / 10^-d) * 10^-d, in the dtype's own arithmetic.
+    macro_rules! round_in {
+        ($x:expr, $t:ty) => {{
+            let p = (10.0 as $t).powi(d.abs());
+            $x.mapv(|v| if d >= 0 { (v * p).round_ties_even() / p } else { (v / p).round_ties_even() * p })
+        }};
+    }
     let out = match &*a {
-        Array::F32(x) => {
-            let p = 10f32.powi(d);
-            Array::F32(x.mapv(|v| {
-                if d >= 0 {
-                    (v * p).round_ties_even() / p
-                } else {
-                    (v / 10f32.powi(-d)).round_ties_even() * 10f32.powi(-d)
-                }
-            }))
-        }
-        Array::F64(x) => {
-            let p = 10f64.powi(d);
-            Array::F64(x.mapv(|v| {
-                if d >= 0 {
-                    (v * p).round_ties_even() / p
-                } else {
-                    (v / 10f64.powi(-d)).round_ties_even() * 10f64.powi(-d)
-                }
-            }))
-        }
+        Array::F32(x) => Array::F32(round_in!(x, f32)),
+        Array::F64(x) => Array::F64(round_in!(x, f64)),
         other if d >= 0 => other.clone(),
         other => {
-            let p = 10f64.powi(-d);
-            let r = other.cast(DType::F64);
-            let Array::F64(x) = r else { unreachable!("cast to float64") };
-            Array::F64(x.mapv(|v| (v / p).round_ties_even() * p)).cast(other.dtype())
+            let Array::F64(x) = other.cast(DType::F64) else { unreachable!("cast to float64") };
+            Array::F64(round_in!(x, f64)).cast(other.dtype())
         }
     };
     Ok(if n.scalar { NdArray::scalar(out) } else { NdArray::array(out) })

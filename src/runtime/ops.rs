@@ -464,26 +464,11 @@ impl Interp {
             CmpOp::In => Value::Bool(self.contains(b, a)?),
             CmpOp::NotIn => Value::Bool(!self.contains(b, a)?),
             _ if numpy && !tensorish && numeric_or_list(a) && numeric_or_list(b) => {
-                let c = match op {
-                    CmpOp::Lt => Compare::Lt,
-                    CmpOp::Le => Compare::Le,
-                    CmpOp::Gt => Compare::Gt,
-                    CmpOp::Ge => Compare::Ge,
-                    CmpOp::Eq => Compare::Eq,
-                    _ => Compare::Ne,
-                };
-                self.numpy_compare(c, a, b)?
+                self.numpy_compare(elementwise_compare(op), a, b)?
             }
             _ if tensorish && numeric_or_list(a) && numeric_or_list(b) => {
                 let (x, y) = self.tensor_pair(a, b)?;
-                let c = match op {
-                    CmpOp::Lt => Compare::Lt,
-                    CmpOp::Le => Compare::Le,
-                    CmpOp::Gt => Compare::Gt,
-                    CmpOp::Ge => Compare::Ge,
-                    CmpOp::Eq => Compare::Eq,
-                    _ => Compare::Ne,
-                };
+                let c = elementwise_compare(op);
                 let out = Tensor::new(kernels::compare(c, &x.data, &y.data)?);
                 self.ad.note(crate::autodiff::tools::notes::comparison_name(c), &[&x, &y], &[&out]);
                 Value::Tensor(out)
@@ -749,5 +734,17 @@ fn set_op(op: BinOp, x: &super::value::Set, y: &super::value::Set) -> super::val
             }
             out
         }
+    }
+}
+
+/// The elementwise comparison of an ordering or equality operator (`Is`/`In` never get here).
+fn elementwise_compare(op: CmpOp) -> Compare {
+    match op {
+        CmpOp::Lt => Compare::Lt,
+        CmpOp::Le => Compare::Le,
+        CmpOp::Gt => Compare::Gt,
+        CmpOp::Ge => Compare::Ge,
+        CmpOp::Eq => Compare::Eq,
+        _ => Compare::Ne,
     }
 }

@@ -421,6 +421,28 @@ impl Value {
         }
     }
 
+    /// An array's elements as nested lists of Python numbers (a number for a scalar):
+    /// `tolist()` of a tensor or a NumPy value.
+    ///
+    /// Errors: MemoryError when the lists (a value an element) pass the memory limit.
+    pub fn nested_lists(a: &crate::tensor::Array) -> crate::error::R<Value> {
+        crate::tensor::budget::check_bytes(
+            "a list",
+            a.len() as u128,
+            std::mem::size_of::<Value>() + std::mem::size_of::<crate::tensor::Elem>(),
+        )?;
+        fn build(shape: &[usize], vals: &[crate::tensor::Elem]) -> Value {
+            match shape.split_first() {
+                None => vals.first().map_or(Value::Float(0.0), |&e| Value::from_elem(e)),
+                Some((&n, rest)) => {
+                    let stride: usize = rest.iter().product();
+                    Value::list((0..n).map(|i| build(rest, &vals[i * stride..(i + 1) * stride])).collect())
+                }
+            }
+        }
+        Ok(build(a.shape(), &a.elems()))
+    }
+
     pub fn str(s: &str) -> Value {
         Value::Str(s.into())
     }

@@ -616,17 +616,7 @@ fn even_of_tie(d: Digits, x: f64, kind: FloatKind) -> Digits {
     let low = exact.digits[..n].to_vec();
     let other = if low == d.digits {
         let mut high = low;
-        let mut i = n;
-        while i > 0 {
-            i -= 1;
-            if high[i] == b'9' {
-                high[i] = b'0';
-            } else {
-                high[i] += 1;
-                break;
-            }
-        }
-        if high[0] == b'0' {
+        if crate::runtime::numeric::increment_decimal(&mut high) {
             return d;
         }
         high
