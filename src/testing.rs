@@ -222,8 +222,7 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
             return;
         }
         // A folder that is another case's `X.out` or `X.err` was reported with that case.
-        let sibling_case =
-            |ext: &str| p.extension().is_some_and(|e| e == ext) && exists(&p.with_extension("dgl"));
+        let sibling_case = |ext: &str| p.extension().is_some_and(|e| e == ext) && exists(&p.with_extension("dgl"));
         if sibling_case("out") || sibling_case("err") {
             return;
         }
@@ -231,7 +230,8 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Found> {
         if !first_visit {
             return;
         }
-        let listed = std::fs::read_dir(p).and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect::<io::Result<Vec<_>>>());
+        let listed =
+            std::fs::read_dir(p).and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect::<io::Result<Vec<_>>>());
         match listed {
             Ok(mut entries) => {
                 entries.sort();

@@ -198,6 +198,7 @@ fn receiver_of(ty: &str) -> Option<&'static str> {
         "int" => "7",
         "float" => "2.5",
         "tuple" => "(1, 2)",
+        "TensorShape" => "TensorShape([2, None])",
         "range" => "range(3)",
         "slice" => "slice(1, 2)",
         "dtype" => "float32",

@@ -50,10 +50,7 @@ fn program(seed: u64) -> (String, Vec<String>) {
          \x20   return a * b, grad\n",
     );
     let persistent = rng.random_bool(0.7);
-    src.push_str(&format!(
-        "with GradientTape(persistent={}) as tape:\n",
-        if persistent { "True" } else { "False" }
-    ));
+    src.push_str(&format!("with GradientTape(persistent={}) as tape:\n", if persistent { "True" } else { "False" }));
     let watch_at = rng.random_range(0..4);
     let n = rng.random_range(1..7);
     let mut pool: Vec<String> = SOURCES.iter().map(|s| s.to_string()).collect();
@@ -141,7 +138,9 @@ fn claims(text: &str, source: &str) -> Vec<(String, usize, bool, Option<usize>)>
             // Sentences about one operation: `multiply at fuzz.dgl:4 used c, but the tape did not record it`.
             let name = line[..at_pos].trim_start_matches("is None: ").to_string();
             let Some(at) = number_after(line, " at fuzz.dgl:") else { continue };
-            if line.contains("did not record it") || line.ends_with("was not recorded") || line.contains("so it was not recorded")
+            if line.contains("did not record it")
+                || line.ends_with("was not recorded")
+                || line.contains("so it was not recorded")
             {
                 out.push((name, at, false, None));
             } else if line.contains("the tape recorded it (entry") {

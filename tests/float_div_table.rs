@@ -21,7 +21,10 @@ fn divisions_give_cpythons_bits() {
         assert_eq!(r.len(), 4, "malformed row {r:?}");
         program.push_str(&format!("show('{}', num('{}'), num('{}'))\n", r[0], r[1], r[2]));
     }
-    common::check_lines(&program, &rows, |r| r[3].to_string(), |r, got| {
-        format!("{} {} {}: CPython {}, DGL {}", r[1], r[0], r[2], r[3], got)
-    });
+    common::check_lines(
+        &program,
+        &rows,
+        |r| r[3].to_string(),
+        |r, got| format!("{} {} {}: CPython {}, DGL {}", r[1], r[0], r[2], r[3], got),
+    );
 }

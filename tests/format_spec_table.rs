@@ -19,7 +19,10 @@ fn random_format_specs_match_cpython() {
         assert!(!r[2].contains(['\'', '\\']), "spec {:?}", r[2]);
         program.push_str(&format!("show({}, '{}')\n", r[1], r[2]));
     }
-    common::check_lines(&program, &rows, |r| r[3].to_string(), |r, got| {
-        format!("format({}, {:?}): CPython {:?}, DGL {:?}", r[1], r[2], r[3], got)
-    });
+    common::check_lines(
+        &program,
+        &rows,
+        |r| r[3].to_string(),
+        |r, got| format!("format({}, {:?}): CPython {:?}, DGL {:?}", r[1], r[2], r[3], got),
+    );
 }

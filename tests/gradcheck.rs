@@ -4,9 +4,9 @@
 //! forward-mode tangents along a random direction equal to both the finite
 //! difference along it and `jacobian(y, x) · v`.
 
-use dgl::autodiff::Host;
 use dgl::autodiff::ops::nn::Activation;
 use dgl::autodiff::ops::reduce::NormOrd;
+use dgl::autodiff::Host;
 use dgl::autodiff::{Accumulator, Tape};
 use dgl::error::R;
 use dgl::runtime::Interp;

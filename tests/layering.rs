@@ -206,7 +206,16 @@ fn the_backward_pass_names_none_of_the_tools() {
     // `backward.rs` reads as the algorithm: what the tools measure or show, it tells the
     // observer at named points, without naming them.
     const TOOLS: &[&str] = &[
-        "meter", "notes", "ledger", "inspect", "check", "checks", "advisor", "explain", "tools", "savedcounts",
+        "meter",
+        "notes",
+        "ledger",
+        "inspect",
+        "check",
+        "checks",
+        "advisor",
+        "explain",
+        "tools",
+        "savedcounts",
         "backwardstats",
     ];
     let v: Vec<String> = core_code()

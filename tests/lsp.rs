@@ -367,7 +367,8 @@ fn every_position_of_non_ascii_lines_is_served() {
             "{bom}x = 1\n# {wide}reduce_sum\ns = '{wide}'+str(x)\ny{wide}x = 2\n{wide}abs(x)\nz = ({wide}\n",
             bom = if *wide == "\u{feff}" { "" } else { "\u{feff}" }
         );
-        let mut input = frame(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }));
+        let mut input =
+            frame(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }));
         input.extend(frame(json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} })));
         input.extend(frame(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen",
             "params": { "textDocument": { "uri": URI, "languageId": "dgl", "version": 1, "text": text } } })));
@@ -397,7 +398,8 @@ fn diagnostics_after_non_ascii_text_count_utf16_units() {
         // The stray ')' comes after the character; its column is in UTF-16 units.
         let line = format!("s = '{wide}{wide}' + )");
         let text = format!("x = 1\n{line}\n");
-        let mut input = frame(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }));
+        let mut input =
+            frame(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }));
         input.extend(frame(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen",
             "params": { "textDocument": { "uri": URI, "languageId": "dgl", "version": 1, "text": text } } })));
         let msgs = serve_in_process(input);
@@ -424,7 +426,8 @@ fn the_position_encoding_is_negotiated() {
     ] {
         let text = "s = '😀😀' + )\n";
         let caps = if offered.is_null() { json!({}) } else { json!({ "general": { "positionEncodings": offered } }) };
-        let mut input = frame(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": caps } }));
+        let mut input =
+            frame(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": caps } }));
         input.extend(frame(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen",
             "params": { "textDocument": { "uri": URI, "languageId": "dgl", "version": 1, "text": text } } })));
         let msgs = serve_in_process(input);
@@ -456,9 +459,42 @@ impl Gen {
 }
 
 const PIECES: &[&str] = &[
-    "x = 1", "def f(a, b=2):", "    return a", "class C:", "    \"\"\"doc\"\"\"", "import nn", "nn.Dense", "t.gr",
-    "with GradientTape() as t:", "    y = x * x", "reduce_sum(x)", "print(x", ")", "]", "'", "\"\"\"", "#", "x.", "if x:",
-    "  ", "\t", "else:", "$", "€", "→", "“q”", "😀", "\u{2028}", "\u{feff}", "\u{85}", "𝜃", "é", "\r", "\r\n", "\n", "\n",
+    "x = 1",
+    "def f(a, b=2):",
+    "    return a",
+    "class C:",
+    "    \"\"\"doc\"\"\"",
+    "import nn",
+    "nn.Dense",
+    "t.gr",
+    "with GradientTape() as t:",
+    "    y = x * x",
+    "reduce_sum(x)",
+    "print(x",
+    ")",
+    "]",
+    "'",
+    "\"\"\"",
+    "#",
+    "x.",
+    "if x:",
+    "  ",
+    "\t",
+    "else:",
+    "$",
+    "€",
+    "→",
+    "“q”",
+    "😀",
+    "\u{2028}",
+    "\u{feff}",
+    "\u{85}",
+    "𝜃",
+    "é",
+    "\r",
+    "\r\n",
+    "\n",
+    "\n",
 ];
 
 /// A random document: pieces of DGL and non-ASCII characters, joined at random.
@@ -498,7 +534,8 @@ fn run_session(seed: u64) {
     let mut g = Gen(seed);
     let mut text = random_text(&mut g);
     let mut texts = vec![text.clone()];
-    let mut input = frame(json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "capabilities": {} } }));
+    let mut input =
+        frame(json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "capabilities": {} } }));
     input.extend(frame(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen",
         "params": { "textDocument": { "uri": URI, "languageId": "dgl", "version": 1, "text": text } } })));
     let mut id = 1;
@@ -567,12 +604,15 @@ fn generated_sessions_never_fail_internally() {
 fn a_file_with_a_syntax_error_is_still_served() {
     for bad in ["x = = 1", "s = 'unterminated", "y = (1,", "z = 1 $ 2", "  w = 1"] {
         let text = format!("def scale(x):\n    \"\"\"Doc.\"\"\"\n    return x\n{bad}\nlater = 1\nsc\nla\n");
-        let mut input = frame(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }));
+        let mut input =
+            frame(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }));
         input.extend(frame(json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen",
             "params": { "textDocument": { "uri": URI, "languageId": "dgl", "version": 1, "text": text } } })));
-        for (id, method, line, character) in
-            [(2, "textDocument/completion", 5, 2), (3, "textDocument/completion", 6, 2), (4, "textDocument/hover", 0, 5)]
-        {
+        for (id, method, line, character) in [
+            (2, "textDocument/completion", 5, 2),
+            (3, "textDocument/completion", 6, 2),
+            (4, "textDocument/hover", 0, 5),
+        ] {
             input.extend(frame(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": {
                 "textDocument": { "uri": URI }, "position": { "line": line, "character": character } } })));
         }

@@ -22,7 +22,10 @@ fn number_texts_parse_as_cpython() {
         assert!(!r[1].contains(['\'', '"']), "text {:?}", r[1]);
         program.push_str(&format!("show('{}', '{}')\n", r[0], r[1]));
     }
-    common::check_lines(&program, &rows, |r| r[2].to_string(), |r, got| {
-        format!("{}({:?}): CPython {:?}, DGL {:?}", r[0], r[1], r[2], got)
-    });
+    common::check_lines(
+        &program,
+        &rows,
+        |r| r[2].to_string(),
+        |r, got| format!("{}({:?}): CPython {:?}, DGL {:?}", r[0], r[1], r[2], got),
+    );
 }

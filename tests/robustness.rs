@@ -651,7 +651,16 @@ fn allocation_program(seed: &mut u64) -> String {
     let pick = |seed: &mut u64, xs: &[&str]| xs[lcg(seed) as usize % xs.len()].to_string();
     let item = pick(
         seed,
-        &["i", "[i] * 1000", "str(i) * 100", "(i,) * 500", "{i: i}", "[0.5] * 10000", "zeros([100, 100])", "'x' * 4096"],
+        &[
+            "i",
+            "[i] * 1000",
+            "str(i) * 100",
+            "(i,) * 500",
+            "{i: i}",
+            "[0.5] * 10000",
+            "zeros([100, 100])",
+            "'x' * 4096",
+        ],
     );
     let big = pick(seed, &["10**6", "10**7", "10**8", "10**9", "10**12", "10**18", "2**40"]);
     let dims = pick(seed, &["[2**28]", "[2**14, 2**14]", "[2**13, 2**14, 2]", "[2**28 + 1]", "[2**27]", "[2**20, 64]"]);
@@ -708,7 +717,8 @@ fn allocation_heavy_programs_never_abort() {
     let mut seed = 24;
     for case in 0..24 {
         let src = allocation_program(&mut seed);
-        let e = run_limited(&format!("alloc{case}"), src.as_bytes(), &[], 1_550_000, std::time::Duration::from_secs(60));
+        let e =
+            run_limited(&format!("alloc{case}"), src.as_bytes(), &[], 1_550_000, std::time::Duration::from_secs(60));
         check_allocation_run(case, &src, &e);
     }
 }
@@ -727,7 +737,8 @@ fn kernel_work_copies_of_huge_tensors_are_checked() {
         "x = zeros([2**14, 2**14])\ny = transpose(x)\nz = transpose(y + 1.0)\n",
     ];
     for (case, src) in programs.iter().enumerate() {
-        let e = run_limited(&format!("copy{case}"), src.as_bytes(), &[], 4_000_000, std::time::Duration::from_secs(120));
+        let e =
+            run_limited(&format!("copy{case}"), src.as_bytes(), &[], 4_000_000, std::time::Duration::from_secs(120));
         check_allocation_run(case, src, &e);
     }
 }

@@ -18,7 +18,10 @@ fn case_mappings_are_cpythons() {
         assert_eq!(r.len(), 10, "malformed row {r:?}");
         program.push_str(&format!("show(chr(0x{}))\n", r[0]));
     }
-    common::check_lines(&program, &rows, |r| r[1..].join("\t"), |r, got| {
-        format!("U+{}: CPython {:?}, DGL {:?}", r[0], r[1..].join("\t"), got)
-    });
+    common::check_lines(
+        &program,
+        &rows,
+        |r| r[1..].join("\t"),
+        |r, got| format!("U+{}: CPython {:?}, DGL {:?}", r[0], r[1..].join("\t"), got),
+    );
 }

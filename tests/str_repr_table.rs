@@ -15,7 +15,10 @@ fn repr_and_isprintable_of_each_code_point_match_cpython() {
         "for h in '{}'.split():\n    c = chr(int(h, 16))\n    print(repr(c), 1 if c.isprintable() else 0)\n",
         hex.join(" ")
     );
-    common::check_lines(&program, &rows, |r| format!("{} {}", r[1], r[2]), |r, got| {
-        format!("U+{}: CPython {} {}, DGL {got}", r[0], r[1], r[2])
-    });
+    common::check_lines(
+        &program,
+        &rows,
+        |r| format!("{} {}", r[1], r[2]),
+        |r, got| format!("U+{}: CPython {} {}, DGL {got}", r[0], r[1], r[2]),
+    );
 }

@@ -112,9 +112,7 @@ fn tf_names_are_dgls_own_values() {
 }
 
 /// TF names the help entries give that `tf.` deliberately does not bind, with the reason.
-const LEFT_OUT: &[(&str, &str)] = &[
-    ("tf.print", "TF prints tensors in NumPy's format, DGL's print does not"),
-];
+const LEFT_OUT: &[(&str, &str)] = &[("tf.print", "TF prints tensors in NumPy's format, DGL's print does not")];
 
 #[test]
 fn every_tf_name_of_the_help_entries_is_reachable() {

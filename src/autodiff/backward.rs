@@ -124,7 +124,8 @@ impl<'a> Walk<'a> {
         let n_slots = log.slot_entry.len();
         let mut mark = vec![Mark::Unreached; log.entries.len()];
         let mut pending = vec![0u32; log.entries.len()];
-        let mut stack: Vec<usize> = target_slots.iter().flatten().map(|&s| log.slot_entry[s as usize] as usize).collect();
+        let mut stack: Vec<usize> =
+            target_slots.iter().flatten().map(|&s| log.slot_entry[s as usize] as usize).collect();
         while let Some(i) = stack.pop() {
             if std::mem::replace(&mut mark[i], Mark::Reached) == Mark::Reached {
                 continue;

@@ -2,9 +2,9 @@
 //! recorder as the host (and one that logs user-code VJPs, for the order).
 
 use super::backward::gradient;
-use super::tools::inspect::Inspect;
 use super::recorder::{Host, InputGrads, Recorder, TapeRef};
 use super::tape::{CustomCall, Entry, Op, RecomputeCall, Tape, UserData};
+use super::tools::inspect::Inspect;
 use crate::bail;
 use crate::error::{ErrorKind, R};
 use crate::tensor::kernels::{Binary, Unary};

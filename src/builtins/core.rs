@@ -109,7 +109,7 @@ fn len(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Int(match &x {
         Value::Str(s) => s.chars().count(),
         Value::List(l) => l.borrow().len(),
-        Value::Tuple(t) => t.len(),
+        Value::Tuple(t) | Value::Shape(t) => t.len(),
         Value::Dict(d) => d.borrow().len(),
         Value::Set(s) | Value::FrozenSet(s) => s.borrow().len(),
         Value::Range(r) => {

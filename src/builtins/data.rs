@@ -30,8 +30,8 @@ static LOAD_NPY: Native = Native::new("load_npy", &["path"], load_npy)
     // Paths relative to the script's folder (docs/language.md §4), through NumPy.
     .exported_as("dgl_tf.load_npy");
 
-/// `load_npy(path)`: a tensor from NumPy's `.npy` format (float32, float64,
-/// int64, int32, bool; C or Fortran order).
+/// `load_npy(path)`: a tensor from NumPy's `.npy` format (float16, float32, float64, uint8,
+/// int8, int16, int32, int64, bool; C or Fortran order).
 ///
 /// Errors: IOError when the file cannot be read or holds another dtype.
 fn load_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -51,12 +51,36 @@ fn load_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Array::I32(x)
     } else if let Ok(x) = ArrayD::<bool>::read_npy(bytes.as_slice()) {
         Array::Bool(x)
+    } else if let Ok(x) = ArrayD::<u8>::read_npy(bytes.as_slice()) {
+        Array::U8(x)
+    } else if let Ok(x) = ArrayD::<i8>::read_npy(bytes.as_slice()) {
+        Array::I8(x)
+    } else if let Ok(x) = ArrayD::<i16>::read_npy(bytes.as_slice()) {
+        Array::I16(x)
+    } else if let Some(Ok(x)) = half_as_bits(&bytes).map(|b| ArrayD::<u16>::read_npy(b.as_slice())) {
+        Array::F16(x.mapv(half::f16::from_bits))
     } else if ends_early(&bytes) {
         bail!(IO, "'{}' is truncated: it ends before the data its header describes", path);
     } else {
-        bail!(IO, "'{}' is not a .npy file of float32, float64, int64, int32 or bool", path);
+        bail!(IO, "'{}' is not a .npy file of a DGL dtype (float16, float32, float64, uint8, int8, int16, int32, int64, bool)", path);
     };
     Ok(Value::Tensor(Tensor::new(data)))
+}
+
+/// The `.npy` dtype codes of float16 and of uint16: the same width, so a header's code can be
+/// swapped in place (ndarray-npy reads and writes uint16 but not float16; the bits are the same).
+const HALF_CODES: [(&[u8], &[u8]); 2] = [(b"'<f2'", b"'<u2'"), (b"'>f2'", b"'>u2'")];
+
+/// A float16 `.npy` file's bytes with the header's dtype read as uint16 (`None` when the header
+/// names another dtype).
+fn half_as_bits(bytes: &[u8]) -> Option<Vec<u8>> {
+    let header_end = bytes.iter().position(|&b| b == b'\n')?;
+    let (code, bits) =
+        HALF_CODES.iter().find(|(code, _)| bytes[..header_end].windows(code.len()).any(|w| w == *code))?;
+    let at = bytes[..header_end].windows(code.len()).position(|w| w == *code)?;
+    let mut out = bytes.to_vec();
+    out[at..at + bits.len()].copy_from_slice(bits);
+    Some(out)
 }
 
 /// Reads a whole file that a script named, refusing anything that is not a
@@ -171,8 +195,20 @@ fn save_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     // Atomic (temporary file, fsync, rename): a failed write keeps the previous file.
     let r = crate::files::write_atomic(&full, |w| {
         match &*t.data {
+            // Written as uint16 with the header's dtype code made float16's.
+            Array::F16(x) => {
+                let mut bytes = vec![];
+                x.mapv(half::f16::to_bits).as_standard_layout().write_npy(&mut bytes).and_then(|()| {
+                    let at = bytes.windows(5).position(|w| w == HALF_CODES[0].1).expect("a uint16 header");
+                    bytes[at..at + 5].copy_from_slice(HALF_CODES[0].0);
+                    w.write_all(&bytes).map_err(ndarray_npy::WriteNpyError::Io)
+                })
+            }
             Array::F32(x) => x.as_standard_layout().write_npy(w),
             Array::F64(x) => x.as_standard_layout().write_npy(w),
+            Array::U8(x) => x.as_standard_layout().write_npy(w),
+            Array::I8(x) => x.as_standard_layout().write_npy(w),
+            Array::I16(x) => x.as_standard_layout().write_npy(w),
             Array::I32(x) => x.as_standard_layout().write_npy(w),
             Array::I64(x) => x.as_standard_layout().write_npy(w),
             Array::Bool(x) => x.as_standard_layout().write_npy(w),

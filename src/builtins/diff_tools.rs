@@ -54,6 +54,10 @@ fn float_args(rt: &mut Interp, xs: &[Value], fname: &str) -> R<Vec<Tensor>> {
 /// `f(*xs)` as a float tensor.
 fn call(rt: &mut Interp, f: &Value, xs: &[Tensor], fname: &str) -> R<Tensor> {
     let v = rt.call_value(f, xs.iter().cloned().map(Value::Tensor).collect(), vec![])?;
+    // A NumPy value is never on a tape (docs/language.md §4): its derivative cannot be checked.
+    if let Value::NdArray(_) = v {
+        bail!(Type, "{fname}() needs a function returning a tensor, it returned a NumPy value (never on a tape)");
+    }
     let y = rt.to_tensor(&v, None)?;
     if !y.dtype().is_float() {
         bail!(Type, "{fname}() needs a function returning a float tensor, it returned {}", y.dtype().name());

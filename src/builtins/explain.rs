@@ -2,8 +2,8 @@
 
 use super::this_tape;
 use super::Native;
-use crate::autodiff::tools::explain::{explain, Places, Query};
 use crate::autodiff::tape::Site;
+use crate::autodiff::tools::explain::{explain, Places, Query};
 use crate::bail;
 use crate::error::R;
 use crate::runtime::value::{Args, Value};

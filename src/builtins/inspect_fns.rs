@@ -1,9 +1,9 @@
 //! Watching the backward pass: `trace_gradients()` and
 //! `watch_gradient(x, fn)` (the walk's side is `autodiff/tools/inspect.rs`).
 
-use super::{NO_ARGS, Native};
-use crate::autodiff::tools::inspect::{HookOwner, Inspect};
+use super::{Native, NO_ARGS};
 use crate::autodiff::tape::UserData;
+use crate::autodiff::tools::inspect::{HookOwner, Inspect};
 use crate::autodiff::TapeRef;
 use crate::bail;
 use crate::error::R;
@@ -94,7 +94,8 @@ fn watch_gradient(rt: &mut Interp, a: &mut Args) -> R<Value> {
             if !t.dtype().is_float() {
                 bail!(Value, "watch_gradient(): {} tensors get no gradient (only float tensors do)", t.dtype());
             }
-            let tapes: Vec<TapeRef> = rt.ad.tapes().iter().filter(|tape| tape.borrow().watches(t.id)).cloned().collect();
+            let tapes: Vec<TapeRef> =
+                rt.ad.tapes().iter().filter(|tape| tape.borrow().watches(t.id)).cloned().collect();
             if tapes.is_empty() {
                 // The forward pass of a recompute_grad function: its recomputation registers the hook.
                 if rt.ad.probing() {

@@ -3,9 +3,9 @@
 
 use super::{Native, Signature, NO_ARGS};
 use crate::error::{ErrorKind, Exc, R};
+use crate::intern::intern;
 use crate::runtime::generator::{Generator, Step};
 use crate::runtime::index::Iter;
-use crate::intern::intern;
 use crate::runtime::value::{Args, Builtin, BuiltinKind, Class, Set, Value};
 use crate::runtime::Interp;
 use crate::{bail, err};
@@ -143,7 +143,9 @@ pub(super) fn generator_throw(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let val = a.value_or("val", Value::None)?;
     // `throw(ValueError, "message")` raises ValueError("message"), as CPython's old form.
     let raised = match (&typ, val) {
-        (Value::ErrorType(_) | Value::Class(_), v) if !matches!(v, Value::None) => rt.call_value(&typ, vec![v], vec![])?,
+        (Value::ErrorType(_) | Value::Class(_), v) if !matches!(v, Value::None) => {
+            rt.call_value(&typ, vec![v], vec![])?
+        }
         (_, _) => typ,
     };
     let e = rt.exception_from(raised)?;

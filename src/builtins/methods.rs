@@ -10,7 +10,7 @@ use super::{receiver, Native, Signature, NO_ARGS};
 use crate::bail;
 use crate::error::R;
 use crate::intern::{intern, Sym};
-use crate::runtime::index::shape_value;
+use crate::runtime::index::tensor_shape_value;
 use crate::runtime::value::{Args, Builtin, BuiltinKind, Value};
 use crate::runtime::Interp;
 use crate::tensor::Tensor;
@@ -49,6 +49,7 @@ enum Kind {
     Int,
     Float,
     Tuple,
+    Shape,
     Range,
     Slice,
     Property,
@@ -63,7 +64,7 @@ thread_local! {
 }
 
 const TENSOR: &[(&str, Attr)] = &[
-    ("shape", Attr::Get(|v| Some(shape_value(tensor_of(v)?.shape())))),
+    ("shape", Attr::Get(|v| Some(tensor_shape_value(tensor_of(v)?.shape())))),
     ("dtype", Attr::Get(|v| Some(Value::DType(tensor_of(v)?.dtype())))),
     ("ndim", Attr::Get(|v| Some(Value::Int(tensor_of(v)?.shape().len() as i64)))),
     // The one device DGL computes on, named as TF names the CPU it places an eager op on.
@@ -160,6 +161,17 @@ const FLOAT: &[(&str, Attr)] = &[
 
 const TUPLE: &[(&str, Attr)] =
     &[("index", Attr::Method(&super::numbers::TUPLE_INDEX)), ("count", Attr::Method(&super::numbers::TUPLE_COUNT))];
+
+const SHAPE: &[(&str, Attr)] = &[
+    ("as_list", Attr::Method(&super::tensor_shape::SHAPE_AS_LIST)),
+    ("num_elements", Attr::Method(&super::tensor_shape::SHAPE_NUM_ELEMENTS)),
+    ("is_fully_defined", Attr::Method(&super::tensor_shape::SHAPE_IS_FULLY_DEFINED)),
+    ("is_compatible_with", Attr::Method(&super::tensor_shape::SHAPE_IS_COMPATIBLE_WITH)),
+    ("concatenate", Attr::Method(&super::tensor_shape::SHAPE_CONCATENATE)),
+    ("rank", Attr::Get(|v| super::tensor_shape::dims_of(v).map(|d| Value::Int(d.len() as i64)))),
+    ("ndims", Attr::Get(|v| super::tensor_shape::dims_of(v).map(|d| Value::Int(d.len() as i64)))),
+    ("dims", Attr::Get(|v| super::tensor_shape::dims_of(v).map(|d| Value::list(d.to_vec())))),
+];
 
 const RANGE: &[(&str, Attr)] = &[
     ("index", Attr::Method(&super::numbers::RANGE_INDEX)),
@@ -318,7 +330,21 @@ fn stop_value(v: &Value) -> Option<Value> {
     }
 }
 
-const DTYPE: &[(&str, Attr)] = &[("name", Attr::Get(dtype_name)), ("is_floating", Attr::Get(dtype_is_floating))];
+const DTYPE: &[(&str, Attr)] = &[
+    ("name", Attr::Get(dtype_name)),
+    ("is_floating", Attr::Get(dtype_is_floating)),
+    ("is_integer", Attr::Get(|v| dtype_of(v).map(|d| Value::Bool(d.is_int())))),
+    ("is_bool", Attr::Get(|v| dtype_of(v).map(|d| Value::Bool(d == crate::tensor::DType::Bool)))),
+    ("size", Attr::Get(|v| dtype_of(v).map(|d| Value::Int(d.size() as i64)))),
+];
+
+/// The dtype a dtype value is.
+fn dtype_of(v: &Value) -> Option<crate::tensor::DType> {
+    match v {
+        Value::DType(d) => Some(*d),
+        _ => None,
+    }
+}
 
 const ERROR_TYPE: &[(&str, Attr)] = &[("__name__", Attr::Get(error_type_name))];
 
@@ -402,6 +428,7 @@ impl Tables {
             table(&[INT]),
             table(&[FLOAT]),
             table(&[TUPLE]),
+            table(&[SHAPE]),
             table(&[RANGE]),
             table(&[SLICE]),
             table(&[PROPERTY]),
@@ -414,7 +441,7 @@ impl Tables {
 /// `list`, `GradientTape`, …), the attribute's name, and its function when it is a method.
 /// For the help system's coverage tests.
 pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<&'static Native>)> {
-    let tables: [(&str, &[(&str, Attr)]); 22] = [
+    let tables: [(&str, &[(&str, Attr)]); 23] = [
         ("Tensor", TENSOR),
         ("Variable", VARIABLE),
         ("GradientTape", TAPE),
@@ -433,6 +460,7 @@ pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<&'static Na
         ("int", INT),
         ("float", FLOAT),
         ("tuple", TUPLE),
+        ("TensorShape", SHAPE),
         ("range", RANGE),
         ("slice", SLICE),
         ("property", PROPERTY),
@@ -467,6 +495,7 @@ fn kind_of(v: &Value) -> Option<Kind> {
         Value::Int(_) | Value::Bool(_) => Kind::Int,
         Value::Float(_) => Kind::Float,
         Value::Tuple(_) => Kind::Tuple,
+        Value::Shape(_) => Kind::Shape,
         Value::Range(_) => Kind::Range,
         Value::Slice(_) => Kind::Slice,
         Value::Property(_) => Kind::Property,

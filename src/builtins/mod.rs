@@ -6,12 +6,12 @@
 //! errors users see.
 
 pub mod autodiff_fns;
-mod checkpoint_tools;
 mod case_tables;
+mod checkpoint_tools;
 mod collections;
-pub mod decimal_digits;
 pub mod core;
 pub mod data;
+pub mod decimal_digits;
 mod diff_tools;
 mod explain;
 mod forward_fns;
@@ -34,6 +34,7 @@ mod strings;
 mod tape_methods;
 mod tape_view;
 pub mod tensor_fns;
+mod tensor_shape;
 mod tf_fns;
 mod tracking;
 
@@ -42,8 +43,8 @@ pub use crate::runtime::native::{Bound, Native, Signature, Ty, NO_ARGS};
 use crate::error::ErrorKind;
 use crate::error::R;
 use crate::intern::intern;
-use crate::runtime::value::{Args, Value};
 use crate::runtime::convert::{int_found, int_of, IntUse};
+use crate::runtime::value::{Args, Value};
 use crate::runtime::{Hooks, Interp};
 use crate::tensor::{DType, Tensor};
 use crate::{bail, err};
@@ -72,9 +73,11 @@ pub fn install(rt: &mut Interp) {
     lang::install(rt);
     // After every builtin it shares (matmul, eye, norm, einsum).
     linalg_fns::install(rt);
-    for (name, d) in [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64), ("int32", DType::I32)] {
-        rt.builtins.insert(intern(name), Value::DType(d));
+    // Every dtype by its name (`bool` is the builtin type, which names the dtype too).
+    for d in DType::ALL.into_iter().filter(|&d| d != DType::Bool) {
+        rt.builtins.insert(intern(d.name()), Value::DType(d));
     }
+    rt.builtins.insert(intern("half"), Value::DType(DType::F16));
     // TF's other dtype names exist, so that a ported `tf.float16` reads as the TypeError of
     // `dtype_arg` rather than a NameError; calling one raises it too.
     for &name in UNSUPPORTED_DTYPES {
@@ -103,6 +106,7 @@ fn register(reg: &mut impl FnMut(&'static Native)) {
         forward_fns::register,
         data::register,
         shape_fns::register,
+        tensor_shape::register,
         math_fns::register,
         tracking::register,
         pyfuncs::register,
@@ -146,30 +150,20 @@ pub fn declared() -> &'static [(String, &'static Native)] {
     })
 }
 
-/// TF dtype names DGL does not have (`dtype_arg`).
-const UNSUPPORTED_DTYPES: &[&str] = &[
-    "float16",
-    "bfloat16",
-    "half",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "int8",
-    "int16",
-    "complex64",
-    "complex128",
-    "qint8",
-    "quint8",
-    "qint32",
-];
+/// DGL's dtypes, as errors list them.
+const DTYPE_NAMES: &str = "float16, float32, float64, uint8, int8, int16, int32, int64 and bool";
+
+/// TF dtype names DGL does not have (`dtype_arg`): complex dtypes, bfloat16, the wider unsigned
+/// ints and the quantized ones (docs/language.md §4).
+const UNSUPPORTED_DTYPES: &[&str] =
+    &["bfloat16", "uint16", "uint32", "uint64", "complex64", "complex128", "qint8", "quint8", "qint32"];
 
 /// Calling a TF dtype DGL does not have (`tf.float16(1)`).
 static NO_SUCH_DTYPE: Native = Native::new("dtype", &["*args", "**kwargs"], |_, args| Err(no_such_dtype(&args.fname)));
 
 /// The TypeError for a TF dtype DGL does not have.
 fn no_such_dtype(name: &str) -> crate::error::Exc {
-    err!(Type, "DGL has no {name} dtype: its dtypes are float32, float64, int32, int64 and bool")
+    err!(Type, "DGL has no {name} dtype: its dtypes are {DTYPE_NAMES}")
 }
 
 /// A method's receiver (`x` of `x.f()`). Errors: an internal error if the method was called
@@ -240,7 +234,7 @@ impl Interp {
     pub fn axes_arg(&mut self, v: Option<&Value>) -> R<Option<Vec<i64>>> {
         match v {
             None | Some(Value::None) => Ok(None),
-            Some(list @ (Value::List(_) | Value::Tuple(_))) => {
+            Some(list @ (Value::List(_) | Value::Tuple(_) | Value::Shape(_))) => {
                 let items = self.iterate(list)?;
                 Ok(Some(items.iter().map(|x| self.int_arg(x, "axis")).collect::<R<_>>()?))
             }
@@ -252,7 +246,7 @@ impl Interp {
     pub fn shape_arg(&mut self, v: &Value) -> R<Vec<i64>> {
         match v {
             Value::Int(i) => Ok(vec![*i]),
-            Value::List(_) | Value::Tuple(_) => {
+            Value::List(_) | Value::Tuple(_) | Value::Shape(_) => {
                 let items = self.iterate(v)?;
                 items.iter().map(|x| self.int_arg(x, "a shape entry")).collect()
             }
@@ -277,10 +271,10 @@ impl Interp {
         Ok(out)
     }
 
-    /// A dtype: `float32`, `float64`, `int32`, `int64`, `bool`, or their names as strings. The
-    /// one dtype parser: every builtin that takes a dtype reads it here (docs/language.md §4).
-    /// TF's other dtypes (float16, bfloat16, uint8, …) have no DGL counterpart with the same
-    /// values, so they are a TypeError listing DGL's dtypes.
+    /// A dtype: `float16`, `float32`, `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`,
+    /// `bool`, or their names as strings. The one dtype parser: every builtin that takes a dtype
+    /// reads it here (docs/language.md §4). TF's other dtypes (bfloat16, complex64, uint16, …)
+    /// have no DGL counterpart, so they are a TypeError listing DGL's dtypes.
     ///
     /// Errors: TypeError for an unsupported dtype or a value that is not a dtype; ValueError
     /// for an unknown dtype name.
@@ -291,16 +285,12 @@ impl Interp {
             Value::Builtin(b) if b.name.as_ref() == "float" => Ok(DType::F32),
             Value::Builtin(b) if b.name.as_ref() == "int" => Ok(DType::I64),
             Value::Builtin(b) if UNSUPPORTED_DTYPES.contains(&b.name.as_ref()) => Err(no_such_dtype(&b.name)),
-            Value::Str(s) => match s.as_ref() {
-                "float32" => Ok(DType::F32),
-                "float64" => Ok(DType::F64),
-                "int64" => Ok(DType::I64),
-                "int32" => Ok(DType::I32),
-                "bool" => Ok(DType::Bool),
-                other if UNSUPPORTED_DTYPES.contains(&other) => Err(no_such_dtype(other)),
-                other => bail!(Value, "unknown dtype '{other}'"),
+            Value::Str(s) => match DType::from_name(s) {
+                Some(d) => Ok(d),
+                None if UNSUPPORTED_DTYPES.contains(&s.as_ref()) => Err(no_such_dtype(s)),
+                None => bail!(Value, "unknown dtype '{s}'"),
             },
-            other => bail!(Type, "dtype must be float32, float64, int32, int64 or bool, not {}", other.type_name()),
+            other => bail!(Type, "dtype must be a dtype ({}), not {}", DTYPE_NAMES, other.type_name()),
         }
     }
 }

@@ -128,7 +128,7 @@ fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let n: usize = dims.iter().product();
     crate::tensor::budget::check_elements(n, dtype.size())?;
     match dtype {
-        DType::F32 | DType::F64 => {
+        DType::F16 | DType::F32 | DType::F64 => {
             let lo = match minval {
                 Some(v) => rt.float_arg(&v, "minval")?,
                 None => 0.0,
@@ -142,7 +142,7 @@ fn random_uniform(rt: &mut Interp, args: &mut Args) -> R<Value> {
             let vals = Array::from_f64_fn(dtype, &dims, || lo + (hi - lo) * rng.random::<f64>());
             Ok(Value::Tensor(rt.drawn("random_uniform", Tensor::new(vals))))
         }
-        DType::I64 | DType::I32 => {
+        DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => {
             let Some(maxval) = maxval else {
                 bail!(Value, "random_uniform needs maxval for an integer dtype ({dtype})");
             };
@@ -193,13 +193,7 @@ fn shuffle(rt: &mut Interp, args: &mut Args, name: &'static str) -> R<Value> {
         let j = rng.random_range(0..=i);
         order.swap(i, j);
     }
-    let out = match &*t.data {
-        Array::F32(x) => Array::F32(x.select(ndarray::Axis(0), &order)),
-        Array::F64(x) => Array::F64(x.select(ndarray::Axis(0), &order)),
-        Array::I32(x) => Array::I32(x.select(ndarray::Axis(0), &order)),
-        Array::I64(x) => Array::I64(x.select(ndarray::Axis(0), &order)),
-        Array::Bool(x) => Array::Bool(x.select(ndarray::Axis(0), &order)),
-    };
+    let out = crate::map_dtype!(&*t.data, x => x.select(ndarray::Axis(0), &order));
     Ok(Value::Tensor(rt.drawn("random_shuffle", Tensor::new(out))))
 }
 

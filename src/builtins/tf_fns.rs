@@ -128,6 +128,10 @@ fn inner(rt: &mut Interp, v: &Value, limit: Option<usize>) -> R<String> {
 pub fn summary(a: &Array, limit: Option<usize>) -> String {
     let shape = a.shape().to_vec();
     let text: Box<dyn Fn(usize) -> String> = match a {
+        Array::F16(x) => {
+            let xs: Vec<f32> = x.iter().map(|v| v.to_f32()).collect();
+            Box::new(move |i| float_text(xs[i] as f64, 6, 9, |s| s.parse::<f32>().ok().map(f64::from)))
+        }
         Array::F32(x) => {
             let xs: Vec<f32> = x.iter().copied().collect();
             Box::new(move |i| float_text(xs[i] as f64, 6, 9, |s| s.parse::<f32>().ok().map(f64::from)))
@@ -136,7 +140,7 @@ pub fn summary(a: &Array, limit: Option<usize>) -> String {
             let xs: Vec<f64> = x.iter().copied().collect();
             Box::new(move |i| float_text(xs[i], 15, 17, |s| s.parse::<f64>().ok()))
         }
-        Array::I64(_) | Array::I32(_) => {
+        Array::U8(_) | Array::I8(_) | Array::I16(_) | Array::I32(_) | Array::I64(_) => {
             let xs = a.to_i64_vec().unwrap_or_default();
             Box::new(move |i| xs[i].to_string())
         }

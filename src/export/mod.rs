@@ -172,7 +172,9 @@ impl<'a> Exporter<'a> {
     /// that only inspect out of the export.
     pub fn refuse_inspection(&mut self, span: Span, construct: String, nearest: String) {
         let nearest = if self.drop_inspection {
-            format!("{nearest} (--drop-inspection keeps this statement: what it computes is used by code that is exported)")
+            format!(
+                "{nearest} (--drop-inspection keeps this statement: what it computes is used by code that is exported)"
+            )
         } else {
             format!("{nearest}; or export with --drop-inspection, which leaves the statements that only inspect out")
         };
@@ -527,9 +529,9 @@ fn run(opts: &Options, color: bool) -> Result<i32, String> {
     write(&out_path, &python)?;
     write(&out_dir.join("dgl_tf.py"), SUPPORT)?;
     // A script that plots imports the real matplotlib (module_path), which then is a requirement.
-    let plots = std::iter::once(&python).chain(files.iter().map(|(_, p)| p)).any(|p| {
-        p.lines().any(|l| l.starts_with("import matplotlib") || l.starts_with("from matplotlib import"))
-    });
+    let plots = std::iter::once(&python)
+        .chain(files.iter().map(|(_, p)| p))
+        .any(|p| p.lines().any(|l| l.starts_with("import matplotlib") || l.starts_with("from matplotlib import")));
     let requirements = if plots { format!("{REQUIREMENTS}matplotlib>=3.8\n") } else { REQUIREMENTS.to_string() };
     write(&out_dir.join("requirements.txt"), &requirements)?;
     if files.iter().any(|(f, _)| f.starts_with("dgl_stdlib/")) {

@@ -70,12 +70,13 @@ pub fn run(path: &Path, text: &str, skip: &HashSet<u32>) -> Result<Recorded, Str
             .into_iter()
             .map(|(op, t)| {
                 let shape = t.shape().to_vec();
-                let values = match &*t.data {
+                let values = match &*t.data.widened() {
                     Array::F32(a) => Values::F32(a.iter().copied().collect()),
                     Array::F64(a) => Values::F64(a.iter().copied().collect()),
                     Array::I64(a) => Values::I64(a.iter().copied().collect()),
                     Array::I32(a) => Values::I32(a.iter().copied().collect()),
                     Array::Bool(a) => Values::Bool(a.iter().copied().collect()),
+                    narrow => unreachable!("{} widens to a wide dtype", narrow.dtype()),
                 };
                 Draw { op, shape, values }
             })

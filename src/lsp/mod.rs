@@ -220,7 +220,10 @@ impl Server {
 
     fn open(&mut self, uri: Uri, text: String, version: i32) -> Vec<Message> {
         let key = uri.as_str().to_string();
-        self.docs.insert(key, Open { doc: Document::new(text, version, self.encoding), tree: None, tree_text: String::new() });
+        self.docs.insert(
+            key,
+            Open { doc: Document::new(text, version, self.encoding), tree: None, tree_text: String::new() },
+        );
         self.check(&uri)
     }
 
@@ -442,8 +445,7 @@ const TENSOR_MAKERS: &[&str] = &[
 /// A value of the kind `constructor` makes, made by the server with fixed arguments (never
 /// the document's): a tape, a Variable or a tensor, whose attributes completion lists.
 fn sample(session: &mut Session, constructor: &str) -> Option<Value> {
-    let builtin =
-        |session: &Session, name: &str| session.rt.builtins.get(&crate::intern::intern(name)).cloned();
+    let builtin = |session: &Session, name: &str| session.rt.builtins.get(&crate::intern::intern(name)).cloned();
     let (maker, args) = match constructor {
         "GradientTape" => ("GradientTape", vec![]),
         "Variable" => ("Variable", vec![Value::Float(0.0)]),

@@ -207,7 +207,12 @@ enum Read {
 /// Reads one entry: a `>>> ` line, then `... ` lines, each pre-filled with its indent,
 /// until the entry is complete. `pending` holds a line that ended the entry before this
 /// one (`ends_block`): this entry starts with it.
-fn read_entry(rl: &mut Editor<DglHelper, DefaultHistory>, eof: &AtomicBool, burst: &Burst, pending: &mut Option<String>) -> Read {
+fn read_entry(
+    rl: &mut Editor<DglHelper, DefaultHistory>,
+    eof: &AtomicBool,
+    burst: &Burst,
+    pending: &mut Option<String>,
+) -> Read {
     let mut entry = String::new();
     if let Some(line) = pending.take() {
         entry.push_str(&line);

@@ -1,10 +1,10 @@
 //! Calls (argument binding, classes, bound methods) and attribute access.
 
-use crate::error::{ErrorKind, Exc, R};
 use super::exec::store_slot;
-use crate::intern::{intern, sym, Sym};
 use super::value::{Args, Builtin, BuiltinKind, Frame, Function, Instance, Value};
 use super::{Interp, MAX_DEPTH};
+use crate::error::{ErrorKind, Exc, R};
+use crate::intern::{intern, sym, Sym};
 use crate::source::Span;
 use crate::syntax::ast::ParamKind;
 use crate::{bail, err};
@@ -142,8 +142,8 @@ impl Interp {
             }
             // `np.float32(0.5)`: a NumPy scalar (an array argument converts elementwise).
             Value::DType(d) => {
-                let [x] = <[Value; 1]>::try_from(pos)
-                    .map_err(|_| err!(Type, "{}() takes exactly one argument", d.name()))?;
+                let [x] =
+                    <[Value; 1]>::try_from(pos).map_err(|_| err!(Type, "{}() takes exactly one argument", d.name()))?;
                 if !kw.is_empty() {
                     bail!(Type, "{}() takes no keyword arguments", d.name());
                 }
@@ -338,7 +338,9 @@ impl Interp {
                 }
                 Some(v) => Ok(v),
                 None if name == sym::NAME => Ok(Value::Str(c.name.clone().into())),
-                None if matches!(&*name.name(), "__mro__" | "__bases__" | "__base__") => Ok(self.class_bases(obj, name)),
+                None if matches!(&*name.name(), "__mro__" | "__bases__" | "__base__") => {
+                    Ok(self.class_bases(obj, name))
+                }
                 // A class without a docstring of its own (builtin classes); user classes have it in attrs.
                 None if name == sym::DOC => Ok(Value::None),
                 None => bail!(Attribute, "type object '{}' has no attribute '{}'", c.name, name),
@@ -452,7 +454,9 @@ impl Interp {
             Value::Instance(inst) => {
                 if let Some(Value::Property(p)) = inst.class.lookup(name) {
                     return match &p[1] {
-                        Value::None => bail!(Attribute, "property '{}' of '{}' object has no setter", name, inst.class.name),
+                        Value::None => {
+                            bail!(Attribute, "property '{}' of '{}' object has no setter", name, inst.class.name)
+                        }
                         setter => self.call_value(setter, vec![obj.clone(), v], vec![]).map(drop),
                     };
                 }
@@ -478,7 +482,9 @@ impl Interp {
             Value::Instance(inst) => {
                 if let Some(Value::Property(p)) = inst.class.lookup(name) {
                     return match &p[2] {
-                        Value::None => bail!(Attribute, "property '{}' of '{}' object has no deleter", name, inst.class.name),
+                        Value::None => {
+                            bail!(Attribute, "property '{}' of '{}' object has no deleter", name, inst.class.name)
+                        }
                         deleter => self.call_value(deleter, vec![obj.clone()], vec![]).map(drop),
                     };
                 }

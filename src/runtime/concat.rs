@@ -6,10 +6,10 @@
 //! program can see differs: only a value with exactly one reference, the one being replaced,
 //! is changed.
 
-use crate::error::R;
 use super::exec::store;
 use super::value::{Frame, Value};
 use super::Interp;
+use crate::error::R;
 use crate::source::Span;
 use crate::syntax::ast::{BinOp, Expr, ExprKind};
 use crate::tensor::budget::{check_bytes, grow, reserve, MAX_BYTES};
@@ -52,7 +52,14 @@ impl Interp {
     /// general path, nothing having been evaluated); otherwise the statement has run, or
     /// failed and left the variable as it was. A `value` that is not a str goes to the
     /// general operator (`inplace`: `+=`'s, else `+`'s), with its errors.
-    fn append_to_variable(&mut self, target: &Expr, value: &Expr, env: &mut Frame, span: Span, inplace: bool) -> Option<R<()>> {
+    fn append_to_variable(
+        &mut self,
+        target: &Expr,
+        value: &Expr,
+        env: &mut Frame,
+        span: Span,
+        inplace: bool,
+    ) -> Option<R<()>> {
         let ExprKind::Name(name, slot) = &target.kind else { return None };
         let (name, slot) = (*name, slot.get());
         let Ok(Value::Str(mut cur)) = super::eval::load(name, slot, env) else { return None };

@@ -2,11 +2,11 @@
 //! lists as constants, and operand pairs where a number takes the tensor's
 //! dtype (docs/language.md §4).
 
-use crate::error::R;
 use super::value::{Dialect, Value};
 use super::Interp;
 use crate::autodiff::Variable;
 use crate::bail;
+use crate::error::R;
 use crate::tensor::{Array, DType, Tensor};
 use std::rc::Rc;
 
@@ -24,6 +24,10 @@ impl Interp {
     ///
     /// Errors: TypeError for values that are not numeric; ValueError for ragged lists.
     pub fn to_tensor(&mut self, v: &Value, dtype: Option<DType>) -> R<Tensor> {
+        // A TensorShape converts as the tuple of its dimensions.
+        if let Value::Shape(d) = v {
+            return self.to_tensor(&Value::Tuple(d.clone()), dtype);
+        }
         let dtype = match dtype {
             None if self.dialect != Dialect::Dgl => self.library_dtype_of(v)?,
             given => given,

@@ -2,14 +2,14 @@
 //! VJPs of `custom_gradient` and `recompute_grad`) and the decorators' calls. Ops are
 //! recorded through one door, the interpreter's [`Recorder`]: `rt.ad.binary(…)`.
 
-use crate::error::R;
-use crate::intern::intern;
 use super::value::{Dict, Value};
 use super::Interp;
-use crate::autodiff::tools::check::Fingerprint;
 use crate::autodiff::tape::{CustomCall, Entry, Op, RecomputeCall, Site, UserData};
+use crate::autodiff::tools::check::Fingerprint;
 use crate::autodiff::{backward, forward};
 use crate::autodiff::{Host, InputGrads, Recorder, Tape, Variable};
+use crate::error::R;
+use crate::intern::intern;
 use crate::syntax::ast::ParamKind;
 use crate::tensor::{shape_str, DType, Tensor, TensorId};
 use crate::{bail, err};

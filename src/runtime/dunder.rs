@@ -66,7 +66,13 @@ pub(super) fn compare_dunders(op: CmpOp) -> Option<(&'static str, &'static str)>
 fn builtin_has_dunder(v: &Value, name: &str) -> bool {
     let sized = matches!(
         v,
-        Value::Str(_) | Value::List(_) | Value::Tuple(_) | Value::Dict(_) | Value::Set(_) | Value::FrozenSet(_) | Value::Range(_)
+        Value::Str(_)
+            | Value::List(_)
+            | Value::Tuple(_)
+            | Value::Dict(_)
+            | Value::Set(_)
+            | Value::FrozenSet(_)
+            | Value::Range(_)
     );
     let number = matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_));
     match name {
@@ -78,8 +84,8 @@ fn builtin_has_dunder(v: &Value, name: &str) -> bool {
         "__add__" | "__mul__" | "__rmul__" => number || matches!(v, Value::Str(_) | Value::List(_) | Value::Tuple(_)),
         "__mod__" => number || matches!(v, Value::Str(_)),
         "__radd__" | "__sub__" | "__rsub__" | "__truediv__" | "__rtruediv__" | "__floordiv__" | "__rfloordiv__"
-        | "__rmod__" | "__pow__" | "__rpow__" | "__neg__" | "__pos__" | "__abs__" | "__int__" | "__float__" | "__bool__"
-        | "__round__" | "__trunc__" | "__divmod__" => number,
+        | "__rmod__" | "__pow__" | "__rpow__" | "__neg__" | "__pos__" | "__abs__" | "__int__" | "__float__"
+        | "__bool__" | "__round__" | "__trunc__" | "__divmod__" => number,
         "__index__" | "__and__" | "__or__" | "__xor__" | "__lshift__" | "__rshift__" | "__invert__" => {
             matches!(v, Value::Int(_) | Value::Bool(_))
         }
@@ -151,9 +157,7 @@ fn call_builtin_dunder(rt: &mut Interp, args: &mut super::value::Args) -> R<Valu
         ]
         .into_iter()
         .map(|op| (op, binary_dunders(op)))
-        .fold((None, None), |(p, r), (op, (a, b))| {
-            (p.or((a == name).then_some(op)), r.or((b == name).then_some(op)))
-        });
+        .fold((None, None), |(p, r), (op, (a, b))| (p.or((a == name).then_some(op)), r.or((b == name).then_some(op))));
         plain.map(|op| (op, false)).or(reflected.map(|op| (op, true)))
     };
     // A TypeError from the operation is "not implemented for this operand".
@@ -180,8 +184,8 @@ fn call_builtin_dunder(rt: &mut Interp, args: &mut super::value::Args) -> R<Valu
         return or_not_implemented(rt, r);
     }
     match name.as_ref() {
-        "__repr__" | "__str__" | "__len__" | "__hash__" | "__abs__" | "__int__" | "__float__" | "__iter__" | "__round__"
-        | "__trunc__" => {
+        "__repr__" | "__str__" | "__len__" | "__hash__" | "__abs__" | "__int__" | "__float__" | "__iter__"
+        | "__round__" | "__trunc__" => {
             let f = match name.as_ref() {
                 "__repr__" => "repr",
                 "__str__" => "str",

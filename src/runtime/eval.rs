@@ -1,13 +1,13 @@
 //! Expressions.
 
-use crate::error::{Exc, R};
 use super::generator::Generator;
 use super::index::Iter;
-use crate::intern::Sym;
 use super::value::{Dict, Frame, Global, Set, Value};
 use super::Interp;
 use crate::err;
+use crate::error::{Exc, R};
 use crate::intern::sym;
+use crate::intern::Sym;
 use crate::syntax::ast::*;
 use crate::syntax::resolve::Slot;
 use std::cell::RefCell;

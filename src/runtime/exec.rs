@@ -1,13 +1,13 @@
 //! Statements: assignment, control flow, definitions, `with`, `try`.
 
-use crate::error::{ErrorKind, Exc, R};
 use super::eval::unbound;
-use crate::intern::Sym;
 use super::value::{
     raised_instance, raised_value, set_raised_instance, Class, Frame, Function, Global, Globals, Value,
 };
 use super::Interp;
+use crate::error::{ErrorKind, Exc, R};
 use crate::intern::sym;
+use crate::intern::Sym;
 use crate::syntax::ast::*;
 use crate::syntax::resolve::Slot;
 use crate::{bail, err};
@@ -294,9 +294,8 @@ impl Interp {
                 let Some(star) = star else {
                     // CPython's messages.
                     if items.len() > ts.len() {
-                        return Err(
-                            err!(Value, "too many values to unpack (expected {})", ts.len()).at(self.run.src, target.span)
-                        );
+                        return Err(err!(Value, "too many values to unpack (expected {})", ts.len())
+                            .at(self.run.src, target.span));
                     }
                     if items.len() < ts.len() {
                         return Err(err!(
@@ -369,32 +368,28 @@ impl Interp {
     pub fn del_item(&mut self, o: &Value, i: &Value) -> R<()> {
         let i = i.clone();
         match o {
-                    Value::List(l) if matches!(i, Value::Slice(_)) => {
-                        let Value::Slice(s) = &i else { return Ok(()) };
-                        self.del_slice(l, s)
-                    }
-                    Value::List(l) => {
-                        let n = l.borrow().len();
-                        let k = self.list_index(&i, n)?;
-                        l.borrow_mut().remove(k);
-                        Ok(())
-                    }
-                    Value::Dict(d) => {
-                        let key = self.hash_key(&i)?;
-                        if d.borrow_mut().shift_remove(&key).is_none() {
-                            return Err(self.key_error(&i));
-                        }
-                        Ok(())
-                    }
-                    Value::Instance(_) => self
-                        .call_special(&o, "__delitem__", vec![i], |t| {
-                            err!(Type, "'{t}' object doesn't support item deletion")
-                        })
-                        .map(drop)
-                        ,
-                    other => Err(err!(Type, "'{}' object doesn't support item deletion", other.type_name())
-                        ),
+            Value::List(l) if matches!(i, Value::Slice(_)) => {
+                let Value::Slice(s) = &i else { return Ok(()) };
+                self.del_slice(l, s)
+            }
+            Value::List(l) => {
+                let n = l.borrow().len();
+                let k = self.list_index(&i, n)?;
+                l.borrow_mut().remove(k);
+                Ok(())
+            }
+            Value::Dict(d) => {
+                let key = self.hash_key(&i)?;
+                if d.borrow_mut().shift_remove(&key).is_none() {
+                    return Err(self.key_error(&i));
                 }
+                Ok(())
+            }
+            Value::Instance(_) => self
+                .call_special(&o, "__delitem__", vec![i], |t| err!(Type, "'{t}' object doesn't support item deletion"))
+                .map(drop),
+            other => Err(err!(Type, "'{}' object doesn't support item deletion", other.type_name())),
+        }
     }
 
     /// Evaluates defaults and captures the defining scope.
@@ -453,7 +448,9 @@ impl Interp {
         self.exec_block(&def.body, &mut frame)?;
         let mut attrs: FxHashMap<Sym, Value> = frame.class_ns.take().unwrap_or_default();
         // Python: every class has its own `__doc__` (None without a docstring), not inherited.
-        attrs.entry(crate::intern::sym::DOC).or_insert_with(|| def.doc.clone().map_or(Value::None, |d| Value::Str(d.into())));
+        attrs
+            .entry(crate::intern::sym::DOC)
+            .or_insert_with(|| def.doc.clone().map_or(Value::None, |d| Value::Str(d.into())));
         let class = Rc::new(Class { name: def.name.name(), base, attrs: RefCell::new(attrs), error_kind });
         for v in class.attrs.borrow().values() {
             if let Value::Func(f) = v {

@@ -9,8 +9,8 @@
 //! (buffered writes are flushed then), or by `close()`/the end of a `with` block,
 //! which report a failed flush (a full disk) as an IOError.
 
-use crate::error::R;
 use super::Interp;
+use crate::error::R;
 use crate::{bail, err};
 use std::cell::RefCell;
 use std::fs::File;

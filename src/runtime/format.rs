@@ -1,11 +1,11 @@
 //! The only place values become text (docs/language.md §3): `str`, `repr`,
 //! float formatting, tensor printing with summarisation, f-string specs.
 
-use crate::error::R;
-use crate::intern::intern;
 use super::value::Value;
 use super::Interp;
 use crate::bail;
+use crate::error::R;
+use crate::intern::intern;
 use crate::tensor::{Array, DType};
 
 mod fields;
@@ -32,6 +32,10 @@ fn fmt_elem(a: &Array, i: usize) -> String {
     match a {
         Array::F32(x) => fmt_f32(x.as_slice_memory_order().map_or_else(|| *x.iter().nth(i).unwrap(), |s| s[i])),
         Array::F64(x) => fmt_f64(x.as_slice_memory_order().map_or_else(|| *x.iter().nth(i).unwrap(), |s| s[i])),
+        Array::F16(x) => crate::tensor::scalar::fmt_f16(*x.iter().nth(i).unwrap()),
+        Array::U8(x) => x.iter().nth(i).unwrap().to_string(),
+        Array::I8(x) => x.iter().nth(i).unwrap().to_string(),
+        Array::I16(x) => x.iter().nth(i).unwrap().to_string(),
         Array::I32(x) => x.iter().nth(i).unwrap().to_string(),
         Array::I64(x) => x.iter().nth(i).unwrap().to_string(),
         Array::Bool(x) => {
@@ -59,13 +63,7 @@ pub fn tensor_text(a: &Array) -> String {
 
 /// A row-major copy of `a`, so that a flat index walks it in print order.
 fn standard_layout(a: &Array) -> Array {
-    match a {
-        Array::F32(x) => Array::F32(x.as_standard_layout().into_owned()),
-        Array::F64(x) => Array::F64(x.as_standard_layout().into_owned()),
-        Array::I32(x) => Array::I32(x.as_standard_layout().into_owned()),
-        Array::I64(x) => Array::I64(x.as_standard_layout().into_owned()),
-        Array::Bool(x) => Array::Bool(x.as_standard_layout().into_owned()),
-    }
+    crate::map_dtype!(a, x => x.as_standard_layout().into_owned())
 }
 
 fn write_axis(a: &Array, shape: &[usize], axis: usize, offset: usize, summarise: bool, out: &mut String) {
@@ -163,6 +161,9 @@ impl Interp {
                 1 => format!("({},)", self.repr_of(&t[0])?),
                 _ => format!("({})", self.join_reprs(t)?),
             },
+            // A TensorShape prints as its tuple everywhere (`(2, 3)`, in a list too), as the
+            // language's contract has it (docs/language.md §4; TF's repr is `TensorShape([2, 3])`).
+            Value::Shape(d) => self.repr_of(&Value::Tuple(d.clone()))?,
             // `{1, 2}`; the empty set has no display of its own.
             // A frozenset wraps the display: `frozenset({1, 2})`, `frozenset()`.
             Value::Set(x) | Value::FrozenSet(x) => {

@@ -18,10 +18,10 @@
 //! (running the destructors of the values on it) and gives the stack back to a
 //! small per-thread pool.
 
-use crate::error::{ErrorKind, Exc, R};
 use super::exec::Flow;
 use super::value::{Frame, Function, Value};
 use super::{Interp, STACK_RESERVE};
+use crate::error::{ErrorKind, Exc, R};
 use crate::source::SourceId;
 use crate::{bail, err};
 use corosensei::stack::{DefaultStack, Stack};

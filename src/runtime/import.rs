@@ -2,10 +2,10 @@
 //! folder, then the `DGL_PATH` folders, then the built-in standard library.
 //! A module runs once; later imports share it.
 
-use crate::error::{Exc, R};
-use crate::intern::Sym;
 use super::value::{Frame, Globals, Module, ModuleHooks, Value};
 use super::{Failure, Interp};
+use crate::error::{Exc, R};
+use crate::intern::Sym;
 use crate::syntax::resolve::Slot;
 use crate::{bail, err};
 use std::path::PathBuf;

@@ -1,12 +1,12 @@
 //! Iteration, indexing and slicing of sequences, dicts and tensors.
 
-use crate::error::{ErrorKind, R};
 use super::generator::Generator;
 use super::value::Value;
 use super::Interp;
 use crate::autodiff::ops::axis_slice;
-use crate::{bail, err};
+use crate::error::{ErrorKind, R};
 use crate::tensor::{shape_str, Array, DType, Tensor};
+use crate::{bail, err};
 use ndarray::SliceInfoElem;
 use std::rc::Rc;
 
@@ -92,7 +92,7 @@ impl Interp {
                 out
             }
             Value::List(l) => l.borrow().clone(),
-            Value::Tuple(t) => t.to_vec(),
+            Value::Tuple(t) | Value::Shape(t) => t.to_vec(),
             Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string().into())).collect(),
             Value::Dict(d) => d.borrow().values().map(|(k, _)| k.clone()).collect(),
             Value::Range(r) => {
@@ -197,9 +197,15 @@ impl Interp {
                 let k = self.list_index(index, n)?;
                 Ok(l.borrow()[k].clone())
             }
-            Value::Tuple(t) => {
+            Value::Tuple(t) | Value::Shape(t) => {
                 if let Value::Slice(s) = index {
-                    return Ok(Value::tuple(self.slice_seq(t, s)?));
+                    let part = self.slice_seq(t, s)?;
+                    // A TensorShape's slice is a TensorShape, as TF's.
+                    return Ok(if matches!(obj, Value::Shape(_)) {
+                        Value::Shape(part.into())
+                    } else {
+                        Value::tuple(part)
+                    });
                 }
                 let k = self.list_index(index, t.len())?;
                 Ok(t[k].clone())
@@ -559,19 +565,41 @@ pub fn tensor_index(shape: &[usize], index: &Value) -> R<Vec<SliceInfoElem>> {
     Ok(out)
 }
 
-/// `tensor.shape` as a tuple of ints.
+/// A NumPy array's `shape`: a tuple of ints.
 pub fn shape_value(shape: &[usize]) -> Value {
     Value::tuple(shape.iter().map(|&d| Value::Int(d as i64)).collect())
 }
 
-/// The elements of an int64 or int32 index array, as i64 (a float or bool one is a TypeError).
-pub fn indices_of(t: &Tensor) -> R<Vec<i64>> {
-    match &*t.data {
-        Array::I64(a) => Ok(a.iter().copied().collect()),
-        Array::I32(a) => Ok(a.iter().map(|&i| i as i64).collect()),
-        Array::F32(_) | Array::F64(_) => {
-            bail!(Type, "indices must be int64, not {} (use cast)", t.dtype())
+/// A tensor's `shape`: a `TensorShape` of its dimensions (docs/language.md §4).
+pub fn tensor_shape_value(shape: &[usize]) -> Value {
+    Value::Shape(shape.iter().map(|&d| Value::Int(d as i64)).collect())
+}
+
+/// One dimension of a `TensorShape`, as TF's `as_dimension` reads it: a non-negative int, or
+/// `None` for an unknown one (an int-valued tensor or NumPy scalar reads as its int).
+///
+/// Errors: ValueError for a negative int; TypeError for anything else.
+pub fn shape_dimension(v: &Value) -> R<Value> {
+    match v {
+        Value::None => Ok(Value::None),
+        Value::Int(d) if *d >= 0 => Ok(Value::Int(*d)),
+        Value::Int(d) => bail!(Value, "Dimension {d} must be >= 0"),
+        Value::Tensor(t) if t.shape().is_empty() && t.dtype().is_int() => {
+            shape_dimension(&Value::Int(t.data.first_i64()?))
         }
+        Value::NdArray(n) if n.scalar && n.data.borrow().dtype().is_int() => {
+            let d = n.data.borrow().first_i64()?;
+            shape_dimension(&Value::Int(d))
+        }
+        other => bail!(Type, "a TensorShape's dimensions are ints or None, not {}", other.type_name()),
+    }
+}
+
+/// The elements of an integer index array, as i64 (a float or bool one is a TypeError).
+pub fn indices_of(t: &Tensor) -> R<Vec<i64>> {
+    match &*t.data.widened() {
+        Array::I64(a) => Ok(a.iter().copied().collect()),
         Array::Bool(_) => bail!(Type, "indices must be int64, not bool"),
+        _ => bail!(Type, "indices must be int64, not {} (use cast)", t.dtype()),
     }
 }

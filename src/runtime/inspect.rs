@@ -2,12 +2,12 @@
 //! (`watch_gradient`) run as user code, the lines `trace_gradients()` prints, and the
 //! error a failed recompute determinism check raises (`autodiff/tools/check.rs`).
 
-use crate::error::{Exc, R};
 use super::value::Value;
 use super::Interp;
-use crate::autodiff::tools::check::{Fingerprint, Mismatch};
 use crate::autodiff::tape::{Entry, UserData};
+use crate::autodiff::tools::check::{Fingerprint, Mismatch};
 use crate::err;
+use crate::error::{Exc, R};
 use crate::tensor::{shape_str, Tensor};
 
 impl Interp {

@@ -6,8 +6,8 @@
 pub mod call;
 pub mod concat;
 pub mod convert;
-mod dunder;
 pub mod differentiation;
+mod dunder;
 pub mod eval;
 pub mod exec;
 pub mod file;
@@ -15,21 +15,21 @@ pub mod format;
 pub mod generator;
 pub mod import;
 pub mod index;
-pub mod native;
-pub mod numpy;
-pub mod numeric;
 mod inspect;
+pub mod native;
+pub mod numeric;
+pub mod numpy;
 pub mod ops;
 pub mod suggest;
 pub mod value;
 
 use crate::autodiff::Recorder;
 use crate::diagnostic::{render, render_all, Diagnostic};
+use crate::error::{ErrorKind, Exc, R};
+use crate::intern::Sym;
 use crate::source::{SourceId, SourceMap};
 use crate::syntax::SyntaxError;
 use crate::tensor::random::RandomState;
-use crate::error::{ErrorKind, Exc, R};
-use crate::intern::Sym;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -229,7 +229,11 @@ pub struct Hooks {
 
 impl Hooks {
     /// The builtins layer's hooks: attribute reads and names of builtin values, native modules.
-    pub fn new(builtin_attr: BuiltinAttr, builtin_attr_names: fn(&Value) -> Vec<Rc<str>>, native_modules: NativeModules) -> Hooks {
+    pub fn new(
+        builtin_attr: BuiltinAttr,
+        builtin_attr_names: fn(&Value) -> Vec<Rc<str>>,
+        native_modules: NativeModules,
+    ) -> Hooks {
         Hooks { builtin_attr, builtin_attr_names, native_modules, display: None }
     }
 }
@@ -237,7 +241,12 @@ impl Hooks {
 impl Default for Hooks {
     /// No builtin value has attributes, no native module exists, `display` prints.
     fn default() -> Hooks {
-        Hooks { builtin_attr: |_, _, _| Ok(None), builtin_attr_names: |_| Vec::new(), native_modules: |_| None, display: None }
+        Hooks {
+            builtin_attr: |_, _, _| Ok(None),
+            builtin_attr_names: |_| Vec::new(),
+            native_modules: |_| None,
+            display: None,
+        }
     }
 }
 

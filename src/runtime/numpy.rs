@@ -458,7 +458,9 @@ fn floor_div_mod(modulo: bool, a: &Array, b: &Array) -> R<Array> {
         (Array::F32(x), Array::F32(y)) => Array::F32(zip!(x, y, |p: f32, q: f32| float(p as f64, q as f64) as f32)),
         (Array::F64(x), Array::F64(y)) => Array::F64(zip!(x, y, float)),
         (Array::I64(x), Array::I64(y)) => Array::I64(zip!(x, y, int)),
-        (Array::I32(x), Array::I32(y)) => Array::I32(zip!(x, y, |p: i32, q: i32| int(p as i64, q as i64) as i32)),
+        _ if a.dtype() == b.dtype() && a.dtype().is_narrow() => {
+            floor_div_mod(modulo, &a.widened(), &b.widened())?.narrowed_to(a.dtype())
+        }
         _ => bail!(
             Type,
             "unsupported operand dtypes for {}: {} and {}",

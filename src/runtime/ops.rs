@@ -3,10 +3,10 @@
 use super::convert::int_checked;
 use super::dunder::{binary_dunders, compare_dunders, inplace_dunder};
 use super::numeric::{as_float, as_int, float_op, int_op, is_number, num_cmp};
-use crate::error::{Exc, R};
 use super::value::{HashKey, Value};
 use super::Interp;
 use crate::bail;
+use crate::error::{Exc, R};
 use crate::syntax::ast::{BinOp, CmpOp, UnaryOp};
 use crate::tensor::activations::{self, Logical};
 use crate::tensor::budget::check_bytes;
@@ -166,7 +166,7 @@ impl Interp {
                 }
                 HashKey::of(v)
             }
-            Value::Tuple(xs) => self.nested("while hashing a nested tuple", |rt| {
+            Value::Tuple(xs) | Value::Shape(xs) => self.nested("while hashing a nested tuple", |rt| {
                 Ok(HashKey::Tuple(xs.iter().map(|x| rt.hash_key(x)).collect::<R<_>>()?))
             }),
             _ => HashKey::of(v),
@@ -193,6 +193,8 @@ impl Interp {
             Value::Str(s) => !s.is_empty(),
             Value::List(l) => !l.borrow().is_empty(),
             Value::Tuple(t) => !t.is_empty(),
+            // TF: a TensorShape is true when its rank is known, as every DGL shape's is.
+            Value::Shape(_) => true,
             Value::Dict(d) => !d.borrow().is_empty(),
             Value::Set(x) | Value::FrozenSet(x) => !x.borrow().is_empty(),
             Value::Range(r) => (r[2] > 0 && r[0] < r[1]) || (r[2] < 0 && r[0] > r[1]),
@@ -330,6 +332,14 @@ impl Interp {
             (Tuple(x), Tuple(y)) if op == BinOp::Add => {
                 check_bytes("a tuple", x.len() as u128 + y.len() as u128, VALUE_BYTES)?;
                 Ok(Value::tuple(x.iter().chain(y.iter()).cloned().collect()))
+            }
+            // TF's TensorShape `+`: the concatenation, a TensorShape, with a TensorShape, a tuple
+            // or a list on either side.
+            (Shape(_), Shape(_) | Tuple(_) | List(_)) | (Tuple(_) | List(_), Shape(_)) if op == BinOp::Add => {
+                let (x, y) = (self.iterate(&a)?, self.iterate(&b)?);
+                let dims: Vec<Value> = x.into_iter().chain(y).collect();
+                let dims = dims.iter().map(super::index::shape_dimension).collect::<R<Vec<_>>>()?;
+                Ok(Shape(dims.into()))
             }
             // NumPy values among themselves and with Python numbers and lists (a tensor
             // operand makes the operation a tensor's, below).
@@ -540,6 +550,12 @@ impl Interp {
                 self.seq_equal(&x, &y)?
             }
             (Tuple(x), Tuple(y)) => self.seq_equal(&x.clone(), &y.clone())?,
+            // A TensorShape equals a TensorShape, a tuple or a list of the same entries (TF's).
+            (Shape(x), Shape(y) | Tuple(y)) | (Tuple(x), Shape(y)) => self.seq_equal(&x.clone(), &y.clone())?,
+            (Shape(x), List(y)) | (List(y), Shape(x)) => {
+                let y = y.borrow().clone();
+                self.seq_equal(&x.clone(), &y)?
+            }
             (Dict(x), Dict(y)) => {
                 let (x, y) = (x.borrow().clone(), y.borrow().clone());
                 if x.len() != y.len() {
@@ -674,7 +690,7 @@ impl Interp {
                 }
                 _ => Ok(false),
             },
-            Value::List(_) | Value::Tuple(_) => {
+            Value::List(_) | Value::Tuple(_) | Value::Shape(_) => {
                 for x in self.iterate(haystack)? {
                     if x.is(needle) || self.values_equal(&x, needle)? {
                         return Ok(true);

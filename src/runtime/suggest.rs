@@ -5,10 +5,10 @@
 //! the function's parameters). The hint is computed when the error is raised by
 //! an expression (`x`, `obj.attr`, a call's keywords), not by `hasattr`/`getattr`.
 
-use crate::error::Exc;
-use crate::intern::Sym;
 use super::value::{Frame, Value};
 use super::Interp;
+use crate::error::Exc;
+use crate::intern::Sym;
 
 /// The cost of inserting, deleting or replacing a character; replacing a letter
 /// by the same letter in the other case costs 1, so case slips rank first.

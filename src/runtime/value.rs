@@ -1,10 +1,10 @@
 //! Runtime values (docs/language.md §3). Every variant is cheap to clone: scalars
 //! by value, everything else behind a reference count.
 
-use crate::error::{ErrorKind, Exc, R};
-use crate::intern::Sym;
 use super::Interp;
 use crate::autodiff::{AccRef, Tape, Variable};
+use crate::error::{ErrorKind, Exc, R};
+use crate::intern::Sym;
 use crate::source::SourceId;
 use crate::syntax::ast::{CellInit, FuncDef, Layout};
 use crate::syntax::resolve::GlobalNames;
@@ -67,6 +67,11 @@ pub enum Value {
     Generator(Rc<super::generator::Generator>),
     /// A NumPy array or scalar (`t.numpy()`, `np.array(...)`; runtime/numpy.rs).
     NdArray(Rc<super::numpy::NdArray>),
+    /// A `TensorShape` (`x.shape`): a tuple of ints (`None` for an unknown dimension) with
+    /// TF's methods, equal to a tuple or a list of the same entries (docs/language.md §4).
+    /// Wherever a tuple is read (indexing, unpacking, `len`, iteration, hashing, a shape
+    /// argument), it reads as the tuple of the same entries.
+    Shape(Rc<[Value]>),
 }
 
 // Values are copied on every variable read, argument and list access, so their size
@@ -138,7 +143,7 @@ impl HashKey {
             }
             Value::Float(f) => HashKey::Float(f.to_bits()),
             Value::Str(s) => HashKey::Str(s.clone()),
-            Value::Tuple(xs) => HashKey::Tuple(xs.iter().map(HashKey::of).collect::<R<_>>()?),
+            Value::Tuple(xs) | Value::Shape(xs) => HashKey::Tuple(xs.iter().map(HashKey::of).collect::<R<_>>()?),
             Value::List(_) | Value::Dict(_) | Value::Set(_) => {
                 return Err(crate::err!(Type, "unhashable type: '{}'", v.type_name()))
             }
@@ -469,6 +474,7 @@ impl Value {
             Value::Str(_) => "str".into(),
             Value::List(_) => "list".into(),
             Value::Tuple(_) => "tuple".into(),
+            Value::Shape(_) => "TensorShape".into(),
             Value::Dict(_) => "dict".into(),
             Value::Range(..) => "range".into(),
             Value::Slice(_) => "slice".into(),
@@ -501,7 +507,7 @@ impl Value {
         match self {
             Value::List(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Dict(x) => Rc::as_ptr(x) as *const u8 as usize,
-            Value::Tuple(x) => x.as_ptr() as usize,
+            Value::Tuple(x) | Value::Shape(x) => x.as_ptr() as usize,
             Value::Str(x) => x.address(),
             Value::Func(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Builtin(x) => Rc::as_ptr(x) as *const u8 as usize,
@@ -563,6 +569,8 @@ pub const TYPE_NAMES: &[&str] = &[
     "ForwardAccumulator",
     "type",
     "property",
+    // TF's TensorShape (builtins/tensor_shape.rs: its constructor is its type).
+    "TensorShape",
 ];
 
 /// Types that no builtin name stands for, whose objects (`BuiltinKind::Type`) `type(x)`
@@ -582,8 +590,12 @@ pub const UNNAMED_TYPES: &[&str] = &[
     "stop_recording",
     // NumPy's array and scalar types (runtime/numpy.rs).
     "ndarray",
+    "float16",
     "float32",
     "float64",
+    "uint8",
+    "int8",
+    "int16",
     "int32",
     "int64",
 ];

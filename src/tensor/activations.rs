@@ -90,8 +90,8 @@ pub fn logical(op: Logical, a: &Array, b: &Array) -> R<Array> {
 ///
 /// Errors: TypeError unless both are int64; ShapeError when the shapes do not broadcast.
 pub fn bitwise(op: Logical, a: &Array, b: &Array) -> R<Array> {
-    if let (Array::I32(_), Array::I32(_)) = (a, b) {
-        return Ok(bitwise(op, &a.widened(), &b.widened())?.narrowed_to(super::DType::I32));
+    if a.dtype() == b.dtype() && a.dtype().is_narrow() && a.dtype().is_int() {
+        return Ok(bitwise(op, &a.widened(), &b.widened())?.narrowed_to(a.dtype()));
     }
     let (Array::I64(x), Array::I64(y)) = (a, b) else {
         let name = match op {
@@ -122,7 +122,9 @@ pub fn invert(a: &Array) -> R<Array> {
     match a {
         Array::Bool(x) => Ok(Array::Bool(x.mapv(|v| !v))),
         Array::I64(x) => Ok(Array::I64(x.mapv(|v| !v))),
-        Array::I32(x) => Ok(Array::I32(x.mapv(|v| !v))),
+        narrow @ (Array::U8(_) | Array::I8(_) | Array::I16(_) | Array::I32(_)) => {
+            Ok(invert(&narrow.widened())?.narrowed_to(narrow.dtype()))
+        }
         _ => tensor_bail!(Type, "bad operand dtype for unary ~: {} (bool or int64 tensors)", a.dtype()),
     }
 }

@@ -2,47 +2,98 @@
 
 use super::error::{tensor_bail, TensorResult as R};
 use super::scalar::float_to_int;
+use half::f16;
 use ndarray::{ArrayD, IxDyn};
 use std::fmt;
 
-/// Element types (docs/language.md §4). `float32` is the default.
+/// Element types (docs/language.md §4). `float32` is the default. The narrow dtypes (`float16`,
+/// `uint8`, `int8`, `int16`, `int32`) are stored at their own width and computed in the wide
+/// dtype of their kind (float32, int64), each result rounded or wrapped back: one set of
+/// kernels, and TF's results (TF's half kernels also compute in float32; its int kernels wrap).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DType {
+    F16,
     F32,
     F64,
+    U8,
+    I8,
+    I16,
     I32,
     I64,
     Bool,
 }
 
 impl DType {
+    /// Every dtype, in the order documentation lists them.
+    pub const ALL: [DType; 9] =
+        [DType::F16, DType::F32, DType::F64, DType::U8, DType::I8, DType::I16, DType::I32, DType::I64, DType::Bool];
+
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
-            DType::F32 => 4,
+            DType::U8 | DType::I8 | DType::Bool => 1,
+            DType::F16 | DType::I16 => 2,
+            DType::F32 | DType::I32 => 4,
             DType::F64 | DType::I64 => 8,
-            DType::I32 => 4,
-            DType::Bool => 1,
         }
     }
 
     pub fn name(self) -> &'static str {
         match self {
+            DType::F16 => "float16",
             DType::F32 => "float32",
             DType::F64 => "float64",
+            DType::U8 => "uint8",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
             DType::I32 => "int32",
             DType::I64 => "int64",
             DType::Bool => "bool",
         }
     }
 
-    pub fn is_float(self) -> bool {
-        matches!(self, DType::F32 | DType::F64)
+    /// The dtype named `name` (TF's and NumPy's names; `half` is float16's other name).
+    pub fn from_name(name: &str) -> Option<DType> {
+        match name {
+            "half" => Some(DType::F16),
+            _ => DType::ALL.into_iter().find(|d| d.name() == name),
+        }
     }
 
-    /// Whether it is an integer dtype (`int32`, `int64`).
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F16 | DType::F32 | DType::F64)
+    }
+
+    /// Whether it is an integer dtype (`uint8`, `int8`, `int16`, `int32`, `int64`).
     pub fn is_int(self) -> bool {
-        matches!(self, DType::I32 | DType::I64)
+        matches!(self, DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64)
+    }
+
+    /// The dtype its elements are computed in: float32 for float16, int64 for the narrower ints,
+    /// itself for the others.
+    pub fn computed_as(self) -> DType {
+        match self {
+            DType::F16 => DType::F32,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 => DType::I64,
+            d => d,
+        }
+    }
+
+    /// Whether it is stored narrower than it is computed ([`DType::computed_as`] differs).
+    pub fn is_narrow(self) -> bool {
+        self.computed_as() != self
+    }
+
+    /// The range of an integer dtype's values (`None` for the others).
+    pub fn int_range(self) -> Option<(i64, i64)> {
+        match self {
+            DType::U8 => Some((0, u8::MAX as i64)),
+            DType::I8 => Some((i8::MIN as i64, i8::MAX as i64)),
+            DType::I16 => Some((i16::MIN as i64, i16::MAX as i64)),
+            DType::I32 => Some((i32::MIN as i64, i32::MAX as i64)),
+            DType::I64 => Some((i64::MIN, i64::MAX)),
+            _ => None,
+        }
     }
 }
 
@@ -55,9 +106,15 @@ impl fmt::Display for DType {
 /// An n-dimensional array of one dtype.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Array {
+    /// TF's float16: computed as float32 and rounded back to half precision.
+    F16(ArrayD<f16>),
     F32(ArrayD<f32>),
     F64(ArrayD<f64>),
-    /// TF's int32: computed as int64 and wrapped back to 32 bits, as TF's int32 kernels wrap.
+    /// TF's uint8, int8, int16 and int32: computed as int64 and wrapped back to their width,
+    /// as TF's integer kernels wrap.
+    U8(ArrayD<u8>),
+    I8(ArrayD<i8>),
+    I16(ArrayD<i16>),
     I32(ArrayD<i32>),
     I64(ArrayD<i64>),
     Bool(ArrayD<bool>),
@@ -77,12 +134,29 @@ pub enum Elem {
 macro_rules! each_dtype {
     ($arr:expr, $a:ident => $body:expr) => {
         match $arr {
+            $crate::tensor::Array::F16($a) => $body,
             $crate::tensor::Array::F32($a) => $body,
             $crate::tensor::Array::F64($a) => $body,
+            $crate::tensor::Array::U8($a) => $body,
+            $crate::tensor::Array::I8($a) => $body,
+            $crate::tensor::Array::I16($a) => $body,
             $crate::tensor::Array::I32($a) => $body,
             $crate::tensor::Array::I64($a) => $body,
             $crate::tensor::Array::Bool($a) => $body,
         }
+    };
+}
+
+/// The pattern of the narrow arrays (those [`DType::is_narrow`]), which kernels compute through
+/// [`Array::widened`] and [`Array::narrowed_to`].
+#[macro_export]
+macro_rules! narrow_array {
+    () => {
+        $crate::tensor::Array::F16(_)
+            | $crate::tensor::Array::U8(_)
+            | $crate::tensor::Array::I8(_)
+            | $crate::tensor::Array::I16(_)
+            | $crate::tensor::Array::I32(_)
     };
 }
 
@@ -91,8 +165,12 @@ macro_rules! each_dtype {
 macro_rules! map_dtype {
     ($arr:expr, $a:ident => $body:expr) => {
         match $arr {
+            $crate::tensor::Array::F16($a) => $crate::tensor::Array::F16($body),
             $crate::tensor::Array::F32($a) => $crate::tensor::Array::F32($body),
             $crate::tensor::Array::F64($a) => $crate::tensor::Array::F64($body),
+            $crate::tensor::Array::U8($a) => $crate::tensor::Array::U8($body),
+            $crate::tensor::Array::I8($a) => $crate::tensor::Array::I8($body),
+            $crate::tensor::Array::I16($a) => $crate::tensor::Array::I16($body),
             $crate::tensor::Array::I32($a) => $crate::tensor::Array::I32($body),
             $crate::tensor::Array::I64($a) => $crate::tensor::Array::I64($body),
             $crate::tensor::Array::Bool($a) => $crate::tensor::Array::Bool($body),
@@ -119,8 +197,12 @@ impl Array {
 
     pub fn dtype(&self) -> DType {
         match self {
+            Array::F16(_) => DType::F16,
             Array::F32(_) => DType::F32,
             Array::F64(_) => DType::F64,
+            Array::U8(_) => DType::U8,
+            Array::I8(_) => DType::I8,
+            Array::I16(_) => DType::I16,
             Array::I32(_) => DType::I32,
             Array::I64(_) => DType::I64,
             Array::Bool(_) => DType::Bool,
@@ -136,11 +218,12 @@ impl Array {
     pub fn full(dtype: DType, shape: &[usize], v: f64) -> Array {
         let sh = IxDyn(shape);
         match dtype {
+            DType::F16 => Array::F16(ArrayD::from_elem(sh, f16::from_f64(v))),
             DType::F32 => Array::F32(ArrayD::from_elem(sh, v as f32)),
             DType::F64 => Array::F64(ArrayD::from_elem(sh, v)),
-            DType::I32 => Array::I32(ArrayD::from_elem(sh, v as i32)),
             DType::I64 => Array::I64(ArrayD::from_elem(sh, v as i64)),
             DType::Bool => Array::Bool(ArrayD::from_elem(sh, v != 0.0)),
+            narrow => Array::I64(ArrayD::from_elem(sh, v as i64)).narrowed_to(narrow),
         }
     }
 
@@ -155,9 +238,9 @@ impl Array {
         match self {
             Array::F32(a) => a.iter().map(|&x| Elem::Float(x as f64)).collect(),
             Array::F64(a) => a.iter().map(|&x| Elem::Float(x)).collect(),
-            Array::I32(a) => a.iter().map(|&x| Elem::Int(x as i64)).collect(),
             Array::I64(a) => a.iter().map(|&x| Elem::Int(x)).collect(),
             Array::Bool(a) => a.iter().map(|&x| Elem::Bool(x)).collect(),
+            narrow => narrow.widened().elems(),
         }
     }
 
@@ -167,9 +250,9 @@ impl Array {
         match self {
             Array::F32(a) => Elem::Float(a.iter().next().map_or(0.0, |&x| x as f64)),
             Array::F64(a) => Elem::Float(a.iter().next().copied().unwrap_or(0.0)),
-            Array::I32(a) => Elem::Int(a.iter().next().map_or(0, |&x| x as i64)),
             Array::I64(a) => Elem::Int(a.iter().next().copied().unwrap_or(0)),
             Array::Bool(a) => Elem::Bool(a.iter().next().copied().unwrap_or(false)),
+            narrow => narrow.widened().first_elem(),
         }
     }
 
@@ -188,9 +271,9 @@ impl Array {
         match self {
             Array::F32(a) => a.iter().map(|&x| x as f64).collect(),
             Array::F64(a) => a.iter().copied().collect(),
-            Array::I32(a) => a.iter().map(|&x| x as f64).collect(),
             Array::I64(a) => a.iter().map(|&x| x as f64).collect(),
             Array::Bool(a) => a.iter().map(|&x| if x { 1.0 } else { 0.0 }).collect(),
+            narrow => narrow.widened().to_f64_vec(),
         }
     }
 
@@ -199,81 +282,93 @@ impl Array {
         match self {
             Array::F32(a) => a.iter().next().map_or(0.0, |&x| x as f64),
             Array::F64(a) => a.iter().next().copied().unwrap_or(0.0),
-            Array::I32(a) => a.iter().next().map_or(0.0, |&x| x as f64),
             Array::I64(a) => a.iter().next().map_or(0.0, |&x| x as f64),
             Array::Bool(a) => a.iter().next().map_or(0.0, |&x| x as u8 as f64),
+            narrow => narrow.widened().first_f64(),
         }
     }
 
-    /// Converts to `dtype` (float → int truncates toward zero, as TF's cast; int64 → int32
-    /// keeps the low 32 bits, as TF's cast does).
+    /// Converts to `dtype` (float → int truncates toward zero, as TF's cast; a wider int →
+    /// a narrower one keeps the low bits, as TF's cast does; → float16 rounds to nearest).
     pub fn cast(&self, dtype: DType) -> Array {
         if self.dtype() == dtype {
             return self.clone();
+        }
+        if self.dtype().is_narrow() {
+            return self.widened().cast(dtype);
+        }
+        if dtype.is_narrow() {
+            return match (self, dtype) {
+                (Array::F32(a), DType::F16) => Array::F16(a.mapv(f16::from_f32)),
+                (Array::F64(a), DType::F16) => Array::F16(a.mapv(f16::from_f64)),
+                (_, DType::F16) => self.cast(DType::F64).cast(DType::F16),
+                _ => self.cast(DType::I64).narrowed_to(dtype),
+            };
         }
         match (self, dtype) {
             (Array::F32(a), DType::F64) => Array::F64(a.mapv(|x| x as f64)),
             (Array::F64(a), DType::F32) => Array::F32(a.mapv(|x| x as f32)),
             (Array::I64(a), DType::F32) => Array::F32(a.mapv(|x| x as f32)),
             (Array::I64(a), DType::F64) => Array::F64(a.mapv(|x| x as f64)),
-            (Array::I32(a), DType::F32) => Array::F32(a.mapv(|x| x as f32)),
-            (Array::I32(a), DType::F64) => Array::F64(a.mapv(|x| x as f64)),
-            (Array::I32(a), DType::I64) => Array::I64(a.mapv(|x| x as i64)),
-            (Array::I32(a), DType::Bool) => Array::Bool(a.mapv(|x| x != 0)),
             (Array::Bool(a), DType::F32) => Array::F32(a.mapv(|x| x as u8 as f32)),
             (Array::Bool(a), DType::F64) => Array::F64(a.mapv(|x| x as u8 as f64)),
             (Array::Bool(a), DType::I64) => Array::I64(a.mapv(|x| x as i64)),
-            (Array::Bool(a), DType::I32) => Array::I32(a.mapv(|x| x as i32)),
             (Array::F32(a), DType::I64) => Array::I64(a.mapv(|x| x as i64)),
             (Array::F64(a), DType::I64) => Array::I64(a.mapv(|x| x as i64)),
-            (Array::F32(a), DType::I32) => Array::I32(a.mapv(|x| x as i32)),
-            (Array::F64(a), DType::I32) => Array::I32(a.mapv(|x| x as i32)),
-            (Array::I64(a), DType::I32) => Array::I32(a.mapv(|x| x as i32)),
             (Array::F32(a), DType::Bool) => Array::Bool(a.mapv(|x| x != 0.0)),
             (Array::F64(a), DType::Bool) => Array::Bool(a.mapv(|x| x != 0.0)),
             (Array::I64(a), DType::Bool) => Array::Bool(a.mapv(|x| x != 0)),
-            _ => unreachable!("cast to the same dtype returned early"),
+            _ => unreachable!("narrow dtypes and the same dtype were handled above"),
         }
     }
 
-    /// An int32 array as int64 (exact), any other array as it is: int32 is computed by the
-    /// int64 kernels and wrapped back with [`Array::narrowed_to`].
+    /// A narrow array in the dtype it is computed in (exact: float16 → float32, the narrower
+    /// ints → int64), any other array as it is. Results are brought back with
+    /// [`Array::narrowed_to`].
     pub fn widened(&self) -> std::borrow::Cow<'_, Array> {
+        use std::borrow::Cow::{Borrowed, Owned};
         match self {
-            Array::I32(a) => std::borrow::Cow::Owned(Array::I64(a.mapv(|x| x as i64))),
-            other => std::borrow::Cow::Borrowed(other),
+            Array::F16(a) => Owned(Array::F32(a.mapv(f16::to_f32))),
+            Array::U8(a) => Owned(Array::I64(a.mapv(|x| x as i64))),
+            Array::I8(a) => Owned(Array::I64(a.mapv(|x| x as i64))),
+            Array::I16(a) => Owned(Array::I64(a.mapv(|x| x as i64))),
+            Array::I32(a) => Owned(Array::I64(a.mapv(|x| x as i64))),
+            other => Borrowed(other),
         }
     }
 
-    /// A kernel's int64 result brought back to `dtype` when that is int32 (the low 32 bits,
-    /// as TF's int32 arithmetic wraps); any other result as it is.
+    /// A kernel's wide result brought back to `dtype` when that is narrow: an int64 result
+    /// keeps its low bits (TF's integer arithmetic wraps), a float32 one rounds to float16;
+    /// any other result as it is.
     pub fn narrowed_to(self, dtype: DType) -> Array {
         match (self, dtype) {
+            (Array::I64(a), DType::U8) => Array::U8(a.mapv(|x| x as u8)),
+            (Array::I64(a), DType::I8) => Array::I8(a.mapv(|x| x as i8)),
+            (Array::I64(a), DType::I16) => Array::I16(a.mapv(|x| x as i16)),
             (Array::I64(a), DType::I32) => Array::I32(a.mapv(|x| x as i32)),
+            (Array::F32(a), DType::F16) => Array::F16(a.mapv(f16::from_f32)),
             (other, _) => other,
         }
     }
 
-    /// The first element as i64: exact for int64 and bool, checked for floats
+    /// The first element as i64: exact for ints and bool, checked for floats
     /// (callers check the size).
     ///
     /// Errors: ValueError for NaN, infinity or a float out of the int64 range.
     pub fn first_i64(&self) -> R<i64> {
-        match self {
+        match self.widened().as_ref() {
             Array::I64(a) => Ok(a.iter().next().copied().unwrap_or(0)),
-            Array::I32(a) => Ok(a.iter().next().map_or(0, |&x| x as i64)),
             Array::Bool(a) => Ok(a.iter().next().map_or(0, |&x| x as i64)),
             _ => float_to_int(self.first_f64()),
         }
     }
 
-    /// Every element as i64, exact for int64 and bool, checked for floats.
+    /// Every element as i64, exact for ints and bool, checked for floats.
     ///
     /// Errors: as [`Array::first_i64`].
     pub fn to_i64_vec(&self) -> R<Vec<i64>> {
-        match self {
+        match self.widened().as_ref() {
             Array::I64(a) => Ok(a.iter().copied().collect()),
-            Array::I32(a) => Ok(a.iter().map(|&x| x as i64).collect()),
             Array::Bool(a) => Ok(a.iter().map(|&x| x as i64).collect()),
             _ => self.try_to_f64_vec()?.into_iter().map(float_to_int).collect(),
         }
@@ -288,11 +383,11 @@ impl Array {
             super::budget::check_elements(self.len(), dtype.size())?;
         }
         if dtype.is_int() && self.dtype().is_float() {
-            let in_range = |v: f64| match dtype {
-                DType::I32 => v.is_finite() && v > i32::MIN as f64 - 1.0 && v < i32::MAX as f64 + 1.0,
+            let in_range = |v: f64| match dtype.int_range() {
+                Some((lo, hi)) if dtype != DType::I64 => v.is_finite() && v > lo as f64 - 1.0 && v < hi as f64 + 1.0,
                 _ => float_to_int(v).is_ok(),
             };
-            let bad = match self {
+            let bad = match self.widened().as_ref() {
                 Array::F32(a) => a.iter().map(|&v| v as f64).find(|v| !in_range(*v)),
                 Array::F64(a) => a.iter().copied().find(|v| !in_range(*v)),
                 _ => None,
@@ -322,7 +417,8 @@ impl Array {
                     .expect("shape matches the value count"),
             ),
             DType::F64 => Array::F64(
-                ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(fill).collect()).expect("shape matches the value count"),
+                ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(fill).collect())
+                    .expect("shape matches the value count"),
             ),
             _ => Array::from_f64(dtype, shape, (0..n).map(fill).collect()),
         }

@@ -177,10 +177,54 @@ mod x86 {
         };
     }
 
-    simd!(Avx2F32, f32, __m256, 8, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_fmadd_ps, _mm256_add_ps);
-    simd!(Avx2F64, f64, __m256d, 4, _mm256_setzero_pd, _mm256_set1_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_fmadd_pd, _mm256_add_pd);
-    simd!(Avx512F32, f32, __m512, 16, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_fmadd_ps, _mm512_add_ps);
-    simd!(Avx512F64, f64, __m512d, 8, _mm512_setzero_pd, _mm512_set1_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_fmadd_pd, _mm512_add_pd);
+    simd!(
+        Avx2F32,
+        f32,
+        __m256,
+        8,
+        _mm256_setzero_ps,
+        _mm256_set1_ps,
+        _mm256_loadu_ps,
+        _mm256_storeu_ps,
+        _mm256_fmadd_ps,
+        _mm256_add_ps
+    );
+    simd!(
+        Avx2F64,
+        f64,
+        __m256d,
+        4,
+        _mm256_setzero_pd,
+        _mm256_set1_pd,
+        _mm256_loadu_pd,
+        _mm256_storeu_pd,
+        _mm256_fmadd_pd,
+        _mm256_add_pd
+    );
+    simd!(
+        Avx512F32,
+        f32,
+        __m512,
+        16,
+        _mm512_setzero_ps,
+        _mm512_set1_ps,
+        _mm512_loadu_ps,
+        _mm512_storeu_ps,
+        _mm512_fmadd_ps,
+        _mm512_add_ps
+    );
+    simd!(
+        Avx512F64,
+        f64,
+        __m512d,
+        8,
+        _mm512_setzero_pd,
+        _mm512_set1_pd,
+        _mm512_loadu_pd,
+        _mm512_storeu_pd,
+        _mm512_fmadd_pd,
+        _mm512_add_pd
+    );
 }
 
 /// A 64-byte aligned scratch buffer of `len` elements (packed strips are read with vector
@@ -256,7 +300,15 @@ unsafe fn micro<S: Simd, const MR: usize, const NV: usize>(
 /// Packs rows `i0..i0+mc`, columns `p0..p0+kc` of A into `MR`-tall strips, each stored step by
 /// step (`MR` elements per step), rows past `m` as zeros.
 #[inline(always)]
-unsafe fn pack_a<T: Elem, const MR: usize>(a: MatRef<T>, m: usize, i0: usize, mc: usize, p0: usize, kc: usize, dst: *mut T) {
+unsafe fn pack_a<T: Elem, const MR: usize>(
+    a: MatRef<T>,
+    m: usize,
+    i0: usize,
+    mc: usize,
+    p0: usize,
+    kc: usize,
+    dst: *mut T,
+) {
     let mut d = dst;
     for r in (0..mc).step_by(MR) {
         let rows = MR.min(mc - r).min(m - (i0 + r));
@@ -416,7 +468,16 @@ paths!(f64, nc: 512, avx2: Scalar<f64>, avx512: Scalar<f64>);
 /// # Safety
 /// `a` and `b` must describe `m × k` and `k × n` matrices that stay valid for the call, and
 /// `isa.supported()` must hold.
-pub unsafe fn gemm<T: Paths>(isa: Isa, threads: usize, m: usize, n: usize, k: usize, a: MatRef<T>, b: MatRef<T>, c: &mut [T]) {
+pub unsafe fn gemm<T: Paths>(
+    isa: Isa,
+    threads: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: &mut [T],
+) {
     assert_eq!(c.len(), m * n, "output size");
     if m == 0 || n == 0 {
         return;
@@ -497,7 +558,10 @@ mod tests {
             for isa in Isa::available() {
                 for threads in [1, 2, 3] {
                     let mut c = vec![T::ZERO; m * n];
-                    let (am, bm) = (MatRef { ptr: a.as_ptr(), rs: k as isize, cs: 1 }, MatRef { ptr: b.as_ptr(), rs: n as isize, cs: 1 });
+                    let (am, bm) = (
+                        MatRef { ptr: a.as_ptr(), rs: k as isize, cs: 1 },
+                        MatRef { ptr: b.as_ptr(), rs: n as isize, cs: 1 },
+                    );
                     unsafe { gemm(isa, threads, m, n, k, am, bm, &mut c) };
                     let got: Vec<u64> = c.iter().map(|&x| bits(x)).collect();
                     assert!(got == want, "{m}x{k}x{n} on {isa:?} with {threads} threads differs from the reference");

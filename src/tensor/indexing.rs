@@ -6,12 +6,12 @@ use ndarray::{ArrayD, IxDyn};
 /// The coordinates of the true (non-zero) elements of `a`, row-major, as an int64
 /// [count, rank] array: one-argument `where`. NaN counts as non-zero, as in TF.
 pub fn true_coordinates(a: &Array) -> Array {
-    let hits: Vec<bool> = match a {
+    let hits: Vec<bool> = match &*a.widened() {
         Array::Bool(x) => x.iter().copied().collect(),
         Array::F32(x) => x.iter().map(|&v| v != 0.0).collect(),
         Array::F64(x) => x.iter().map(|&v| v != 0.0).collect(),
         Array::I64(x) => x.iter().map(|&v| v != 0).collect(),
-        Array::I32(x) => x.iter().map(|&v| v != 0).collect(),
+        narrow => unreachable!("{} widens to a wide dtype", narrow.dtype()),
     };
     let shape = a.shape();
     let rank = shape.len();

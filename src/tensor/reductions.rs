@@ -33,7 +33,7 @@ pub fn reduce_prod(a: &Array, axes: &[usize], keepdims: bool) -> R<Array> {
                 .ok_or_else(|| tensor_err!(Value, "integer overflow: an int64 product is out of range"))?;
             Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("one per cell"))
         }
-        Array::I32(_) => reduce_prod(&a.widened(), axes, keepdims)?.narrowed_to(super::DType::I32),
+        narrow @ crate::narrow_array!() => reduce_prod(&a.widened(), axes, keepdims)?.narrowed_to(narrow.dtype()),
         Array::Bool(_) => tensor_bail!(Type, "reduce_prod: cannot reduce a bool tensor (use cast)"),
     })
 }
@@ -125,8 +125,8 @@ pub fn cumulative(op: Running, a: &Array, axis: usize, exclusive: bool, reverse:
             }
             Array::I64(acc.mapv(|v| v.unwrap_or(0)))
         }
-        Array::I32(_) => {
-            cumulative(op, &a.widened(), axis, exclusive, reverse)?.narrowed_to(super::DType::I32)
+        narrow @ crate::narrow_array!() => {
+            cumulative(op, &a.widened(), axis, exclusive, reverse)?.narrowed_to(narrow.dtype())
         }
         Array::Bool(_) => tensor_bail!(Type, "cannot take a running sum or product of a bool tensor (use cast)"),
     })

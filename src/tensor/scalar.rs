@@ -110,6 +110,20 @@ fn plain_from_exp(text: &str) -> String {
     }
 }
 
+/// A float16 at its own precision (`0.1`, not `0.0999755859375`): the fewest significant digits
+/// that read back as the same float16, in [`fmt_f64`]'s layout.
+pub fn fmt_f16(x: half::f16) -> String {
+    let v = x.to_f64();
+    if !v.is_finite() || v == 0.0 {
+        return fmt_f64(v);
+    }
+    let digits = (1..=5)
+        .map(|p| format!("{:.*e}", p - 1, v))
+        .find(|text| text.parse::<f64>().is_ok_and(|back| half::f16::from_f64(back) == x))
+        .unwrap_or_else(|| format!("{v:e}"));
+    fmt_f64(digits.parse().unwrap_or(v))
+}
+
 /// A float32 at its own precision (`0.1`, not `0.10000000149011612`).
 pub fn fmt_f32(x: f32) -> String {
     fmt_float(x as f64, |_| format!("{x}"), |_| format!("{x:e}"))

@@ -35,8 +35,8 @@ impl Keys {
         Ok(match a {
             Array::F32(_) | Array::F64(_) => Keys::Float(a.to_f64_vec()),
             Array::I64(x) => Keys::Int(x.iter().copied().collect()),
-            Array::I32(x) => Keys::Int(x.iter().map(|&v| v as i64).collect()),
             Array::Bool(_) => tensor_bail!(Type, "{what} takes a float or int64 tensor, not bool"),
+            narrow @ crate::narrow_array!() => return Keys::of(&narrow.widened(), what),
         })
     }
 
@@ -90,8 +90,8 @@ pub fn unique(a: &Array) -> R<(Vec<usize>, Vec<i64>)> {
         Array::F32(x) => x.iter().map(|&v| if v == 0.0 { 0 } else { v.to_bits() as u64 }).collect(),
         Array::F64(x) => x.iter().map(|&v| if v == 0.0 { 0 } else { v.to_bits() }).collect(),
         Array::I64(x) => x.iter().map(|&v| v as u64).collect(),
-        Array::I32(x) => x.iter().map(|&v| v as i64 as u64).collect(),
         Array::Bool(_) => tensor_bail!(Type, "unique takes a float or int64 tensor, not bool"),
+        narrow @ crate::narrow_array!() => return unique(&narrow.widened()),
     };
     let mut seen: rustc_hash::FxHashMap<u64, i64> = Default::default();
     let mut first = Vec::new();
@@ -146,7 +146,7 @@ pub fn take_add(g: &Array, idx: &[usize], shape: &[usize]) -> R<Array> {
             }
             Array::I64(ArrayD::from_shape_vec(IxDyn(shape), z).expect("shape matches the count"))
         }
-        Array::I32(_) => take_add(&g.widened(), idx, shape)?.narrowed_to(super::DType::I32),
+        narrow @ crate::narrow_array!() => take_add(&g.widened(), idx, shape)?.narrowed_to(narrow.dtype()),
         // Bools add as a logical or (TF's bool scatter_nd).
         Array::Bool(x) => {
             let n: usize = shape.iter().product();

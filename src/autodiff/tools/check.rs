@@ -89,6 +89,10 @@ fn print_of(a: &Array) -> Print {
             h.write_u8(*v as u8);
             sum += *v as u8 as f64;
         }),
+        narrow => narrow.to_f64_vec().iter().for_each(|v| {
+            h.write_u64(v.to_bits());
+            sum += *v;
+        }),
     }
     Print { shape: a.shape().iter().copied().collect(), dtype: a.dtype(), hash: h.finish(), sum }
 }

@@ -27,8 +27,15 @@ const TABLE: &[(&str, &str)] = &[
 ];
 
 /// NumPy, as DGL provides it.
-pub static NUMPY: Library =
-    Library { root: "numpy", alias: "np", title: "NumPy", table: TABLE, other_names: &[], hooks: &HOOKS, dialect: Dialect::NumPy };
+pub static NUMPY: Library = Library {
+    root: "numpy",
+    alias: "np",
+    title: "NumPy",
+    table: TABLE,
+    other_names: &[],
+    hooks: &HOOKS,
+    dialect: Dialect::NumPy,
+};
 
 static HOOKS: ModuleHooks =
     ModuleHooks { missing: |rt, m, name| NUMPY.missing(rt, m, name), unbound: |m| NUMPY.unbound(m) };

@@ -147,7 +147,9 @@ fn figure(rt: &mut Interp, layers: &Value, labels: [Value; 3]) -> R<Figure> {
     let mut fig =
         Figure { title: text(&labels[0]), xlabel: text(&labels[1]), ylabel: text(&labels[2]), layers: vec![] };
     for layer in rt.iterate(layers)? {
-        let Value::Tuple(parts) = &layer else { bail!(Type, "_plot: a figure layer is a tuple, not {}", layer.type_name()) };
+        let Value::Tuple(parts) = &layer else {
+            bail!(Type, "_plot: a figure layer is a tuple, not {}", layer.type_name())
+        };
         let layer = match (parts.first(), parts.len()) {
             (Some(Value::Str(k)), 4) if &**k == "line" => {
                 Layer::Line { xs: floats(&parts[1])?.1, ys: floats(&parts[2])?.1, label: text(&parts[3]) }
@@ -168,7 +170,10 @@ fn figure(rt: &mut Interp, layers: &Value, labels: [Value; 3]) -> R<Figure> {
                 let cmap = text(&parts[2]).and_then(|s| ColorMap::by_name(&s)).unwrap_or(ColorMap::Viridis);
                 Layer::Image { rows: shape[0], cols: shape[1], values, cmap }
             }
-            _ => bail!(Type, "_plot: a figure layer is ('line', xs, ys, label), ('hist', values, bins, label) or ('image', x, cmap)"),
+            _ => bail!(
+                Type,
+                "_plot: a figure layer is ('line', xs, ys, label), ('hist', values, bins, label) or ('image', x, cmap)"
+            ),
         };
         fig.layers.push(layer);
     }

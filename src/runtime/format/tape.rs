@@ -19,8 +19,12 @@ pub struct Meta {
 impl std::fmt::Display for Meta {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let d = match self.dtype {
+            DType::F16 => "f16",
             DType::F32 => "f32",
             DType::F64 => "f64",
+            DType::U8 => "u8",
+            DType::I8 => "i8",
+            DType::I16 => "i16",
             DType::I32 => "i32",
             DType::I64 => "i64",
             DType::Bool => "bool",

@@ -255,12 +255,10 @@ pub(super) fn compound<'t>(body: P<'t, Block>) -> P<'t, Block> {
         .then(tok(Tok::Else).ignore_then(block(&body, "':' after 'else'")).or_not())
         .then(finally.clone().or_not());
     let finally_only = finally.map(|f| ((Vec::new(), None), Some(f)));
-    let try_stmt = tok(Tok::Try)
-        .ignore_then(block(&body, "':' after 'try'"))
-        .then(with_handlers.or(finally_only))
-        .map_with(|(body, ((handlers, orelse), finally)), e| {
-            st(StmtKind::Try { body, handlers, orelse, finally }, e.span())
-        });
+    let try_stmt =
+        tok(Tok::Try).ignore_then(block(&body, "':' after 'try'")).then(with_handlers.or(finally_only)).map_with(
+            |(body, ((handlers, orelse), finally)), e| st(StmtKind::Try { body, handlers, orelse, finally }, e.span()),
+        );
     let decorators = tok(Tok::At).ignore_then(expr()).then_ignore(tok(Tok::Newline)).repeated().collect::<Vec<_>>();
     let def = tok(Tok::Def)
         .ignore_then(name())

@@ -280,7 +280,14 @@ pub fn binary(op: Binary, a: &Array, b: &Array) -> R<Array> {
                 Array::I64(int_binary_array(op, x, y)?)
             }
         }
-        (Array::I32(_), Array::I32(_)) => binary(op, &a.widened(), &b.widened())?.narrowed_to(DType::I32),
+        _ if a.dtype() == b.dtype() && a.dtype().is_narrow() => {
+            let out = binary(op, &a.widened(), &b.widened())?;
+            match a.dtype() {
+                // TF's truediv: int8, int16 and uint8 give float32 (int32 float64).
+                DType::U8 | DType::I8 | DType::I16 if op == Binary::Div => out.cast(DType::F32),
+                dtype => out.narrowed_to(dtype),
+            }
+        }
         _ if a.dtype() != b.dtype() => {
             tensor_bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype())
         }
@@ -378,7 +385,7 @@ pub fn compare(op: Compare, a: &Array, b: &Array) -> R<Array> {
         (Array::F32(x), Array::F32(y)) => cmp(op, x, y)?,
         (Array::F64(x), Array::F64(y)) => cmp(op, x, y)?,
         (Array::I64(x), Array::I64(y)) => cmp(op, x, y)?,
-        (Array::I32(x), Array::I32(y)) => cmp(op, x, y)?,
+        _ if a.dtype() == b.dtype() && a.dtype().is_narrow() => return compare(op, &a.widened(), &b.widened()),
         // Bools have equality but no order (TF: Less/Greater are not defined for bool).
         (Array::Bool(x), Array::Bool(y)) if matches!(op, Compare::Eq | Compare::Ne) => cmp(op, x, y)?,
         (Array::Bool(_), Array::Bool(_)) => {

@@ -3,7 +3,7 @@
 //! strides, other dtypes through ndarray, int64 exact or an error.
 
 use super::pool::pool_threads;
-use crate::tensor::array::{Array, DType};
+use crate::tensor::array::Array;
 use crate::tensor::error::{tensor_bail, tensor_err, TensorResult as R};
 use crate::tensor::shape::broadcast_shapes;
 use crate::tensor::shape_str;
@@ -164,7 +164,9 @@ pub fn matmul(a: &Array, b: &Array) -> R<Array> {
             }
             Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), out).expect("one value per element"))
         }
-        (Array::I32(_), Array::I32(_)) => matmul(&a.widened(), &b.widened())?.narrowed_to(DType::I32),
+        _ if a.dtype() == b.dtype() && a.dtype().is_narrow() => {
+            matmul(&a.widened(), &b.widened())?.narrowed_to(a.dtype())
+        }
         _ if a.dtype() != b.dtype() => {
             tensor_bail!(Type, "cannot mix {} and {} tensors (use cast)", a.dtype(), b.dtype())
         }

@@ -205,7 +205,7 @@ pub fn reduce(op: Reduce, a: &Array, axes: &[usize], keepdims: bool) -> R<Array>
             };
             Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("one value per output cell"))
         }
-        Array::I32(_) => reduce(op, &a.widened(), axes, keepdims)?.narrowed_to(super::super::DType::I32),
+        narrow @ crate::narrow_array!() => reduce(op, &a.widened(), axes, keepdims)?.narrowed_to(narrow.dtype()),
         Array::Bool(_) => tensor_bail!(Type, "cannot reduce a bool tensor (use cast)"),
     })
 }
@@ -245,7 +245,7 @@ pub(crate) fn arg_extreme(a: &Array, axis: usize, largest: bool) -> R<Array> {
         Array::F32(x) => go(x, axis, if largest { f32::MIN } else { f32::MAX }, largest),
         Array::F64(x) => go(x, axis, if largest { f64::MIN } else { f64::MAX }, largest),
         Array::I64(x) => go(x, axis, if largest { i64::MIN } else { i64::MAX }, largest),
-        Array::I32(x) => go(x, axis, if largest { i32::MIN } else { i32::MAX }, largest),
         Array::Bool(x) => go(x, axis, !largest, largest),
+        narrow => return arg_extreme(&narrow.widened(), axis, largest),
     }))
 }

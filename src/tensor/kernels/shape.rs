@@ -66,6 +66,10 @@ pub fn concat(parts: &[&Array], axis: usize) -> R<Array> {
     Ok(match first {
         Array::F32(_) => cat!(F32),
         Array::F64(_) => cat!(F64),
+        Array::F16(_) => cat!(F16),
+        Array::U8(_) => cat!(U8),
+        Array::I8(_) => cat!(I8),
+        Array::I16(_) => cat!(I16),
         Array::I32(_) => cat!(I32),
         Array::I64(_) => cat!(I64),
         Array::Bool(_) => cat!(Bool),

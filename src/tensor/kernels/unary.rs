@@ -176,7 +176,7 @@ pub fn unary(op: Unary, a: &Array) -> R<Array> {
             _ => float_unary_array(op, x),
         }),
         Array::F64(x) => Array::F64(float_unary_array(op, x)),
-        Array::I32(_) => unary(op, &a.widened())?.narrowed_to(crate::tensor::DType::I32),
+        narrow @ crate::narrow_array!() => unary(op, &a.widened())?.narrowed_to(narrow.dtype()),
         Array::I64(x) => Array::I64(match op {
             // Negating or squaring can leave the int64 range: exact or an error, never wrapped.
             Unary::Neg | Unary::Abs | Unary::Square => {
