@@ -19,6 +19,33 @@ pub struct Diagnostic {
     pub label: Option<String>,
     /// Call sites, outermost first, innermost last: (source, span, function name).
     pub trace: Vec<(SourceId, Span, String)>,
+    /// When the error was raised inside the standard library and `at` is the user's call into
+    /// it: the library's call sites, outermost first, and last where it was raised.
+    pub library: Vec<(SourceId, Span, String)>,
+}
+
+/// The prefix of the standard library's source names (`<stdlib>/nn.dgl`).
+const STDLIB: &str = "<stdlib>";
+
+impl Diagnostic {
+    /// The diagnostic pointing at the user's line first: when the error was raised inside the
+    /// standard library (docs/language.md §7), `at` becomes the innermost call site in the
+    /// user's own code, and the library's frames move to [`Diagnostic::library`].
+    pub fn user_first(mut self, sources: &SourceMap) -> Diagnostic {
+        let in_library = |s: SourceId| sources.get(s).name.starts_with(STDLIB);
+        let Some((src, span)) = self.at else { return self };
+        if !in_library(src) {
+            return self;
+        }
+        let Some(k) = self.trace.iter().rposition(|(s, _, _)| !in_library(*s)) else { return self };
+        let mut library = self.trace.split_off(k + 1);
+        library.push((src, span, String::new()));
+        let (user_src, user_span, _) = self.trace[k].clone();
+        self.at = Some((user_src, user_span));
+        self.label = Some("in the standard library, called here".into());
+        self.library = library;
+        self
+    }
 }
 
 /// Renders `diag` as text. `color` is for terminals only: golden files compare plain text.
@@ -80,6 +107,16 @@ fn render_one(
             let f = sources.get(*s);
             let (line, col) = f.line_col(sp.start as usize);
             note.push_str(&format!("\n  {}:{}:{} in {}", f.name, line, col, func));
+        }
+        report = report.with_note(note);
+    }
+    if !diag.library.is_empty() {
+        let mut note = String::from("raised in the standard library, innermost last:");
+        for (s, sp, func) in &diag.library {
+            let f = sources.get(*s);
+            let (line, col) = f.line_col(sp.start as usize);
+            let within = if func.is_empty() { String::new() } else { format!(" in {func}") };
+            note.push_str(&format!("\n  {}:{}:{}{within}", f.name, line, col));
         }
         report = report.with_note(note);
     }
@@ -220,6 +257,7 @@ mod tests {
             at: Some((id, Span::new(5, 6))),
             label: None,
             trace: vec![],
+            library: vec![],
         };
         let text = render(&sources, &d, false);
         assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");

@@ -149,15 +149,15 @@ fn every_tf_name_of_the_help_entries_is_reachable() {
 fn a_name_dgl_lacks_is_an_attribute_error_naming_the_api() {
     let mut rt = interp();
     for (path, message) in [
-        ("tensorflow.signal", "DGL has no tf.signal (TensorFlow's tf.signal is not implemented)"),
-        ("tensorflow.nn.ctc_loss", "DGL has no tf.nn.ctc_loss (TensorFlow's tf.nn.ctc_loss is not implemented)"),
+        ("tensorflow.signal", "DGL has no tf.signal (TensorFlow 2.21.0 has it; DGL does not implement it)"),
+        ("tensorflow.nn.ctc_loss", "DGL has no tf.nn.ctc_loss (TensorFlow 2.21.0 has it; DGL does not implement it)"),
         (
             "tensorflow.keras.layers.LSTM",
-            "DGL has no tf.keras.layers.LSTM (TensorFlow's tf.keras.layers.LSTM is not implemented)",
+            "DGL has no tf.keras.layers.LSTM (TensorFlow 2.21.0 has it; DGL does not implement it)",
         ),
-        ("tensorflow.image.resize", "DGL has no tf.image (TensorFlow's tf.image is not implemented)"),
-        ("numpy.fft", "DGL has no np.fft (NumPy's np.fft is not implemented)"),
-        ("numpy.linalg.eig", "DGL has no np.linalg.eig (NumPy's np.linalg.eig is not implemented)"),
+        ("tensorflow.image.resize", "DGL has no tf.image (TensorFlow 2.21.0 has it; DGL does not implement it)"),
+        ("numpy.fft", "DGL has no np.fft (NumPy 2.4.6 has it; DGL does not implement it)"),
+        ("numpy.linalg.eig", "DGL has no np.linalg.eig (NumPy 2.4.6 has it; DGL does not implement it)"),
     ] {
         let e = match lookup(&mut rt, path) {
             Ok(_) => panic!("{path} resolved"),

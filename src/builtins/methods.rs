@@ -13,7 +13,7 @@ use crate::intern::{intern, Sym};
 use crate::runtime::index::tensor_shape_value;
 use crate::runtime::value::{Args, Builtin, BuiltinKind, Value};
 use crate::runtime::Interp;
-use crate::tensor::Tensor;
+use crate::tensor::{Array, Tensor};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
@@ -551,6 +551,12 @@ pub fn attr(_rt: &mut Interp, obj: &Value, name: Sym) -> R<Option<Value>> {
 /// The kind whose methods a builtin type object names (`str` for `str.upper`).
 fn type_kind(type_name: &str) -> Option<Kind> {
     Some(match type_name {
+        // TF's classes: `tf.GradientTape.gradient`, `tf.Tensor.numpy` (for `help`, and called
+        // with the receiver first, as Python's unbound methods are).
+        "GradientTape" => Kind::Tape,
+        "Tensor" => Kind::Tensor,
+        "Variable" => Kind::Variable,
+        "TensorShape" => Kind::Shape,
         "str" => Kind::Str,
         "list" => Kind::List,
         "dict" => Kind::Dict,
@@ -738,4 +744,72 @@ fn var_read(rt: &mut Interp, args: &mut Args) -> R<Value> {
     NO_ARGS.bind(rt, args)?;
     let t = rt.read_variable(&v);
     Ok(Value::Tensor(rt.ad.identity(&t)))
+}
+
+/// What `v[index].assign` reads on a subscript of a Variable: TF's sliced assignment, the method
+/// bound to the Variable and the index (`None` for any other
+/// value or name, which reads as the attribute of the subscript's value).
+pub fn sliced_attr(_rt: &mut Interp, base: &Value, index: &Value, name: Sym) -> R<Option<Value>> {
+    let native: &'static Native = match (&*name.name(), base) {
+        ("assign", Value::Variable(_)) => &SLICE_ASSIGN,
+        _ => return Ok(None),
+    };
+    let this = Value::tuple(vec![base.clone(), index.clone()]);
+    Ok(Some(Value::Builtin(Rc::new(Builtin { name: native.name.into(), kind: BuiltinKind::Method(this, native) }))))
+}
+
+static SLICE_ASSIGN: Native = Native::with("assign", UPDATE_VALUE_SIG, slice_assign);
+
+/// `v[index].assign(value, use_locking=False, name=None, read_value=True)`: the elements of the Variable that
+/// `index` selects (ints, slices, `...`, `newaxis`: TF's strided slice) take `value`, broadcast to
+/// the selection's shape and converted to the Variable's dtype; the rest keep theirs. Returns the
+/// Variable (None with `read_value=False`), as TF's sliced assignment does. Not differentiable,
+/// as no assignment is.
+///
+/// Errors: IndexError for an index out of range; ShapeError when `value` does not broadcast to
+/// the selection's shape; TypeError for a value of another dtype than a Python number or list.
+fn slice_assign(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let (var, index) = match receiver(args)? {
+        Value::Tuple(t) if t.len() == 2 => match &t[0] {
+            Value::Variable(v) => (v.clone(), t[1].clone()),
+            _ => bail!(Runtime, "internal error: a sliced update without its Variable"),
+        },
+        _ => bail!(Runtime, "internal error: a sliced update without its Variable"),
+    };
+    let mut b = UPDATE_VALUE_SIG.bind(rt, args)?;
+    let (v, read_value) = (b.value("value")?, b.bool_or("read_value", true)?);
+    let cur = var.peek();
+    let info = crate::runtime::index::tensor_index(cur.shape(), &index)?;
+    let new = match &v {
+        Value::Tensor(_) | Value::Variable(_) => rt.to_tensor(&v, None)?,
+        other => rt.to_tensor(other, Some(cur.dtype()))?,
+    };
+    if new.dtype() != cur.dtype() {
+        bail!(Type, "cannot assign a {} value to a slice of a {} Variable", new.dtype(), cur.dtype());
+    }
+    let slice = ndarray::SliceInfo::<_, ndarray::IxDyn, ndarray::IxDyn>::try_from(info)
+        .map_err(|e| crate::err!(Index, "invalid index: {e}"))?;
+    let mut out = (*cur.data).clone();
+    macro_rules! put {
+        ($($v:ident),*) => {
+            match (&mut out, &*new.data) {
+                $((Array::$v(o), Array::$v(n)) => {
+                    let mut view = o.slice_mut(slice.as_ref());
+                    let Some(n) = n.broadcast(view.raw_dim()) else {
+                        bail!(
+                            Shape,
+                            "cannot assign a value of shape {} to a slice of shape {}",
+                            crate::tensor::shape_str(new.shape()),
+                            crate::tensor::shape_str(view.shape())
+                        );
+                    };
+                    view.assign(&n);
+                })*
+                _ => unreachable!("the dtypes were checked equal"),
+            }
+        };
+    }
+    put!(F16, F32, F64, U8, I8, I16, I32, I64, Bool);
+    var.set(out)?;
+    Ok(if read_value { Value::Variable(var) } else { Value::None })
 }

@@ -61,7 +61,7 @@ impl Interp {
 
 /// Registers every builtin name (docs/language.md §2, §4, §5) and the attribute tables of builtin values.
 pub fn install(rt: &mut Interp) {
-    rt.install_hooks(Hooks::new(methods::attr, methods::attr_names, modules::find));
+    rt.install_hooks(Hooks::new(methods::attr, methods::attr_names, methods::sliced_attr, modules::find));
     register(&mut |b| {
         rt.builtins.insert(intern(b.name), b.value());
     });

@@ -174,6 +174,15 @@ def fmt_f32(x):
     return _render(bool(np.signbit(x)), abs(float(x)), _py_str(x), True)
 
 
+def fmt_f16(x):
+    """DGL's text of a float16 element: the fewest digits that read back to the
+    same float16 (`0.1`, not `0.0999755859375`), in DGL's float layout."""
+    x = np.float16(x)
+    if not np.isfinite(x):
+        return fmt_f64(float(x))
+    return fmt_f64(float(np.format_float_scientific(x, unique=True)))
+
+
 # ---------------------------------------------------------------------------
 # Tensors
 # ---------------------------------------------------------------------------
@@ -184,7 +193,9 @@ def _dtype_name(dtype):
 
 
 def _element_formatter(dtype_name):
-    if dtype_name in ("float32", "float16", "bfloat16"):
+    if dtype_name == "float16":
+        return fmt_f16
+    if dtype_name in ("float32", "bfloat16"):
         return fmt_f32
     if dtype_name == "float64":
         return fmt_f64
@@ -1390,12 +1401,13 @@ def read_csv(path, header=True, dtype=None):
     return tf.constant(arr.reshape(rows, cols), dtype=want), names
 
 
-_NPY_DTYPES = {"f4": np.float32, "f8": np.float64, "i8": np.int64, "i4": np.int32, "b1": np.bool_}
+_NPY_DTYPES = {"f2": np.float16, "f4": np.float32, "f8": np.float64, "u1": np.uint8, "i1": np.int8,
+               "i2": np.int16, "i4": np.int32, "i8": np.int64, "b1": np.bool_}
 
 
 def load_npy(path):
-    """`load_npy(path)`: a tensor from NumPy's .npy format: float32, float64,
-    int64, int32 or bool, C or Fortran order.
+    """`load_npy(path)`: a tensor from NumPy's .npy format: float16, float32,
+    float64, uint8, int8, int16, int32, int64 or bool, C or Fortran order.
 
     Errors: OSError (DGL's IOError) when the file cannot be read, is not an
     .npy file, is truncated or holds another dtype."""
@@ -1416,7 +1428,8 @@ def load_npy(path):
         raise OSError(f"'{path}' is not a valid .npy file: {e}") from None
     kind = descr.str[1:] if descr.str[0] in "<>|=" else descr.str
     if kind not in _NPY_DTYPES or descr.hasobject:
-        raise OSError(f"'{path}' is not a .npy file of float32, float64, int64, int32 or bool")
+        raise OSError(f"'{path}' is not a .npy file of a DGL dtype (float16, float32, float64, uint8, int8, "
+                      "int16, int32, int64, bool)")
     if math.prod(shape) > MAX_ELEMENTS:
         raise ValueError(f"a tensor of shape {_repr(tuple(shape))} is too large")
     want = math.prod(shape) * descr.itemsize

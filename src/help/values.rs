@@ -94,6 +94,40 @@ pub fn help_of(rt: &mut Interp, v: &Value) -> String {
     }
 }
 
+/// The text for a name without an entry: the entries it may mean — those whose key contains it
+/// as a word part (`recompute` → `recompute_grad`, `GradientTape.suggest_checkpoints`…) and the
+/// nearest by spelling — or a line saying there is none.
+fn no_entry(name: &str) -> String {
+    let registry = super::entries::Registry::get();
+    let needle = name.to_lowercase();
+    let mut found: Vec<&str> = vec![];
+    if needle.len() >= 3 {
+        found.extend(registry.entries().map(|e| e.key.as_str()).filter(|k| k.to_lowercase().contains(&needle)));
+    }
+    // The nearest by spelling (of a key or of its last part: `gradiant` → `GradientTape.gradient`),
+    // among names of about its length (the speller looks at a bounded number of candidates).
+    let len = name.chars().count();
+    let last = |k: &'static str| k.rsplit('.').next().unwrap_or(k);
+    let keys: Vec<&'static str> = registry.entries().map(|e| e.key.as_str()).collect();
+    let similar = keys.iter().map(|&k| last(k)).filter(|p| p.chars().count().abs_diff(len) <= 3);
+    if let Some(near) = crate::runtime::suggest::suggest(name, similar) {
+        for &k in keys.iter().filter(|&&k| last(k) == near) {
+            if !found.contains(&k) {
+                found.insert(0, k);
+            }
+        }
+    }
+    const SHOWN: usize = 12;
+    match found.len() {
+        0 => format!("No help entry for '{name}'.\n"),
+        n => {
+            let more = if n > SHOWN { format!(", and {} more", n - SHOWN) } else { String::new() };
+            let list: Vec<&str> = found.into_iter().take(SHOWN).collect();
+            format!("No help entry for '{name}'. Entries it may mean: {}{more}.\n", list.join(", "))
+        }
+    }
+}
+
 /// `help("name")`: an entry, or a name of the stdlib (`nn.Dense`, `Module`) looked up in its module.
 pub fn name_help(rt: &mut Interp, name: &str) -> String {
     if let Some(text) = lookup(name) {
@@ -114,7 +148,7 @@ pub fn name_help(rt: &mut Interp, name: &str) -> String {
     };
     match found {
         Some(v) => help_of(rt, &v),
-        None => format!("No help entry for '{name}'.\n"),
+        None => no_entry(name),
     }
 }
 
@@ -449,6 +483,10 @@ fn preview(text: &str) -> String {
 }
 
 /// The type part of the keys of a builtin value's attributes (`Tensor` in `Tensor.numpy`).
+/// The builtin types whose methods a type object reads unbound (`str.upper`).
+const METHOD_TYPES: &[&str] =
+    &["GradientTape", "Tensor", "Variable", "TensorShape", "str", "list", "dict", "set", "frozenset", "tuple", "int", "float", "range"];
+
 pub fn type_key(v: &Value) -> Option<&'static str> {
     Some(match v {
         Value::Tensor(_) => "Tensor",
@@ -465,6 +503,11 @@ pub fn type_key(v: &Value) -> Option<&'static str> {
         Value::Exception(_) => "Exception",
         Value::DType(_) => "dtype",
         Value::Generator(_) => "generator",
+        // A type object whose methods have entries (`str` of `str.upper`, TF's
+        // `tf.GradientTape` of `tf.GradientTape.gradient`): its methods' key.
+        Value::Builtin(b) if crate::runtime::value::is_type_object(b) && METHOD_TYPES.contains(&b.name.as_ref()) => {
+            METHOD_TYPES.iter().find(|t| **t == b.name.as_ref()).copied().unwrap_or("function")
+        }
         Value::Builtin(b) if matches!(b.kind, BuiltinKind::Native(..) | BuiltinKind::Method(..)) => "function",
         Value::ErrorType(_) => "type",
         Value::Int(_) | Value::Bool(_) => "int",

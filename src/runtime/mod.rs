@@ -220,6 +220,9 @@ pub struct Hooks {
     builtin_attr: BuiltinAttr,
     /// The attribute names of a builtin value's type, for "did you mean" hints and `dir`.
     builtin_attr_names: fn(&Value) -> Vec<Rc<str>>,
+    /// Attribute reads on a subscript of a builtin value (`v[0, 1].assign`, TF's sliced
+    /// assignment of a Variable): `None` where the subscript's value is read as usual.
+    subscript_attr: SubscriptAttr,
     /// The modules built in Rust (`math`, `time`, `random`, `sys`) ([`NativeModules`]).
     native_modules: NativeModules,
     /// Where `display(x)` sends a value: set by a front end that shows rich output (the
@@ -232,9 +235,10 @@ impl Hooks {
     pub fn new(
         builtin_attr: BuiltinAttr,
         builtin_attr_names: fn(&Value) -> Vec<Rc<str>>,
+        subscript_attr: SubscriptAttr,
         native_modules: NativeModules,
     ) -> Hooks {
-        Hooks { builtin_attr, builtin_attr_names, native_modules, display: None }
+        Hooks { builtin_attr, builtin_attr_names, subscript_attr, native_modules, display: None }
     }
 }
 
@@ -244,6 +248,7 @@ impl Default for Hooks {
         Hooks {
             builtin_attr: |_, _, _| Ok(None),
             builtin_attr_names: |_| Vec::new(),
+            subscript_attr: |_, _, _, _| Ok(None),
             native_modules: |_| None,
             display: None,
         }
@@ -353,6 +358,10 @@ pub type NativeModules = fn(&str) -> Option<ModuleBuilder>;
 /// by the builtins layer, so the runtime calls it without importing it (no import circle).
 /// Returns `None` for a name the value's type does not have.
 pub type BuiltinAttr = fn(&mut Interp, &Value, Sym) -> R<Option<Value>>;
+
+/// How the builtins layer reads attribute `name` of the subscript `base[index]` before the
+/// subscript is evaluated ([`Hooks::subscript_attr`]).
+pub type SubscriptAttr = fn(&mut Interp, &Value, &Value, Sym) -> R<Option<Value>>;
 
 impl Interp {
     /// An interpreter with no builtins installed: the builtins layer's `Interp::new` fills
@@ -491,6 +500,7 @@ impl Failure {
                         at: Some((*src, e.span)),
                         label: None,
                         trace: vec![],
+                        library: vec![],
                     })
                     .collect();
                 render_all(sources, &diags, color)
@@ -502,8 +512,9 @@ impl Failure {
                     at: exc.0.at,
                     label: None,
                     trace: collapse_repeats(exc.0.trace.iter().rev().cloned().collect()),
+                    library: vec![],
                 };
-                render(sources, &d, color)
+                render(sources, &d.user_first(sources), color)
             }
         }
     }

@@ -190,10 +190,17 @@ impl Library {
         }
     }
 
-    /// The error for a name the module `m` does not have.
+    /// The error for a name the module `m` does not have: whether the library itself has it
+    /// (its name lists, [`library_names`]), with DGL's nearest name in the module as a hint.
     pub fn lacks(&self, m: &Module, name: &str) -> Exc {
         let api = format!("{}.{name}", self.shown(&m.name));
-        let e = err!(Attribute, "DGL has no {api} ({}'s {api} is not implemented)", self.title);
+        let e = match library_names(self.root) {
+            Some((version, names)) if names.contains(api.as_str()) => {
+                err!(Attribute, "DGL has no {api} ({} {version} has it; DGL does not implement it)", self.title)
+            }
+            Some((version, _)) => err!(Attribute, "{api} does not exist in {} {version} either", self.title),
+            None => err!(Attribute, "DGL has no {api} ({}'s {api} is not implemented)", self.title),
+        };
         let names = m.names();
         crate::runtime::suggest::with_hint(e, name, names.iter().map(String::as_str))
     }
@@ -201,6 +208,27 @@ impl Library {
     /// The names of module `m` read on first use (for `dir`, `help` and hints).
     pub fn unbound(&self, m: &Module) -> Vec<&'static str> {
         self.entries(&m.name).filter(|e| e.source.contains('.')).map(|e| e.name).collect()
+    }
+}
+
+/// The version and the public names (`tf.math.reduce_sum`) of the library imported as `root`,
+/// as listed in src/builtins/modules/names/ (made from the libraries themselves by
+/// tools/tfnames/make.py); `None` for a library without a list.
+fn library_names(root: &str) -> Option<&'static (String, rustc_hash::FxHashSet<&'static str>)> {
+    type Names = (String, rustc_hash::FxHashSet<&'static str>);
+    fn parse(text: &'static str) -> Names {
+        let mut lines = text.lines();
+        // The first line: `# The public names of tensorflow 2.21.0, made by …`.
+        let header = lines.next().unwrap_or("");
+        let version = header.split(" ").nth(6).unwrap_or("").trim_end_matches(',').to_string();
+        (version, lines.filter(|l| !l.is_empty()).collect())
+    }
+    static TF: OnceLock<Names> = OnceLock::new();
+    static NP: OnceLock<Names> = OnceLock::new();
+    match root {
+        "tensorflow" => Some(TF.get_or_init(|| parse(include_str!("names/tensorflow.txt")))),
+        "numpy" => Some(NP.get_or_init(|| parse(include_str!("names/numpy.txt")))),
+        _ => None,
     }
 }
 
