@@ -33,6 +33,8 @@ pub const STDLIB: &[(&str, &str)] = &[
     // matplotlib's names over the figures (`import matplotlib.pyplot as plt`).
     ("matplotlib", include_str!("../../stdlib/matplotlib.dgl")),
     ("matplotlib.pyplot", include_str!("../../stdlib/matplotlib/pyplot.dgl")),
+    // Python's `datetime`, the part programs stamp their runs with.
+    ("datetime", include_str!("../../stdlib/datetime.dgl")),
 ];
 
 /// Builtins written in DGL: (name, stdlib module defining it). Each loads on the first
