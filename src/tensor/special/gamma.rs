@@ -77,27 +77,38 @@ const BERNOULLI: [f64; 12] = [
 ];
 
 /// The Hurwitz zeta function ζ(x, q) = Σₖ (q + k)^(−x), for x > 1.
-/// TF's domain: +inf at x = 1 and where q is a pole (an integer ≤ 0); NaN for x < 1, and for
-/// q < 0 with a non-integer x (q^(−x) is not real). The first terms are summed until
-/// q + k > 9 (and at least ten of them), the rest by the Euler–Maclaurin formula
+/// TF's edges: +inf at x = 1 (whatever q is); NaN for x < 1; at a pole of q (an integer ≤ 0,
+/// or −inf) +inf for an even or infinite x and NaN otherwise (the sign depends on the side);
+/// NaN for q < 0 with a non-integer x (q^(−x) is not real); 0 at q = +inf; at x = +inf, +inf,
+/// 1 or 0 as q is below, at or above 1. The first terms are summed until q + k > 9 (and at
+/// least ten of them), the rest by the Euler–Maclaurin formula
 /// ∫ + ½ f(w) − Σ B₂ⱼ/(2j)! f^(2j−1)(w).
 pub fn zeta(x: f64, q: f64) -> f64 {
-    if x.is_nan() || q.is_nan() {
-        return f64::NAN;
-    }
     if x == 1.0 {
         return f64::INFINITY;
     }
-    if x < 1.0 {
+    if x.is_nan() || q.is_nan() || x < 1.0 {
         return f64::NAN;
     }
     if q <= 0.0 {
         if q == q.floor() {
-            return f64::INFINITY;
+            return if x.is_infinite() || x % 2.0 == 0.0 { f64::INFINITY } else { f64::NAN };
         }
         if x != x.floor() {
             return f64::NAN;
         }
+    }
+    if q == f64::INFINITY {
+        return 0.0;
+    }
+    if x == f64::INFINITY {
+        return if q < 1.0 {
+            f64::INFINITY
+        } else if q == 1.0 {
+            1.0
+        } else {
+            0.0
+        };
     }
     let mut s = q.powf(-x);
     let (mut w, mut k) = (q, 0);
@@ -178,37 +189,35 @@ enum Gamma {
 
 /// The shared edge rules and the choice between the series (P) and the continued fraction (Q).
 fn incomplete_gamma(a: f64, x: f64, want: Gamma) -> f64 {
+    // TF checks x = 0 first for P and its derivative: 0 there whatever a is.
+    if x == 0.0 && want != Gamma::Upper {
+        return 0.0;
+    }
     if a.is_nan() || x.is_nan() || x < 0.0 || a <= 0.0 {
         return f64::NAN;
     }
-    if want == Gamma::LowerGradA {
-        if x == 0.0 || x.is_infinite() {
-            return 0.0;
-        }
-        if a.is_infinite() {
-            return f64::NAN;
-        }
-    } else {
-        if x == 0.0 {
-            return if want == Gamma::Lower { 0.0 } else { 1.0 };
-        }
-        if a.is_infinite() {
-            return if x.is_infinite() {
-                f64::NAN
-            } else if want == Gamma::Lower {
-                0.0
-            } else {
-                1.0
-            };
-        }
-        if x.is_infinite() {
-            return if want == Gamma::Lower { 1.0 } else { 0.0 };
-        }
+    if x == 0.0 {
+        return 1.0;
+    }
+    if a.is_infinite() {
+        // P is 0 (and so its derivative); Q is 1, or 0 at x = +inf too (TF's).
+        return if want == Gamma::Upper && x.is_finite() { 1.0 } else { 0.0 };
+    }
+    if x.is_infinite() {
+        return if want == Gamma::Lower { 1.0 } else { 0.0 };
     }
     let use_series = x <= 1.0 || x <= a;
     // ln(x^a e^−x / Γ(a)) and its derivative in a.
     let lp = a * x.ln() - x - lgamma(a);
     let dlp = x.ln() - digamma(a);
+    // Below e^(−709.78) the prefactor underflows: TF returns the limit (P or Q is 0) there.
+    if lp < -709.78 {
+        return match (want, use_series) {
+            (Gamma::Upper, true) => 1.0,
+            (Gamma::Lower, false) => 1.0,
+            _ => 0.0,
+        };
+    }
     let pre = lp.exp();
     match (want, use_series) {
         (Gamma::Lower, true) => lower_series(a, x).v * pre,
