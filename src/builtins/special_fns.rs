@@ -203,7 +203,7 @@ fn scalar_mul(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let x = rt.to_tensor(&x, None)?;
     let s = rt.to_tensor(&s, Some(x.dtype()))?;
     if !s.shape().is_empty() {
-        bail!(Value, "scalar_mul: the scalar must be 0-D, got shape {:?}", s.shape());
+        bail!(Value, "scalar_mul: the scalar must be 0-D, got shape {}", crate::tensor::shape_str(s.shape()));
     }
     Ok(Value::Tensor(rt.ad.mul(&s, &x)?))
 }

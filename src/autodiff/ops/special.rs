@@ -113,11 +113,12 @@ impl Recorder {
                 let d = self.where_equal(x, 0.0, 0.5, &d)?;
                 unary(self, d)
             }
-            // d (1/x, 0 at 0) = −r², r = reciprocal_no_nan(x) (TF's gradient of div_no_nan(1, x))
+            // d (1/x, 0 at 0) = −r², r = reciprocal_no_nan(x), and +0 at x = 0 (TF's gradient of
+            // div_no_nan(1, x): div_no_nan(div_no_nan(−1, x), x))
             Special::ReciprocalNoNan => {
                 let r = self.special(Special::ReciprocalNoNan, &[x])?;
-                let r2 = self.mul(&r, &r)?;
-                let d = self.unary(Unary::Neg, &r2)?;
+                let nr = self.unary(Unary::Neg, &r)?;
+                let d = self.special(Special::MulNoNan, &[&nr, &r])?;
                 unary(self, d)
             }
             // atan2(y, x): dy = x/(x² + y²), dx = −y/(x² + y²)

@@ -180,9 +180,9 @@ pub fn special(f: Special, args: &[&Array]) -> R<Array> {
             } else if a.ndim() > 0 && a.shape() != shape.as_slice() {
                 tensor_bail!(
                     Shape,
-                    "betainc: the shapes of a, b and x must be equal or scalars, got {:?} and {:?}",
-                    shape,
-                    a.shape()
+                    "betainc: the shapes of a, b and x must be equal or scalars, got {} and {}",
+                    super::shape_str(&shape),
+                    super::shape_str(a.shape())
                 );
             }
         } else {
