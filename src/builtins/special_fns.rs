@@ -187,8 +187,9 @@ fn lbeta(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(rt.ad.binary(Binary::Sub, &first, &second)?))
 }
 
-static SCALAR_MUL: Native = Native::new("scalar_mul", &["scalar: TensorLike", "x: TensorLike", "name=None"], scalar_mul)
-    .spelled(&["tf.math.scalar_mul", "tf.scalar_mul"]);
+static SCALAR_MUL: Native =
+    Native::new("scalar_mul", &["scalar: TensorLike", "x: TensorLike", "name=None"], scalar_mul)
+        .spelled(&["tf.math.scalar_mul", "tf.scalar_mul"]);
 
 /// `scalar_mul(scalar, x)`: x times a scalar, which takes x's dtype.
 ///
@@ -209,8 +210,8 @@ fn scalar_mul(rt: &mut Interp, args: &mut Args) -> R<Value> {
 }
 
 static CONJ: Native = Native::with("conj", X, |rt, a| real_part(rt, a, "x")).spelled(&["tf.math.conj"]);
-static REAL: Native =
-    Native::new("real", &["input: TensorLike", "name=None"], |rt, a| real_part(rt, a, "input")).spelled(&["tf.math.real"]);
+static REAL: Native = Native::new("real", &["input: TensorLike", "name=None"], |rt, a| real_part(rt, a, "input"))
+    .spelled(&["tf.math.real"]);
 
 /// `conj(x)`, `real(input)`: a real tensor is its own conjugate and real part (DGL has no
 /// complex dtypes), returned as it is.
