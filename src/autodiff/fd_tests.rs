@@ -636,3 +636,47 @@ fn nn_loss_rules() {
     });
     check("l2_normalize all", vec![input(&[2, 3], 74, -2.0, 2.0)], &|rt, x| rt.l2_normalize(&x[0], None, 1e-12));
 }
+
+/// TF's special functions (ops/special.rs): each gradient against central differences, and
+/// the second derivative where TF has one (a function of one tensor, by nesting tapes).
+#[test]
+fn special_function_rules() {
+    use crate::tensor::special::Special;
+    let unary: [(Special, f64, f64); 10] = [
+        (Special::Lgamma, 0.3, 6.0),
+        (Special::Digamma, 0.3, 6.0),
+        (Special::Erfinv, -0.9, 0.9),
+        (Special::Erfcinv, 0.1, 1.9),
+        (Special::Ndtri, 0.05, 0.95),
+        (Special::BesselI0, -3.0, 3.0),
+        (Special::BesselI0e, 0.2, 3.0),
+        (Special::BesselI1, -3.0, 3.0),
+        (Special::BesselI1e, 0.2, 3.0),
+        (Special::ReciprocalNoNan, 0.5, 3.0),
+    ];
+    for (i, (f, lo, hi)) in unary.into_iter().enumerate() {
+        let seed = 200 + i as u64;
+        check(f.name(), vec![input(&[2, 3], seed, lo, hi)], &move |rt, x| rt.special(f, &[&x[0]]));
+        check_second(f.name(), input(&[2, 3], seed, lo, hi), Box::new(move |rt, x| rt.special(f, &[&x[0]])));
+    }
+    // Both arguments, with broadcasting.
+    for (i, f) in [Special::Atan2, Special::MulNoNan, Special::Igamma, Special::Igammac].into_iter().enumerate() {
+        let seed = 220 + 2 * i as u64;
+        check(f.name(), vec![input(&[2, 3], seed, 0.5, 3.0), input(&[3], seed + 1, 0.5, 3.0)], &move |rt, x| {
+            rt.special(f, &[&x[0], &x[1]])
+        });
+    }
+    // The second argument alone: TF has no gradient for polygamma's order, zeta's exponent,
+    // betainc's a and b.
+    let orders = Tensor::new(Array::from_f64(DType::F64, &[3], vec![0.0, 1.0, 2.0]));
+    check("polygamma", vec![input(&[2, 3], 230, 0.5, 4.0)], &move |rt, x| {
+        rt.special(Special::Polygamma, &[&orders, &x[0]])
+    });
+    let exps = Tensor::new(Array::from_f64(DType::F64, &[3], vec![1.5, 2.0, 4.5]));
+    check("zeta", vec![input(&[2, 3], 231, 0.5, 4.0)], &move |rt, x| rt.special(Special::Zeta, &[&exps, &x[0]]));
+    let a = Tensor::new(Array::from_f64(DType::F64, &[2, 3], vec![0.5, 1.0, 2.0, 3.5, 1.5, 5.0]));
+    let b = Tensor::new(Array::from_f64(DType::F64, &[2, 3], vec![2.0, 0.7, 1.0, 4.0, 2.5, 1.2]));
+    check("betainc", vec![input(&[2, 3], 232, 0.1, 0.9)], &move |rt, x| {
+        rt.special(Special::Betainc, &[&a, &b, &x[0]])
+    });
+}

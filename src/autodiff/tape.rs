@@ -100,6 +100,9 @@ pub enum Op {
     Conv { kind: ConvKind, geom: Box<Geom>, a: Tensor, b: Tensor },
     /// `max_pool2d` / `avg_pool2d` and their gradients, all linear (nothing saved; `ops/conv.rs`).
     Pool { kind: PoolKind, geom: Box<Geom> },
+    /// TF's elementwise special functions (`lgamma`, `igamma`, `betainc`, …; `ops/special.rs`):
+    /// the inputs and the output saved.
+    Special { f: crate::tensor::special::Special, inputs: SmallVec<[Tensor; 3]>, out: Tensor },
     /// An entry of a non-persistent tape whose backward step has run: its saved tensors are
     /// freed (as TF frees them), only its name is kept. It has no VJP.
     Released { name: &'static str, function: Option<Rc<str>> },
@@ -234,6 +237,7 @@ impl Op {
             Op::Pool { kind: PoolKind::MaxScatter { .. }, .. } => "max_pool2d_grad",
             Op::Pool { kind: PoolKind::Avg, .. } => "avg_pool2d",
             Op::Pool { kind: PoolKind::AvgSpread, .. } => "avg_pool2d_grad",
+            Op::Special { f, .. } => f.name(),
             Op::Released { name, .. } => name,
         }
     }
@@ -278,6 +282,10 @@ impl Op {
                 f(o);
             }
             Op::Recompute(r) => r.saved.iter().for_each(f),
+            Op::Special { inputs, out, .. } => {
+                inputs.iter().for_each(&mut f);
+                f(out);
+            }
             _ => {}
         }
     }

@@ -22,6 +22,7 @@ mod lang;
 pub use lang::is_object_class;
 mod linalg_fns;
 mod math_fns;
+mod special_fns;
 pub mod methods;
 pub mod modules;
 mod nn_fns;
@@ -108,6 +109,7 @@ fn register(reg: &mut impl FnMut(&'static Native)) {
         shape_fns::register,
         tensor_shape::register,
         math_fns::register,
+        special_fns::register,
         tracking::register,
         pyfuncs::register,
         io::register,

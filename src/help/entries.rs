@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 pub const FILES: &[(&str, &str)] = &[
     ("tensors.md", include_str!("tensors.md")),
     ("math.md", include_str!("math.md")),
+    ("special.md", include_str!("special.md")),
     ("shapes.md", include_str!("shapes.md")),
     ("selection.md", include_str!("selection.md")),
     ("random.md", include_str!("random.md")),

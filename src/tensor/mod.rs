@@ -20,6 +20,7 @@ pub mod reductions;
 pub mod scalar;
 pub mod shape;
 pub mod sorting;
+pub mod special;
 
 pub use array::{Array, DType, Elem};
 use std::cell::Cell;

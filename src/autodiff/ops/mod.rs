@@ -22,6 +22,7 @@ pub mod nn_losses;
 pub mod reduce;
 pub mod select;
 pub mod shape;
+pub mod special;
 
 pub use shape::{axis_slice, slice_info};
 
@@ -48,6 +49,7 @@ impl Recorder {
             Family::Select => self.select_vjp(op, &upstream, needed),
             Family::Linalg => self.linalg_vjp(op, &upstream, needed),
             Family::Conv => self.conv_vjp(op, &upstream, needed),
+            Family::Special => self.special_vjp(op, &upstream, needed),
             // Identity gradient to each tensor input (upstream i to input i).
             Family::PassThrough => Ok((0..entry.inputs.len()).map(|i| upstream.get(i).cloned()).collect()),
             // User code runs through the host (backward.rs), never here.
@@ -92,6 +94,8 @@ enum Family {
     Select,
     Linalg,
     Conv,
+    /// TF's special functions (`special.rs`): no JVP rule, transposed from the VJP.
+    Special,
     PassThrough,
     /// `custom_gradient` and `recompute_grad`: user code, run by the host.
     User,
@@ -133,6 +137,7 @@ fn family(op: &Op) -> Family {
         | Op::Cholesky { .. }
         | Op::SpectralNorm { .. } => Family::Linalg,
         Op::Conv { .. } | Op::Pool { .. } => Family::Conv,
+        Op::Special { .. } => Family::Special,
         Op::PassThrough => Family::PassThrough,
         Op::Custom(_) | Op::Recompute(_) => Family::User,
         Op::Released { .. } => Family::Released,
