@@ -71,7 +71,8 @@ fn reduce(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::Tensor(Tensor::new(segments::segment_reduce(&data.data, &ids, lead, n, op)?)))
 }
 
-static SORTED_COUNT: Native = Native::new("sorted_count", &["data: TensorLike", "segment_ids: TensorLike"], sorted_count);
+static SORTED_COUNT: Native =
+    Native::new("sorted_count", &["data: TensorLike", "segment_ids: TensorLike"], sorted_count);
 
 /// `sorted_count(data, segment_ids)`: the number of segments of TF's sorted segment ops (the
 /// last id plus one), after checking the ids are a vector as long as `data`'s first axis,
@@ -124,7 +125,12 @@ fn cumulative_logsumexp(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let (exclusive, reverse) = (a.bool_or("exclusive", false)?, a.bool_or("reverse", false)?);
     let rank = x.shape().len() as i64;
     if axis < -rank || axis >= rank {
-        bail!(Shape, "cumulative_logsumexp: axis {axis} is out of range [{}, {rank}) for shape {}", -rank, shape_str(x.shape()));
+        bail!(
+            Shape,
+            "cumulative_logsumexp: axis {axis} is out of range [{}, {rank}) for shape {}",
+            -rank,
+            shape_str(x.shape())
+        );
     }
     let axis = if axis < 0 { axis + rank } else { axis } as usize;
     Ok(Value::Tensor(Tensor::new(segments::cumulative_logsumexp(&x.data, axis, exclusive, reverse)?)))
