@@ -29,6 +29,7 @@ mod nn_fns;
 pub mod numbers;
 mod pyfuncs;
 mod random_fns;
+mod segment_fns;
 mod select_fns;
 pub mod shape_fns;
 mod strings;

@@ -20,6 +20,7 @@ pub const STDLIB: &[(&str, &[&str])] = &[
     ("data", &["data"]),
     ("initializers", &["initializers"]),
     ("Module and checkpoint_sequential", &["_module", "_checkpoint"]),
+    ("Segment reductions and tf.math's other reductions", &["_segments"]),
     ("matplotlib", &["matplotlib"]),
     ("matplotlib.pyplot", &["matplotlib.pyplot"]),
 ];

@@ -30,6 +30,8 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_tf", include_str!("../../stdlib/_tf.dgl")),
     ("_keras", include_str!("../../stdlib/_keras.dgl")),
     ("_numpy", include_str!("../../stdlib/_numpy.dgl")),
+    // TF's segment reductions and tf.math's other reductions (also builtins, below).
+    ("_segments", include_str!("../../stdlib/_segments.dgl")),
     // matplotlib's names over the figures (`import matplotlib.pyplot as plt`).
     ("matplotlib", include_str!("../../stdlib/matplotlib.dgl")),
     ("matplotlib.pyplot", include_str!("../../stdlib/matplotlib/pyplot.dgl")),
@@ -47,6 +49,29 @@ pub const LAZY_BUILTINS: &[(&str, &str)] = &[
     ("hist", "_figures"),
     ("imshow", "_figures"),
     ("progress", "_progress"),
+    ("segment_sum", "_segments"),
+    ("segment_mean", "_segments"),
+    ("segment_max", "_segments"),
+    ("segment_min", "_segments"),
+    ("segment_prod", "_segments"),
+    ("unsorted_segment_sum", "_segments"),
+    ("unsorted_segment_mean", "_segments"),
+    ("unsorted_segment_max", "_segments"),
+    ("unsorted_segment_min", "_segments"),
+    ("unsorted_segment_prod", "_segments"),
+    ("unsorted_segment_sqrt_n", "_segments"),
+    ("bincount", "_segments"),
+    ("confusion_matrix", "_segments"),
+    ("cumulative_logsumexp", "_segments"),
+    ("in_top_k", "_segments"),
+    ("invert_permutation", "_segments"),
+    ("is_non_decreasing", "_segments"),
+    ("is_strictly_increasing", "_segments"),
+    ("accumulate_n", "_segments"),
+    ("polyval", "_segments"),
+    ("approx_max_k", "_segments"),
+    ("approx_min_k", "_segments"),
+    ("sobol_sample", "_segments"),
 ];
 
 impl Interp {

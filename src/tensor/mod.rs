@@ -18,6 +18,8 @@ pub mod math;
 pub mod random;
 pub mod reductions;
 pub mod scalar;
+pub mod segments;
+pub mod sobol;
 pub mod shape;
 pub mod sorting;
 pub mod special;

@@ -44,7 +44,21 @@ const TABLE: &[(&str, &str)] = &[
         "tensorflow.math",
         "divide_no_nan=_tf.divide_no_nan xlogy=_tf.xlogy xlog1py=_tf.xlog1py xdivy=_tf.xdivy \
          reduce_euclidean_norm=_tf.reduce_euclidean_norm count_nonzero=_tf.count_nonzero \
-         zero_fraction=_tf.zero_fraction",
+         zero_fraction=_tf.zero_fraction \
+         segment_sum=_segments.segment_sum segment_mean=_segments.segment_mean \
+         segment_max=_segments.segment_max segment_min=_segments.segment_min \
+         segment_prod=_segments.segment_prod unsorted_segment_sum=_segments.unsorted_segment_sum \
+         unsorted_segment_mean=_segments.unsorted_segment_mean \
+         unsorted_segment_max=_segments.unsorted_segment_max \
+         unsorted_segment_min=_segments.unsorted_segment_min \
+         unsorted_segment_prod=_segments.unsorted_segment_prod \
+         unsorted_segment_sqrt_n=_segments.unsorted_segment_sqrt_n bincount=_segments.bincount \
+         confusion_matrix=_segments.confusion_matrix cumulative_logsumexp=_segments.cumulative_logsumexp \
+         in_top_k=_segments.in_top_k invert_permutation=_segments.invert_permutation \
+         is_non_decreasing=_segments.is_non_decreasing \
+         is_strictly_increasing=_segments.is_strictly_increasing accumulate_n=_segments.accumulate_n \
+         polyval=_segments.polyval approx_max_k=_segments.approx_max_k approx_min_k=_segments.approx_min_k \
+         sobol_sample=_segments.sobol_sample",
     ),
     (
         "tensorflow.debugging",
