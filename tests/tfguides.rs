@@ -17,7 +17,7 @@ const FLOORS: &[(&str, usize)] = &[
     ("variable", 4),
     ("basics", 32),
     ("autodiff", 28),
-    ("intro_to_modules", 9),
+    ("intro_to_modules", 10),
     ("basic_training_loops", 10),
 ];
 

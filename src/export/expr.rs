@@ -431,6 +431,8 @@ impl Exporter<'_> {
             Some(("_tf_native", "Variable")) => "dgl_tf.TFVariable".into(),
             Some(("_tf_native", attr)) => format!("tf.{attr}"),
             Some(("_tf_errors", attr)) => format!("tf.errors.{attr}"),
+            // tf.math's segment reductions and their kin follow TF's semantics: TF's own ops.
+            Some(("_segments", attr)) => format!("tf.math.{attr}"),
             Some((module @ ("math" | "time" | "sys"), attr)) => {
                 if !self.py_modules.iter().any(|l| l == module) {
                     self.py_modules.push(module.to_string());
