@@ -377,17 +377,11 @@ fn exception_args(v: &Value) -> Option<Value> {
 }
 
 fn dtype_name(v: &Value) -> Option<Value> {
-    match v {
-        Value::DType(d) => Some(Value::str(d.name())),
-        _ => None,
-    }
+    dtype_of(v).map(|d| Value::str(d.name()))
 }
 
 fn dtype_is_floating(v: &Value) -> Option<Value> {
-    match v {
-        Value::DType(d) => Some(Value::Bool(d.is_float())),
-        _ => None,
-    }
+    dtype_of(v).map(|d| Value::Bool(d.is_float()))
 }
 
 /// `ValueError.__name__`; `Exception` for the catch-all type.

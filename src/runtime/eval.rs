@@ -85,25 +85,23 @@ impl Interp {
                 Ok(Value::Dict(Rc::new(RefCell::new(d))))
             }
             ExprKind::Attr(obj, name) => {
-                // `v[0, 1].assign(x)`: an attribute of a subscript the builtins read on the
-                // subscripted value and the index themselves (TF's sliced assignment).
-                if let ExprKind::Index(base, index) = &obj.kind {
-                    let b = self.eval(base, env)?;
-                    if matches!(b, Value::Variable(_)) {
+                let o = match &obj.kind {
+                    // `v[0, 1].assign(x)`: an attribute of a subscript of a Variable, which the
+                    // builtins read on the Variable and the index themselves (TF's sliced
+                    // assignment) before the subscript is taken.
+                    ExprKind::Index(base, index) => {
+                        let b = self.eval(base, env)?;
                         let i = self.eval(index, env)?;
-                        if let Some(v) = (self.hooks.subscript_attr)(self, &b, &i, *name).map_err(|x| self.locate(x, e.span))? {
-                            return Ok(v);
+                        if matches!(b, Value::Variable(_)) {
+                            let hook = self.hooks.subscript_attr;
+                            if let Some(v) = hook(self, &b, &i, *name).map_err(|x| self.locate(x, e.span))? {
+                                return Ok(v);
+                            }
                         }
-                        return self
-                            .get_item(&b, &i)
-                            .and_then(|o| self.get_attr(&o, *name).map_err(|x| self.attr_hint(x, &o, *name)))
-                            .map_err(|x| self.locate(x, e.span));
+                        self.get_item(&b, &i).map_err(|x| self.locate(x, obj.span))?
                     }
-                    let i = self.eval(index, env)?;
-                    let o = self.get_item(&b, &i).map_err(|x| self.locate(x, obj.span))?;
-                    return self.get_attr(&o, *name).map_err(|x| self.locate(self.attr_hint(x, &o, *name), e.span));
-                }
-                let o = self.eval(obj, env)?;
+                    _ => self.eval(obj, env)?,
+                };
                 self.get_attr(&o, *name).map_err(|x| self.locate(self.attr_hint(x, &o, *name), e.span))
             }
             ExprKind::Index(obj, index) => {

@@ -286,13 +286,7 @@ impl Interp {
                 _ => x ^ y,
             })),
             (Int(_) | Bool(_), Int(_) | Bool(_)) => int_op(op, as_int(&a), as_int(&b)),
-            (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) if is_bitwise(op) => bail!(
-                Type,
-                "unsupported operand types for {}: '{}' and '{}'",
-                op.symbol(),
-                a.type_name(),
-                b.type_name()
-            ),
+            (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) if is_bitwise(op) => return Err(unsupported(op, &a, &b)),
             // The result has the left operand's type: `frozenset(a) | b` is a frozenset.
             (Set(x) | FrozenSet(x), Set(y) | FrozenSet(y))
                 if matches!(op, BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor) =>
@@ -353,13 +347,7 @@ impl Interp {
                     BinOp::FloorDiv => Binary::FloorDiv,
                     BinOp::Mod => Binary::Mod,
                     BinOp::MatMul => return self.numpy_matmul(&a, &b),
-                    _ => bail!(
-                        Type,
-                        "unsupported operand types for {}: '{}' and '{}'",
-                        op.symbol(),
-                        a.type_name(),
-                        b.type_name()
-                    ),
+                    _ => return Err(unsupported(op, &a, &b)),
                 };
                 self.numpy_binary(k, &a, &b)
             }
@@ -388,23 +376,11 @@ impl Interp {
                         };
                         crate::tensor::Tensor::new(r)
                     }
-                    BinOp::LShift | BinOp::RShift => bail!(
-                        Type,
-                        "unsupported operand types for {}: '{}' and '{}'",
-                        op.symbol(),
-                        a.type_name(),
-                        b.type_name()
-                    ),
+                    BinOp::LShift | BinOp::RShift => return Err(unsupported(op, &a, &b)),
                 };
                 Ok(Tensor(t))
             }
-            _ => bail!(
-                Type,
-                "unsupported operand types for {}: '{}' and '{}'",
-                op.symbol(),
-                a.type_name(),
-                b.type_name()
-            ),
+            _ => return Err(unsupported(op, &a, &b)),
         }
     }
 
@@ -722,6 +698,11 @@ fn repeat_items(items: &[Value], n: i64) -> Vec<Value> {
         v.extend(items.iter().cloned());
     }
     v
+}
+
+/// The TypeError for a binary operator its operands do not support (CPython's message).
+fn unsupported(op: BinOp, a: &Value, b: &Value) -> crate::error::Exc {
+    crate::err!(Type, "unsupported operand types for {}: '{}' and '{}'", op.symbol(), a.type_name(), b.type_name())
 }
 
 fn is_bitwise(op: BinOp) -> bool {
