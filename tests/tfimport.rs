@@ -222,3 +222,47 @@ fn every_name_has_help() {
     let tf = lookup(&mut rt, "tensorflow").expect("tf");
     assert!(dgl::help::help_text(&mut rt, &tf).starts_with("tensorflow\n\n`import tensorflow as tf`"));
 }
+
+/// Every TF function whose signature has `name=` (tests/data/tf_name_param.txt, written by
+/// tools/tfnames/name_param.py from TF 2.21) takes it in DGL too, wherever DGL has the function:
+/// called with only `name='n'`, it may fail for its missing arguments but never for the keyword.
+#[test]
+fn every_tf_function_taking_name_takes_it() {
+    let listed = include_str!("data/tf_name_param.txt");
+    let names: Vec<&str> = listed.lines().filter(|l| !l.is_empty()).collect();
+    let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    let script = format!(
+        "import tensorflow as tf\n\
+         has = 0\n\
+         for full in [{}]:\n\
+         \x20   obj = tf\n\
+         \x20   for part in full.split('.')[1:]:\n\
+         \x20       obj = getattr(obj, part, None)\n\
+         \x20       if obj is None:\n\
+         \x20           break\n\
+         \x20   if obj is None:\n\
+         \x20       continue\n\
+         \x20   has += 1\n\
+         \x20   try:\n\
+         \x20       obj(name='n')\n\
+         \x20   except Exception as e:\n\
+         \x20       if \"keyword argument 'name'\" in str(e):\n\
+         \x20           print('refuses name=:', full)\n\
+         print('has', has)\n",
+        quoted.join(", ")
+    );
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("names.dgl");
+    std::fs::write(&path, script).expect("script written");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dgl"))
+        .arg(&path)
+        .current_dir(dir.path())
+        .output()
+        .expect("dgl runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let refused: Vec<&str> = text.lines().filter(|l| l.starts_with("refuses")).collect();
+    assert!(refused.is_empty(), "{}", refused.join("\n"));
+    let has: usize = text.lines().find_map(|l| l.strip_prefix("has ")).and_then(|n| n.parse().ok()).unwrap_or(0);
+    // DGL has 292 of TF's 657 today; far fewer means the lookup itself broke.
+    assert!(has >= 250, "only {has} of TF's functions taking name= were found:\n{text}");
+}

@@ -108,10 +108,11 @@ static BOOLEAN_MASK: Native =
 /// `boolean_mask(tensor, mask, axis=None)`: the slices of tensor where mask is True.
 ///
 /// Shapes: tensor [A.., K.., S..] (A: `axis` axes, default 0), mask K → [A.., count, S..].
-/// Dtypes: any tensor; mask bool (a list of bools converts). Gradient: upstream scattered
+/// Dtypes: any tensor; mask bool, or any numeric mask or list, read as TF reads it (nonzero is
+/// True: `boolean_mask(x, [1.0, 0.0])` keeps the first slice). Gradient: upstream scattered
 /// back to the kept slices, zeros elsewhere.
-/// Errors: TypeError for a mask that is not bool; ValueError for a scalar mask or a mask
-/// shape that does not match tensor's axes from `axis`.
+/// Errors: ValueError for a scalar mask or a mask shape that does not match tensor's axes
+/// from `axis`.
 /// See: tf.boolean_mask.
 fn boolean_mask(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = BOOLEAN_MASK.bind(rt, args)?;
@@ -120,6 +121,8 @@ fn boolean_mask(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Value::Tensor(_) | Value::Variable(_) => rt.to_tensor(&m, None)?,
         other => rt.to_tensor(other, Some(DType::Bool))?,
     };
+    // TF selects where the mask is nonzero, whatever its dtype; the mask is not differentiated.
+    let m = if m.dtype() == DType::Bool { m } else { Tensor::new(m.data.cast(DType::Bool)) };
     Ok(Value::Tensor(rt.ad.boolean_mask(&t, &m, axis)?))
 }
 

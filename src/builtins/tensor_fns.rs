@@ -170,17 +170,38 @@ fn constant_args(rt: &mut Interp, args: &mut Args) -> R<(Value, Option<DType>, O
     Ok((v, dtype, shape))
 }
 
-static CONVERT_TO_TENSOR: Native = Native::with("convert_to_tensor", CONSTANT_ARGS_SIG, convert_to_tensor)
+static CONVERT_TO_TENSOR: Native = Native::new(
+    "convert_to_tensor",
+    &["value", "dtype: DType | None = None", "dtype_hint: DType | None = None", "name=None", "*", "shape=None"],
+    convert_to_tensor,
+)
     .spelled(&["tf.convert_to_tensor"])
     // DGL's dtype rules (numbers become float32; int ranges int64), docs/language.md §4.
     .exported_as("dgl_tf.convert_to_tensor");
 
-/// `convert_to_tensor(value, dtype=None, shape=None, name=None)`: [`constant`], except that
-/// a Variable is read as `v.read_value()` reads it, so gradients flow back to it as through
-/// TF's conversion (`constant(v)` is a snapshot, as `tf.constant(v)` is). A `dtype` other
-/// than the Variable's converts the value read (recorded, differentiable).
+/// `convert_to_tensor(value, dtype=None, dtype_hint=None, name=None, *, shape=None)`:
+/// [`constant`], except that a Variable is read as `v.read_value()` reads it, so gradients
+/// flow back to it as through TF's conversion (`constant(v)` is a snapshot, as `tf.constant(v)`
+/// is). A `dtype` other than the Variable's converts the value read (recorded,
+/// differentiable). `dtype_hint`, as TF's, is the dtype a Python value becomes when it can
+/// (`convert_to_tensor(2, dtype_hint=float32)` is `2.0`), else it converts as without it
+/// (`2.5` with an int32 hint stays float32); a tensor keeps its dtype.
 fn convert_to_tensor(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    let (v, dtype, shape) = constant_args(rt, args)?;
+    let mut a = CONVERT_TO_TENSOR.bind(rt, args)?;
+    let (v, mut dtype, hint) = (a.value("value")?, a.opt_dtype("dtype")?, a.opt_dtype("dtype_hint")?);
+    let shape = match a.non_none("shape")? {
+        Some(s) => Some(rt.dims_arg(&s)?),
+        None => None,
+    };
+    if let (None, Some(h), false) = (dtype, hint, matches!(v, Value::Tensor(_) | Value::Variable(_))) {
+        // A hint widens within what TF converts without loss: ints to any int or float dtype,
+        // floats to any float dtype, bools to bool only.
+        let own = rt.to_tensor(&v, None)?.dtype();
+        let fits = (own.is_int() && (h.is_int() || h.is_float())) || (own.is_float() && h.is_float()) || own == h;
+        if fits && rt.to_tensor(&v, Some(h)).is_ok() {
+            dtype = Some(h);
+        }
+    }
     match (&v, shape) {
         (Value::Variable(var), None) => {
             let read = rt.read_variable(var);

@@ -419,6 +419,12 @@ def _str(x):
 _DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 
 
+def _ragged_rows(x):
+    """A RaggedTensor's rows as DGL prints them: `[row, row, ...]`, each row as its tensor prints."""
+    rows = [_ragged_rows(r) if isinstance(r, tf.RaggedTensor) else _str(r) for r in x]
+    return "[" + ", ".join(rows) + "]"
+
+
 def _repr(x):
     """DGL's `repr(x)` (docs/language.md §3)."""
     if isinstance(x, _DICT_VIEWS):  # DGL's keys()/values()/items() are lists
@@ -479,6 +485,11 @@ def _repr(x):
         return _dtype_name(x)
     if isinstance(x, tf.TensorShape):
         return _repr(_shape_tuple(x))
+    if isinstance(x, tf.RaggedTensor):
+        # DGL's text: each row as its tensor prints (stdlib/_ragged.dgl).
+        return f"<tf.RaggedTensor {_ragged_rows(x)}>"
+    if isinstance(x, tf.sparse.SparseTensor):
+        return f"SparseTensor(indices={_str(x.indices)}, values={_str(x.values)}, dense_shape={_str(x.dense_shape)})"
     if isinstance(x, BaseException):
         method = _user_method(x, "__repr__")
         if method is not None:
@@ -1116,10 +1127,17 @@ def _float_arg(v, what):
     raise TypeError(f"range_tensor() argument '{what}' must be a number, not {_type_name(v)}")
 
 
-def convert_to_tensor(value, dtype=None, shape=None, name=None):
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None, *, shape=None):
     """DGL's `convert_to_tensor`: `constant`, except that a Variable is read (the tape records
     the read, so gradients reach it, as with tf.convert_to_tensor); a `dtype` other than
-    its own converts the value read."""
+    its own converts the value read; `dtype_hint` is the dtype a Python value takes when it
+    can."""
+    if dtype is None and dtype_hint is not None and not (_is_tensor(value) or _is_variable(value)):
+        try:
+            constant(value, dtype_hint)
+            dtype = dtype_hint
+        except (TypeError, ValueError):
+            pass
     if _is_variable(value) and shape is None:
         t = tf.convert_to_tensor(value)
         dtype = _tf_dtype(dtype)

@@ -433,6 +433,10 @@ impl Exporter<'_> {
             Some(("_tf_errors", attr)) => format!("tf.errors.{attr}"),
             // tf.math's segment reductions and their kin follow TF's semantics: TF's own ops.
             Some(("_segments", attr)) => format!("tf.math.{attr}"),
+            // Ragged and sparse tensors follow TF's: TF's own classes and functions.
+            Some(("_ragged", "RaggedTensor")) => "tf.RaggedTensor".to_string(),
+            Some(("_ragged", attr)) => format!("tf.ragged.{}", attr.trim_start_matches("ragged_")),
+            Some(("_sparse", attr)) => format!("tf.sparse.{attr}"),
             Some((module @ ("math" | "time" | "sys"), attr)) => {
                 if !self.py_modules.iter().any(|l| l == module) {
                     self.py_modules.push(module.to_string());

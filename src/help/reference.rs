@@ -21,6 +21,7 @@ pub const STDLIB: &[(&str, &[&str])] = &[
     ("initializers", &["initializers"]),
     ("Module and checkpoint_sequential", &["_module", "_checkpoint"]),
     ("Segment reductions and tf.math's other reductions", &["_segments"]),
+    ("Ragged and sparse tensors", &["_ragged", "_sparse"]),
     ("matplotlib", &["matplotlib"]),
     ("matplotlib.pyplot", &["matplotlib.pyplot"]),
 ];

@@ -255,6 +255,11 @@ impl Interp {
                 }
                 Value::List(l) => l.borrow().clone(),
                 Value::Tuple(t) => t.to_vec(),
+                // docs/language.md §4: tensors hold numbers and bools, never text.
+                Value::Str(_) => bail!(
+                    Type,
+                    "cannot convert a str to a tensor: DGL's tensors hold numbers and bools (TensorFlow's string tensors, tf.string and tf.strings, are outside DGL)"
+                ),
                 other => bail!(Type, "cannot convert a {} to a tensor", other.type_name()),
             };
             dim(depth, shape, items.len())?;

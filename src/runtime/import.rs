@@ -32,6 +32,9 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_numpy", include_str!("../../stdlib/_numpy.dgl")),
     // TF's segment reductions and tf.math's other reductions (also builtins, below).
     ("_segments", include_str!("../../stdlib/_segments.dgl")),
+    // TF's ragged and sparse tensors over DGL's dense ones (`tf.ragged`, `tf.sparse`).
+    ("_ragged", include_str!("../../stdlib/_ragged.dgl")),
+    ("_sparse", include_str!("../../stdlib/_sparse.dgl")),
     // matplotlib's names over the figures (`import matplotlib.pyplot as plt`).
     ("matplotlib", include_str!("../../stdlib/matplotlib.dgl")),
     ("matplotlib.pyplot", include_str!("../../stdlib/matplotlib/pyplot.dgl")),

@@ -5,7 +5,7 @@
 //! [`Signature::bind`] applies Python's binding rules to a call (docs/language.md §4).
 
 use crate::error::R;
-use crate::runtime::value::{Args, NativeFn, Value};
+use crate::runtime::value::{Args, Dialect, NativeFn, Value};
 use crate::runtime::Interp;
 use crate::tensor::{DType, Tensor};
 use crate::{bail, err};
@@ -345,6 +345,9 @@ impl Signature {
                 }
                 Some(i) => vals[i] = Some(v),
                 None if self.kwargs => rest_kw.push((k, v)),
+                // TF's ops take `name=` for the graph; eager code ignores it, and so does DGL
+                // for every op called through `tf.` (docs/language.md "TensorFlow").
+                None if &*k == "name" && rt.dialect == Dialect::Tf => {}
                 None => {
                     let e = err!(Type, "{}() got an unexpected keyword argument '{}'", args.fname, k);
                     return Err(crate::runtime::suggest::with_hint(e, &k, self.names()));

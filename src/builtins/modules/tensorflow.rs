@@ -33,13 +33,25 @@ const TABLE: &[(&str, &str)] = &[
             "Tensor Module=_module.Module \
              UnconnectedGradients newaxis __version__=_tf.VERSION executing_eagerly=_tf.executing_eagerly \
              is_tensor=_tf.is_tensor device=_tf.device tensordot=_tf.tensordot assert_equal=_tf.assert_equal \
-             TensorSpec=_tf.TensorSpec \
+             TensorSpec=_tf.TensorSpec RaggedTensor=_ragged.RaggedTensor SparseTensor=_sparse.SparseTensor \
              assert_less=_tf.assert_less assert_greater=_tf.assert_greater assert_rank=_tf.assert_rank ",
             dtypes!()
         ),
     ),
     ("tensorflow.dtypes", dtypes!()),
     ("tensorflow.errors", "OpError=_tf_errors.OpError InvalidArgumentError=_tf_errors.InvalidArgumentError"),
+    (
+        "tensorflow.ragged",
+        "constant=_ragged.ragged_constant range=_ragged.ragged_range map_flat_values=_ragged.map_flat_values \
+         RaggedTensor=_ragged.RaggedTensor",
+    ),
+    (
+        "tensorflow.sparse",
+        "SparseTensor=_sparse.SparseTensor to_dense=_sparse.to_dense from_dense=_sparse.from_dense \
+         reorder=_sparse.reorder add=_sparse.add reduce_sum=_sparse.reduce_sum reduce_max=_sparse.reduce_max \
+         sparse_dense_matmul=_sparse.sparse_dense_matmul transpose=_sparse.transpose reshape=_sparse.reshape \
+         retain=_sparse.retain map_values=_sparse.map_values eye=_sparse.eye",
+    ),
     (
         "tensorflow.math",
         "divide_no_nan=_tf.divide_no_nan xlogy=_tf.xlogy xlog1py=_tf.xlog1py xdivy=_tf.xdivy \
