@@ -98,6 +98,11 @@ fn pow_polar(a: C, b: C) -> Result<C, PowError> {
         len /= (at * b.1).exp();
         phase += b.1 * vabs.ln();
     }
+    // C's cos and sin of an infinite angle set errno to EDOM, which CPython reports as
+    // the zero-power error (its one EDOM message).
+    if phase.is_infinite() {
+        return Err(PowError::Domain);
+    }
     Ok((len * phase.cos(), len * phase.sin()))
 }
 
