@@ -161,6 +161,9 @@ fn pow(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = POW.bind(rt, args)?;
     let (b, e, m) = (a.value("base")?, a.value("exp")?, a.non_none("mod")?);
     let Some(m) = m else { return rt.binary_op(BinOp::Pow, b, e) };
+    if matches!(b, Value::Complex(..)) || matches!(e, Value::Complex(..)) {
+        bail!(Value, "complex modulo");
+    }
     let int = |v: &Value| match v {
         Value::Int(i) => Some(*i),
         Value::Bool(x) => Some(*x as i64),
