@@ -197,6 +197,7 @@ fn receiver_of(ty: &str) -> Option<&'static str> {
         "frozenset" => "frozenset({1, 2})",
         "int" => "7",
         "float" => "2.5",
+        "complex" => "(1.5-2j)",
         "tuple" => "(1, 2)",
         "TensorShape" => "TensorShape([2, None])",
         "range" => "range(3)",

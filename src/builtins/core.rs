@@ -346,6 +346,9 @@ fn float(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Some(Value::Str(s)) => super::pyfuncs::parse_float(&s).ok_or_else(|| {
             err!(Value, "could not convert string to float: {}", crate::runtime::format::str_repr(&s))
         })?,
+        Some(Value::Complex(..)) => {
+            bail!(Type, "float() argument must be a string or a real number, not 'complex'")
+        }
         Some(v) => {
             if let Value::Tensor(t) = &v {
                 rt.ad.note("float()", &[t], &[]);
@@ -370,6 +373,7 @@ fn abs(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Value::Int(i) => Ok(Value::Int(int_checked(i.checked_abs(), || format!("abs({i})"))?)),
         Value::Bool(b) => Ok(Value::Int(b as i64)),
         Value::Float(f) => Ok(Value::Float(f.abs())),
+        Value::Complex(re, im) => Ok(Value::Float(crate::runtime::complex::abs(re, im)?)),
         v @ (Value::Tensor(_) | Value::Variable(_)) => {
             let t = rt.to_tensor(&v, None)?;
             Ok(Value::Tensor(rt.ad.unary(Unary::Abs, &t)?))

@@ -48,6 +48,7 @@ enum Kind {
     FrozenSet,
     Int,
     Float,
+    Complex,
     Tuple,
     Shape,
     Range,
@@ -157,6 +158,12 @@ const FLOAT: &[(&str, Attr)] = &[
     ("conjugate", Attr::Method(&super::numbers::FLOAT_CONJUGATE)),
     ("real", Attr::Get(|v| numbers::float_part(v, true))),
     ("imag", Attr::Get(|v| numbers::float_part(v, false))),
+];
+
+const COMPLEX: &[(&str, Attr)] = &[
+    ("conjugate", Attr::Method(&super::complex_fns::COMPLEX_CONJUGATE)),
+    ("real", Attr::Get(|v| super::complex_fns::part(v, true))),
+    ("imag", Attr::Get(|v| super::complex_fns::part(v, false))),
 ];
 
 const TUPLE: &[(&str, Attr)] =
@@ -421,6 +428,7 @@ impl Tables {
             table(&[FROZENSET]),
             table(&[INT]),
             table(&[FLOAT]),
+            table(&[COMPLEX]),
             table(&[TUPLE]),
             table(&[SHAPE]),
             table(&[RANGE]),
@@ -435,7 +443,7 @@ impl Tables {
 /// `list`, `GradientTape`, …), the attribute's name, and its function when it is a method.
 /// For the help system's coverage tests.
 pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<&'static Native>)> {
-    let tables: [(&str, &[(&str, Attr)]); 23] = [
+    let tables: [(&str, &[(&str, Attr)]); 24] = [
         ("Tensor", TENSOR),
         ("Variable", VARIABLE),
         ("GradientTape", TAPE),
@@ -453,6 +461,7 @@ pub fn attribute_tables() -> Vec<(&'static str, &'static str, Option<&'static Na
         ("frozenset", FROZENSET),
         ("int", INT),
         ("float", FLOAT),
+        ("complex", COMPLEX),
         ("tuple", TUPLE),
         ("TensorShape", SHAPE),
         ("range", RANGE),
@@ -488,6 +497,7 @@ fn kind_of(v: &Value) -> Option<Kind> {
         Value::FrozenSet(_) => Kind::FrozenSet,
         Value::Int(_) | Value::Bool(_) => Kind::Int,
         Value::Float(_) => Kind::Float,
+        Value::Complex(..) => Kind::Complex,
         Value::Tuple(_) => Kind::Tuple,
         Value::Shape(_) => Kind::Shape,
         Value::Range(_) => Kind::Range,
@@ -559,6 +569,7 @@ fn type_kind(type_name: &str) -> Option<Kind> {
         "tuple" => Kind::Tuple,
         "int" | "bool" => Kind::Int,
         "float" => Kind::Float,
+        "complex" => Kind::Complex,
         "range" => Kind::Range,
         _ => return None,
     })

@@ -9,6 +9,7 @@ pub mod autodiff_fns;
 mod case_tables;
 mod checkpoint_tools;
 mod collections;
+mod complex_fns;
 pub mod core;
 pub mod data;
 pub mod decimal_digits;
@@ -113,6 +114,7 @@ fn register(reg: &mut impl FnMut(&'static Native)) {
         special_fns::register,
         tracking::register,
         pyfuncs::register,
+        complex_fns::register,
         io::register,
         introspect::register,
         random_fns::register,
@@ -153,8 +155,7 @@ pub fn declared() -> &'static [(String, &'static Native)] {
     })
 }
 
-/// DGL's dtypes, as errors list them.
-const DTYPE_NAMES: &str = "float16, float32, float64, uint8, int8, int16, int32, int64 and bool";
+use crate::runtime::convert::DTYPE_NAMES;
 
 /// TF dtype names DGL does not have (`dtype_arg`): complex dtypes, bfloat16, the wider unsigned
 /// ints and the quantized ones (docs/language.md §4).
@@ -286,6 +287,8 @@ impl Interp {
             Value::DType(d) => Ok(*d),
             Value::Builtin(b) if b.name.as_ref() == "bool" => Ok(DType::Bool),
             Value::Builtin(b) if b.name.as_ref() == "float" => Ok(DType::F32),
+            // NumPy's `dtype=complex` is complex128, which DGL does not have.
+            Value::Builtin(b) if b.name.as_ref() == "complex" => Err(no_such_dtype("complex128")),
             Value::Builtin(b) if b.name.as_ref() == "int" => Ok(DType::I64),
             Value::Builtin(b) if UNSUPPORTED_DTYPES.contains(&b.name.as_ref()) => Err(no_such_dtype(&b.name)),
             Value::Str(s) => match DType::from_name(s) {

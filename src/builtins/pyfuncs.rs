@@ -161,6 +161,9 @@ fn pow(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = POW.bind(rt, args)?;
     let (b, e, m) = (a.value("base")?, a.value("exp")?, a.non_none("mod")?);
     let Some(m) = m else { return rt.binary_op(BinOp::Pow, b, e) };
+    if matches!(b, Value::Complex(..)) || matches!(e, Value::Complex(..)) {
+        bail!(Value, "complex modulo");
+    }
     let int = |v: &Value| match v {
         Value::Int(i) => Some(*i),
         Value::Bool(x) => Some(*x as i64),
@@ -272,6 +275,12 @@ fn hash(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Value::Int(i) => int_hash(*i),
         Value::Bool(b) => *b as i64,
         Value::Float(f) => number_hash(*f),
+        // CPython's: the real part's hash plus 1000003 times the imaginary part's, wrapping,
+        // so a complex with a zero imaginary part hashes as its real part.
+        Value::Complex(re, im) => {
+            let h = (number_hash(*re) as u64).wrapping_add((number_hash(*im) as u64).wrapping_mul(1_000_003)) as i64;
+            signed_hash(h, false)
+        }
         _ => {
             use std::hash::{Hash, Hasher};
             let key: HashKey = rt.hash_key(&v)?;

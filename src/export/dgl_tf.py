@@ -454,6 +454,9 @@ def _repr(x):
         return _py_str(_int64(int(x)))
     if isinstance(x, float):
         return fmt_f64(x)
+    if isinstance(x, complex):
+        # DGL writes a complex number as CPython's repr does.
+        return _py_repr(x)
     if isinstance(x, np.floating):
         # What DGL's numpy() gives: a Python float (float64 precision).
         return fmt_f64(float(x))

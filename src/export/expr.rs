@@ -89,6 +89,15 @@ fn py_float(f: f64) -> String {
     }
 }
 
+/// An imaginary literal as Python writes it (`4j`, `1.5j`, `1e+16j`); one too large for a
+/// float (`1e400j`) as the complex number it is, as Python has no literal for it.
+fn py_imag(f: f64) -> String {
+    if f.is_infinite() {
+        return "complex(0.0, float(\"inf\"))".into();
+    }
+    format!("{}j", crate::runtime::complex::part_text(f, false))
+}
+
 /// How deep an exported expression may nest (CPython 3.11 fails near 3000 levels).
 pub const MAX_PYTHON_EXPR_DEPTH: usize = 1000;
 
@@ -139,6 +148,7 @@ impl Exporter<'_> {
             ExprKind::Name(n, _) => self.name(&n.name(), e.span),
             ExprKind::Int(i) => i.to_string(),
             ExprKind::Float(f) => py_float(*f),
+            ExprKind::Imag(f) => py_imag(*f),
             ExprKind::Str(s) if self.in_fstring => py_str_quoted(s, '\''),
             ExprKind::Str(s) => py_str(s),
             ExprKind::Bool(b) => (if *b { "True" } else { "False" }).to_string(),

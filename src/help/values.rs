@@ -485,7 +485,7 @@ fn preview(text: &str) -> String {
 /// The type part of the keys of a builtin value's attributes (`Tensor` in `Tensor.numpy`).
 /// The builtin types whose methods a type object reads unbound (`str.upper`).
 const METHOD_TYPES: &[&str] =
-    &["GradientTape", "Tensor", "Variable", "TensorShape", "str", "list", "dict", "set", "frozenset", "tuple", "int", "float", "range"];
+    &["GradientTape", "Tensor", "Variable", "TensorShape", "str", "list", "dict", "set", "frozenset", "tuple", "int", "float", "complex", "range"];
 
 pub fn type_key(v: &Value) -> Option<&'static str> {
     Some(match v {
@@ -512,6 +512,7 @@ pub fn type_key(v: &Value) -> Option<&'static str> {
         Value::ErrorType(_) => "type",
         Value::Int(_) | Value::Bool(_) => "int",
         Value::Float(_) => "float",
+        Value::Complex(..) => "complex",
         Value::Range(_) => "range",
         _ => return None,
     })

@@ -74,7 +74,7 @@ pub fn classify(
             gap_start = span.end;
             let class = match tok {
                 Ok(Tok::Str(_) | Tok::FStr(_)) => Some(Class::Str),
-                Ok(Tok::Int(_) | Tok::Float(_)) => Some(Class::Number),
+                Ok(Tok::Int(_) | Tok::Float(_) | Tok::Imag(_)) => Some(Class::Number),
                 Ok(Tok::Name(n)) if builtins.contains(&*n) => Some(Class::Builtin),
                 Ok(Tok::Name(_)) => None,
                 Ok(t @ (Tok::LParen | Tok::LBracket | Tok::LBrace)) => {

@@ -53,6 +53,7 @@ impl Interp {
                 }
             }
             // Python scalars: the common case of `x * 2.0`, without the list walk.
+            Value::Complex(..) => Err(super::complex::no_complex_tensor()),
             Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
                 let dtype = dtype.unwrap_or(DType::F32);
                 if dtype == DType::I64 {
@@ -231,6 +232,7 @@ impl Interp {
                     return leaf(depth, shape, out, *i as f64);
                 }
                 Value::Float(f) => return leaf(depth, shape, out, *f),
+                Value::Complex(..) => return Err(super::complex::no_complex_tensor()),
                 Value::Tensor(_) | Value::Variable(_) | Value::NdArray(_) => {
                     let t = rt.to_tensor(v, None)?;
                     for (k, &d) in t.shape().iter().enumerate() {
@@ -333,6 +335,9 @@ impl Interp {
         }
     }
 }
+
+/// DGL's dtypes, as errors list them (docs/language.md §4).
+pub const DTYPE_NAMES: &str = "float16, float32, float64, uint8, int8, int16, int32, int64 and bool";
 
 /// Where an int is read: an operation's argument (a shape entry, an axis, a size, a count),
 /// which TF converts as a tensor, so a Variable holding an int counts; or Python's `__index__`

@@ -152,6 +152,7 @@ impl Interp {
             }
             Value::Int(i) => i.to_string(),
             Value::Float(f) => fmt_f64(*f),
+            Value::Complex(re, im) => super::complex::repr(*re, *im),
             Value::Str(s) => str_repr(s),
             Value::List(l) => {
                 let items = l.borrow().clone();
@@ -360,6 +361,7 @@ impl Interp {
             Value::Int(i) => spec::format_int(*i, &parsed, &type_name),
             Value::Bool(b) => spec::format_int(*b as i64, &parsed, &type_name),
             Value::Float(x) => spec::format_float(*x, &parsed, &type_name),
+            Value::Complex(re, im) => spec::format_complex(*re, *im, &parsed),
             Value::Str(s) => spec::format_str(s, &parsed),
             _ => bail!(Type, "unsupported format string passed to {type_name}.__format__"),
         }

@@ -4,6 +4,7 @@
 //! differentiation ([`differentiation`]).
 
 pub mod call;
+pub mod complex;
 pub mod concat;
 pub mod convert;
 pub mod differentiation;

@@ -160,10 +160,12 @@ pub(super) fn float_op(op: BinOp, x: f64, y: f64) -> R<Value> {
             if x == 0.0 && y < 0.0 {
                 bail!(ZeroDivision, "0.0 cannot be raised to a negative power");
             }
-            // CPython gives a complex number here; DGL has none (docs/python.md).
-            // (-inf) ** 0.5 is C's pow: inf (or 0.0 for a negative power), not complex.
+            // A negative number to a fractional power is complex, as in CPython (which hands
+            // it to the complex power); (-inf) ** 0.5 is C's pow: inf (or 0.0 for a negative
+            // power), not complex.
             if x < 0.0 && x.is_finite() && y.is_finite() && y.fract() != 0.0 {
-                bail!(Value, "negative number cannot be raised to a fractional power");
+                let (re, im) = super::complex::pow((x, 0.0), (y, 0.0))?;
+                return Ok(Value::Complex(re, im));
             }
             let r = x.powf(y);
             // Only `**` raises on overflow, as CPython: `*` and `+` give inf.

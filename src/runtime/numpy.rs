@@ -185,6 +185,7 @@ impl Interp {
             Value::Bool(b) => (Array::scalar(DType::Bool, *b as u8 as f64), Operand::PyBool, true),
             Value::Int(i) => (int_scalar(*i), Operand::PyInt, true),
             Value::Float(f) => (Array::scalar(DType::F64, *f), Operand::PyFloat, true),
+            Value::Complex(..) => return Err(super::complex::no_complex_tensor()),
             Value::List(_) | Value::Tuple(_) => {
                 let a = self.numpy_array_of(v)?;
                 let d = a.dtype();

@@ -190,6 +190,7 @@ impl Interp {
             Value::Bool(b) => *b,
             Value::Int(i) => *i != 0,
             Value::Float(f) => *f != 0.0,
+            Value::Complex(re, im) => *re != 0.0 || *im != 0.0,
             Value::Str(s) => !s.is_empty(),
             Value::List(l) => !l.borrow().is_empty(),
             Value::Tuple(t) => !t.is_empty(),
@@ -232,7 +233,8 @@ impl Interp {
             }
         }
         match (op, &v) {
-            (UnaryOp::Pos, Value::Int(_) | Value::Float(_)) => Ok(v),
+            (UnaryOp::Pos, Value::Int(_) | Value::Float(_) | Value::Complex(..)) => Ok(v),
+            (UnaryOp::Neg, Value::Complex(re, im)) => Ok(Value::Complex(-re, -im)),
             (UnaryOp::Pos, Value::Bool(b)) => Ok(Value::Int(*b as i64)),
             (UnaryOp::Neg, Value::Int(i)) => Ok(Value::Int(int_checked(i.checked_neg(), || format!("-({i})"))?)),
             (UnaryOp::Neg, Value::Bool(b)) => Ok(Value::Int(-(*b as i64))),
@@ -295,6 +297,13 @@ impl Interp {
                 Ok(if matches!(a, FrozenSet(_)) { FrozenSet(s) } else { Value::Set(s) })
             }
             (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => float_op(op, as_float(&a), as_float(&b)),
+            // A complex operand makes both complex (CPython 3.11 converts the other first).
+            (Int(_) | Bool(_) | Float(_) | Complex(..), Int(_) | Bool(_) | Float(_) | Complex(..)) => {
+                let (Some(x), Some(y)) = (super::complex::parts(&a), super::complex::parts(&b)) else {
+                    return Err(unsupported(op, &a, &b));
+                };
+                super::complex::binary(op, x, y).unwrap_or_else(|| Err(unsupported(op, &a, &b)))
+            }
             // `"%d items" % n`: printf-style formatting (format/percent.rs).
             (Str(x), _) if op == BinOp::Mod => Ok(Value::str(&self.percent_format(x, &b)?)),
             (Str(x), Str(y)) if op == BinOp::Add => {
@@ -440,7 +449,13 @@ impl Interp {
         let numeric_or_list = |v: &Value| {
             matches!(
                 v,
-                Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::List(_) | Value::Tuple(_) | Value::NdArray(_)
+                Value::Int(_)
+                    | Value::Float(_)
+                    | Value::Bool(_)
+                    | Value::Complex(..)
+                    | Value::List(_)
+                    | Value::Tuple(_)
+                    | Value::NdArray(_)
             ) || Self::is_tensorish(v)
         };
         let numpy = matches!(a, Value::NdArray(_)) || matches!(b, Value::NdArray(_));
@@ -510,6 +525,12 @@ impl Interp {
         Ok(match (a, b) {
             (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => {
                 num_cmp(a, b) == Some(std::cmp::Ordering::Equal)
+            }
+            // CPython: equal parts; a complex with a zero imaginary part equals its real
+            // part as a float does (exactly, against an int).
+            (Complex(x, y), Complex(p, q)) => x == p && y == q,
+            (Complex(x, y), n @ (Int(_) | Bool(_) | Float(_))) | (n @ (Int(_) | Bool(_) | Float(_)), Complex(x, y)) => {
+                *y == 0.0 && num_cmp(&Float(*x), n) == Some(std::cmp::Ordering::Equal)
             }
             (Str(x), Str(y)) => x == y,
             // Python's `==` in a container: NumPy's elementwise `==`, then its truth value (an

@@ -21,6 +21,8 @@ pub enum Value {
     Bool(bool),
     Int(i64),
     Float(f64),
+    /// A complex number, its real and imaginary parts (`5 + 4j`; runtime/complex.rs).
+    Complex(f64, f64),
     Str(crate::text::Text),
     List(Rc<RefCell<Vec<Value>>>),
     Tuple(Rc<[Value]>),
@@ -121,6 +123,9 @@ pub enum HashKey {
     None,
     Int(i64),
     Float(u64),
+    /// A complex number with a nonzero imaginary part: the keys of its two parts (one with a
+    /// zero imaginary part is its real part's key, as it is equal to that float).
+    Complex(Box<[HashKey; 2]>),
     Str(crate::text::Text),
     Tuple(Vec<HashKey>),
     /// A frozenset's elements, in an order that does not depend on insertion order.
@@ -142,6 +147,10 @@ impl HashKey {
                 HashKey::Int(*f as i64)
             }
             Value::Float(f) => HashKey::Float(f.to_bits()),
+            Value::Complex(re, im) if *im == 0.0 => HashKey::of(&Value::Float(*re))?,
+            Value::Complex(re, im) => {
+                HashKey::Complex(Box::new([HashKey::of(&Value::Float(*re))?, HashKey::of(&Value::Float(*im))?]))
+            }
             Value::Str(s) => HashKey::Str(s.clone()),
             Value::Tuple(xs) | Value::Shape(xs) => HashKey::Tuple(xs.iter().map(HashKey::of).collect::<R<_>>()?),
             Value::List(_) | Value::Dict(_) | Value::Set(_) => {
@@ -471,6 +480,7 @@ impl Value {
             Value::Bool(_) => "bool".into(),
             Value::Int(_) => "int".into(),
             Value::Float(_) => "float".into(),
+            Value::Complex(..) => "complex".into(),
             Value::Str(_) => "str".into(),
             Value::List(_) => "list".into(),
             Value::Tuple(_) => "tuple".into(),
@@ -538,6 +548,7 @@ impl Value {
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Int(a), Value::Int(b)) => a == b,
             (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (Value::Complex(a, b), Value::Complex(c, d)) => a.to_bits() == c.to_bits() && b.to_bits() == d.to_bits(),
             (Value::DType(a), Value::DType(b)) => a == b,
             (Value::ErrorType(a), Value::ErrorType(b)) => a == b,
             (Value::Range(a), Value::Range(b)) => a == b,
@@ -555,6 +566,7 @@ impl Value {
 pub const TYPE_NAMES: &[&str] = &[
     "int",
     "float",
+    "complex",
     "str",
     "bool",
     "list",

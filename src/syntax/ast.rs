@@ -24,6 +24,9 @@ pub enum ExprKind {
     Int(i64),
     /// `1.5`, `.5`, `1e-3`
     Float(f64),
+    /// `4j`, `1.5j`: an imaginary literal, the complex number with this imaginary part
+    /// and a real part of 0.0 (docs/language.md §3)
+    Imag(f64),
     /// `'a'`, `"a"`
     Str(crate::text::Text),
     /// `True`, `False`

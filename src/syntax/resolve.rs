@@ -420,6 +420,7 @@ impl<'a, 'g> Resolver<'a, 'g> {
             ExprKind::Name(n, slot) => self.name(*n, slot),
             ExprKind::Int(_)
             | ExprKind::Float(_)
+            | ExprKind::Imag(_)
             | ExprKind::Str(_)
             | ExprKind::Bool(_)
             | ExprKind::None

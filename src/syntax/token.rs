@@ -28,6 +28,14 @@ pub enum Tok {
     #[regex(r"\.[0-9][0-9_]*([eE][+-]?[0-9]+)?", |lex| lex.slice().replace('_', ""))]
     #[regex(r"[0-9][0-9_]*[eE][+-]?[0-9]+", |lex| lex.slice().replace('_', ""))]
     Float(String),
+    /// An imaginary literal (`4j`, `1.5J`, `1e3j`, `.5j`, `1_0j`): its digits without the
+    /// underscores and the `j`. Underscores go only between digits, as in Python, so `1_j`
+    /// is not one (it lexes as `1_` and `j`, a syntax error).
+    #[regex(r"[0-9](_?[0-9])*[jJ]", imag)]
+    #[regex(r"[0-9](_?[0-9])*\.([0-9](_?[0-9])*)?([eE][+-]?[0-9](_?[0-9])*)?[jJ]", imag)]
+    #[regex(r"\.[0-9](_?[0-9])*([eE][+-]?[0-9](_?[0-9])*)?[jJ]", imag)]
+    #[regex(r"[0-9](_?[0-9])*[eE][+-]?[0-9](_?[0-9])*[jJ]", imag)]
+    Imag(String),
     /// A string literal with its escapes already resolved.
     #[regex(r#""([^"\\\n]|\\.)*""#, |lex| unescape(lex.slice(), 1))]
     #[regex(r#"'([^'\\\n]|\\.)*'"#, |lex| unescape(lex.slice(), 1))]
@@ -206,6 +214,12 @@ pub enum Tok {
 }
 
 /// Resolves the escapes of a quoted literal; `q` is the quote length.
+/// The number of an imaginary literal: its text without underscores and the final `j`.
+fn imag(lex: &mut Lexer<Tok>) -> String {
+    let text = lex.slice();
+    text[..text.len() - 1].replace('_', "")
+}
+
 /// A `0x`/`0o`/`0b` literal (Python's, underscores allowed between digits) as decimal
 /// digits; one beyond 128 bits keeps its text, which the parser reports as too large.
 fn radix_int(text: &str, radix: u32) -> String {
@@ -305,6 +319,7 @@ impl fmt::Display for Tok {
             Tok::Dedent => "end of block",
             Tok::Name(n) => return write!(f, "name '{n}'"),
             Tok::Int(n) | Tok::Float(n) => return write!(f, "number {n}"),
+            Tok::Imag(n) => return write!(f, "number {n}j"),
             Tok::Str(_) => "string",
             Tok::FStr(_) => "f-string",
             Tok::Error(s) => return write!(f, "'{s}'"),
@@ -398,7 +413,7 @@ impl Tok {
             Dot => ".",
             Ellipsis => "...",
             Arrow => "->",
-            Newline | Indent | Dedent | Name(_) | Int(_) | Float(_) | Str(_) | FStr(_) | Error(_) => "",
+            Newline | Indent | Dedent | Name(_) | Int(_) | Float(_) | Imag(_) | Str(_) | FStr(_) | Error(_) => "",
         }
     }
 }

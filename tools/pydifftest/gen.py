@@ -28,7 +28,7 @@ import sys
 
 INT64 = (-2 ** 63, 2 ** 63 - 1)
 FEATURES = ["try", "closure", "generator", "class", "inherit", "slice", "method", "parse", "format",
-            "arith", "string", "builtin", "with"]
+            "arith", "string", "builtin", "with", "complex"]
 
 SMALL_INTS = [0, 1, -1, 2, 3, -3, 7, -7, 10, 255, 1000, 12345]
 EDGE_INTS = [2 ** 31, -2 ** 31, 2 ** 53 + 1, 2 ** 62, 2 ** 63 - 1, -2 ** 63, 10 ** 18, -10 ** 18, 4294967296]
@@ -36,6 +36,16 @@ FLOATS = ["0.0", "-0.0", "1.5", "-2.5", "0.1", "0.2", "0.3", "2.5", "3.5", "-0.5
           "5e-324", "2.2250738585072014e-308", "1.7976931348623157e+308", "123456.789", "1e22", "0.5",
           "float('inf')", "float('-inf')", "float('nan')", "(1/3)", "9.999999999999999e-05", "100.0",
           "1234567.891", "-1e-10", "0.1 + 0.2"]
+# Complex atoms: imaginary literals of every form, signed zeros, infinities, NaN, huge and tiny
+# parts, complex() of numbers and strings.
+COMPLEXES = ["1j", "4J", "1.5j", "1e3j", ".5j", "0j", "1_0j", "(5 + 4j)", "(6 + 1j)", "(-0.0 - 0j)", "(3 - 4j)",
+             "complex(-0.0, 0.0)", "complex(0.0, -0.0)", "complex(-0.0, -0.0)", "(1e16 + 1e-05j)", "(0.1 + 0.2j)",
+             "complex(float('inf'), 1)", "complex(1, float('nan'))", "complex(float('-inf'), float('inf'))",
+             "(1e300 + 1e300j)", "5e-324j", "(-2.5 + 0.5j)", "complex('1+2j')", "complex(' (3-1.5e1J) ')",
+             "complex('-j')", "complex(2)", "(1j ** 2)", "1e-07j", "(2 - 1e22j)", "complex(True, 1.5)",
+             "complex(1j, 1j)", "complex('infj')", "(1.5e-300 - 2e-300j)", "(1 + 1j)", "(-1 - 1j)"]
+COMPLEX_SPECS = ["", ".2f", ".3e", "g", ".2", "10", "<24", "^20", "*>22", "+", " .1f", ",", "_.2f", "E", ".0f",
+                 "z.1f", "05", "=10", "d", "%", "#.3g", "+.2g"]
 EXC = ["ValueError", "KeyError", "TypeError", "IndexError", "RuntimeError", "ZeroDivisionError",
        "AttributeError", "NameError", "StopIteration", "AssertionError", "OverflowError"]
 # Handler classes: the common ones, tuples, and (rarely) the parents issue 24 item 2 names.
@@ -944,8 +954,6 @@ class G:
                 v = eval(t, {"math": math})
             except Exception:
                 v = None
-            if isinstance(v, complex):
-                continue
             if d <= 0 or in64(v):
                 return t, v
         return "1", 1
@@ -1002,6 +1010,75 @@ class G:
                                       "7.5 // -2, -7.5 % 2, divmod(-0.0, 1.0)", "float('nan') == float('nan')",
                                       "1e308 * 10, -1e308 * 10, 1e308 * 10 - 1e308 * 10", "2 ** -1, 0 ** 0, 0.0 ** 0",
                                       "10 / 4, 10 // 4, -10 / 4, 1 / 3"]))
+
+    # ------------------------------------------------------------ complex numbers
+
+    def cx_expr(self, d):
+        """(text, value) of a complex expression over complex, int and float atoms, every nested
+        int within 64 bits; value None when CPython raises."""
+        r = self.r
+        for _ in range(20):
+            if d <= 0 or r.random() < 0.3:
+                t = self.pick(COMPLEXES) if r.random() < 0.6 else self.num_atom()
+            else:
+                a, va = self.cx_expr(d - 1)
+                b, vb = self.cx_expr(d - 1)
+                k = r.randrange(10)
+                if k < 7:
+                    op = self.pick(["+", "-", "*", "/", "**"])
+                    if op == "**" and isinstance(vb, int) and isinstance(va, int) and abs(vb) > 40:
+                        continue
+                    t = "(%s %s %s)" % (a, op, b)
+                elif k == 7:
+                    t = self.pick(["-%s", "+%s", "abs(%s)", "(%s).conjugate()"]) % a
+                elif k == 8:
+                    t = "complex(%s, %s)" % (a, b)
+                else:
+                    t = "(%s).%s" % (a, self.pick(["real", "imag"]))
+            try:
+                v = eval(t)
+            except Exception:
+                v = None
+            if d <= 0 or in64(v):
+                return t, v
+        return "1j", 1j
+
+    def seg_complex(self):
+        r = self.r
+        for _ in range(r.randint(3, 8)):
+            k = r.randrange(9)
+            t, v = self.cx_expr(2)
+            if k < 4:
+                self.feat("complex.expr")
+                self.probe(t, wrap="repr(%s)")
+            elif k == 4:
+                self.feat("complex.compare")
+                u, _ = self.cx_expr(1)
+                self.probe("%s %s %s, %s in [1j, 0j, 1, 2.5]" % (t, self.pick(["==", "!=", "<", ">="]), u, t))
+                if isinstance(v, complex) and not math.isnan(v.real) and not math.isnan(v.imag):
+                    self.probe("hash(%s)" % t)
+                    self.probe("hash(%s) == hash(%s.real), bool(%s)" % (t, t, t))
+            elif k == 5:
+                self.feat("complex.format")
+                if not isinstance(v, complex):
+                    # A float's own spec without a type pads DGL's exponent spelling (README.md).
+                    t = "complex(%s)" % t
+                self.probe("format(%s, %r)" % (t, self.pick(COMPLEX_SPECS)))
+            elif k == 6:
+                self.feat("complex.parse")
+                text = "".join(self.pick(["", " ", "(", "1", "-", "+", "2.5", "e3", "j", "J", "_0", "inf", "nan", ")",
+                                          "1_0", ".5"]) for _ in range(r.randint(1, 6)))
+                self.probe("complex(%r)" % text, wrap="repr(%s)")
+            elif k == 7:
+                self.feat("complex.typeerror")
+                u, _ = self.cx_expr(0)
+                self.probe(self.pick(["divmod(%s, %s)", "%s // %s", "%s %% %s", "int(%s) + 0 * %s",
+                                      "float(%s) + 0 * %s", "round(%s) + 0 * %s"]) % (t, u))
+            else:
+                self.feat("complex.builtin")
+                u, _ = self.cx_expr(1)
+                self.probe(self.pick(["sum([%s, %s])", "type(%s).__name__, isinstance(%s, complex)",
+                                      "[%s, %s]", "str(%s) + '|' + str(%s)", "abs(%s) + abs(%s)"]) % (t, u))
 
     # ------------------------------------------------------------ strings: escapes and repr
 

@@ -40,6 +40,7 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
     {
         let literal = select! {
             Tok::Float(s) => ExprKind::Float(s.parse().unwrap_or(f64::NAN)),
+            Tok::Imag(s) => ExprKind::Imag(s.parse().unwrap_or(f64::NAN)),
             Tok::Str(s) => ExprKind::Str(s.into()),
             Tok::True => ExprKind::Bool(true),
             Tok::False => ExprKind::Bool(false),

@@ -65,7 +65,7 @@ fn describe(e: &Expr) -> &'static str {
         ExprKind::Index(..) => "subscript",
         ExprKind::Slice(..) => "slice",
         ExprKind::Call(..) => "function call",
-        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) => "literal",
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Imag(_) | ExprKind::Str(_) => "literal",
         ExprKind::Bool(true) => "True",
         ExprKind::Bool(false) => "False",
         ExprKind::None => "None",
@@ -294,6 +294,7 @@ fn children(e: &Expr) -> Vec<&Expr> {
         ExprKind::Name(..)
         | ExprKind::Int(_)
         | ExprKind::Float(_)
+        | ExprKind::Imag(_)
         | ExprKind::Str(_)
         | ExprKind::Bool(_)
         | ExprKind::None
