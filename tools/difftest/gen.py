@@ -35,6 +35,8 @@ class G:
         self.n = 0
         self.bc = None  # (full shape, [(smaller shape, names)]): operands broadcast into full shape
         self.out = 0  # save_npy files written (scale mode)
+        self.order2 = False  # a second-order mode: only functions TF differentiates twice
+        self.uses = set()  # "tf", "np": the imports the program needs
 
     def fresh(self, p="v"):
         self.n += 1
@@ -68,6 +70,8 @@ class G:
         sq = lambda: "tanh(%s)" % a()
         if self.bc and shape == self.bc[0] and r.random() < 0.3:
             return self.broadcast_op(a, d)
+        if r.random() < P_NEW:
+            return self.new_expr(a, shape)
         k = r.randrange(34)
         if k == 29: return r.choice(["log1p(1.0 + %s)", "tan(%s)", "reciprocal(2.0 + %s)",
                                      "pow(1.5 + %%s, %s)" % r.choice(["2.0", "0.5", "3.0"])]) % sq()
@@ -159,6 +163,260 @@ class G:
         if k == 5: return "where(%s > 0.0, %s, %s)" % (b, x, a())
         return "where(%s > %s, %s, 0.5)" % (x, b, a())
 
+    # ---- issue 26: tf.math, float16/float64, NumPy values (small probability per node) ------
+    def new_expr(self, a, shape):
+        """one node of the new productions: a tf.math function (with a gradient in TF), a detour
+        through float16 or float64 and back, or NumPy values (off the tape) meeting tensors."""
+        r = self.r
+        x = r.random()
+        if x < 0.6:
+            return self.math_expr(a, shape)
+        if x < 0.8:
+            return self.cast_expr(a, shape)
+        return self.numpy_expr(a, shape)
+
+    def math_expr(self, a, shape):
+        r = self.r
+        self.uses.add("tf")
+        t = lambda: "tanh(%s)" % a()
+        k = r.randrange(10)
+        if k <= 5:  # elementwise: unary (k <= 3) or binary/ternary, arguments in the domain
+            table = [u for u in (MATH_UNARY if k <= 3 else MATH_NARY) if not (self.order2 and u[0] in NO_ORDER2)]
+            name, dom = r.choice(table)
+            if name == "polygamma":
+                v = "(1.5 + %s)" % t()
+                return "tf.math.polygamma(%d.0 * ones_like(%s), %s)" % (r.choice([0, 1, 2]), v, v)
+            pieces = dom.replace("{a}", "\0A").replace("{t}", "\0T").split("\0")
+            out = pieces[0]
+            for piece in pieces[1:]:
+                out += (a() if piece[0] == "A" else t()) + piece[1:]
+            return "tf.math.%s(%s)" % (name, out)
+        if k == 6:  # with the identity: rounding functions have no gradient (None in TF)
+            v = a()
+            return "(%s + tf.math.%s(%s * 3.0))" % (v, r.choice(["floor", "ceil", "round", "rint", "sign"]), v)
+        if k == 7:
+            return r.choice(["tf.math.add_n([%s, %s, %s])" % (a(), a(), a()),
+                             "tf.math.polyval([%s, %s], %s)" % (t(), a(), t()),
+                             "tf.math.scalar_mul(%s, %s)" % (self.lit(()), a()),
+                             "tf.math.accumulate_n([%s, %s])" % (a(), a())])
+        if not shape:
+            return "tf.math.%s(%s)" % (r.choice(["sinh", "atan", "asinh", "erf", "softplus"]), a())
+        ax = r.randrange(len(shape))
+        if k == 8:  # along an axis, same shape
+            c = r.randrange(6)
+            if c == 0:
+                return "tf.math.cumsum(%s, axis=%d, exclusive=%s, reverse=%s)" % (
+                    a(), ax, r.choice(["False", "True"]), r.choice(["False", "True"]))
+            if c == 1:
+                return "tf.math.cumprod(%s, axis=%d, exclusive=%s, reverse=%s)" % (
+                    t(), ax, r.choice(["False", "True"]), r.choice(["False", "True"]))
+            if c == 2:
+                return "tf.math.cumulative_logsumexp(%s, axis=%d, reverse=%s)" % (a(), ax, r.choice(["False", "True"]))
+            if c == 3:
+                return "tf.math.l2_normalize(%s, axis=%d)" % (a(), ax)
+            if c == 4:
+                return "tf.math.top_k(%s, k=%d).values" % (a(), shape[-1])
+            return "(%s + tf.math.%s(%s, axis=%d, keepdims=True))" % (
+                a(), r.choice(["reduce_prod", "reduce_std", "reduce_variance", "reduce_euclidean_norm",
+                               "reduce_logsumexp", "reduce_mean"]), t(), ax)
+        # segment reductions over axis 0, gathered back to every row
+        n = shape[0]
+        if r.random() < 0.5:
+            ids = sorted(r.randrange(n + 1) for _ in range(n))
+            ids = [i - ids[0] for i in ids]
+            op = r.choice(["sum", "mean", "max", "min", "prod"])
+            return "tf.gather(tf.math.segment_%s(%s, %s), %s)" % (op, t() if op == "prod" else a(), ids, ids)
+        ids = [r.randrange(n + 1) for _ in range(n)]
+        op = r.choice(["sum", "mean", "max", "min", "prod", "sqrt_n"])
+        return "tf.gather(tf.math.unsorted_segment_%s(%s, %s, %d), %s)" % (
+            op, t() if op == "prod" else a(), ids, max(ids) + 1 + r.choice([0, 1]), ids)
+
+    def cast_expr(self, a, shape):
+        """float32 -> float16 or float64, an op there, and back (the gradient goes through both casts)."""
+        r = self.r
+        dt = r.choice(["float16", "float16", "float64"])
+        v = "cast(tanh(%s), %s)" % (a(), dt)
+        k = r.randrange(5)
+        if k == 0:
+            e = "%s(%s)" % (r.choice(["tanh", "sin", "square", "sigmoid", "exp", "softplus", "abs"]), v)
+        elif k == 1:
+            e = "(%s * cast(tanh(%s), %s) + %s)" % (v, a(), dt, self.lit(()))
+        elif k == 2:
+            e = "(%s / (2.0 + %s))" % (v, v)
+        elif k == 3:
+            self.uses.add("tf")
+            e = "tf.math.%s(%s)" % (r.choice(["atan", "sinh", "erf", "log1p", "softsign"]) if not self.order2 else
+                                   r.choice(["atan", "sinh", "erf", "log1p"]), v)
+        else:
+            e = "(%s - %s)" % (v, "cast(%s, %s)" % (a(), dt))
+        return "cast(%s, float32)" % e
+
+    def numpy_expr(self, a, shape):
+        """NumPy values meeting a tensor x: converted as TF's convert_to_tensor does (to x's dtype);
+        what passes through NumPy is off the tape."""
+        r = self.r
+        self.uses.add("np")
+        k = r.randrange(6)
+        if k == 0:
+            return "(%s * np.array(%s))" % (a(), self.lit(shape))
+        if k == 1:
+            return "(%s + np.array(%s, dtype=np.float32))" % (a(), self.lit(shape))
+        if k == 2:
+            f = r.choice(["np.sin(%s)", "np.tanh(%s)", "np.exp(tanh(%s))", "np.square(tanh(%s))",
+                          "np.abs(%s)", "np.sqrt(1.5 + tanh(%s))", "np.log(1.5 + tanh(%s))", "np.cos(%s)"])
+            return "(%s %s %s)" % (a(), r.choice(["+", "*", "-"]), f % a())
+        if k == 3:
+            return "(%s * (%s).numpy())" % (a(), a())
+        if k == 4:
+            return "(%s + np.float32(%s) * %s)" % (a(), self.lit(()), a())
+        if shape:
+            ax = r.randrange(len(shape))
+            return "(%s - np.%s(%s, axis=%d, keepdims=True))" % (
+                a(), r.choice(["mean", "max", "min", "sum"]), a(), ax)
+        return "(%s + np.maximum(%s, 0.25))" % (a(), a())
+
+    # ---- epilogues: NumPy printing, integer and bool dtypes, float16 rounding --------------
+    def epilogue(self, srcs, shape):
+        """after the program: with small probability, NumPy values printed as NumPy prints them,
+        and a block over the narrow dtypes (exact integers, wrapping)."""
+        r = self.r
+        if r.random() < P_NUMPY_PRINT:
+            self.numpy_prints(srcs, shape)
+        if r.random() < P_DTYPES:
+            self.dtype_block()
+
+    def numpy_prints(self, srcs, shape):
+        r = self.r
+        self.uses.add("np")
+        for _ in range(r.randrange(1, 4)):
+            c = r.choice(srcs)
+            v = "%s.numpy()" % c
+            k = r.randrange(11)
+            if k == 0: e = v
+            elif k == 1: e = "repr(%s)" % v
+            elif k == 2: e = "np.%s(%s)" % (r.choice(["mean", "sum", "max", "min", "argmax", "std"]), v)
+            elif k == 3: e = "(%s * 2.5 + np.array(%s))" % (v, self.lit(shape))
+            elif k == 4: e = "np.%s(%s)" % (r.choice(["exp", "tanh", "abs", "square", "sin"]), v)
+            # (an array and a Python float: DGL's np.maximum/minimum/where/add/multiply give float64,
+            # NumPy 2 float32 -- a known DGL bug, left out so it does not mask others)
+            elif k == 5: e = "np.maximum(%s, %s * 0.5)" % (v, v)
+            elif k == 6: e = "%s.astype(np.float64) * 3" % v
+            elif k == 7: e = "%s.tolist(), %s.shape, %s.dtype" % (v, v, v)
+            elif k == 8: e = r.choice(["np.clip(%s, -0.5, 0.7)", "np.floor(%s * 4.0)", "np.sort(%s)"]) % v
+            elif k == 9: e = "%s.reshape(-1)" % v
+            else:
+                e = ("np.sum(%s, axis=%d)" % (v, r.randrange(len(shape))) if shape else "float(%s)" % v)
+            self.emit("print(%s)" % e)
+        if r.random() < 0.3:
+            self.emit("print(np.array(%s) * %s)" % (self.lit(shape), r.choice(srcs)))
+
+    INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-32768, 32767),
+                 "int32": (-100000, 100000), "int64": (-100000, 100000)}
+
+    def int_lit(self, dt, shape, lo=None, hi=None):
+        r = self.r
+        a, b = self.INT_RANGE[dt]
+        a, b = (a if lo is None else lo), (b if hi is None else hi)
+
+        def one():
+            if dt in ("int32", "int64") or r.random() < 0.5:
+                return str(r.randint(a, b))
+            return str(r.choice([a, b, r.randint(a, b)]))
+        if not shape:
+            return one()
+        if len(shape) == 1:
+            return "[" + ", ".join(one() for _ in range(shape[0])) + "]"
+        return "[" + ", ".join(self.int_lit(dt, shape[1:], lo, hi) for _ in range(shape[0])) + "]"
+
+    def iexpr(self, dt, names, shape, d):
+        """an integer expression of dtype dt (wrapping as TF's kernels do)."""
+        r = self.r
+        if d <= 0 or r.random() < 0.25:
+            return r.choice(names)
+        a = lambda: self.iexpr(dt, names, shape, d - 1)
+        signed = dt != "uint8"
+        k = r.randrange(12)
+        if k == 0: return "(%s + %s)" % (a(), a())
+        if k == 1: return "(%s - %s)" % (a(), a())
+        if k == 2: return "(%s * %s)" % (a(), a())
+        if k == 3:
+            div = self.int_lit(dt, shape, 2, 9)
+            return "(%s %s constant(%s, dtype=%s))" % (a(), r.choice(["//", "%"]), div, dt)
+        if k == 4: return "%s(%s, %s)" % (r.choice(["maximum", "minimum"]), a(), a())
+        if k == 5:
+            self.uses.add("tf")
+            return "tf.math.square(%s)" % a()
+        if k == 6 and signed: return "%s(%s)" % (r.choice(["abs", "negative", "sign"]), a())
+        if k == 7:  # through another integer dtype: casts wrap
+            other = r.choice([t for t in INT_DTYPES if t != dt])
+            return "cast(cast(%s, %s) * constant(%s, dtype=%s), %s)" % (
+                a(), other, self.int_lit(other, shape, 1, 7), other, dt)
+        if k == 8: return "where(%s > %s, %s, %s)" % (a(), a(), a(), a())
+        if k == 9 and shape:
+            self.uses.add("tf")
+            return "tf.math.cumsum(%s, axis=%d, exclusive=%s)" % (a(), r.randrange(len(shape)),
+                                                                   r.choice(["False", "True"]))
+        if k == 10 and shape:
+            return "(%s + reduce_%s(%s, axis=%d, keepdims=True))" % (
+                a(), r.choice(["sum", "max", "min", "prod"]), a(), r.randrange(len(shape)))
+        return "clip_by_value(%s, %s, %s)" % (a(), self.int_lit(dt, (), None, 0), self.int_lit(dt, (), 1, None))
+
+    def dtype_block(self):
+        r = self.r
+        self.uses.add("tf")
+        dt = r.choice(INT_DTYPES)
+        shape = r.choice([(2,), (3,), (2, 2), (2, 3)])
+        names = []
+        for _ in range(2):
+            n = self.fresh("i")
+            self.emit("%s = constant(%s, dtype=%s)" % (n, self.int_lit(dt, shape), dt))
+            names.append(n)
+        self.emit("print(repr(%s))" % self.iexpr(dt, names, shape, 3))
+        k = r.randrange(9)
+        e = self.iexpr(dt, names, shape, 2)
+        if k == 0:
+            self.emit("print(repr(%s / %s))" % (e, "constant(%s, dtype=%s)" % (self.int_lit(dt, shape, 1, 9), dt)))
+        elif k == 1:
+            self.emit("print(repr(tf.math.reduce_%s(%s, axis=%d)))" % (
+                r.choice(["sum", "prod", "max", "min", "mean"]), e, r.randrange(len(shape))))
+        elif k == 2:
+            self.emit("print(repr(tf.math.argmax(%s, axis=%d)), repr(tf.math.argmin(%s, axis=0)))" % (
+                e, r.randrange(len(shape)), e))
+        elif k == 3:  # comparisons and bool
+            b1 = "(%s > %s)" % (e, self.iexpr(dt, names, shape, 1))
+            b2 = "tf.math.equal(%s, %s)" % (names[0], names[1])
+            self.emit("b = tf.math.logical_%s(%s, %s)" % (r.choice(["and", "or", "xor"]), b1, b2))
+            self.emit("print(repr(b), repr(tf.math.logical_not(b)), repr(tf.math.reduce_any(b, axis=0)), "
+                      "repr(tf.math.reduce_all(b)), repr(tf.math.count_nonzero(b)), repr(cast(b, %s)))" % dt)
+        elif k == 4:  # to float and back: float16 rounding (spelled half: exact ops, exact rule);
+            # back to an integer dtype that holds the value (else DGL's ValueError, TF's unspecified)
+            ft = r.choice(["half", "float32", "float64"] if dt in ("uint8", "int8", "int16") else ["float32", "float64"])
+            back = {"uint8": "uint8", "int8": "int16", "int16": "int16"}.get(dt, "int64")
+            self.emit("f = cast(%s, %s)" % (e, ft))
+            self.emit("print(repr(f), repr(f * %s + %s), repr(cast(f / 3.0, %s)))" % (
+                self.lit(()), self.lit(()), back))
+        elif k == 5:  # mixing two dtypes is an error in both
+            other = r.choice([t for t in INT_DTYPES + ["float32"] if t != dt])
+            self.emit("try:")
+            self.emit("print(repr(%s + cast(%s, %s)))" % (names[0], names[1], other), 1)
+            self.emit("except Exception:")
+            self.emit('print("mixed dtypes refused")', 1)
+        elif k == 6:
+            ids = sorted(r.randrange(shape[0]) for _ in range(shape[0]))
+            ids = [i - ids[0] for i in ids]
+            self.emit("print(repr(tf.math.segment_sum(%s, %s)), repr(tf.math.unsorted_segment_max(%s, %s, %d)))" % (
+                e, ids, names[0], ids, max(ids) + 1))
+        elif k == 7:  # a float tensor cast to this dtype (in range; truncation towards zero)
+            lo, hi = self.INT_RANGE[dt]
+            amp = min(100.0, hi)
+            self.emit("print(repr(cast(constant(%s) * %.1f, %s)))" % (self.lit(shape), amp / 1.5 if lo < 0 else 0.0, dt)
+                      if lo < 0 else "print(repr(cast(abs(constant(%s)) * 100.0, %s)))" % (self.lit(shape), dt))
+        else:  # float16 arithmetic on literals: each result rounded to float16
+            h = self.fresh("h")
+            self.emit("%s = constant(%s, dtype=half)" % (h, self.lit(shape)))
+            self.emit("print(repr(%s * %s + %s), repr(%s / 3.0), repr(tf.math.square(%s) - %s))" % (
+                h, self.lit(()), h, h, h, self.lit(())))
+
     def perm(self, n):
         p = list(range(n))
         self.r.shuffle(p)
@@ -203,8 +461,12 @@ class G:
             shape = r.choice([(), (2,), (3,), (2, 2)])
         if mode == "broadcast":
             shape = r.choice([s for s in SHAPES if s in BROADCASTS])
+        self.order2 = mode in ("second", "second_recompute")
         getattr(self, "m_" + mode)(shape)
-        return "\n".join(["# mode: %s shape: %s" % (mode, shape)] + self.lines) + "\n"
+        self.epilogue([n for n in ("c1", "c2") if n in "\n".join(self.lines)] or ["constant(%s)" % self.lit(shape)],
+                      shape)
+        imports = ["import tensorflow as tf"] * ("tf" in self.uses) + ["import numpy as np"] * ("np" in self.uses)
+        return "\n".join(["# mode: %s shape: %s" % (mode, shape)] + imports + self.lines) + "\n"
 
     def m_plain(self, s):
         c = self.consts(2, s)
@@ -846,6 +1108,39 @@ class G:
         self.emit("print(step, loss)", 1)
         self.save("W")
         self.save("b2")
+
+
+# issue 26's productions: chance per expression node of one of them (new_expr), and per program
+# of the NumPy-printing and narrow-dtype epilogues.
+P_NEW = 0.08
+P_NUMPY_PRINT = 0.12
+P_DTYPES = 0.15
+INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
+
+# tf.math's elementwise functions with gradients in TF 2.21, each with its argument moved into
+# its domain ({a}: any value, {t}: a tanh-squashed one).
+MATH_UNARY = [
+    ("sinh", "{t}"), ("cosh", "{t}"), ("asinh", "{a}"), ("atan", "{a}"), ("asin", "0.9 * {t}"),
+    ("acos", "0.9 * {t}"), ("atanh", "0.9 * {t}"), ("acosh", "2.0 + {t}"), ("tan", "{t}"),
+    ("softplus", "{a}"), ("softsign", "{a}"), ("log_sigmoid", "{a}"), ("erf", "{a}"), ("erfc", "{a}"),
+    ("expm1", "{t}"), ("rsqrt", "1.5 + {t}"), ("reciprocal_no_nan", "2.0 + {t}"), ("lgamma", "1.5 + {t}"),
+    ("digamma", "1.5 + {t}"), ("erfinv", "0.9 * {t}"), ("erfcinv", "1.0 + 0.9 * {t}"),
+    ("ndtri", "0.5 + 0.4 * {t}"), ("bessel_i0", "{t}"), ("bessel_i0e", "{a}"), ("bessel_i1", "{t}"),
+    ("bessel_i1e", "{a}"), ("sigmoid", "{a}"), ("square", "{t}"), ("abs", "{a}"), ("negative", "{a}"),
+    ("exp", "{t}"), ("log", "1.5 + {t}"), ("log1p", "0.5 * {t}"), ("sqrt", "1.5 + {t}"), ("sin", "{a}"),
+    ("cos", "{a}"), ("tanh", "{a}"), ("reciprocal", "2.0 + {t}"),
+]
+MATH_NARY = [
+    ("atan2", "{a}, 1.5 + {t}"), ("xlogy", "{a}, 1.5 + {t}"), ("xlog1py", "{a}, 0.5 + {t}"),
+    ("xdivy", "{a}, 2.0 + {t}"), ("divide_no_nan", "{a}, 2.0 + {t}"), ("multiply_no_nan", "{a}, {a}"),
+    ("squared_difference", "{a}, {t}"), ("pow", "1.5 + {t}, {t}"), ("truediv", "{a}, 2.0 + {t}"),
+    ("divide", "{a}, 2.0 + {t}"), ("maximum", "{a}, {a}"), ("minimum", "{a}, {a}"), ("add", "{a}, {a}"),
+    ("subtract", "{a}, {a}"), ("multiply", "{t}, {a}"), ("zeta", "2.5 + {t}, 1.5 + {t}"),
+    ("polygamma", ""), ("igamma", "1.5 + {t}, 1.0 + {t}"), ("igammac", "1.5 + {t}, 1.0 + {t}"),
+    ("betainc", "1.5 + {t}, 2.0 + {t}, 0.5 + 0.4 * {t}"), ("floormod", "{a}, 0.7"), ("mod", "{a}, 0.7"),
+]
+# first-order only in TF 2.21 (LookupError: no gradient for SoftsignGrad, IgammaGradA)
+NO_ORDER2 = {"softsign", "igamma", "igammac"}
 
 
 MODES = ["plain", "persistent", "second", "list", "dict", "outgrad", "zero", "jacobian", "stoprec", "custom1",
