@@ -113,16 +113,18 @@ def line_numbers(line):
     return [float(x) for x in NUM.findall(line)]
 
 
-def same_text(a, b):
-    """a and b read the same outside their numbers. Where the numbers' digits differ, runs of
-    spaces count as one and spaces inside brackets as none: NumPy pads every element of an
-    array to the widest one's digits (`[0.5       1.0000001]`), so a last-digit difference moves
-    the padding; where the digits are the same, the spacing must be too."""
+def same_text(a, b, exact_spacing):
+    """a and b read the same outside their numbers. Unless exact_spacing, runs of spaces count as
+    one and spaces inside brackets as none: NumPy pads every element of an array to the widest
+    one's digits (`[0.5       1.0000001]`), so a last-digit difference anywhere in the array
+    moves the padding of all its lines; where every number of the output has the same digits
+    (exact_spacing), the spacing must be the same too."""
     ta, tb = NUM.sub("#", a), NUM.sub("#", b)
     if ta == tb:
         return True
-    if NUM.findall(a) == NUM.findall(b):
+    if exact_spacing:
         return False
+
     def squeeze(t):
         return re.sub(r"([\[(]) +| +([\])])", r"\1\2", re.sub(r" +", " ", t))
     return squeeze(ta) == squeeze(tb)
@@ -145,8 +147,9 @@ def compare(dgl, tf, tf64=None):
     if len(hl) != len(tl):  # NumPy wraps float64's longer digits elsewhere: no line-by-line guide
         hl = []
     whole = finite_max(line_numbers(tf))
+    exact_spacing = NUM.findall(dgl) == NUM.findall(tf)
     for i, (a, b) in enumerate(zip(dl, tl)):
-        if not same_text(a, b):
+        if not same_text(a, b, exact_spacing):
             kind = "None-vs-number" if ("None" in a) != ("None" in b) else "text"
             return "%s: line %d: %r vs %r" % (kind, i + 1, a[:80], b[:80])
         for x, y in zip(NUM.findall(a), NUM.findall(b)):
@@ -285,6 +288,9 @@ def self_test_compare():
     assert compare("[0.5       1.0000001]\n", "[0.5 1. ]\n") is None
     assert compare("[0.5  1. ]\n", "[0.5 1. ]\n").startswith("text")  # same digits, other spacing
     assert compare("[ 0.5 -1. ]\n", "[0.5 1. ]\n") is not None
+    # ... also on the array's other lines, whose digits are the same
+    assert compare("[[ 0.291     -1.273    ]\n [-2.225     -1.0270001]]\n",
+                   "[[ 0.291 -1.273]\n [-2.225 -1.027]]\n") is None
     # float16 programs: a few float16 ulps
     TOL.rel_abs = F16_TOL
     try:
