@@ -5,6 +5,21 @@ gen(seed, scale=True) -> a scale-mode program (sources of 10^4 .. 3*10^6 element
 deterministically; checked tensors written with save_npy("@OUT@/NAME.npy", ...), where the runner
 replaces @OUT@ by a per-side directory).
 Standard library only: CI's smoke test imports this module without TensorFlow or numpy.
+
+Core programs pick a shape and a differentiation mode (MODES) and build random expressions
+(G.expr) over DGL's differentiable builtins. Issue 26's productions, each chosen with small
+probability so that this mix stays (docs/difftest.md, "The generator"):
+  - new_expr (P_NEW per expression node): tf.math functions with TF's gradients (math_expr:
+    MATH_UNARY, MATH_NARY with domain-safe arguments, rounding functions, add_n/polyval,
+    cumulative ops, axis reductions, segment reductions; NO_ORDER2 left out of second-order
+    modes), a detour through float16 or float64 and back (cast_expr), and NumPy values meeting
+    tensors, off the tape (numpy_expr);
+  - epilogue (P_NUMPY_PRINT, P_DTYPES per program): NumPy values printed as NumPy prints them
+    (numpy_prints), and a block over uint8/int8/int16/int32/int64 and bool with wrap-around,
+    casts, float16 ("half") rounding, TF's int32 defaults, NumPy on integer arrays and a
+    mixed-dtype error (dtype_block, iexpr);
+  - KNOWN_BUGS: also generate the constructs where DGL was found to differ (see its comment).
+The program imports tensorflow as tf / numpy as np only when it uses them.
 """
 import math
 import random
@@ -38,6 +53,7 @@ class G:
         self.order2 = False  # a second-order mode: only functions TF differentiates twice
         self.uses = set()  # "tf", "np": the imports the program needs
         self.no_new = False  # inside a float16/float64 sub-expression: no new productions
+        self.fdt = "float32"  # the float dtype of the expression being built
 
     def fresh(self, p="v"):
         self.n += 1
@@ -74,6 +90,8 @@ class G:
         if not self.no_new and r.random() < P_NEW:
             return self.new_expr(a, shape)
         k = r.randrange(34)
+        if self.fdt == "float16" and not KNOWN_BUGS and k in F16_BUG_KINDS:
+            k = 11
         if k == 29: return r.choice(["log1p(1.0 + %s)", "tan(%s)", "reciprocal(2.0 + %s)",
                                      "pow(1.5 + %%s, %s)" % r.choice(["2.0", "0.5", "3.0"])]) % sq()
         if k == 30: return r.choice(["add(%s, %s)", "subtract(%s, %s)", "multiply(%s, %s)",
@@ -236,6 +254,8 @@ class G:
         """float32 -> float16 or float64, an op there, and back (the gradient goes through both casts)."""
         r = self.r
         dt = r.choice(["float16", "float16", "float64"])
+        if dt == self.fdt:
+            dt = "float32"
         v = "cast(tanh(%s), %s)" % (a(), dt)
         k = r.randrange(5)
         if k == 0:
@@ -252,12 +272,12 @@ class G:
             e = "(%s - %s)" % (v, "cast(%s, %s)" % (a(), dt))
         else:  # a whole sub-expression in the narrow or wide dtype (no new productions inside:
             # they would mix float32 in)
-            saved, self.bc, self.no_new = self.bc, None, True
+            saved, self.bc, self.no_new, fdt, self.fdt = self.bc, None, True, self.fdt, dt
             e = self.expr([v, "cast(%s, %s)" % (a(), dt)], shape, 2)
-            self.bc, self.no_new = saved, False
+            self.bc, self.no_new, self.fdt = saved, False, fdt
             if dt not in e:
                 e = "(%s + %s)" % (e, v)
-        return "cast(%s, float32)" % e
+        return "cast(%s, %s)" % (e, self.fdt)
 
     def numpy_expr(self, a, shape):
         """NumPy values meeting a tensor x: converted as TF's convert_to_tensor does (to x's dtype);
@@ -267,8 +287,8 @@ class G:
         k = r.randrange(9)
         if k == 6:  # tf.math on a float64 array is a float64 tensor: cast to the program's float32
             self.uses.add("tf")
-            return "(%s * cast(tf.math.%s(np.array(%s)), float32))" % (
-                a(), r.choice(["sin", "tanh", "atan", "sigmoid", "erf", "softplus"]), self.lit(shape))
+            return "(%s * cast(tf.math.%s(np.array(%s)), %s))" % (
+                a(), r.choice(["sin", "tanh", "atan", "sigmoid", "erf", "softplus"]), self.lit(shape), self.fdt)
         if k == 7 and shape:  # an int64 or float64 array along the last axis, broadcast
             C = shape[-1]
             return "(%s %s %s)" % (a(), r.choice(["+", "*", "-"]), r.choice(
@@ -315,9 +335,9 @@ class G:
             elif k == 2: e = "np.%s(%s)" % (r.choice(["mean", "sum", "max", "min", "argmax", "std"]), v)
             elif k == 3: e = "(%s * 2.5 + np.array(%s))" % (v, self.lit(shape))
             elif k == 4: e = "np.%s(%s)" % (r.choice(["exp", "tanh", "abs", "square", "sin"]), v)
-            elif k == 5:
-                e = ("np.%s(%s, 0.0)" % (r.choice(["maximum", "minimum"]), v) if KNOWN_BUGS and r.random() < 0.5
-                     else "np.maximum(%s, %s * 0.5)" % (v, v))
+            elif k == 5:  # (the draws do not depend on KNOWN_BUGS: the same seed, the same program)
+                bug, f = r.random() < 0.5, r.choice(["maximum", "minimum"])
+                e = "np.%s(%s, 0.0)" % (f, v) if KNOWN_BUGS and bug else "np.maximum(%s, %s * 0.5)" % (v, v)
             elif k == 6: e = "%s.astype(np.float64) * 3" % v
             elif k == 7: e = "%s.tolist(), %s.shape, %s.dtype" % (v, v, v)
             elif k == 8: e = r.choice(["np.clip(%s, -0.5, 0.7)", "np.floor(%s * 4.0)"] +
@@ -974,6 +994,26 @@ class G:
         self.emit("print(g[0])")
         self.emit("print(g[1])")
 
+    def m_dtypes(self, s):
+        """sources of TF's other dtypes on one tape: a float16 or float64 source (its expression
+        in its own dtype, the gradient in it: repr checks the dtype), a float32 one, and an int32
+        one, whose gradient TF leaves None (it watches floats only)."""
+        r = self.r
+        dt = r.choice(["float16", "float64"])
+        self.emit("c1 = constant(%s, dtype=%s)" % (self.lit(s), dt))
+        c = self.consts(1, s, ["c2"])
+        self.emit("i1 = constant(%s, dtype=int32)" % self.int_lit("int32", s, -3, 3))
+        self.emit("with GradientTape(persistent=True) as t:")
+        self.emit("t.watch([c1, c2, i1])", 1)
+        self.fdt, self.no_new = dt, dt == "float16"  # TF has no float16 kernel for many tf.math functions
+        self.emit("a = %s" % self.expr(["c1"], s, 3), 1)
+        self.fdt, self.no_new = "float32", False
+        self.emit("y = reduce_sum(cast(a, float32)) + %s + reduce_sum(cast(i1, float32) * c2)" % self.scalar(c, s, 2), 1)
+        self.emit("print(y)")
+        self.emit("print(repr(t.gradient(y, c1)))")
+        self.emit("print(t.gradient(y, [c2, i1]))")
+        self.emit("print(repr(t.gradient(a, c1)))")
+
     def m_dict2(self, s):
         """nested dict and list sources; the whole result printed."""
         c = self.consts(3, s)
@@ -1172,9 +1212,13 @@ P_DTYPES = 0.15
 INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
 # Generate the constructs where DGL was found to differ from NumPy/TF when this generator was
 # extended (see docs/difftest.md, "Results"): np.maximum/np.minimum of a float32 array and a
-# Python float (DGL: float64), np.sum/np.mean/np.where of narrow integer arrays. False leaves
-# them out, so that they do not mask other differences in the same program.
+# Python float (DGL: float64), np.sum/np.mean/np.where of narrow integer arrays, and the float16
+# kinds below. False leaves them out, so that they do not mask other differences in the same
+# program (the random draws are the same either way: a seed gives the same program but them).
 KNOWN_BUGS = True
+# expr's kinds that DGL fails on float16 (softmax/log_softmax forward; the gradients of
+# indexing, slicing and gather): replaced by an elementwise function when KNOWN_BUGS is False
+F16_BUG_KINDS = {20, 21, 23, 25, 27, 28}
 
 # tf.math's elementwise functions with gradients in TF 2.21, each with its argument moved into
 # its domain ({a}: any value, {t}: a tanh-squashed one).
@@ -1207,7 +1251,9 @@ MODES = ["plain", "persistent", "second", "list", "dict", "outgrad", "zero", "ja
          # added for issue #13's second increment
          "broadcast", "broadcast", "second_recompute", "second_recompute", "recompute_var_passed",
          "recompute_var_read", "recompute_print", "custom_vars", "custom_print", "varloop2", "persistent2",
-         "stoprec2", "outgrad2", "dict2", "jacobian_small"]
+         "stoprec2", "outgrad2", "dict2", "jacobian_small",
+         # issue 26: sources of the other float dtypes and int32
+         "dtypes"]
 
 
 def gen(seed, scale=False):
