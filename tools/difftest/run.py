@@ -635,14 +635,20 @@ def summarise(rows, scale=False):
 def shrink_program(src, refs, log=None):
     """The smallest program shrink.candidates() reaches that keeps the original's verdict and
     class (and stays an error-free program on TF's side)."""
-    _, want = run_all(src, refs)
+    res0, want = run_all(src, refs)
+
+    def error_text(res):  # DGL's error, numbers aside: a reproducer keeps the same error
+        err = res["dgl"][1]
+        return NUM.sub("#", err) if err else None
+    want_err = error_text(res0)
 
     def same(s):
         try:
             res, got = run_all(s, refs)
         except Exception:
             return False
-        return got == want and res["dgl"][0].strip() != ""  # a reproducer prints something
+        return (got == want and res["dgl"][0].strip() != ""  # a reproducer prints something
+                and error_text(res) == want_err)
 
     out = shrink.reduce(src, same, log=log)
     return out, want
