@@ -5,6 +5,21 @@ gen(seed, scale=True) -> a scale-mode program (sources of 10^4 .. 3*10^6 element
 deterministically; checked tensors written with save_npy("@OUT@/NAME.npy", ...), where the runner
 replaces @OUT@ by a per-side directory).
 Standard library only: CI's smoke test imports this module without TensorFlow or numpy.
+
+Core programs pick a shape and a differentiation mode (MODES) and build random expressions
+(G.expr) over DGL's differentiable builtins. Issue 26's productions, each chosen with small
+probability so that this mix stays (docs/difftest.md, "The generator"):
+  - new_expr (P_NEW per expression node): tf.math functions with TF's gradients (math_expr:
+    MATH_UNARY, MATH_NARY with domain-safe arguments, rounding functions, add_n/polyval,
+    cumulative ops, axis reductions, segment reductions; NO_ORDER2 left out of second-order
+    modes), a detour through float16 or float64 and back (cast_expr), and NumPy values meeting
+    tensors, off the tape (numpy_expr);
+  - epilogue (P_NUMPY_PRINT, P_DTYPES per program): NumPy values printed as NumPy prints them
+    (numpy_prints), and a block over uint8/int8/int16/int32/int64 and bool with wrap-around,
+    casts, float16 ("half") rounding, TF's int32 defaults, NumPy on integer arrays and a
+    mixed-dtype error (dtype_block, iexpr);
+  - KNOWN_BUGS: also generate the constructs where DGL was found to differ (see its comment).
+The program imports tensorflow as tf / numpy as np only when it uses them.
 """
 import math
 import random
@@ -35,6 +50,10 @@ class G:
         self.n = 0
         self.bc = None  # (full shape, [(smaller shape, names)]): operands broadcast into full shape
         self.out = 0  # save_npy files written (scale mode)
+        self.order2 = False  # a second-order mode: only functions TF differentiates twice
+        self.uses = set()  # "tf", "np": the imports the program needs
+        self.no_new = False  # inside a float16/float64 sub-expression: no new productions
+        self.fdt = "float32"  # the float dtype of the expression being built
 
     def fresh(self, p="v"):
         self.n += 1
@@ -68,7 +87,11 @@ class G:
         sq = lambda: "tanh(%s)" % a()
         if self.bc and shape == self.bc[0] and r.random() < 0.3:
             return self.broadcast_op(a, d)
+        if not self.no_new and r.random() < P_NEW:
+            return self.new_expr(a, shape)
         k = r.randrange(34)
+        if self.fdt == "float16" and not KNOWN_BUGS and k in F16_BUG_KINDS:
+            k = 11
         if k == 29: return r.choice(["log1p(1.0 + %s)", "tan(%s)", "reciprocal(2.0 + %s)",
                                      "pow(1.5 + %%s, %s)" % r.choice(["2.0", "0.5", "3.0"])]) % sq()
         if k == 30: return r.choice(["add(%s, %s)", "subtract(%s, %s)", "multiply(%s, %s)",
@@ -159,6 +182,314 @@ class G:
         if k == 5: return "where(%s > 0.0, %s, %s)" % (b, x, a())
         return "where(%s > %s, %s, 0.5)" % (x, b, a())
 
+    # ---- issue 26: tf.math, float16/float64, NumPy values (small probability per node) ------
+    def new_expr(self, a, shape):
+        """one node of the new productions: a tf.math function (with a gradient in TF), a detour
+        through float16 or float64 and back, or NumPy values (off the tape) meeting tensors."""
+        r = self.r
+        x = r.random()
+        if x < 0.6:
+            return self.math_expr(a, shape)
+        if x < 0.8:
+            return self.cast_expr(a, shape)
+        return self.numpy_expr(a, shape)
+
+    def math_expr(self, a, shape):
+        r = self.r
+        self.uses.add("tf")
+        t = lambda: "tanh(%s)" % a()
+        k = r.randrange(10)
+        if k <= 5:  # elementwise: unary (k <= 3) or binary/ternary, arguments in the domain
+            table = [u for u in (MATH_UNARY if k <= 3 else MATH_NARY) if not (self.order2 and u[0] in NO_ORDER2)]
+            name, dom = r.choice(table)
+            if name == "polygamma":
+                v = "(1.5 + %s)" % t()
+                return "tf.math.polygamma(%d.0 * ones_like(%s), %s)" % (r.choice([0, 1, 2]), v, v)
+            pieces = dom.replace("{a}", "\0A").replace("{t}", "\0T").split("\0")
+            out = pieces[0]
+            for piece in pieces[1:]:
+                out += (a() if piece[0] == "A" else t()) + piece[1:]
+            return "tf.math.%s(%s)" % (name, out)
+        if k == 6:  # with the identity: rounding functions have no gradient (None in TF)
+            v = a()
+            return "(%s + tf.math.%s(%s * 3.0))" % (v, r.choice(["floor", "ceil", "round", "rint", "sign"]), v)
+        if k == 7:
+            return r.choice(["tf.math.add_n([%s, %s, %s])" % (a(), a(), a()),
+                             "tf.math.polyval([%s, %s], %s)" % (t(), a(), t()),
+                             "tf.math.scalar_mul(%s, %s)" % (self.lit(()), a()),
+                             "tf.math.accumulate_n([%s, %s])" % (a(), a())])
+        if not shape:
+            return "tf.math.%s(%s)" % (r.choice(["sinh", "atan", "asinh", "erf", "softplus"]), a())
+        ax = r.randrange(len(shape))
+        if k == 8:  # along an axis, same shape
+            c = r.randrange(6)
+            if c == 0:
+                return "tf.math.cumsum(%s, axis=%d, exclusive=%s, reverse=%s)" % (
+                    a(), ax, r.choice(["False", "True"]), r.choice(["False", "True"]))
+            if c == 1:
+                return "tf.math.cumprod(%s, axis=%d, exclusive=%s, reverse=%s)" % (
+                    t(), ax, r.choice(["False", "True"]), r.choice(["False", "True"]))
+            if c == 2 and not self.order2:  # (TF's second derivative is nan where the upstream
+                # gradient has a zero: its gradient takes log(upstream); DGL's is right)
+                return "tf.math.cumulative_logsumexp(%s, axis=%d, reverse=%s)" % (a(), ax, r.choice(["False", "True"]))
+            if c == 2:
+                return "tf.math.cumsum(%s, axis=%d, reverse=%s)" % (a(), ax, r.choice(["False", "True"]))
+            if c == 3:
+                return "tf.math.l2_normalize(%s, axis=%d)" % (a(), ax)
+            if c == 4:
+                return "tf.math.top_k(%s, k=%d).values" % (a(), shape[-1])
+            return "(%s + tf.math.%s(%s, axis=%d, keepdims=True))" % (
+                a(), r.choice(["reduce_prod", "reduce_std", "reduce_variance", "reduce_euclidean_norm",
+                               "reduce_logsumexp", "reduce_mean"]), t(), ax)
+        # segment reductions over axis 0, gathered back to every row
+        n = shape[0]
+        if r.random() < 0.5:
+            ids = sorted(r.randrange(n + 1) for _ in range(n))
+            ids = [i - ids[0] for i in ids]
+            op = r.choice(["sum", "mean", "max", "min", "prod"])
+            return "tf.gather(tf.math.segment_%s(%s, %s), %s)" % (op, t() if op == "prod" else a(), ids, ids)
+        ids = [r.randrange(n + 1) for _ in range(n)]
+        op = r.choice(["sum", "mean", "max", "min", "prod", "sqrt_n"])
+        return "tf.gather(tf.math.unsorted_segment_%s(%s, %s, %d), %s)" % (
+            op, t() if op == "prod" else a(), ids, max(ids) + 1 + r.choice([0, 1]), ids)
+
+    def cast_expr(self, a, shape):
+        """float32 -> float16 or float64, an op there, and back (the gradient goes through both casts)."""
+        r = self.r
+        dt = r.choice(["float16", "float16", "float64"])
+        if dt == self.fdt:
+            dt = "float32"
+        if dt == "float16" and self.order2:  # a second derivative through float16 roundings is
+            dt = "float64"  # float16 noise of several per cent on each side: not compared
+        v = "cast(tanh(%s), %s)" % (a(), dt)
+        k = r.randrange(5)
+        if k == 0:
+            e = "%s(%s)" % (r.choice(["tanh", "sin", "square", "sigmoid", "exp", "softplus", "abs"]), v)
+        elif k == 1:
+            e = "(%s * cast(tanh(%s), %s) + %s)" % (v, a(), dt, self.lit(()))
+        elif k == 2:
+            e = "(%s / (2.0 + %s))" % (v, v)
+        elif k == 3:
+            self.uses.add("tf")
+            e = "tf.math.%s(%s)" % (r.choice(["atan", "sinh", "erf", "log1p", "softsign"]) if not self.order2 else
+                                   r.choice(["atan", "sinh", "erf", "log1p"]), v)
+        elif k == 4:
+            e = "(%s - %s)" % (v, "cast(%s, %s)" % (a(), dt))
+        else:  # a whole sub-expression in the narrow or wide dtype (no new productions inside:
+            # they would mix float32 in)
+            saved, self.bc, self.no_new, fdt, self.fdt = self.bc, None, True, self.fdt, dt
+            e = self.expr([v, "cast(%s, %s)" % (a(), dt)], shape, 2)
+            self.bc, self.no_new, self.fdt = saved, False, fdt
+            if dt not in e:
+                e = "(%s + %s)" % (e, v)
+        return "cast(%s, %s)" % (e, self.fdt)
+
+    def numpy_expr(self, a, shape):
+        """NumPy values meeting a tensor x: converted as TF's convert_to_tensor does (to x's dtype);
+        what passes through NumPy is off the tape."""
+        r = self.r
+        self.uses.add("np")
+        k = r.randrange(9)
+        if k == 6:  # tf.math on a float64 array is a float64 tensor: cast to the program's float32
+            self.uses.add("tf")
+            return "(%s * cast(tf.math.%s(np.array(%s)), %s))" % (
+                a(), r.choice(["sin", "tanh", "atan", "sigmoid", "erf", "softplus"]), self.lit(shape), self.fdt)
+        if k == 7 and shape:  # an int64 or float64 array along the last axis, broadcast
+            C = shape[-1]
+            return "(%s %s %s)" % (a(), r.choice(["+", "*", "-"]), r.choice(
+                ["np.arange(%d)" % C, "np.linspace(-1.0, 1.0, %d)" % C, "np.ones(%d) * 0.5" % C]))
+        if k == 8:
+            return "(%s * np.array(%s))" % (a(), self.int_lit("int64", shape, -3, 3))
+        if k == 0:
+            return "(%s * np.array(%s))" % (a(), self.lit(shape))
+        if k == 1:
+            return "(%s + np.array(%s, dtype=np.float32))" % (a(), self.lit(shape))
+        if k == 2:
+            f = r.choice(["np.sin(%s)", "np.tanh(%s)", "np.exp(tanh(%s))", "np.square(tanh(%s))",
+                          "np.abs(%s)", "np.sqrt(1.5 + tanh(%s))", "np.log(1.5 + tanh(%s))", "np.cos(%s)"])
+            return "(%s %s %s)" % (a(), r.choice(["+", "*", "-"]), f % a())
+        if k == 3:
+            return "(%s * (%s).numpy())" % (a(), a())
+        if k == 4:
+            return "(%s + np.float32(%s) * %s)" % (a(), self.lit(()), a())
+        if shape:
+            ax = r.randrange(len(shape))
+            return "(%s - np.%s(%s, axis=%d, keepdims=True))" % (
+                a(), r.choice(["mean", "max", "min", "sum"]), a(), ax)
+        return "(%s + np.maximum(%s, 0.25))" % (a(), a())
+
+    # ---- epilogues: NumPy printing, integer and bool dtypes, float16 rounding --------------
+    def epilogue(self, srcs, shape):
+        """after the program: with small probability, NumPy values printed as NumPy prints them,
+        and a block over the narrow dtypes (exact integers, wrapping)."""
+        r = self.r
+        if r.random() < P_NUMPY_PRINT:
+            self.numpy_prints(srcs, shape)
+        if r.random() < P_DTYPES:
+            self.dtype_block()
+
+    def numpy_prints(self, srcs, shape):
+        r = self.r
+        self.uses.add("np")
+        for _ in range(r.randrange(1, 4)):
+            c = r.choice(srcs)
+            v = "%s.numpy()" % c
+            k = r.randrange(11)
+            if k == 0: e = v
+            elif k == 1: e = "repr(%s)" % v
+            elif k == 2: e = "np.%s(%s)" % (r.choice(["mean", "sum", "max", "min", "argmax", "std"]), v)
+            elif k == 3: e = "(%s * 2.5 + np.array(%s))" % (v, self.lit(shape))
+            elif k == 4: e = "np.%s(%s)" % (r.choice(["exp", "tanh", "abs", "square", "sin"]), v)
+            elif k == 5:  # (the draws do not depend on KNOWN_BUGS: the same seed, the same program)
+                bug, f = r.random() < 0.5, r.choice(["maximum", "minimum"])
+                e = "np.%s(%s, 0.0)" % (f, v) if KNOWN_BUGS and bug else "np.maximum(%s, %s * 0.5)" % (v, v)
+            elif k == 6: e = "%s.astype(np.float64) * 3" % v
+            elif k == 7: e = "%s.tolist(), %s.shape, %s.dtype" % (v, v, v)
+            elif k == 8: e = r.choice(["np.clip(%s, -0.5, 0.7)", "np.floor(%s * 4.0)"] +
+                                      ["np.sort(%s)", "%s.T", "%s.std()", "%s.var()"] * bool(shape)) % v
+            elif k == 9: e = "%s.reshape(-1)" % v
+            else:
+                e = ("np.sum(%s, axis=%d)" % (v, r.randrange(len(shape))) if shape else "float(%s)" % v)
+            self.emit("print(%s)" % e)
+        if r.random() < 0.3:
+            self.emit("print(np.array(%s) * %s)" % (self.lit(shape), r.choice(srcs)))
+
+    # int64 overflow is a ValueError in DGL by design (TF wraps): int64 stays small, and its
+    # expressions multiply only by small constants (iexpr)
+    INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-32768, 32767),
+                 "int32": (-100000, 100000), "int64": (-1000, 1000)}
+
+    def int_lit(self, dt, shape, lo=None, hi=None):
+        r = self.r
+        a, b = self.INT_RANGE[dt]
+        a, b = (a if lo is None else lo), (b if hi is None else hi)
+
+        def one():
+            if dt in ("int32", "int64") or r.random() < 0.5:
+                return str(r.randint(a, b))
+            return str(r.choice([a, b, r.randint(a, b)]))
+        if not shape:
+            return one()
+        if len(shape) == 1:
+            return "[" + ", ".join(one() for _ in range(shape[0])) + "]"
+        return "[" + ", ".join(self.int_lit(dt, shape[1:], lo, hi) for _ in range(shape[0])) + "]"
+
+    def iexpr(self, dt, names, shape, d):
+        """an integer expression of dtype dt (wrapping as TF's kernels do)."""
+        r = self.r
+        if d <= 0 or r.random() < 0.25:
+            return r.choice(names)
+        a = lambda: self.iexpr(dt, names, shape, d - 1)
+        signed = dt != "uint8"
+        k = r.randrange(12)
+        if k == 0: return "(%s + %s)" % (a(), a())
+        if k == 1: return "(%s - %s)" % (a(), a())
+        if k == 2:
+            if dt == "int64":
+                return "(%s * constant(%s, dtype=int64))" % (a(), self.int_lit(dt, shape, -9, 9))
+            return "(%s * %s)" % (a(), a())
+        if k == 3:
+            div = self.int_lit(dt, shape, 2, 9)
+            return "(%s %s constant(%s, dtype=%s))" % (a(), r.choice(["//", "%"]), div, dt)
+        if k == 4: return "%s(%s, %s)" % (r.choice(["maximum", "minimum"]), a(), a())
+        if k == 5:
+            self.uses.add("tf")
+            return "tf.math.square(%s)" % (r.choice(names) if dt == "int64" else a())
+        if k == 6 and signed: return "%s(%s)" % (r.choice(["abs", "negative", "sign"]), a())
+        if k == 7:  # through another integer dtype: casts wrap
+            other = r.choice([t for t in INT_DTYPES if t != dt])
+            return "cast(cast(%s, %s) * constant(%s, dtype=%s), %s)" % (
+                a(), other, self.int_lit(other, shape, 1, 7), other, dt)
+        if k == 8: return "where(%s > %s, %s, %s)" % (a(), a(), a(), a())
+        if k == 9 and shape:
+            self.uses.add("tf")
+            return "tf.math.cumsum(%s, axis=%d, exclusive=%s)" % (a(), r.randrange(len(shape)),
+                                                                   r.choice(["False", "True"]))
+        if k == 10 and shape:
+            return "(%s + reduce_%s(%s, axis=%d, keepdims=True))" % (
+                a(), r.choice(["sum", "max", "min"] + ["prod"] * (dt != "int64")), a(), r.randrange(len(shape)))
+        return "clip_by_value(%s, %s, %s)" % (a(), self.int_lit(dt, (), None, 0), self.int_lit(dt, (), 1, None))
+
+    def dtype_block(self):
+        r = self.r
+        self.uses.add("tf")
+        dt = r.choice(INT_DTYPES)
+        shape = r.choice([(2,), (3,), (2, 2), (2, 3)])
+        names = []
+        for _ in range(2):
+            n = self.fresh("i")
+            self.emit("%s = constant(%s, dtype=%s)" % (n, self.int_lit(dt, shape), dt))
+            names.append(n)
+        self.emit("print(repr(%s))" % self.iexpr(dt, names, shape, 3))
+        k = r.randrange(11)
+        e = self.iexpr(dt, names, shape, 2)
+        if k == 9:  # TF's int32 default for Python ints under tf., and tf.math's integer functions
+            n = numel(shape)
+            perm = list(range(n))
+            r.shuffle(perm)
+            counts = [r.randrange(4) for _ in range(n)]
+            self.emit("print(repr(tf.constant(%s) * 3), repr(tf.add(%d, %d)), repr(tf.reduce_max(%s)), "
+                      "repr(tf.range(%d)), repr(tf.shape(%s)), repr(tf.size(%s)))" % (
+                          self.int_lit("int32", shape, -50, 50), r.randrange(100), r.randrange(100),
+                          self.int_lit("int32", (n,), -9, 9), n, names[0], names[0]))
+            self.emit("print(repr(tf.math.bincount(tf.constant(%s))), repr(tf.math.invert_permutation(tf.constant(%s))), "
+                      "repr(tf.math.confusion_matrix(%s, %s, num_classes=4)))" % (
+                          counts, perm, counts, sorted(counts)))
+            self.emit("print(repr(tf.math.is_non_decreasing(%s)), repr(tf.math.is_strictly_increasing(%s)), "
+                      "repr(tf.math.zero_fraction(%s)), repr(tf.math.count_nonzero(%s, axis=0)))" % (
+                          names[0], sorted(counts), e, e))
+            return
+        if k == 10:  # the integer array in NumPy: NumPy's dtype rules (a Python int takes the array's dtype)
+            self.uses.add("np")
+            self.emit("v = (%s).numpy()" % e)
+            self.emit("print(v, v * 2, v // 3, v / 2, v.max(), v.dtype)")
+            self.emit("print(repr(v - 1), v.tolist(), v.shape, np.argmax(v), v.astype(np.float32) * 0.5)")
+            if KNOWN_BUGS:
+                self.emit("print(np.sum(v), np.mean(v), np.where(v > 0, v, 0).dtype)")
+            return
+        if k == 0:
+            self.emit("print(repr(%s / %s))" % (e, "constant(%s, dtype=%s)" % (self.int_lit(dt, shape, 1, 9), dt)))
+        elif k == 1:
+            self.emit("print(repr(tf.math.reduce_%s(%s, axis=%d)))" % (
+                r.choice(["sum", "max", "min", "mean"] + ["prod"] * (dt != "int64")), e, r.randrange(len(shape))))
+        elif k == 2:
+            self.emit("print(repr(tf.math.argmax(%s, axis=%d)), repr(tf.math.argmin(%s, axis=0)))" % (
+                e, r.randrange(len(shape)), e))
+        elif k == 3:  # comparisons and bool
+            b1 = "(%s > %s)" % (e, self.iexpr(dt, names, shape, 1))
+            b2 = "tf.math.equal(%s, %s)" % (names[0], names[1])
+            self.emit("b = tf.math.logical_%s(%s, %s)" % (r.choice(["and", "or", "xor"]), b1, b2))
+            self.emit("print(repr(b), repr(tf.math.logical_not(b)), repr(tf.math.reduce_any(b, axis=0)), "
+                      "repr(tf.math.reduce_all(b)), repr(tf.math.count_nonzero(b)), repr(cast(b, %s)))" % dt)
+        elif k == 4:  # to float and back: float16 rounding (spelled half: exact ops, exact rule);
+            # back to an integer dtype that holds the value (else DGL's ValueError, TF's unspecified)
+            ft = r.choice(["half", "float32", "float64"] if dt in ("uint8", "int8", "int16") else ["float32", "float64"])
+            back = {"uint8": "uint8", "int8": "int16", "int16": "int16"}.get(dt, "int64")
+            self.emit("f = cast(%s, %s)" % (e, ft))
+            self.emit("print(repr(f), repr(f * %s + %s), repr(cast(f / 3.0, %s)))" % (
+                self.lit(()), self.lit(()), back))
+        elif k == 5:  # mixing two dtypes is an error in both
+            other = r.choice([t for t in INT_DTYPES + ["float32"] if t != dt])
+            self.emit("try:")
+            self.emit("print(repr(%s + cast(%s, %s)))" % (names[0], names[1], other), 1)
+            self.emit("except Exception:")
+            self.emit('print("mixed dtypes refused")', 1)
+        elif k == 6:
+            ids = sorted(r.randrange(shape[0]) for _ in range(shape[0]))
+            ids = [i - ids[0] for i in ids]
+            self.emit("print(repr(tf.math.segment_sum(%s, %s)), repr(tf.math.unsorted_segment_max(%s, %s, %d)))" % (
+                e, ids, names[0], ids, max(ids) + 1))
+        elif k == 7:  # a float tensor cast to this dtype (in range; truncation towards zero)
+            lo, hi = self.INT_RANGE[dt]
+            amp = min(100.0, hi)
+            self.emit("print(repr(cast(constant(%s) * %.1f, %s)))" % (self.lit(shape), amp / 1.5 if lo < 0 else 0.0, dt)
+                      if lo < 0 else "print(repr(cast(abs(constant(%s)) * 100.0, %s)))" % (self.lit(shape), dt))
+        else:  # float16 arithmetic on literals: each result rounded to float16
+            h = self.fresh("h")
+            self.emit("%s = constant(%s, dtype=half)" % (h, self.lit(shape)))
+            self.emit("print(repr(%s * %s + %s), repr(%s / 3.0), repr(tf.math.square(%s) - %s))" % (
+                h, self.lit(()), h, h, h, self.lit(())))
+
     def perm(self, n):
         p = list(range(n))
         self.r.shuffle(p)
@@ -203,8 +534,16 @@ class G:
             shape = r.choice([(), (2,), (3,), (2, 2)])
         if mode == "broadcast":
             shape = r.choice([s for s in SHAPES if s in BROADCASTS])
+        self.order2 = mode in ("second", "second_recompute")
         getattr(self, "m_" + mode)(shape)
-        return "\n".join(["# mode: %s shape: %s" % (mode, shape)] + self.lines) + "\n"
+        # the constants c1 (always of `shape`) and c2 where it has that shape too
+        text = "\n".join(self.lines)
+        srcs = [n for n in ("c1", "c2") if re.search(r"\b%s\b" % n, text)]
+        if mode in ("jacobian_small", "broadcast"):
+            srcs = srcs[:1]
+        self.epilogue(srcs or ["constant(%s)" % self.lit(shape)], shape)
+        imports = ["import tensorflow as tf"] * ("tf" in self.uses) + ["import numpy as np"] * ("np" in self.uses)
+        return "\n".join(["# mode: %s shape: %s" % (mode, shape)] + imports + self.lines) + "\n"
 
     def m_plain(self, s):
         c = self.consts(2, s)
@@ -479,6 +818,8 @@ class G:
         self.nested_tapes("ot", "it", c[0])
         call = "%s(%s)" % (blk, c[0])
         self.emit("y = %s" % (self.scalar([call], s, 1) if whole else self.scalar([call, c[0]], s, 2)), 2)
+        # (nor in the target, for the same reason)
+        self.lines[-1] = self.lines[-1].replace("stop_gradient(", "(")
         if call not in self.lines[-1]:
             self.lines[-1] += " + reduce_sum(%s)" % call
         self.emit("g = it.gradient(y, %s)" % c[0], 1)
@@ -657,6 +998,26 @@ class G:
         self.emit("g = t.gradient([y1, y2], [%s, %s], output_gradients=[og1, og2])" % tuple(c))
         self.emit("print(g[0])")
         self.emit("print(g[1])")
+
+    def m_dtypes(self, s):
+        """sources of TF's other dtypes on one tape: a float16 or float64 source (its expression
+        in its own dtype, the gradient in it: repr checks the dtype), a float32 one, and an int32
+        one, whose gradient TF leaves None (it watches floats only)."""
+        r = self.r
+        dt = r.choice(["float16", "float64"])
+        self.emit("c1 = constant(%s, dtype=%s)" % (self.lit(s), dt))
+        c = self.consts(1, s, ["c2"])
+        self.emit("i1 = constant(%s, dtype=int32)" % self.int_lit("int32", s, -3, 3))
+        self.emit("with GradientTape(persistent=True) as t:")
+        self.emit("t.watch([c1, c2, i1])", 1)
+        self.fdt, self.no_new = dt, dt == "float16"  # TF has no float16 kernel for many tf.math functions
+        self.emit("a = %s" % self.expr(["c1"], s, 3), 1)
+        self.fdt, self.no_new = "float32", False
+        self.emit("y = reduce_sum(cast(a, float32)) + %s + reduce_sum(cast(i1, float32) * c2)" % self.scalar(c, s, 2), 1)
+        self.emit("print(y)")
+        self.emit("print(repr(t.gradient(y, c1)))")
+        self.emit("print(t.gradient(y, [c2, i1]))")
+        self.emit("print(repr(t.gradient(a, c1)))")
 
     def m_dict2(self, s):
         """nested dict and list sources; the whole result printed."""
@@ -848,12 +1209,56 @@ class G:
         self.save("b2")
 
 
+# issue 26's productions: chance per expression node of one of them (new_expr), and per program
+# of the NumPy-printing and narrow-dtype epilogues.
+P_NEW = 0.08
+P_NUMPY_PRINT = 0.12
+P_DTYPES = 0.15
+INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
+# Generate the constructs where DGL was found to differ from NumPy/TF when this generator was
+# extended (see docs/difftest.md, "Results"): np.maximum/np.minimum of a float32 array and a
+# Python float (DGL: float64), np.sum/np.mean/np.where of narrow integer arrays, and the float16
+# kinds below. False leaves them out, so that they do not mask other differences in the same
+# program (the random draws are the same either way: a seed gives the same program but them).
+KNOWN_BUGS = True
+# expr's kinds that DGL fails on float16 (softmax/log_softmax forward; the gradients of
+# indexing, slicing and gather): replaced by an elementwise function when KNOWN_BUGS is False
+F16_BUG_KINDS = {20, 21, 23, 25, 27, 28}
+
+# tf.math's elementwise functions with gradients in TF 2.21, each with its argument moved into
+# its domain ({a}: any value, {t}: a tanh-squashed one).
+MATH_UNARY = [
+    ("sinh", "{t}"), ("cosh", "{t}"), ("asinh", "{a}"), ("atan", "{a}"), ("asin", "0.9 * {t}"),
+    ("acos", "0.9 * {t}"), ("atanh", "0.9 * {t}"), ("acosh", "2.0 + {t}"), ("tan", "{t}"),
+    ("softplus", "{a}"), ("softsign", "{a}"), ("log_sigmoid", "{a}"), ("erf", "{a}"), ("erfc", "{a}"),
+    ("expm1", "{t}"), ("rsqrt", "1.5 + {t}"), ("reciprocal_no_nan", "2.0 + {t}"), ("lgamma", "1.5 + {t}"),
+    ("digamma", "1.5 + {t}"), ("erfinv", "0.9 * {t}"), ("erfcinv", "1.0 + 0.9 * {t}"),
+    ("ndtri", "0.5 + 0.4 * {t}"), ("bessel_i0", "{t}"), ("bessel_i0e", "{a}"), ("bessel_i1", "{t}"),
+    ("bessel_i1e", "{a}"), ("sigmoid", "{a}"), ("square", "{t}"), ("abs", "{a}"), ("negative", "{a}"),
+    ("exp", "{t}"), ("log", "1.5 + {t}"), ("log1p", "0.5 * {t}"), ("sqrt", "1.5 + {t}"), ("sin", "{a}"),
+    ("cos", "{a}"), ("tanh", "{a}"), ("reciprocal", "2.0 + {t}"),
+]
+MATH_NARY = [
+    ("atan2", "{a}, 1.5 + {t}"), ("xlogy", "{a}, 1.5 + {t}"), ("xlog1py", "{a}, 0.5 + {t}"),
+    ("xdivy", "{a}, 2.0 + {t}"), ("divide_no_nan", "{a}, 2.0 + {t}"), ("multiply_no_nan", "{a}, {a}"),
+    ("squared_difference", "{a}, {t}"), ("pow", "1.5 + {t}, {t}"), ("truediv", "{a}, 2.0 + {t}"),
+    ("divide", "{a}, 2.0 + {t}"), ("maximum", "{a}, {a}"), ("minimum", "{a}, {a}"), ("add", "{a}, {a}"),
+    ("subtract", "{a}, {a}"), ("multiply", "{t}, {a}"), ("zeta", "2.5 + {t}, 1.5 + {t}"),
+    ("polygamma", ""), ("igamma", "1.5 + {t}, 1.0 + {t}"), ("igammac", "1.5 + {t}, 1.0 + {t}"),
+    ("betainc", "1.5 + {t}, 2.0 + {t}, 0.5 + 0.4 * {t}"), ("floormod", "{a}, 0.7"), ("mod", "{a}, 0.7"),
+]
+# first-order only in TF 2.21 (LookupError: no gradient for SoftsignGrad, IgammaGradA)
+NO_ORDER2 = {"softsign", "igamma", "igammac"}
+
+
 MODES = ["plain", "persistent", "second", "list", "dict", "outgrad", "zero", "jacobian", "stoprec", "custom1",
          "custom2", "customout2", "recompute", "recompute_wrapped", "recompute_nested", "varloop",
          # added for issue #13's second increment
          "broadcast", "broadcast", "second_recompute", "second_recompute", "recompute_var_passed",
          "recompute_var_read", "recompute_print", "custom_vars", "custom_print", "varloop2", "persistent2",
-         "stoprec2", "outgrad2", "dict2", "jacobian_small"]
+         "stoprec2", "outgrad2", "dict2", "jacobian_small",
+         # issue 26: sources of the other float dtypes and int32
+         "dtypes"]
 
 
 def gen(seed, scale=False):

@@ -14,8 +14,9 @@ def _np():
 
 
 def fmt_float(x, f32):
-    """DGL's float text: shortest round-trip digits (at float32 precision for float32 values),
-    '.0' when integral, exponent form below 1e-4 and from 1e16 on."""
+    """DGL's float text: shortest round-trip digits (at float32 precision for float32 values,
+    float16 precision when f32 is "f16"), '.0' when integral, exponent form below 1e-4 and
+    from 1e16 on."""
     np = _np()
     x = float(x)
     if math.isnan(x):
@@ -23,8 +24,9 @@ def fmt_float(x, f32):
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     if f32:
-        x = float(np.format_float_scientific(np.float32(x), unique=True))
-        digits = np.format_float_scientific(np.float32(x), unique=True, trim="-")
+        narrow = np.float16 if f32 == "f16" else np.float32
+        x = float(np.format_float_scientific(narrow(x), unique=True))
+        digits = np.format_float_scientific(narrow(x), unique=True, trim="-")
     else:
         digits = np.format_float_scientific(x, unique=True, trim="-")
     mant, exp = digits.split("e")
@@ -42,7 +44,7 @@ def _elems(a, f32, dt):
         v = a.item()
         if dt == "bool":
             return "True" if v else "False"
-        if dt.startswith("int"):
+        if dt.startswith(("int", "uint")):
             return str(int(v))
         return fmt_float(v, f32)
     return "[" + ", ".join(_elems(x, f32, dt) for x in a) + "]"
@@ -57,7 +59,13 @@ def _array(t):
 
 def tensor_str(t):
     a = _array(t)
-    return _elems(a, a.dtype == _np().float32, str(a.dtype))
+    np = _np()
+    return _elems(a, "f16" if a.dtype == np.float16 else a.dtype == np.float32, str(a.dtype))
+
+
+def is_numpy(v):
+    """A NumPy value (array, scalar, dtype): DGL prints it as NumPy does."""
+    return type(v).__module__.split(".")[0] == "numpy"
 
 
 def is_tensor(v):
@@ -72,6 +80,8 @@ def is_tensor(v):
 def dgl_repr(v, ref64=False):
     """repr as DGL writes it. ref64: the float64 reference run, where float64 stands for the
     program's float32, so it carries no dtype suffix."""
+    if is_numpy(v):
+        return repr(v)
     if is_tensor(v):
         s = tensor_str(v)
         dt = v.dtype.name if hasattr(v.dtype, "name") else str(v.dtype)
@@ -87,12 +97,16 @@ def dgl_str_c(v, ref64=False):
         return "(" + ", ".join(dgl_repr(x, ref64) for x in v) + ("," if len(v) == 1 else "") + ")"
     if isinstance(v, dict):
         return "{" + ", ".join("%s: %s" % (dgl_repr(k, ref64), dgl_repr(x, ref64)) for k, x in v.items()) + "}"
+    if is_numpy(v):
+        return repr(v)
     if isinstance(v, float):
         return fmt_float(v, False)
     return repr(v)
 
 
 def dgl_str(v, ref64=False):
+    if is_numpy(v):
+        return str(v)
     if is_tensor(v):
         return tensor_str(v)
     if isinstance(v, str):
@@ -210,6 +224,9 @@ def make_env(identity_recompute=False, out=None, float64=False):
         "constant": constant, "convert_to_tensor": constant,
         "Variable": variable, "GradientTape": dense_gradients(tf),
         "float32": F, "float64": tf.float64, "int64": tf.int64,
+        # the narrow dtypes are TF's own in every reference (the float64 run widens float32 only)
+        "float16": tf.float16, "half": tf.float16, "int32": tf.int32, "int16": tf.int16, "int8": tf.int8, "uint8": tf.uint8,
+        "bool": bool, "repr": lambda v: dgl_repr(v, float64),
         "custom_gradient": tf.custom_gradient,
         "recompute_grad": globals()["identity_recompute"](tf) if identity_recompute else tf.recompute_grad,
         "stop_gradient": tf.stop_gradient, "cast": lambda x, dtype: tf.cast(x, fl(dtype)),
@@ -224,6 +241,7 @@ def make_env(identity_recompute=False, out=None, float64=False):
         "clip_by_value": tf.clip_by_value,
         "reduce_sum": tf.reduce_sum, "reduce_mean": tf.reduce_mean, "reduce_max": tf.reduce_max,
         "reduce_min": tf.reduce_min, "reduce_logsumexp": tf.reduce_logsumexp, "argmax": tf.argmax,
+        "reduce_prod": tf.reduce_prod,
         "matmul": tf.matmul, "transpose": tf.transpose, "reshape": tf.reshape,
         "expand_dims": tf.expand_dims, "squeeze": tf.squeeze, "concat": tf.concat,
         "stack": tf.stack, "tile": tf.tile, "gather": tf.gather,
@@ -315,6 +333,13 @@ if __name__ == "__main__":  # self-test of the formatter (numpy only), then of m
     assert _elems(np.array([[1.0, 2.5]], np.float32), True, "float32") == "[[1.0, 2.5]]"
     assert dgl_str_c((1,)) == "(1,)" and dgl_str(None) == "None"
     assert dgl_str_c([1.5, "a"]) == "[1.5, 'a']" and dgl_str("blk") == "blk"
+    # float16 elements: the fewest digits that read back as the same float16; int dtypes
+    assert _elems(np.array([0.1, np.inf], np.float16), "f16", "float16") == "[0.1, inf]"
+    assert _elems(np.array([250, 7], np.uint8), False, "uint8") == "[250, 7]"
+    # NumPy values print as NumPy prints them: str at the top, repr inside containers
+    a = np.array([1.0, 2.5], np.float32)
+    assert dgl_str(a) == "[1.  2.5]" and dgl_str_c([a]) == "[array([1. , 2.5], dtype=float32)]"
+    assert dgl_str(np.float32(0.1)) == "0.1" and dgl_str_c([np.float64(0.5)]) == "[np.float64(0.5)]"
     print("prelude self-test ok (formatter)")
     try:
         import tensorflow  # noqa: F401
