@@ -86,6 +86,10 @@ pub enum Op {
     Cast { from: DType },
     /// Identity (renamed outputs of decorators, `grad_pass_through`).
     Identity,
+    /// `add_n` of `n` same-shape tensors: one operation, so its inputs' backward steps become
+    /// ready together, in argument order, as TF's AddN's do (docs/language.md "Order of the
+    /// backward pass").
+    AddN { n: usize },
     /// Broadcast to a bigger shape (gradient: sum back).
     BroadcastTo { in_shape: Dims },
     /// `where(cond, a, b)`: the condition is saved.
@@ -225,6 +229,7 @@ impl Op {
             Op::SparseXent { .. } => "sparse_softmax_cross_entropy_with_logits",
             Op::Cast { .. } => "cast",
             Op::Identity => "identity",
+            Op::AddN { .. } => "add_n",
             Op::BroadcastTo { .. } => "broadcast_to",
             Op::Where { .. } => "where",
             Op::Custom(_) => "custom_gradient",

@@ -393,9 +393,5 @@ fn add_n(rt: &mut Interp, a: &mut Args) -> R<Value> {
             );
         }
     }
-    let mut sum = rt.ad.identity(&first);
-    for t in &ts[1..] {
-        sum = rt.ad.add(&sum, t)?;
-    }
-    Ok(Value::Tensor(sum))
+    Ok(Value::Tensor(rt.ad.add_n(&ts)?))
 }

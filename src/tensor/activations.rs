@@ -172,6 +172,7 @@ pub fn classify(class: FloatClass, a: &Array) -> R<Array> {
     Ok(Array::Bool(match a {
         Array::F32(x) => x.mapv(|v| class.test(v)),
         Array::F64(x) => x.mapv(|v| class.test(v)),
+        Array::F16(x) => x.mapv(|v| class.test(v.to_f64())),
         _ => tensor_bail!(Type, "{} needs a float tensor, got {}", class.name(), a.dtype()),
     }))
 }

@@ -10,9 +10,20 @@ use ndarray::{ArrayD, Axis, IxDyn};
 
 /// Product over `axes` (normalised, sorted); an empty product is 1.
 ///
-/// Floats multiply in float64 and round once; int64 products are exact or a ValueError.
+/// Floats multiply in float64 and round once; int64 products are exact or a ValueError; the
+/// narrower ints (int32, int16, int8, uint8) wrap as TF's do: their product is computed modulo
+/// 2^64 in int64, whose low bits are the exact product's.
 /// Errors: TypeError on bool tensors; ValueError on int64 overflow.
 pub fn reduce_prod(a: &Array, axes: &[usize], keepdims: bool) -> R<Array> {
+    if a.dtype().is_narrow() && a.dtype().is_int() {
+        let wide = a.widened();
+        let Array::I64(x) = &*wide else { unreachable!("narrow ints widen to int64") };
+        let shape = reduced_shape(x.shape(), axes, keepdims);
+        let step = |p: i64, v: i64| p.wrapping_mul(v);
+        let vals = fold_axes(x, axes, 1i64, step, |p, r| r.iter().fold(p, |p, &v| step(p, v)));
+        let wide = Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("one per cell"));
+        return Ok(wide.narrowed_to(a.dtype()));
+    }
     fn float<T: Accumulate>(x: &ArrayD<T>, axes: &[usize], keepdims: bool) -> ArrayD<T> {
         let shape = reduced_shape(x.shape(), axes, keepdims);
         let step = |p: f64, v: T| p * v.widen();
@@ -73,7 +84,8 @@ pub enum Running {
 /// before it (`exclusive`: strictly before, the first gets 0 or 1), counted from
 /// the lane's end when `reverse`. Same shape and dtype as `a`.
 ///
-/// Floats accumulate in float64 and round each partial result once.
+/// Floats accumulate in float64 and round each partial result once; the narrower ints wrap,
+/// as TF's do (see [`reduce_prod`]).
 /// Errors: TypeError on bool; ValueError on int64 overflow.
 pub fn cumulative(op: Running, a: &Array, axis: usize, exclusive: bool, reverse: bool) -> R<Array> {
     // One lane: writes the running values of `src` into `dst` in the chosen order.
@@ -124,6 +136,17 @@ pub fn cumulative(op: Running, a: &Array, axis: usize, exclusive: bool, reverse:
                 tensor_bail!(Value, "integer overflow: an int64 {what} is out of range");
             }
             Array::I64(acc.mapv(|v| v.unwrap_or(0)))
+        }
+        narrow @ crate::narrow_array!() if narrow.dtype().is_int() => {
+            let wide = narrow.widened();
+            let Array::I64(x) = &*wide else { unreachable!("narrow ints widen to int64") };
+            let mut acc = ArrayD::<i64>::zeros(x.raw_dim());
+            let init = if op == Running::Sum { 0 } else { 1 };
+            let step = |s: i64, v: i64| if op == Running::Sum { s.wrapping_add(v) } else { s.wrapping_mul(v) };
+            for (src, dst) in x.lanes(Axis(axis)).into_iter().zip(acc.lanes_mut(Axis(axis))) {
+                lane(src, dst, init, exclusive, reverse, &step);
+            }
+            Array::I64(acc).narrowed_to(narrow.dtype())
         }
         narrow @ crate::narrow_array!() => {
             cumulative(op, &a.widened(), axis, exclusive, reverse)?.narrowed_to(narrow.dtype())

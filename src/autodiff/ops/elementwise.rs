@@ -44,6 +44,23 @@ impl Recorder {
         self.binary(Binary::Add, a, b)
     }
 
+    /// `add_n(xs)`: the sum of same-shape, same-dtype tensors, added left to right in their
+    /// dtype (TF's AddN rounds each partial sum, as this does), recorded as one operation.
+    /// Gradient: the upstream gradient to every input. The caller checks shapes and dtypes.
+    pub fn add_n(&mut self, xs: &[Tensor]) -> R<Tensor> {
+        let Some((first, rest)) = xs.split_first() else { bail!(Value, "add_n() needs at least one tensor") };
+        let mut data = (*first.data).clone();
+        for t in rest {
+            data = kernels::binary(Binary::Add, &data, &t.data)?;
+        }
+        let out = Tensor::new(data);
+        if out.dtype().is_float() {
+            let refs: Vec<&Tensor> = xs.iter().collect();
+            self.record(&refs, &[&out], || Op::AddN { n: xs.len() });
+        }
+        Ok(out)
+    }
+
     pub fn mul(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
         self.binary(Binary::Mul, a, b)
     }
@@ -240,6 +257,7 @@ impl Recorder {
             }
             Op::Cast { from } => smallvec![Some(self.cast(g, *from)?)],
             Op::Identity => smallvec![Some(g.clone())],
+            Op::AddN { n } => (0..*n).map(|_| Some(g.clone())).collect(),
             _ => bail!(Runtime, "internal error: {op:?} is not a elementwise operation"),
         })
     }
@@ -250,6 +268,17 @@ impl Recorder {
     /// and broadcast to the output's shape.
     pub(super) fn elementwise_jvp(&mut self, op: &Op, ts: &[Option<Tensor>], outs: &[&Tensor]) -> R<Tangents> {
         let out = outs[0];
+        if let Op::AddN { .. } = op {
+            // d(x0 + … + xn) = dx0 + … + dxn, over the given tangents.
+            let mut acc: Option<Tensor> = None;
+            for t in ts.iter().flatten() {
+                acc = Some(match acc {
+                    Some(a) => self.add(&a, t)?,
+                    None => t.clone(),
+                });
+            }
+            return Ok(smallvec![acc]);
+        }
         let (ta, tb) = (ts.first().and_then(Option::as_ref), ts.get(1).and_then(Option::as_ref));
         let t = match op {
             // d(a ± b) = da ± db

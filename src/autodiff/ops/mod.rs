@@ -111,7 +111,8 @@ fn family(op: &Op) -> Family {
         | Op::Unary { .. }
         | Op::Where { .. }
         | Op::Cast { .. }
-        | Op::Identity => Family::Elementwise,
+        | Op::Identity
+        | Op::AddN { .. } => Family::Elementwise,
         Op::MatMul { .. } => Family::MatMul,
         Op::Reduce { .. }
         | Op::ReduceExtreme { .. }

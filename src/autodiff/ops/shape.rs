@@ -91,6 +91,7 @@ impl Recorder {
         match (&mut z, &*g.data) {
             (Array::F32(z), Array::F32(g)) => z.slice_mut(sl.as_ref()).assign(g),
             (Array::F64(z), Array::F64(g)) => z.slice_mut(sl.as_ref()).assign(g),
+            (Array::F16(z), Array::F16(g)) => z.slice_mut(sl.as_ref()).assign(g),
             _ => bail!(Type, "index gradient needs a float tensor"),
         }
         let out = Tensor::new(z);
@@ -136,8 +137,9 @@ impl Recorder {
         let mut flat_shape = in_shape[..axis].to_vec();
         flat_shape.push(indices.len());
         flat_shape.extend_from_slice(&in_shape[axis + 1..]);
-        let gf = kernels::reshape(&g.data, &flat_shape);
-        let mut z = Array::zeros(g.dtype(), in_shape);
+        // float16 gradients are added in float32 and rounded once at the end (docs/language.md §4).
+        let gf = kernels::reshape(&g.data.widened(), &flat_shape);
+        let mut z = Array::zeros(gf.dtype(), in_shape);
         macro_rules! scatter {
             ($z:expr, $g:expr) => {
                 for (k, &i) in indices.iter().enumerate() {
@@ -152,7 +154,7 @@ impl Recorder {
             (Array::F64(z), Array::F64(g)) => scatter!(z, g),
             _ => bail!(Type, "gather gradient needs a float tensor"),
         }
-        let out = Tensor::new(z);
+        let out = Tensor::new(z.narrowed_to(g.dtype()));
         self.record(&[g], &[&out], || Op::GatherGrad { axis, indices: indices.clone(), idx_shape: idx_shape.to_vec() });
         Ok(out)
     }

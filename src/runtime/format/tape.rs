@@ -99,7 +99,9 @@ fn kept_input_meta(e: &Entry, k: usize) -> Option<Meta> {
             let o = e.outputs.get(k)?;
             Some(Meta { shape: o.shape.clone(), dtype: o.dtype })
         }
-        Op::Unary { .. } | Op::Cumsum { .. } | Op::Cumprod { .. } | Op::Softmax { .. } => like(&out.shape),
+        Op::Unary { .. } | Op::Cumsum { .. } | Op::Cumprod { .. } | Op::Softmax { .. } | Op::AddN { .. } => {
+            like(&out.shape)
+        }
         Op::Custom(c) => {
             let (shape, dtype) = c.inputs.get(k)?.as_ref()?;
             Some(Meta { shape: Dims::from_slice(shape), dtype: *dtype })

@@ -27,6 +27,8 @@ pub fn softmax(a: &Array, axis: usize, log: bool) -> R<Array> {
     Ok(match a {
         Array::F32(x) => Array::F32(go(x, axis, log)),
         Array::F64(x) => Array::F64(go(x, axis, log)),
+        // float16 computes in float32 and rounds back, as every float16 kernel (docs/language.md §4).
+        Array::F16(_) => softmax(&a.widened(), axis, log)?.narrowed_to(a.dtype()),
         _ => tensor_bail!(Type, "softmax needs a float tensor, got {}", a.dtype()),
     })
 }
