@@ -21,6 +21,7 @@ pub const STDLIB: &[(&str, &[&str])] = &[
     ("initializers", &["initializers"]),
     ("Module and checkpoint_sequential", &["_module", "_checkpoint"]),
     ("Segment reductions and tf.math's other reductions", &["_segments"]),
+    ("numpy.random", &["_nprandom"]),
     ("matplotlib", &["matplotlib"]),
     ("matplotlib.pyplot", &["matplotlib.pyplot"]),
 ];
