@@ -3,7 +3,8 @@
 //! NumPy. The positions written are the ones `a[index]` reads (the same indexing: ints,
 //! slices, `...`, `None`, int lists and arrays, bool masks), the value broadcasts to their
 //! shape and is cast to the array's dtype as NumPy casts (a float into an int array truncates
-//! toward zero). What indexing returns is a copy, not a view: `a[0][1] = 5` changes a copy.
+//! toward zero). `a += b` and the other in-place operators write into the array too. What
+//! indexing returns is a copy, not a view: `a[0][1] = 5` changes a copy.
 
 use super::numpy::NdArray;
 use super::value::Value;
@@ -74,6 +75,65 @@ impl Interp {
         }
         put!(F16, F32, F64, U8, I8, I16, I32, I64, Bool);
         Ok(())
+    }
+
+    /// `a op= b` on the NumPy array `n` (`a`): the result written into `n` itself, so every
+    /// name bound to it sees it, as NumPy's in-place operators do; cast to `n`'s dtype when
+    /// that is of the result's kind or a wider one (NumPy's `same_kind` rule).
+    ///
+    /// Errors: TypeError when the result's kind does not fit `n`'s dtype (a float into an int
+    /// array: `Cannot cast ufunc 'add' output from dtype('float64') to dtype('int64') with casting
+    /// rule 'same_kind'`); ValueError when `b` would broadcast `n` to a larger shape; the
+    /// operator's own errors.
+    pub(crate) fn numpy_inplace(
+        &mut self,
+        op: crate::syntax::ast::BinOp,
+        n: &Rc<NdArray>,
+        a: Value,
+        b: Value,
+    ) -> R<Value> {
+        use crate::syntax::ast::BinOp;
+        let (shape, dtype) = {
+            let d = n.data.borrow();
+            (d.shape().to_vec(), d.dtype())
+        };
+        let result = self.binary_op(op, a.clone(), b)?;
+        let Value::NdArray(r) = &result else { return Ok(result) };
+        let out = r.data.borrow().clone();
+        if out.shape() != shape.as_slice() {
+            bail!(
+                Value,
+                "non-broadcastable output operand with shape {} doesn't match the broadcast shape {}",
+                packed(&shape),
+                packed(out.shape())
+            )
+        }
+        let kind = |d: DType| if d == DType::Bool { 0 } else if d.is_int() { 1 } else { 2 };
+        if kind(out.dtype()) > kind(dtype) {
+            let ufunc = match op {
+                BinOp::Add => "add",
+                BinOp::Sub => "subtract",
+                BinOp::Mul => "multiply",
+                BinOp::Div => "divide",
+                BinOp::FloorDiv => "floor_divide",
+                BinOp::Mod => "remainder",
+                BinOp::Pow => "power",
+                BinOp::MatMul => "matmul",
+                BinOp::BitAnd => "bitwise_and",
+                BinOp::BitOr => "bitwise_or",
+                BinOp::BitXor => "bitwise_xor",
+                BinOp::LShift => "left_shift",
+                BinOp::RShift => "right_shift",
+            };
+            bail!(
+                Type,
+                "Cannot cast ufunc '{ufunc}' output from dtype('{}') to dtype('{}') with casting rule 'same_kind'",
+                out.dtype(),
+                dtype
+            )
+        }
+        *n.data.borrow_mut() = out.cast(dtype);
+        Ok(a)
     }
 
     /// The value of an assignment as an array of `dtype`: NumPy's conversion of a Python
