@@ -81,6 +81,8 @@ const CALLS: &[&str] = &[
     "np.random.default_rng(0).choice({x}, {s}, replace=False)",
     "np.random.default_rng(0).choice({x}, {s}, False, {x})",
     "np.random.RandomState({x}).rand({s})",
+    "np.random.binomial({x}, {x}, {s})",
+    "np.random.default_rng(1).binomial({x}, {x}, {s})",
 ];
 
 const ARGS: &[&str] = &[

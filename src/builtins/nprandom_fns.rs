@@ -25,6 +25,7 @@ pub(crate) fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
         ("shuffle", SHUFFLE.value()),
         ("permutation", PERMUTATION.value()),
         ("choice", CHOICE.value()),
+        ("binomial", BINOMIAL.value()),
     ])
 }
 
@@ -289,6 +290,50 @@ fn ints(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
     let arr = Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), values).expect("the shape holds the values")).cast(dtype);
     Ok(NdArray::result(arr))
+}
+
+static BINOMIAL: Native = Native::new("binomial", &["state", "n", "p", "size=None"], binomial);
+
+/// `binomial(state, n, p, size=None)`: binomial draws of `n` trials (ints; floats truncate)
+/// with probability `p`, broadcasting together and with `size`; int64, a Python int without a
+/// size and with scalar parameters.
+///
+/// Errors: ValueError "n < 0", "p < 0, p > 1 or p is NaN", and when the parameters do not
+/// broadcast to `size`.
+fn binomial(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut a = BINOMIAL.bind(rt, args)?;
+    let (state, n, p, size) = (a.value("state")?, a.value("n")?, a.value("p")?, a.non_none("size")?);
+    let size = size_arg(rt, size)?;
+    let n = float_param(rt, Some(n), 0.0)?;
+    let p = float_param(rt, Some(p), 0.0)?;
+    let (Array::F64(n), Array::F64(p)) = (n, p) else { unreachable!("cast to float64") };
+    let both = crate::tensor::shape::broadcast_shapes(n.shape(), p.shape())?;
+    let shape = match &size {
+        Some(s) if crate::tensor::shape::broadcast_shapes(&both, s).is_ok_and(|b| &b == s) => s.clone(),
+        Some(s) => bail!(
+            Value,
+            "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between the parameters' shape {} and size {}",
+            crate::tensor::shape_str(&both),
+            crate::tensor::shape_str(s)
+        ),
+        None => both,
+    };
+    let sh = IxDyn(&shape);
+    let ns: Vec<f64> = n.broadcast(sh.clone()).expect("checked above").iter().copied().collect();
+    let ps: Vec<f64> = p.broadcast(sh).expect("checked above").iter().copied().collect();
+    if ns.iter().any(|&x| x.is_nan() || x < 0.0 || x >= 9.2e18) {
+        bail!(Value, "n < 0")
+    }
+    if ps.iter().any(|&x| !(0.0..=1.0).contains(&x)) {
+        bail!(Value, "p < 0, p > 1 or p is NaN")
+    }
+    let values = with_rng(&state, |rng| {
+        Ok(ns.iter().zip(&ps).map(|(&n, &p)| rng.binomial(n as i64, p)).collect::<Vec<i64>>())
+    })?;
+    if size.is_none() && shape.is_empty() {
+        return Ok(Value::Int(values[0]));
+    }
+    Ok(NdArray::array(Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), values).expect("the shape holds the values"))))
 }
 
 /// The rows of `x` (a NumPy array or a list) permuted in place by the Fisher–Yates walk NumPy

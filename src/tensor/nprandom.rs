@@ -356,6 +356,135 @@ impl Rng {
         (m >> 64) as u64
     }
 
+    /// A binomial draw of `n` trials with success probability `p` (NumPy's recipe for both
+    /// generators): inversion of the distribution function while the mean of the rarer
+    /// outcome is at most 30, else Kachitvichyanukul and Schmeiser's BTPE; for `p > 0.5` the
+    /// count of the rarer outcome subtracted from `n`.
+    pub fn binomial(&mut self, n: i64, p: f64) -> i64 {
+        if n == 0 || p == 0.0 {
+            return 0;
+        }
+        let (r, flip) = if p <= 0.5 { (p, false) } else { (1.0 - p, true) };
+        let y = if r * n as f64 <= 30.0 { self.binomial_inversion(n, r) } else { self.binomial_btpe(n, r) };
+        if flip {
+            n - y
+        } else {
+            y
+        }
+    }
+
+    fn binomial_inversion(&mut self, n: i64, p: f64) -> i64 {
+        let q = 1.0 - p;
+        let qn = (n as f64 * q.ln()).exp();
+        let mean = n as f64 * p;
+        let bound = (n as f64).min(mean + 10.0 * (mean * q + 1.0).sqrt());
+        let (mut x, mut px, mut u) = (0i64, qn, self.next_f64());
+        while u > px {
+            x += 1;
+            if x as f64 > bound {
+                x = 0;
+                px = qn;
+                u = self.next_f64();
+            } else {
+                u -= px;
+                px = ((n - x + 1) as f64 * p * px) / (x as f64 * q);
+            }
+        }
+        x
+    }
+
+    fn binomial_btpe(&mut self, n: i64, p: f64) -> i64 {
+        let nf = n as f64;
+        let (r, q) = (p, 1.0 - p);
+        let fm = nf * r + r;
+        let m = fm.floor();
+        let p1 = (2.195 * (nf * r * q).sqrt() - 4.6 * q).floor() + 0.5;
+        let (xm, c) = (m + 0.5, 0.134 + 20.5 / (15.3 + m));
+        let (xl, xr) = (xm - p1, xm + p1);
+        let a = (fm - xl) / (fm - xl * r);
+        let laml = a * (1.0 + a / 2.0);
+        let a = (xr - fm) / (xr * q);
+        let lamr = a * (1.0 + a / 2.0);
+        let p2 = p1 * (1.0 + 2.0 * c);
+        let p3 = p2 + c / laml;
+        let p4 = p3 + c / lamr;
+        let nrq = nf * r * q;
+        let stirling = |a: f64| {
+            let a2 = a * a;
+            (13860. - (462. - (132. - (99. - 140. / a2) / a2) / a2) / a2) / a / 166320.
+        };
+        loop {
+            let u = self.next_f64() * p4;
+            let mut v = self.next_f64();
+            let y;
+            if u <= p1 {
+                return (xm - p1 * v + u).floor() as i64;
+            } else if u <= p2 {
+                let x = xl + (u - p1) / c;
+                v = v * c + 1.0 - (m - x + 0.5).abs() / p1;
+                if v > 1.0 {
+                    continue;
+                }
+                y = x.floor();
+            } else if u <= p3 {
+                y = (xl + v.ln() / laml).floor();
+                if y < 0.0 || v == 0.0 {
+                    continue;
+                }
+                v *= (u - p2) * laml;
+            } else {
+                y = (xr - v.ln() / lamr).floor();
+                if y > nf || v == 0.0 {
+                    continue;
+                }
+                v *= (u - p3) * lamr;
+            }
+            let k = (y - m).abs();
+            if !(k > 20.0 && k < nrq / 2.0 - 1.0) {
+                // The ratio of the probabilities of y and m, multiplied out.
+                let s = r / q;
+                let a = s * (nf + 1.0);
+                let mut f = 1.0;
+                let (mi, yi) = (m as i64, y as i64);
+                if mi < yi {
+                    for i in mi + 1..=yi {
+                        f *= a / i as f64 - s;
+                    }
+                } else if mi > yi {
+                    for i in yi + 1..=mi {
+                        f /= a / i as f64 - s;
+                    }
+                }
+                if v > f {
+                    continue;
+                }
+                return yi;
+            }
+            // Squeeze, then the bound from Stirling's formula.
+            let rho = (k / nrq) * ((k * (k / 3.0 + 0.625) + 0.16666666666666666) / nrq + 0.5);
+            let t = -k * k / (2.0 * nrq);
+            let big_a = v.ln();
+            if big_a < t - rho {
+                return y as i64;
+            }
+            if big_a > t + rho {
+                continue;
+            }
+            let (x1, f1, z, w) = (y + 1.0, m + 1.0, nf + 1.0 - m, nf - y + 1.0);
+            let bound = xm * (f1 / x1).ln()
+                + (nf - m + 0.5) * (z / w).ln()
+                + (y - m) * (w * r / (x1 * q)).ln()
+                + stirling(f1)
+                + stirling(z)
+                + stirling(x1)
+                + stirling(w);
+            if big_a > bound {
+                continue;
+            }
+            return y as i64;
+        }
+    }
+
     /// The swap partner of position `max` in a shuffle (NumPy's `random_interval`: masked
     /// rejection, by either generator's `shuffle` and `permutation`).
     pub fn interval(&mut self, max: u64) -> u64 {
