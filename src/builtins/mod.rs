@@ -27,6 +27,7 @@ mod special_fns;
 pub mod methods;
 pub mod modules;
 mod nn_fns;
+mod nprandom_fns;
 pub mod numbers;
 mod pyfuncs;
 mod random_fns;

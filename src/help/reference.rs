@@ -22,6 +22,7 @@ pub const STDLIB: &[(&str, &[&str])] = &[
     ("Module and checkpoint_sequential", &["_module", "_checkpoint"]),
     ("Segment reductions and tf.math's other reductions", &["_segments"]),
     ("Ragged and sparse tensors", &["_ragged", "_sparse"]),
+    ("numpy.random", &["_nprandom"]),
     ("matplotlib", &["matplotlib"]),
     ("matplotlib.pyplot", &["matplotlib.pyplot"]),
 ];

@@ -30,6 +30,7 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_tf", include_str!("../../stdlib/_tf.dgl")),
     ("_keras", include_str!("../../stdlib/_keras.dgl")),
     ("_numpy", include_str!("../../stdlib/_numpy.dgl")),
+    ("_nprandom", include_str!("../../stdlib/_nprandom.dgl")),
     // TF's segment reductions and tf.math's other reductions (also builtins, below).
     ("_segments", include_str!("../../stdlib/_segments.dgl")),
     // TF's ragged and sparse tensors over DGL's dense ones (`tf.ragged`, `tf.sparse`).

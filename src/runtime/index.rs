@@ -317,6 +317,7 @@ impl Interp {
                 })?;
                 Ok(())
             }
+            Value::NdArray(n) => self.numpy_set_item(n, index, v),
             Value::Tensor(_) | Value::Variable(_) => {
                 bail!(Type, "'{}' object does not support item assignment (tensors are immutable)", obj.type_name())
             }

@@ -20,6 +20,7 @@ mod inspect;
 pub mod native;
 pub mod numeric;
 pub mod numpy;
+mod numpy_assign;
 pub mod ops;
 pub mod suggest;
 pub mod value;

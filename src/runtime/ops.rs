@@ -412,6 +412,13 @@ impl Interp {
                 return Ok(a);
             }
         }
+        // `a += 1` on a NumPy array changes it in place, as NumPy's (runtime/numpy_assign.rs).
+        if let Value::NdArray(n) = &a {
+            if !n.scalar {
+                let n = n.clone();
+                return self.numpy_inplace(op, &n, a, b);
+            }
+        }
         if let (Value::List(x), BinOp::Add) = (&a, op) {
             let items = self.iterate(&b)?;
             let mut x = x.borrow_mut();

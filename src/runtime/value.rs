@@ -536,6 +536,7 @@ impl Value {
             Value::File(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Set(x) | Value::FrozenSet(x) => Rc::as_ptr(x) as *const u8 as usize,
             Value::Generator(x) => Rc::as_ptr(x) as *const u8 as usize,
+            Value::NdArray(x) => Rc::as_ptr(x) as *const u8 as usize,
             _ => 0,
         }
     }

@@ -15,6 +15,7 @@ pub mod indexing;
 pub mod kernels;
 pub mod linalg;
 pub mod math;
+pub mod nprandom;
 pub mod random;
 pub mod reductions;
 pub mod scalar;

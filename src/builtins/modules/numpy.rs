@@ -24,6 +24,14 @@ const TABLE: &[(&str, &str)] = &[
          nan=math.nan",
     ),
     ("numpy.linalg", "solve=_numpy.solve"),
+    (
+        "numpy.random",
+        "seed=_nprandom.seed rand=_nprandom.rand randn=_nprandom.randn random=_nprandom.random \
+         random_sample=_nprandom.random_sample uniform=_nprandom.uniform normal=_nprandom.normal \
+         randint=_nprandom.randint binomial=_nprandom.binomial choice=_nprandom.choice shuffle=_nprandom.shuffle \
+         permutation=_nprandom.permutation standard_normal=_nprandom.standard_normal \
+         default_rng=_nprandom.default_rng RandomState=_nprandom.RandomState Generator=_nprandom.Generator",
+    ),
 ];
 
 /// NumPy, as DGL provides it.
