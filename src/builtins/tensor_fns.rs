@@ -96,6 +96,12 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
             static DECLARED: Native = Native::with($name, REDUCE, |rt, args| {
                 let mut a = REDUCE.bind(rt, args)?;
                 let (t, axes, keep) = (a.tensor("input_tensor")?, a.axes("axis")?, a.bool_or("keepdims", false)?);
+                // NumPy sums narrow ints in the platform int (docs/language.md "NumPy arrays").
+                let t = if rt.dialect == Dialect::NumPy && matches!($op, Reduce::Sum) && t.dtype().is_narrow() && t.dtype().is_int() {
+                    Tensor::new(t.data.cast(DType::I64))
+                } else {
+                    t
+                };
                 Ok(Value::Tensor(rt.ad.reduce($op, &t, axes.as_deref(), keep)?))
             })
             .spelled(&[$($spelled),*])

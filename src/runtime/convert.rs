@@ -324,6 +324,12 @@ impl Interp {
     /// Both operands as tensors: a Python number or list takes the other
     /// tensor's dtype (docs/language.md §4).
     pub fn tensor_pair(&mut self, a: &Value, b: &Value) -> R<(Tensor, Tensor)> {
+        // `np.maximum(a, 0.0)` and the other `np.` functions of two operands promote as NumPy's
+        // operators do (docs/language.md "NumPy arrays": a Python number takes the array's dtype
+        // when it is of its kind).
+        if self.dialect == super::value::Dialect::NumPy && !Self::is_tensorish(a) && !Self::is_tensorish(b) {
+            return self.numpy_pair(a, b);
+        }
         if Self::is_tensorish(a) {
             let x = self.to_tensor(a, None)?;
             let y = if Self::is_tensorish(b) { self.to_tensor(b, None)? } else { self.to_tensor(b, Some(x.dtype()))? };

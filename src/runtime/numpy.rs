@@ -173,6 +173,13 @@ impl Interp {
         Ok(if a.scalar { NdArray::scalar(out) } else { NdArray::array(out) })
     }
 
+    /// Two operands of an `np.` function as tensors of the dtype NumPy's promotion gives them.
+    pub(crate) fn numpy_pair(&mut self, a: &Value, b: &Value) -> R<(Tensor, Tensor)> {
+        let ((x, kx, _), (y, ky, _)) = (self.numpy_operand(a)?, self.numpy_operand(b)?);
+        let dtype = operands_dtype(kx, ky);
+        Ok((Tensor::new(x.cast(dtype)), Tensor::new(y.cast(dtype))))
+    }
+
     /// One operand of a NumPy operation: its array, its kind for promotion, and whether it
     /// is a scalar (a Python number or a NumPy scalar).
     fn numpy_operand(&mut self, v: &Value) -> R<(Array, Operand, bool)> {

@@ -1223,7 +1223,7 @@ INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
 KNOWN_BUGS = True
 # expr's kinds that DGL fails on float16 (softmax/log_softmax forward; the gradients of
 # indexing, slicing and gather): replaced by an elementwise function when KNOWN_BUGS is False
-F16_BUG_KINDS = {20, 21, 23, 25, 27, 28}
+F16_BUG_KINDS = set()  # all fixed (tests/tfstyle/difftest_findings)
 
 # tf.math's elementwise functions with gradients in TF 2.21, each with its argument moved into
 # its domain ({a}: any value, {t}: a tanh-squashed one).
