@@ -978,6 +978,9 @@ def _flatten(value, values):
     if isinstance(value, (bool, int, float, np.number, np.bool_)):
         values.append(value.item() if isinstance(value, np.generic) else value)
         return ()
+    if isinstance(value, _py_str):
+        raise TypeError("cannot convert a str to a tensor: DGL's tensors hold numbers and bools "
+                        "(TensorFlow's string tensors, tf.string and tf.strings, are outside DGL)")
     raise TypeError(f"cannot convert a {_type_name(value)} to a tensor")
 
 

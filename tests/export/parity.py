@@ -61,6 +61,16 @@ LOOSE = {
 # summary, never counted as equal; a case that starts to pass must be taken off this list).
 KNOWN = {}
 
+# Generated programs (by seed) whose exported run differs from DGL because TF's own float32
+# kernel is less accurate there, checked against float64: reported as known, never as equal; one
+# that starts to pass must be taken off (the generator's programs change when it gains
+# productions).
+TF_KERNEL = {
+    13: "TF's float32 tanh returns 1.0 from x = 7.9 on (true: 1 - 2.7e-7 there, which DGL's "
+        "correctly rounded tanh gives), so its gradient through the saturated tanh is 0 where DGL's "
+        "is 2.2e-6",
+}
+
 
 def same_text(expected, actual, rel=2e-5):
     """Lines equal, numbers within float32 tolerance (relative 2e-5, absolute 1e-6), or one
@@ -82,6 +92,27 @@ def same_text(expected, actual, rel=2e-5):
             if not math.isclose(fx, fy, rel_tol=rel, abs_tol=max(1e-6, unit * 1.01)):
                 return False, f"line {i + 1}: expected {e!r}, got {a!r}"
     return True, ""
+
+
+def generated_differ(path, expected, actual):
+    """None when a generated program's exported run prints what DGL printed by the differential
+    tester's own rules (tools/difftest/run.py `compare`): its programs push float32 kernels into
+    regions where TF's and DGL's last bits differ (tanh saturating to 1.0, NumPy's padding
+    moving with one digit), which is the tester's business, not the exporter's; the reason
+    otherwise."""
+    import run as difftest  # noqa: E402  (tools/difftest, on sys.path since `generate`)
+
+    with open(path) as f:
+        src = f.read()
+    difftest.TOL.rel_abs = difftest.F16_TOL if "float16" in src else difftest.F32_TOL
+    return difftest.compare(expected, actual)
+
+
+def generated_seed(case, extra):
+    """The generator's seed of a generated program (g0013.dgl: 13), None for other cases."""
+    if not extra or not case.startswith(extra[0] + os.sep):
+        return None
+    return int(os.path.basename(case)[1:-4])
 
 
 def generate(dgl, count, work):
@@ -243,15 +274,20 @@ def main():
         dropped += drop
         actual, code, error = run_script(script)
         ok, why = same_text(expected, actual, LOOSE.get(rel, 2e-5))
+        if not ok and extra and case.startswith(extra[0] + os.sep):
+            why = generated_differ(case, expected, actual)
+            ok, why = why is None, why or ""
         if ok and code != status:
             ok, why = False, f"exit status {code} instead of {status} {error}"
-        if rel in KNOWN:
+        seed = generated_seed(case, extra)
+        reason = KNOWN.get(rel) if seed is None else TF_KERNEL.get(seed)
+        if reason is not None:
             if ok:
-                failed.append((rel, "now equal: take it off KNOWN", ""))
-                print(f"FAILED   {rel}: equal now; take it off the KNOWN list")
+                failed.append((rel, "now equal: take it off KNOWN/TF_KERNEL", ""))
+                print(f"FAILED   {rel}: equal now; take it off the KNOWN or TF_KERNEL list")
             else:
                 known.append(rel)
-                print(f"known    {rel}: {KNOWN[rel]}")
+                print(f"known    {rel}: {reason}")
             continue
         if ok:
             exported.append(rel)

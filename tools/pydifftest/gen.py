@@ -1072,8 +1072,11 @@ class G:
             elif k == 7:
                 self.feat("complex.typeerror")
                 u, _ = self.cx_expr(0)
-                self.probe(self.pick(["divmod(%s, %s)", "%s // %s", "%s %% %s", "int(%s) + 0 * %s",
-                                      "float(%s) + 0 * %s", "round(%s) + 0 * %s"]) % (t, u))
+                forms = ["divmod(%s, %s)", "%s // %s", "%s %% %s", "int(%s) + 0 * %s", "float(%s) + 0 * %s",
+                         "round(%s) + 0 * %s"]
+                if isinstance(v, float) and v == v and abs(v) != float("inf") and abs(v) >= 2.0 ** 63:
+                    forms = forms[:3] + forms[4:5]  # int() and round() of it exceed DGL's 64-bit ints
+                self.probe(self.pick(forms) % (t, u))
             else:
                 self.feat("complex.builtin")
                 u, _ = self.cx_expr(1)
