@@ -33,7 +33,7 @@ const TABLE: &[(&str, &str)] = &[
             "Tensor Module=_module.Module \
              UnconnectedGradients newaxis __version__=_tf.VERSION executing_eagerly=_tf.executing_eagerly \
              is_tensor=_tf.is_tensor device=_tf.device tensordot=_tf.tensordot assert_equal=_tf.assert_equal \
-             TensorSpec=_tf.TensorSpec RaggedTensor=_ragged.RaggedTensor SparseTensor=_sparse.SparseTensor \
+             TensorSpec=_tf.TensorSpec repeat=_tf.repeat RaggedTensor=_ragged.RaggedTensor SparseTensor=_sparse.SparseTensor \
              assert_less=_tf.assert_less assert_greater=_tf.assert_greater assert_rank=_tf.assert_rank ",
             dtypes!()
         ),
