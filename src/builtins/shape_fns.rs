@@ -90,12 +90,10 @@ fn reduce_moment(rt: &mut Interp, args: &mut Args, std: bool) -> R<Value> {
 static REDUCE_ALL: Native = Native::with("reduce_all", REDUCE, |rt, args| reduce_logical(rt, args, false)).spelled(&[
     "tf.math.reduce_all",
     "tf.reduce_all",
-    "np.all",
 ]);
 static REDUCE_ANY: Native = Native::with("reduce_any", REDUCE, |rt, args| reduce_logical(rt, args, true)).spelled(&[
     "tf.math.reduce_any",
     "tf.reduce_any",
-    "np.any",
 ]);
 
 /// `reduce_all(input_tensor, axis=None, keepdims=False)` / `reduce_any(…)`: logical
