@@ -1220,6 +1220,8 @@ INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
 # Python float (DGL: float64), np.sum/np.mean/np.where of narrow integer arrays, and the float16
 # kinds below. False leaves them out, so that they do not mask other differences in the same
 # program (the random draws are the same either way: a seed gives the same program but them).
+# All of them were fixed since (tests/tfstyle/difftest_findings, np_function_promotion): they
+# stay on as cover against their return.
 KNOWN_BUGS = True
 # expr's kinds that DGL fails on float16 (softmax/log_softmax forward; the gradients of
 # indexing, slicing and gather): replaced by an elementwise function when KNOWN_BUGS is False
