@@ -3,17 +3,10 @@
 //! sizes — end in a result or a clear error, never a panic or an internal error
 //! (docs/language.md §7 and "NumPy arrays").
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-/// Runs `src` as a script; returns (exit code, stderr).
-fn run(src: String) -> (i32, String) {
-    dgl::with_big_stack(move || {
-        let out: dgl::runtime::Output = Rc::new(RefCell::new(Vec::<u8>::new()));
-        let mut rt = dgl::runtime::Interp::new(out);
-        let r = dgl::run_program(&mut rt, "fuzz.dgl", None, &src, vec![]);
-        (r.code, r.stderr)
-    })
+/// Runs `src` as a script ([`dgl::testing::run_text`]); returns (exit code, stderr).
+fn run(src: &str) -> (i32, String) {
+    let out = dgl::testing::run_text(src);
+    (out.code, out.stderr)
 }
 
 fn lcg(seed: &mut u64) -> usize {
@@ -55,7 +48,7 @@ fn random_item_assignments_end_in_a_result_or_a_clear_error() {
         let v = VALUES[lcg(&mut seed) % VALUES.len()];
         let aug = if lcg(&mut seed) % 4 == 0 { "+" } else { "" };
         let src = format!("import numpy as np\na = {a}\na[{i}] {aug}= {v}\nprint(a)\n");
-        let (code, err) = run(src.clone());
+        let (code, err) = run(&src);
         assert!(
             code == 0 || (err.starts_with("Error: ") && !err.contains("internal error")),
             "case {case}: {src:?} gave {code} and {err}"
@@ -102,7 +95,7 @@ fn random_np_random_calls_end_in_a_result_or_a_clear_error() {
             src.replace_range(k..k + 3, arg);
         }
         let src = format!("import numpy as np\nprint({src})\n");
-        let (code, err) = run(src.clone());
+        let (code, err) = run(&src);
         assert!(
             code == 0 || (err.starts_with("Error: ") && !err.contains("internal error")),
             "case {case}: {src:?} gave {code} and {err}"

@@ -2,17 +2,10 @@
 //! arguments — wrong dtypes and shapes, empty tensors, NaN, negative and huge ids and counts —
 //! end in a result or a clear error, never a panic or an internal error (docs/language.md §7).
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-/// Runs `src` as a script; returns (exit code, stderr).
-fn run(src: String) -> (i32, String) {
-    dgl::with_big_stack(move || {
-        let out: dgl::runtime::Output = Rc::new(RefCell::new(Vec::<u8>::new()));
-        let mut rt = dgl::runtime::Interp::new(out);
-        let r = dgl::run_program(&mut rt, "fuzz.dgl", None, &src, vec![]);
-        (r.code, r.stderr)
-    })
+/// Runs `src` as a script ([`dgl::testing::run_text`]); returns (exit code, stderr).
+fn run(src: &str) -> (i32, String) {
+    let out = dgl::testing::run_text(src);
+    (out.code, out.stderr)
 }
 
 fn lcg(seed: &mut u64) -> usize {
@@ -78,7 +71,7 @@ fn random_arguments_end_in_a_result_or_a_clear_error() {
         let (name, arity) = FUNCTIONS[lcg(&mut seed) % FUNCTIONS.len()];
         let args: Vec<&str> = (0..arity).map(|_| ARGUMENTS[lcg(&mut seed) % ARGUMENTS.len()]).collect();
         let src = format!("print({name}({}))\n", args.join(", "));
-        let (code, err) = run(src.clone());
+        let (code, err) = run(&src);
         assert!(
             code == 0 || (err.starts_with("Error: ") && !err.contains("internal error")),
             "case {case}: {src:?} gave {code} and {err}"
