@@ -15,34 +15,33 @@ use ndarray::{ArrayD, Axis, IxDyn};
 /// 2^64 in int64, whose low bits are the exact product's.
 /// Errors: TypeError on bool tensors; ValueError on int64 overflow.
 pub fn reduce_prod(a: &Array, axes: &[usize], keepdims: bool) -> R<Array> {
-    if a.dtype().is_narrow() && a.dtype().is_int() {
-        let wide = a.widened();
-        let Array::I64(x) = &*wide else { unreachable!("narrow ints widen to int64") };
-        let shape = reduced_shape(x.shape(), axes, keepdims);
-        let step = |p: i64, v: i64| p.wrapping_mul(v);
-        let vals = fold_axes(x, axes, 1i64, step, |p, r| r.iter().fold(p, |p, &v| step(p, v)));
-        let wide = Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("one per cell"));
-        return Ok(wide.narrowed_to(a.dtype()));
-    }
     fn float<T: Accumulate>(x: &ArrayD<T>, axes: &[usize], keepdims: bool) -> ArrayD<T> {
         let shape = reduced_shape(x.shape(), axes, keepdims);
         let step = |p: f64, v: T| p * v.widen();
         let vals = fold_axes(x, axes, 1.0f64, step, |p, r| r.iter().fold(p, |p, &v| step(p, v)));
         ArrayD::from_shape_vec(IxDyn(&shape), vals.into_iter().map(T::narrow).collect()).expect("one per cell")
     }
+    // int64 products: checked (int64's rule), or wrapping for the narrow ints widened to int64.
+    fn int(x: &ArrayD<i64>, axes: &[usize], keepdims: bool, wrap: bool) -> R<Array> {
+        let shape = reduced_shape(x.shape(), axes, keepdims);
+        // None marks an overflowed cell; the error is raised after the fold.
+        let step =
+            |p: Option<i64>, v: i64| p.and_then(|p| if wrap { Some(p.wrapping_mul(v)) } else { p.checked_mul(v) });
+        let vals = fold_axes(x, axes, Some(1i64), step, |p, r| r.iter().fold(p, |p, &v| step(p, v)));
+        let vals: Vec<i64> = vals
+            .into_iter()
+            .collect::<Option<_>>()
+            .ok_or_else(|| tensor_err!(Value, "integer overflow: an int64 product is out of range"))?;
+        Ok(Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("one per cell")))
+    }
     Ok(match a {
         Array::F32(x) => Array::F32(float(x, axes, keepdims)),
         Array::F64(x) => Array::F64(float(x, axes, keepdims)),
-        Array::I64(x) => {
-            let shape = reduced_shape(x.shape(), axes, keepdims);
-            // None marks an overflowed cell; the error is raised after the fold.
-            let step = |p: Option<i64>, v: i64| p.and_then(|p| p.checked_mul(v));
-            let vals = fold_axes(x, axes, Some(1i64), step, |p, r| r.iter().fold(p, |p, &v| step(p, v)));
-            let vals: Vec<i64> = vals
-                .into_iter()
-                .collect::<Option<_>>()
-                .ok_or_else(|| tensor_err!(Value, "integer overflow: an int64 product is out of range"))?;
-            Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), vals).expect("one per cell"))
+        Array::I64(x) => int(x, axes, keepdims, false)?,
+        narrow @ crate::narrow_array!() if narrow.dtype().is_int() => {
+            let wide = narrow.widened();
+            let Array::I64(x) = &*wide else { unreachable!("narrow ints widen to int64") };
+            int(x, axes, keepdims, true)?.narrowed_to(narrow.dtype())
         }
         narrow @ crate::narrow_array!() => reduce_prod(&a.widened(), axes, keepdims)?.narrowed_to(narrow.dtype()),
         Array::Bool(_) => tensor_bail!(Type, "reduce_prod: cannot reduce a bool tensor (use cast)"),
@@ -119,34 +118,35 @@ pub fn cumulative(op: Running, a: &Array, axis: usize, exclusive: bool, reverse:
         }
         acc.mapv(T::narrow)
     }
+    // int64 running values: checked (int64's rule), or wrapping for the narrow ints widened to int64.
+    fn int(x: &ArrayD<i64>, axis: usize, exclusive: bool, reverse: bool, op: Running, wrap: bool) -> R<ArrayD<i64>> {
+        let mut acc = ArrayD::<Option<i64>>::from_elem(x.raw_dim(), None);
+        let init = Some(if op == Running::Sum { 0 } else { 1 });
+        let step = |s: Option<i64>, v: i64| {
+            s.and_then(|s| match (op, wrap) {
+                (Running::Sum, false) => s.checked_add(v),
+                (Running::Prod, false) => s.checked_mul(v),
+                (Running::Sum, true) => Some(s.wrapping_add(v)),
+                (Running::Prod, true) => Some(s.wrapping_mul(v)),
+            })
+        };
+        for (src, dst) in x.lanes(Axis(axis)).into_iter().zip(acc.lanes_mut(Axis(axis))) {
+            lane(src, dst, init, exclusive, reverse, &step);
+        }
+        if acc.iter().any(Option::is_none) {
+            let what = if op == Running::Sum { "cumsum" } else { "cumprod" };
+            tensor_bail!(Value, "integer overflow: an int64 {what} is out of range");
+        }
+        Ok(acc.mapv(|v| v.unwrap_or(0)))
+    }
     Ok(match a {
         Array::F32(x) => Array::F32(float(x, axis, exclusive, reverse, op)),
         Array::F64(x) => Array::F64(float(x, axis, exclusive, reverse, op)),
-        Array::I64(x) => {
-            let mut acc = ArrayD::<Option<i64>>::from_elem(x.raw_dim(), None);
-            let init = Some(if op == Running::Sum { 0 } else { 1 });
-            let step = |s: Option<i64>, v: i64| {
-                s.and_then(|s| if op == Running::Sum { s.checked_add(v) } else { s.checked_mul(v) })
-            };
-            for (src, dst) in x.lanes(Axis(axis)).into_iter().zip(acc.lanes_mut(Axis(axis))) {
-                lane(src, dst, init, exclusive, reverse, &step);
-            }
-            if acc.iter().any(Option::is_none) {
-                let what = if op == Running::Sum { "cumsum" } else { "cumprod" };
-                tensor_bail!(Value, "integer overflow: an int64 {what} is out of range");
-            }
-            Array::I64(acc.mapv(|v| v.unwrap_or(0)))
-        }
+        Array::I64(x) => Array::I64(int(x, axis, exclusive, reverse, op, false)?),
         narrow @ crate::narrow_array!() if narrow.dtype().is_int() => {
             let wide = narrow.widened();
             let Array::I64(x) = &*wide else { unreachable!("narrow ints widen to int64") };
-            let mut acc = ArrayD::<i64>::zeros(x.raw_dim());
-            let init = if op == Running::Sum { 0 } else { 1 };
-            let step = |s: i64, v: i64| if op == Running::Sum { s.wrapping_add(v) } else { s.wrapping_mul(v) };
-            for (src, dst) in x.lanes(Axis(axis)).into_iter().zip(acc.lanes_mut(Axis(axis))) {
-                lane(src, dst, init, exclusive, reverse, &step);
-            }
-            Array::I64(acc).narrowed_to(narrow.dtype())
+            Array::I64(int(x, axis, exclusive, reverse, op, true)?).narrowed_to(narrow.dtype())
         }
         narrow @ crate::narrow_array!() => {
             cumulative(op, &a.widened(), axis, exclusive, reverse)?.narrowed_to(narrow.dtype())
