@@ -61,7 +61,7 @@ fn every_attribute_of_every_builtin_type_has_an_entry() {
 /// The native modules' names, as `module.name` keys, with their values.
 fn native_module_names(rt: &mut Interp) -> Vec<(String, Value)> {
     let mut out = vec![];
-    for m in ["math", "time", "random", "sys"] {
+    for m in ["math", "time", "random", "sys", "json"] {
         let build = modules::find(m).expect("a native module");
         for (name, v) in build(rt).expect("the module builds") {
             out.push((format!("{m}.{name}"), v));

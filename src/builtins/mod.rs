@@ -31,6 +31,7 @@ mod nprandom_fns;
 pub mod numbers;
 mod pyfuncs;
 mod random_fns;
+pub(crate) mod saving_fns;
 mod segment_fns;
 mod select_fns;
 pub mod shape_fns;
@@ -143,6 +144,7 @@ pub fn declared() -> &'static [(String, &'static Native)] {
             ("math", modules::math::FNS),
             ("random", modules::random::FNS),
             ("time", modules::time::FNS),
+            ("json", saving_fns::JSON_FNS),
             ("tf", &tf_fns::NATIVES[..]),
         ] {
             out.extend(list.iter().map(|&b| (format!("{prefix}.{}", b.name), b)));

@@ -1468,6 +1468,142 @@ def load_npy(path):
     return tf.constant(arr)
 
 
+def _write_atomic(path, data):
+    """Writes the bytes `data` at `path` (resolved as the script's paths are), atomically: a
+    failed write keeps the previous file."""
+    full = _resolve(path)
+    folder = os.path.dirname(full) or "."
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".dgl-save-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, full)
+        tmp = None
+    except OSError as e:
+        raise OSError(f"cannot write '{path}': {_os_error_text(e)}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+class saving_io:
+    """DGL's native module `_saving_io` (src/builtins/saving_fns.rs) in Python, for the exported
+    standard library's saving (stdlib/_saving.dgl): the same HDF5 layout through h5py, the same
+    zip archive through zipfile."""
+
+    @staticmethod
+    def _h5_bytes(groups, datasets):
+        import h5py
+
+        buf = io.BytesIO()
+        with h5py.File(buf, "w") as f:
+            for path, name in groups.items():
+                g = f.require_group(path) if path else f
+                if name is not None:
+                    g.attrs["name"] = np.bytes_(name.encode())
+            for path, value in datasets.items():
+                arr = np.asarray(constant(value).numpy() if not hasattr(value, "numpy") else value.numpy())
+                if arr.dtype == np.float16:
+                    arr = arr.astype(np.float32)
+                elif arr.dtype == np.bool_:
+                    arr = arr.astype(np.uint8)
+                f.create_dataset(path, data=arr)
+        return buf.getvalue()
+
+    @staticmethod
+    def _h5_datasets(data, shown):
+        import h5py
+
+        if not data.startswith(b"\x89HDF\r\n\x1a\n"):
+            raise OSError(f"'{shown}' is not an HDF5 file (no HDF5 signature)")
+        out = {}
+        with h5py.File(io.BytesIO(data), "r") as f:
+            def visit(name, obj):
+                if isinstance(obj, h5py.Dataset):
+                    out[name] = tf.constant(obj[()])
+            f.visititems(visit)
+        return out
+
+    @staticmethod
+    def _read(path):
+        full = _resolve(path)
+        try:
+            with open(full, "rb") as f:
+                return f.read()
+        except FileNotFoundError:
+            raise FileNotFoundError(f"No such file or directory: '{path}'") from None
+        except OSError as e:
+            raise OSError(f"cannot read '{path}': {_os_error_text(e)}") from None
+
+    @staticmethod
+    def h5_write(path, groups, datasets):
+        _write_atomic(path, saving_io._h5_bytes(groups, datasets))
+
+    @staticmethod
+    def h5_read(path):
+        return saving_io._h5_datasets(saving_io._read(path), path)
+
+    @staticmethod
+    def archive_write(path, texts, weights_name, groups, datasets):
+        import zipfile
+
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, text in texts.items():
+                z.writestr(name, text.encode())
+            z.writestr(weights_name, saving_io._h5_bytes(groups, datasets))
+        _write_atomic(path, buf.getvalue())
+
+    @staticmethod
+    def archive_read(path):
+        import zipfile
+
+        data = saving_io._read(path)
+        try:
+            z = zipfile.ZipFile(io.BytesIO(data))
+        except zipfile.BadZipFile as e:
+            raise OSError(f"'{path}' is not a zip archive ({e}); a .keras file is one") from None
+        out = {}
+        for name in z.namelist():
+            if name.endswith(".json") or name.endswith(".txt"):
+                out[name] = z.read(name).decode()
+            elif name.endswith(".h5"):
+                out[name] = saving_io._h5_datasets(z.read(name), f"{path}/{name}")
+        return out
+
+    @staticmethod
+    def write_text(path, text):
+        _write_atomic(path, text.encode())
+
+    @staticmethod
+    def read_text(path):
+        return saving_io._read(path).decode()
+
+    @staticmethod
+    def exists(path):
+        full = _resolve(path)
+        if os.path.isdir(full):
+            return "dir"
+        return "file" if os.path.exists(full) else None
+
+    @staticmethod
+    def makedirs(path):
+        os.makedirs(_resolve(path), exist_ok=True)
+
+    @staticmethod
+    def remove(path):
+        try:
+            os.unlink(_resolve(path))
+        except FileNotFoundError:
+            pass
+
+
 def save_npy(path, tensor):
     """`save_npy(path, tensor)`: writes NumPy's .npy format (C order) at
     exactly `path` (no `.npy` added), atomically: a failed write keeps the

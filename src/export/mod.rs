@@ -226,7 +226,9 @@ impl<'a> Exporter<'a> {
             // DGL's preinstalled namespaces are TF's.
             "linalg" => "tensorflow.linalg".into(),
             _ if stdlib => format!("dgl_stdlib.{name}"),
-            "math" | "time" | "sys" => name,
+            "math" | "time" | "sys" | "json" => name,
+            // The files under DGL's saving (stdlib/_saving.dgl): the support module's Python.
+            "_saving_io" => "dgl_tf.saving_io".into(),
             // DGL's `random` draws other numbers than Python's: the support module's
             // `dgl_tf_random` replays the ones the DGL run drew.
             "random" => "dgl_tf_random".into(),

@@ -36,6 +36,8 @@ pub const STDLIB: &[(&str, &str)] = &[
     // TF's ragged and sparse tensors over DGL's dense ones (`tf.ragged`, `tf.sparse`).
     ("_ragged", include_str!("../../stdlib/_ragged.dgl")),
     ("_sparse", include_str!("../../stdlib/_sparse.dgl")),
+    // Keras's `.keras`/`.weights.h5` files and TF's `tf.train.Checkpoint` (`model.save`, `tf.train`).
+    ("_saving", include_str!("../../stdlib/_saving.dgl")),
     // matplotlib's names over the figures (`import matplotlib.pyplot as plt`).
     ("matplotlib", include_str!("../../stdlib/matplotlib.dgl")),
     ("matplotlib.pyplot", include_str!("../../stdlib/matplotlib/pyplot.dgl")),

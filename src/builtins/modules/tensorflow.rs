@@ -80,6 +80,23 @@ const TABLE: &[(&str, &str)] = &[
          assert_negative=_tf.assert_negative assert_near=_tf.assert_near assert_rank=_tf.assert_rank",
     ),
     ("tensorflow.data", "Dataset=data.Dataset AUTOTUNE=_tf.AUTOTUNE"),
+    (
+        "tensorflow.train",
+        "Checkpoint=_saving.Checkpoint CheckpointManager=_saving.CheckpointManager \
+         latest_checkpoint=_saving.latest_checkpoint list_variables=_saving.list_variables",
+    ),
+    ("tensorflow.saved_model", "save=_saving.saved_model_save load=_saving.saved_model_load"),
+    (
+        "tensorflow.keras.saving",
+        "register_keras_serializable=_saving.register_keras_serializable save_model=_saving.save_model \
+         load_model=_saving.load_model get_registered_object=_saving.get_registered_object \
+         serialize_keras_object=_saving.serialize_keras_object \
+         deserialize_keras_object=_saving.deserialize_keras_object",
+    ),
+    (
+        "tensorflow.keras.models",
+        "Model=nn.Model Sequential=nn.Sequential load_model=_saving.load_model save_model=_saving.save_model",
+    ),
     ("tensorflow.data.experimental", "AUTOTUNE=_tf.AUTOTUNE"),
     (
         "tensorflow.config",

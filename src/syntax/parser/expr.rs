@@ -57,12 +57,31 @@ pub(super) fn grammar<'t>() -> Grammar<'t> {
             });
             mk(ExprKind::Int(v), e.span())
         });
-        // Adjacent string literals concatenate, as in Python.
-        let strings = select! { Tok::Str(s) => s }
+        // Adjacent string literals concatenate, as in Python; with an f-string among them the
+        // whole is one f-string (`"a " f"{x}"`).
+        let strings = select! { Tok::Str(s) => (false, s), Tok::FStr(s) => (true, s) }
+            .map_with(|(f, s), e| (f, s, e.span()))
             .repeated()
             .at_least(2)
-            .collect::<Vec<_>>()
-            .map_with(|parts, e| mk(ExprKind::Str(parts.concat().into()), e.span()));
+            .collect::<Vec<(bool, Rc<str>, SimpleSpan)>>()
+            .validate(|pieces, e, emitter| {
+                if !pieces.iter().any(|p| p.0) {
+                    let text: String = pieces.iter().map(|p| &*p.1).collect();
+                    return mk(ExprKind::Str(text.into()), e.span());
+                }
+                let mut parts = vec![];
+                for (f, raw, span) in pieces {
+                    if f {
+                        match parse_fstring(&raw, span.start + 2) {
+                            Ok(p) => parts.extend(p),
+                            Err(err) => emitter.emit(Rich::custom(SimpleSpan::from(err.span.range()), err.message)),
+                        }
+                    } else {
+                        parts.push(FPart::Text(raw));
+                    }
+                }
+                mk(ExprKind::FString(parts), e.span())
+            });
         let fstring = select! { Tok::FStr(s) => s }.validate(|raw, e, emitter| {
             let span: SimpleSpan = e.span();
             let parts = parse_fstring(&raw, span.start + 2).unwrap_or_else(|err| {
