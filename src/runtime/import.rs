@@ -38,6 +38,8 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_sparse", include_str!("../../stdlib/_sparse.dgl")),
     // Keras's `.keras`/`.weights.h5` files and TF's `tf.train.Checkpoint` (`model.save`, `tf.train`).
     ("_saving", include_str!("../../stdlib/_saving.dgl")),
+    // Keras's functional API: keras.Input, layers called on KerasTensors, Model(inputs, outputs).
+    ("_functional", include_str!("../../stdlib/_functional.dgl")),
     // matplotlib's names over the figures (`import matplotlib.pyplot as plt`).
     ("matplotlib", include_str!("../../stdlib/matplotlib.dgl")),
     ("matplotlib.pyplot", include_str!("../../stdlib/matplotlib/pyplot.dgl")),

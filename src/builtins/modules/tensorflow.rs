@@ -107,11 +107,12 @@ const TABLE: &[(&str, &str)] = &[
     (
         "tensorflow.keras",
         "Model=nn.Model Sequential=nn.Sequential Layer=nn.Layer Loss=losses.Loss Metric=metrics.Metric \
-         Optimizer=optim.Optimizer Initializer=initializers.Initializer",
+         Optimizer=optim.Optimizer Initializer=initializers.Initializer Input=_functional.Input \
+         KerasTensor=_layers.KerasTensor",
     ),
     (
         "tensorflow.keras.layers",
-        "Layer=nn.Layer Dense=nn.Dense Lambda=nn.Lambda Flatten=nn.Flatten Dropout=nn.Dropout \
+        "Layer=nn.Layer Input=_functional.Input InputLayer=_functional.InputLayer Dense=nn.Dense Lambda=nn.Lambda Flatten=nn.Flatten Dropout=nn.Dropout \
          BatchNormalization=nn.BatchNormalization LayerNormalization=nn.LayerNormalization \
          Embedding=nn.Embedding Conv2D=nn.Conv2D MaxPooling2D=nn.MaxPooling2D MaxPool2D=nn.MaxPool2D \
          AveragePooling2D=nn.AveragePooling2D AvgPool2D=nn.AvgPool2D \
