@@ -40,6 +40,8 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_saving", include_str!("../../stdlib/_saving.dgl")),
     // Keras's functional API: keras.Input, layers called on KerasTensors, Model(inputs, outputs).
     ("_functional", include_str!("../../stdlib/_functional.dgl")),
+    // Model.summary() drawn as Keras 3 draws it.
+    ("_summary", include_str!("../../stdlib/_summary.dgl")),
     // matplotlib's names over the figures (`import matplotlib.pyplot as plt`).
     ("matplotlib", include_str!("../../stdlib/matplotlib.dgl")),
     ("matplotlib.pyplot", include_str!("../../stdlib/matplotlib/pyplot.dgl")),
