@@ -116,7 +116,11 @@ const TABLE: &[(&str, &str)] = &[
          BatchNormalization=nn.BatchNormalization LayerNormalization=nn.LayerNormalization \
          Embedding=nn.Embedding Conv2D=nn.Conv2D MaxPooling2D=nn.MaxPooling2D MaxPool2D=nn.MaxPool2D \
          AveragePooling2D=nn.AveragePooling2D AvgPool2D=nn.AvgPool2D \
-         GlobalAveragePooling2D=nn.GlobalAveragePooling2D",
+         GlobalAveragePooling2D=nn.GlobalAveragePooling2D GlobalMaxPooling2D=nn.GlobalMaxPooling2D \
+         Add=nn.Add Subtract=nn.Subtract Multiply=nn.Multiply Average=nn.Average Maximum=nn.Maximum \
+         Minimum=nn.Minimum Concatenate=nn.Concatenate add=nn.add subtract=nn.subtract multiply=nn.multiply \
+         average=nn.average concatenate=nn.concatenate Reshape=nn.Reshape Activation=nn.Activation \
+         Softmax=nn.Softmax UpSampling2D=nn.UpSampling2D",
     ),
     (
         "tensorflow.keras.optimizers",
