@@ -642,7 +642,7 @@ fn nn_loss_rules() {
 #[test]
 fn special_function_rules() {
     use crate::tensor::special::Special;
-    let unary: [(Special, f64, f64); 10] = [
+    let unary: [(Special, f64, f64); 23] = [
         (Special::Lgamma, 0.3, 6.0),
         (Special::Digamma, 0.3, 6.0),
         (Special::Erfinv, -0.9, 0.9),
@@ -653,6 +653,19 @@ fn special_function_rules() {
         (Special::BesselI1, -3.0, 3.0),
         (Special::BesselI1e, 0.2, 3.0),
         (Special::ReciprocalNoNan, 0.5, 3.0),
+        (Special::BesselJ0, -4.0, 4.0),
+        (Special::BesselJ1, -4.0, 4.0),
+        (Special::BesselY0, 0.5, 4.0),
+        (Special::BesselY1, 0.5, 4.0),
+        (Special::BesselK0, 0.2, 3.0),
+        (Special::BesselK0e, 0.2, 3.0),
+        (Special::BesselK1, 0.2, 3.0),
+        (Special::BesselK1e, 0.2, 3.0),
+        (Special::Dawsn, -3.0, 3.0),
+        (Special::Expint, 0.2, 3.0),
+        (Special::FresnelCos, -2.0, 2.0),
+        (Special::FresnelSin, -2.0, 2.0),
+        (Special::Spence, 0.1, 3.0),
     ];
     for (i, (f, lo, hi)) in unary.into_iter().enumerate() {
         let seed = 200 + i as u64;

@@ -1,10 +1,11 @@
 //! TF's elementwise special functions and the rest of `tf.math`'s elementwise names DGL lacked:
 //! the gamma family (`lgamma`, `digamma`, `polygamma`, `igamma`, `igammac`, `lbeta`,
 //! `betainc`, `zeta`), the inverse error functions (`erfinv`, `erfcinv`, `ndtri`), the modified
-//! Bessel functions (`bessel_i0`, …, also under `tf.math.special`), `atan2`, `rint`,
-//! `nextafter`, `multiply_no_nan`, `reciprocal_no_nan`, `scalar_mul`, and `conj`/`real`/
-//! `imag`/`angle` on real tensors (DGL has no complex dtypes; docs/language.md §4). Kernels:
-//! tensor/special/; gradients: autodiff/ops/special.rs.
+//! Bessel functions (`bessel_i0`, …, also under `tf.math.special`), the rest of
+//! `tf.math.special` (the Bessel functions J, Y and K, `dawsn`, `expint`, the Fresnel integrals,
+//! `spence`), `atan2`, `rint`, `nextafter`, `multiply_no_nan`, `reciprocal_no_nan`,
+//! `scalar_mul`, and `conj`/`real`/`imag`/`angle` on real tensors (DGL has no complex dtypes;
+//! docs/language.md §4). Kernels: tensor/special/; gradients: autodiff/ops/special.rs.
 
 use super::{Native, Signature};
 use crate::bail;
@@ -27,6 +28,19 @@ pub fn register(reg: &mut impl FnMut(&'static Native)) {
         &BESSEL_I0E,
         &BESSEL_I1,
         &BESSEL_I1E,
+        &BESSEL_J0,
+        &BESSEL_J1,
+        &BESSEL_Y0,
+        &BESSEL_Y1,
+        &BESSEL_K0,
+        &BESSEL_K0E,
+        &BESSEL_K1,
+        &BESSEL_K1E,
+        &DAWSN,
+        &EXPINT,
+        &FRESNEL_COS,
+        &FRESNEL_SIN,
+        &SPENCE,
         &RINT,
         &RECIPROCAL_NO_NAN,
         &ATAN2,
@@ -87,6 +101,53 @@ fn unary(rt: &mut Interp, args: &mut Args, f: Special) -> R<Value> {
     let x = a.tensor("x")?;
     let _ = a.opt("name")?;
     Ok(Value::Tensor(rt.ad.special(f, &[&x])?))
+}
+
+static BESSEL_J0: Native =
+    Native::with("bessel_j0", X, |rt, a| special(rt, a, Special::BesselJ0)).spelled(&["tf.math.special.bessel_j0"]);
+static BESSEL_J1: Native =
+    Native::with("bessel_j1", X, |rt, a| special(rt, a, Special::BesselJ1)).spelled(&["tf.math.special.bessel_j1"]);
+static BESSEL_Y0: Native =
+    Native::with("bessel_y0", X, |rt, a| special(rt, a, Special::BesselY0)).spelled(&["tf.math.special.bessel_y0"]);
+static BESSEL_Y1: Native =
+    Native::with("bessel_y1", X, |rt, a| special(rt, a, Special::BesselY1)).spelled(&["tf.math.special.bessel_y1"]);
+static BESSEL_K0: Native =
+    Native::with("bessel_k0", X, |rt, a| special(rt, a, Special::BesselK0)).spelled(&["tf.math.special.bessel_k0"]);
+static BESSEL_K0E: Native = Native::with("bessel_k0e", X, |rt, a| special(rt, a, Special::BesselK0e))
+    .spelled(&["tf.math.special.bessel_k0e"]);
+static BESSEL_K1: Native =
+    Native::with("bessel_k1", X, |rt, a| special(rt, a, Special::BesselK1)).spelled(&["tf.math.special.bessel_k1"]);
+static BESSEL_K1E: Native = Native::with("bessel_k1e", X, |rt, a| special(rt, a, Special::BesselK1e))
+    .spelled(&["tf.math.special.bessel_k1e"]);
+static DAWSN: Native = Native::with("dawsn", X, |rt, a| special(rt, a, Special::Dawsn)).spelled(&["tf.math.special.dawsn"]);
+static EXPINT: Native =
+    Native::with("expint", X, |rt, a| special(rt, a, Special::Expint)).spelled(&["tf.math.special.expint"]);
+static FRESNEL_COS: Native = Native::with("fresnel_cos", X, |rt, a| special(rt, a, Special::FresnelCos))
+    .spelled(&["tf.math.special.fresnel_cos"]);
+static FRESNEL_SIN: Native = Native::with("fresnel_sin", X, |rt, a| special(rt, a, Special::FresnelSin))
+    .spelled(&["tf.math.special.fresnel_sin"]);
+static SPENCE: Native =
+    Native::with("spence", X, |rt, a| special(rt, a, Special::Spence)).spelled(&["tf.math.special.spence"]);
+
+/// `tf.math.special`'s other functions of one tensor: `bessel_j0(x)`, `bessel_j1(x)`,
+/// `bessel_y0(x)`, `bessel_y1(x)`, `bessel_k0(x)`, `bessel_k0e(x)` (K₀(x)eˣ), `bessel_k1(x)`,
+/// `bessel_k1e(x)`, `dawsn(x)` (Dawson's integral), `expint(x)` (Ei), `fresnel_cos(x)`,
+/// `fresnel_sin(x)`, `spence(x)` (Li₂(1 − x)): elementwise, in float64 within a few ulps
+/// (J and Y near their zeros past 30: within an ulp or so of their envelope √(2/πx)), rounded
+/// once to x's dtype.
+///
+/// Shapes: x's. Dtypes: float32, float64, and float16 for the Bessel functions (TF has no
+/// half kernel for the others); the result has x's dtype.
+/// Values at the edges, as TF 2.21: J and Y are NaN at ±inf; Y is −inf for x ≤ 0; K is +inf
+/// for x ≤ 0 and 0 at +inf; expint is −inf at 0 and NaN for x < 0 and at +inf; spence is NaN for x < 0 and
+/// at +inf; dawsn and the Fresnel integrals give +0 at ±0; NaN gives NaN.
+/// Gradient (TF's): J₀: −J₁; J₁: J₀ − y/x, ½ at 0; Y₀: −Y₁; Y₁: Y₀ − y/x; K₀: −K₁; K₀e:
+/// y − K₁e; K₁: −K₀ − y/x; K₁e: y(1 − 1/x) − K₀e; dawsn: 1 − 2xy; expint: eˣ/x;
+/// fresnel_cos: cos(πx²/2); fresnel_sin: sin(πx²/2); spence: ln x/(1 − x), −1 at x = 1.
+/// Errors: TypeError for int or bool x, and float16 for the non-Bessel ones.
+/// See: tf.math.special.bessel_j0 and the others of the same names.
+fn special(rt: &mut Interp, args: &mut Args, f: Special) -> R<Value> {
+    unary(rt, args, f)
 }
 
 static ATAN2: Native = Native::new("atan2", &["y: TensorLike", "x: TensorLike", "name=None"], |rt, a| {

@@ -5,8 +5,9 @@
 //! each other dimension takes a primitive polynomial over GF(2) of degree `s` and `s` odd
 //! initial numbers `m_1..m_s`, from which `m_k = 2 a_1 m_(k-1) ^ 4 a_2 m_(k-2) ^ … ^
 //! 2^(s-1) a_(s-1) m_(k-s+1) ^ 2^s m_(k-s) ^ m_(k-s)` and `v_k = m_k / 2^k`. The polynomials
-//! and initial numbers are Joe and Kuo's (2008), the set TensorFlow uses; the all-zero first
-//! point is skipped, as TF skips it.
+//! and initial numbers are Joe and Kuo's (2008) set new-joe-kuo-6.21201, the one TensorFlow
+//! uses, shipped in sobol_data/ with their licence; the all-zero first point is skipped, as TF
+//! skips it.
 
 use super::array::{Array, DType};
 use super::budget;
@@ -15,28 +16,45 @@ use super::error::{tensor_bail, TensorResult as R};
 /// Bits of each coordinate.
 const BITS: usize = 32;
 
-/// For dimensions 2, 3, …: the primitive polynomial's degree `s`, its inner coefficients
-/// `a_1..a_(s-1)` as the bits of `a` (a_1 the highest), and the initial `m_1..m_s`.
-const DIRECTIONS: &[(usize, u32, &[u64])] = &[
-    (1, 0, &[1]),
-    (2, 1, &[1, 3]),
-    (3, 1, &[1, 3, 1]),
-    (3, 2, &[1, 1, 1]),
-    (4, 1, &[1, 1, 3, 3]),
-    (4, 4, &[1, 3, 5, 13]),
-    (5, 2, &[1, 1, 5, 5, 17]),
-    (5, 4, &[1, 1, 5, 5, 5]),
-    (5, 7, &[1, 1, 7, 11, 19]),
-    (5, 11, &[1, 1, 5, 1, 1]),
-    (5, 13, &[1, 1, 1, 3, 11]),
-    (5, 14, &[1, 3, 5, 5, 31]),
-    (6, 1, &[1, 3, 3, 9, 7, 49]),
-    (6, 13, &[1, 1, 1, 15, 21, 21]),
-    (6, 16, &[1, 3, 1, 13, 27, 49]),
-];
+/// Joe and Kuo's polynomials and initial numbers for dimensions 2..21201, bit-packed
+/// (src/tensor/sobol_data/README.md says how; LICENSE there is theirs).
+const TABLE: &[u8] = include_bytes!("sobol_data/new-joe-kuo-6.21201.bin");
 
-/// The most dimensions DGL carries direction numbers for.
-pub const MAX_DIM: usize = DIRECTIONS.len() + 1;
+/// The most dimensions TF takes (its table's last is left unused), and so DGL.
+pub const MAX_DIM: usize = 21200;
+
+/// One dimension's primitive polynomial degree `s`, its inner coefficients `a_1..a_(s-1)` as
+/// the bits of `a` (a_1 the highest), and the initial `m_1..m_s`.
+struct Polynomial {
+    s: usize,
+    a: u32,
+    m: Vec<u64>,
+}
+
+/// The records of [`TABLE`], dimension 2 first, decoded once.
+fn polynomials() -> &'static [Polynomial] {
+    static DECODED: std::sync::OnceLock<Vec<Polynomial>> = std::sync::OnceLock::new();
+    DECODED.get_or_init(|| {
+        let mut pos = 0usize;
+        let mut take = |width: usize| -> u64 {
+            let mut v = 0u64;
+            for k in 0..width {
+                let bit = (TABLE[(pos + k) / 8] >> ((pos + k) % 8)) & 1;
+                v |= (bit as u64) << k;
+            }
+            pos += width;
+            v
+        };
+        (1..MAX_DIM)
+            .map(|_| {
+                let s = take(5) as usize;
+                let a = take(s - 1) as u32;
+                let m = (1..=s).map(|i| 2 * take(i - 1) + 1).collect();
+                Polynomial { s, a, m }
+            })
+            .collect()
+    })
+}
 
 /// The direction numbers `v_j` of dimension `d` (0-based), as 32-bit fractions.
 fn directions(d: usize) -> [u64; BITS] {
@@ -47,8 +65,9 @@ fn directions(d: usize) -> [u64; BITS] {
         }
         return v;
     }
-    let (s, a, init) = DIRECTIONS[d - 1];
-    let mut m: Vec<u64> = init.to_vec();
+    let Polynomial { s, a, m } = &polynomials()[d - 1];
+    let (s, a) = (*s, *a);
+    let mut m = m.clone();
     for k in s..BITS {
         let mut next = m[k - s] ^ (m[k - s] << s);
         for i in 1..s {
@@ -78,10 +97,7 @@ pub fn sobol_sample(dim: i64, num: i64, skip: i64, dtype: DType) -> R<Array> {
         tensor_bail!(Value, "sobol_sample: dim must be at least one, got {dim}");
     }
     if dim as usize > MAX_DIM {
-        tensor_bail!(
-            Value,
-            "sobol_sample: DGL carries the direction numbers of {MAX_DIM} dimensions, not {dim} (TF has 21201)"
-        );
+        tensor_bail!(Value, "sobol_sample: dim must be at most {MAX_DIM}, got {dim}");
     }
     if num < 0 || skip < 0 {
         tensor_bail!(Value, "sobol_sample: num_results and skip must be non-negative, got {num} and {skip}");

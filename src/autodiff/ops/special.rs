@@ -113,6 +113,83 @@ impl Recorder {
                 let d = self.where_equal(x, 0.0, 0.5, &d)?;
                 unary(self, d)
             }
+            // d J₀ = −J₁, d Y₀ = −Y₁, d K₀ = −K₁
+            Special::BesselJ0 | Special::BesselY0 | Special::BesselK0 => {
+                let next = match f {
+                    Special::BesselJ0 => Special::BesselJ1,
+                    Special::BesselY0 => Special::BesselY1,
+                    _ => Special::BesselK1,
+                };
+                let v = self.special(next, &[x])?;
+                let d = self.unary(Unary::Neg, &v)?;
+                unary(self, d)
+            }
+            // d J₁ = J₀ − y/x, and ½ at x = 0 (TF's where: the division's NaN is not taken)
+            Special::BesselJ1 => {
+                let j0 = self.special(Special::BesselJ0, &[x])?;
+                let q = self.binary(Binary::Div, out, x)?;
+                let d = self.binary(Binary::Sub, &j0, &q)?;
+                let d = self.where_equal(x, 0.0, 0.5, &d)?;
+                unary(self, d)
+            }
+            // d Y₁ = Y₀ − y/x
+            Special::BesselY1 => {
+                let y0 = self.special(Special::BesselY0, &[x])?;
+                let q = self.binary(Binary::Div, out, x)?;
+                let d = self.binary(Binary::Sub, &y0, &q)?;
+                unary(self, d)
+            }
+            // d (K₀eˣ) = y − K₁eˣ
+            Special::BesselK0e => {
+                let k1e = self.special(Special::BesselK1e, &[x])?;
+                let d = self.binary(Binary::Sub, out, &k1e)?;
+                unary(self, d)
+            }
+            // d K₁ = −K₀ − y/x
+            Special::BesselK1 => {
+                let k0 = self.special(Special::BesselK0, &[x])?;
+                let nk0 = self.unary(Unary::Neg, &k0)?;
+                let q = self.binary(Binary::Div, out, x)?;
+                let d = self.binary(Binary::Sub, &nk0, &q)?;
+                unary(self, d)
+            }
+            // d (K₁eˣ) = y (1 − 1/x) − K₀eˣ
+            Special::BesselK1e => {
+                let r = self.unary(Unary::Reciprocal, x)?;
+                let t = self.binary(Binary::Sub, &one, &r)?;
+                let yt = self.mul(out, &t)?;
+                let k0e = self.special(Special::BesselK0e, &[x])?;
+                let d = self.binary(Binary::Sub, &yt, &k0e)?;
+                unary(self, d)
+            }
+            // d F = 1 − 2xy
+            Special::Dawsn => {
+                let x2 = self.mul_scalar(x, 2.0)?;
+                let t = self.mul(&x2, out)?;
+                let d = self.binary(Binary::Sub, &one, &t)?;
+                unary(self, d)
+            }
+            // d Ei = eˣ/x, as TF groups it: (g·eˣ)/x
+            Special::Expint => {
+                let e = self.unary(Unary::Exp, x)?;
+                let ge = self.mul(g, &e)?;
+                Ok(smallvec![Some(self.binary(Binary::Div, &ge, x)?)])
+            }
+            // d C = cos(πx²/2), d S = sin(πx²/2)
+            Special::FresnelCos | Special::FresnelSin => {
+                let x2 = self.unary(Unary::Square, x)?;
+                let a = self.mul_scalar(&x2, std::f64::consts::FRAC_PI_2)?;
+                let d = self.unary(if *f == Special::FresnelCos { Unary::Cos } else { Unary::Sin }, &a)?;
+                unary(self, d)
+            }
+            // d spence = ln x/(1 − x), and −1 at x = 1 (TF's where)
+            Special::Spence => {
+                let l = self.unary(Unary::Log, x)?;
+                let m = self.binary(Binary::Sub, &one, x)?;
+                let d = self.binary(Binary::Div, &l, &m)?;
+                let d = self.where_equal(x, 1.0, -1.0, &d)?;
+                unary(self, d)
+            }
             // d (1/x, 0 at 0) = −r², r = reciprocal_no_nan(x), and +0 at x = 0 (TF's gradient of
             // div_no_nan(1, x): div_no_nan(div_no_nan(−1, x), x))
             Special::ReciprocalNoNan => {

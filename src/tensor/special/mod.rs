@@ -1,11 +1,14 @@
 //! TF's elementwise special functions (`tf.math.lgamma`, `igamma`, `betainc`, `bessel_i0`, …)
 //! over arrays: each evaluated in float64 and rounded once to its input's dtype (float16,
 //! float32 or float64; the dtypes TF 2.21 registers for it). The scalar functions are in
-//! [`gamma`], [`erf_inv`] and [`bessel`]. docs/language.md §4.
+//! [`gamma`], [`erf_inv`], [`bessel`], [`bessel_jyk`] and [`integrals`]. docs/language.md §4.
 
 pub mod bessel;
+pub mod bessel_jyk;
 pub mod erf_inv;
+mod exact;
 pub mod gamma;
+pub mod integrals;
 
 use super::error::{tensor_bail, TensorResult as R};
 use super::shape::broadcast_shapes;
@@ -29,6 +32,24 @@ pub enum Special {
     BesselI0e,
     BesselI1,
     BesselI1e,
+    BesselJ0,
+    BesselJ1,
+    BesselY0,
+    BesselY1,
+    BesselK0,
+    /// K₀(x)eˣ.
+    BesselK0e,
+    BesselK1,
+    /// K₁(x)eˣ.
+    BesselK1e,
+    /// Dawson's integral.
+    Dawsn,
+    /// The exponential integral Ei(x).
+    Expint,
+    FresnelCos,
+    FresnelSin,
+    /// Spence's function, Li₂(1 − x).
+    Spence,
     /// Round half to even (no gradient).
     Rint,
     /// 1/x, and 0 where x is 0.
@@ -66,6 +87,19 @@ impl Special {
             Special::BesselI0e => "bessel_i0e",
             Special::BesselI1 => "bessel_i1",
             Special::BesselI1e => "bessel_i1e",
+            Special::BesselJ0 => "bessel_j0",
+            Special::BesselJ1 => "bessel_j1",
+            Special::BesselY0 => "bessel_y0",
+            Special::BesselY1 => "bessel_y1",
+            Special::BesselK0 => "bessel_k0",
+            Special::BesselK0e => "bessel_k0e",
+            Special::BesselK1 => "bessel_k1",
+            Special::BesselK1e => "bessel_k1e",
+            Special::Dawsn => "dawsn",
+            Special::Expint => "expint",
+            Special::FresnelCos => "fresnel_cos",
+            Special::FresnelSin => "fresnel_sin",
+            Special::Spence => "spence",
             Special::Rint => "rint",
             Special::ReciprocalNoNan => "reciprocal_no_nan",
             Special::Atan2 => "atan2",
@@ -106,6 +140,14 @@ impl Special {
                 | Special::BesselI0e
                 | Special::BesselI1
                 | Special::BesselI1e
+                | Special::BesselJ0
+                | Special::BesselJ1
+                | Special::BesselY0
+                | Special::BesselY1
+                | Special::BesselK0
+                | Special::BesselK0e
+                | Special::BesselK1
+                | Special::BesselK1e
                 | Special::ReciprocalNoNan
                 | Special::Atan2
                 | Special::MulNoNan
@@ -125,6 +167,19 @@ impl Special {
             Special::BesselI0e => bessel::i0e(x),
             Special::BesselI1 => bessel::i1(x),
             Special::BesselI1e => bessel::i1e(x),
+            Special::BesselJ0 => bessel_jyk::j0(x),
+            Special::BesselJ1 => bessel_jyk::j1(x),
+            Special::BesselY0 => bessel_jyk::y0(x),
+            Special::BesselY1 => bessel_jyk::y1(x),
+            Special::BesselK0 => bessel_jyk::k0(x),
+            Special::BesselK0e => bessel_jyk::k0e(x),
+            Special::BesselK1 => bessel_jyk::k1(x),
+            Special::BesselK1e => bessel_jyk::k1e(x),
+            Special::Dawsn => integrals::dawsn(x),
+            Special::Expint => integrals::expint(x),
+            Special::FresnelCos => integrals::fresnel_cos(x),
+            Special::FresnelSin => integrals::fresnel_sin(x),
+            Special::Spence => integrals::spence(x),
             Special::Rint => x.round_ties_even(),
             Special::ReciprocalNoNan => {
                 if x == 0.0 {
@@ -208,5 +263,7 @@ pub fn special(f: Special, args: &[&Array]) -> R<Array> {
     Ok(Array::F64(out).cast(dtype))
 }
 
+#[cfg(test)]
+mod accuracy;
 #[cfg(test)]
 mod tests;
