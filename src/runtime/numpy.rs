@@ -320,9 +320,9 @@ pub fn attr(rt: &mut Interp, obj: &Value, n: &Rc<NdArray>, name: crate::intern::
         "shape" => Some(super::index::shape_value(a.shape())),
         "ndim" => Some(Value::Int(a.ndim() as i64)),
         "size" => Some(Value::Int(a.len() as i64)),
-        // NumPy's dtype prints as its name (`float32`) whether or not TensorFlow is imported,
-        // and equals the dtype of that name (`a.dtype == np.float32`).
-        "dtype" => Some(Value::str(a.dtype().name())),
+        // NumPy's dtype: str `float32`, repr `dtype('float32')` whether or not TensorFlow is
+        // imported; it equals the dtype and the name (`a.dtype == np.float32`, `== 'float32'`).
+        "dtype" => Some(Value::NpDType(a.dtype())),
         "T" => {
             let perm: Vec<usize> = (0..a.ndim()).rev().collect();
             Some(NdArray::result(kernels::transpose(&a, &perm)))
