@@ -302,7 +302,6 @@ const FORWARDED: &[&str] = &[
     "squeeze",
     "dot",
     "transpose",
-    "sort",
     "argsort",
 ];
 
@@ -333,6 +332,8 @@ pub fn attr(rt: &mut Interp, obj: &Value, n: &Rc<NdArray>, name: crate::intern::
         "flatten" | "ravel" => method(&FLATTEN),
         "astype" => method(&ASTYPE),
         "reshape" => method(&RESHAPE),
+        "sort" => method(&SORT),
+        "fill" => method(&FILL),
         name if FORWARDED.contains(&name) => {
             drop(a);
             let f = numpy_function(rt, name)?;
@@ -396,6 +397,61 @@ static RESHAPE: Native = Native::new("reshape", &["*shape"], |rt, args| {
     let a = n.data.borrow();
     let target = crate::tensor::shape::reshape_target(a.shape(), &dims)?;
     Ok(NdArray::array(kernels::reshape(&a, &target)))
+});
+
+/// `a.sort(axis=-1, kind=None, order=None)`: `a` sorted along `axis` in place (stable, NaN
+/// last, as NumPy's), returning None; `kind` is accepted and every sort is stable. NumPy's
+/// method takes no `axis=None` (its function `np.sort(a, axis=None)` flattens).
+///
+/// Errors: TypeError for `axis=None` (NumPy's words) or `order`; ValueError (NumPy's AxisError)
+/// for an axis out of range or a scalar.
+static SORT: Native = Native::new("sort", &["axis=-1", "kind=None", "order=None"], |rt, args| {
+    let n = this(args)?;
+    let mut b = SORT.bind(rt, args)?;
+    let (axis, _kind, order) = (b.opt("axis")?, b.opt("kind")?, b.non_none("order")?);
+    if order.is_some() {
+        bail!(Type, "sort: order= sorts structured arrays, which DGL does not have");
+    }
+    let axis = match axis {
+        None => -1,
+        Some(Value::None) => bail!(Type, "'NoneType' object cannot be interpreted as an integer"),
+        Some(v) => rt.int_arg(&v, "axis")?,
+    };
+    let mut a = n.data.borrow_mut();
+    let rank = a.ndim() as i64;
+    if n.scalar || axis < -rank || axis >= rank {
+        bail!(Value, "axis {axis} is out of bounds for array of dimension {rank}");
+    }
+    let axis = axis.rem_euclid(rank.max(1)) as usize;
+    // Bools sort as 0 and 1 (False first); the kernel orders numbers.
+    let keys = if a.dtype() == DType::Bool { a.cast(DType::I64) } else { a.clone() };
+    let perm = crate::tensor::sorting::sort_perm(&keys, axis, a.shape()[axis], false, "sort")?;
+    let sorted = crate::tensor::sorting::take(&a, &perm, &a.shape().to_vec());
+    *a = sorted;
+    Ok(Value::None)
+});
+
+/// `a.fill(value)`: every element of `a` set to `value` in place, cast as item assignment
+/// casts it (`a[...] = value`), returning None.
+///
+/// Errors: ValueError for a sequence (NumPy's `setting an array element with a sequence.`);
+/// OverflowError for a Python int outside a narrow dtype's range, as `a[...] = value`.
+static FILL: Native = Native::new("fill", &["value"], |rt, args| {
+    let n = this(args)?;
+    let v = FILL.bind(rt, args)?.value("value")?;
+    let sequence = match &v {
+        Value::List(_) | Value::Tuple(_) => true,
+        Value::NdArray(x) => x.data.borrow().len() != 1,
+        _ => false,
+    };
+    if sequence {
+        bail!(Value, "setting an array element with a sequence.");
+    }
+    if n.scalar {
+        bail!(Type, "'numpy.{}' object does not support item assignment", n.type_name());
+    }
+    rt.numpy_set_item(&n, Value::Ellipsis, v)?;
+    Ok(Value::None)
 });
 
 /// `round(a, decimals)` of a NumPy value, as NumPy's: `rint(a * 10**d) / 10**d` in the value's
