@@ -28,6 +28,7 @@ pub fn find(name: &str) -> Option<ModuleBuilder> {
         "_tf_native" => super::tf_fns::build,
         "_segment_kernels" => super::segment_fns::build,
         "_nprandom_kernels" => super::nprandom_fns::build,
+        "_numpy_kernels" => crate::runtime::numpy::build_kernels,
         _ if tensorflow::TENSORFLOW.resolve_import(name).is_some() => tensorflow::build,
         _ if numpy::NUMPY.resolve_import(name).is_some() => numpy::build,
         _ => return None,

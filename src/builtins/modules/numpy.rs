@@ -20,7 +20,8 @@ const TABLE: &[(&str, &str)] = &[
         "array=_numpy.array asarray=_numpy.array zeros=_numpy.zeros ones=_numpy.ones full=_numpy.full \
          eye=_numpy.eye identity=_numpy.eye arange=_numpy.arange linspace=_numpy.linspace mean=_numpy.mean \
          std=_numpy.std var=_numpy.var argmax=_numpy.argmax argmin=_numpy.argmin dot=_numpy.dot \
-         concatenate=_numpy.concatenate cumsum=_numpy.np_cumsum \
+         concatenate=_numpy.concatenate stack=_numpy.np_stack select=_numpy.select \
+         result_type=_numpy.result_type cumsum=_numpy.np_cumsum \
          cumprod=_numpy.np_cumprod argsort=_numpy.np_argsort sort=_numpy.np_sort round=_numpy.np_round around=_numpy.np_round \
          any=_numpy.np_any all=_numpy.np_all float16 half float32 float64 uint8 int8 int16 int64 int32 bool newaxis pi=math.pi e=math.e inf=math.inf \
          nan=math.nan",
