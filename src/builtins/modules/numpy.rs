@@ -33,7 +33,12 @@ const TABLE: &[(&str, &str)] = &[
          random_sample=_nprandom.random_sample uniform=_nprandom.uniform normal=_nprandom.normal \
          randint=_nprandom.randint binomial=_nprandom.binomial choice=_nprandom.choice shuffle=_nprandom.shuffle \
          permutation=_nprandom.permutation standard_normal=_nprandom.standard_normal \
-         default_rng=_nprandom.default_rng RandomState=_nprandom.RandomState Generator=_nprandom.Generator",
+         default_rng=_nprandom.default_rng RandomState=_nprandom.RandomState Generator=_nprandom.Generator \
+         exponential=_nprandom.exponential standard_exponential=_nprandom.standard_exponential \
+         gamma=_nprandom.gamma standard_gamma=_nprandom.standard_gamma beta=_nprandom.beta \
+         lognormal=_nprandom.lognormal laplace=_nprandom.laplace logistic=_nprandom.logistic \
+         poisson=_nprandom.poisson geometric=_nprandom.geometric multinomial=_nprandom.multinomial \
+         dirichlet=_nprandom.dirichlet get_state=_nprandom.get_state set_state=_nprandom.set_state",
     ),
 ];
 
