@@ -343,12 +343,15 @@ const DTYPE: &[(&str, Attr)] = &[
     ("is_integer", Attr::Get(|v| dtype_of(v).map(|d| Value::Bool(d.is_int())))),
     ("is_bool", Attr::Get(|v| dtype_of(v).map(|d| Value::Bool(d == crate::tensor::DType::Bool)))),
     ("size", Attr::Get(|v| dtype_of(v).map(|d| Value::Int(d.size() as i64)))),
+    ("itemsize", Attr::Get(|v| dtype_of(v).map(|d| Value::Int(d.size() as i64)))),
+    ("kind", Attr::Get(dtype_kind)),
+    ("type", Attr::Get(|v| dtype_of(v).map(Value::DType))),
 ];
 
 /// The dtype a dtype value is.
 fn dtype_of(v: &Value) -> Option<crate::tensor::DType> {
     match v {
-        Value::DType(d) => Some(*d),
+        Value::DType(d) | Value::NpDType(d) => Some(*d),
         _ => None,
     }
 }
@@ -385,6 +388,19 @@ fn exception_args(v: &Value) -> Option<Value> {
 
 fn dtype_name(v: &Value) -> Option<Value> {
     dtype_of(v).map(|d| Value::str(d.name()))
+}
+
+/// NumPy's one-letter kind of a dtype: `f` float, `i` signed int, `u` unsigned, `b` bool.
+fn dtype_kind(v: &Value) -> Option<Value> {
+    use crate::tensor::DType;
+    dtype_of(v).map(|d| {
+        Value::str(match d {
+            DType::F16 | DType::F32 | DType::F64 => "f",
+            DType::U8 => "u",
+            DType::Bool => "b",
+            _ => "i",
+        })
+    })
 }
 
 fn dtype_is_floating(v: &Value) -> Option<Value> {
@@ -490,7 +506,7 @@ fn kind_of(v: &Value) -> Option<Kind> {
         Value::Str(_) => Kind::Str,
         Value::Builtin(_) => Kind::Builtin,
         Value::Exception(_) => Kind::Exception,
-        Value::DType(_) => Kind::DType,
+        Value::DType(_) | Value::NpDType(_) => Kind::DType,
         Value::ErrorType(_) => Kind::ErrorType,
         Value::File(_) => Kind::File,
         Value::Set(_) => Kind::Set,

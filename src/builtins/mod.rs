@@ -287,7 +287,8 @@ impl Interp {
     /// for an unknown dtype name.
     pub fn dtype_arg(&mut self, v: &Value) -> R<DType> {
         match v {
-            Value::DType(d) => Ok(*d),
+ 
+            Value::DType(d) | Value::NpDType(d) => Ok(*d),
             Value::Builtin(b) if b.name.as_ref() == "bool" => Ok(DType::Bool),
             Value::Builtin(b) if b.name.as_ref() == "float" => Ok(DType::F32),
             // NumPy's `dtype=complex` is complex128, which DGL does not have.

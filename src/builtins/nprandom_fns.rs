@@ -26,6 +26,10 @@ pub(crate) fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
         ("permutation", PERMUTATION.value()),
         ("choice", CHOICE.value()),
         ("binomial", BINOMIAL.value()),
+        ("multinomial", MULTINOMIAL.value()),
+        ("dirichlet", DIRICHLET.value()),
+        ("get_state", GET_STATE.value()),
+        ("set_state", SET_STATE.value()),
     ])
 }
 
@@ -165,11 +169,15 @@ fn float_result(shape: &[usize], values: Vec<f64>, scalar: bool) -> Value {
 static FLOATS: Native = Native::new("floats", &["state", "kind", "size=None", "a=None", "b=None"], floats);
 
 /// `floats(state, kind, size=None, a=None, b=None)`: float64 draws of `kind` `'random'`
-/// (uniform in [0, 1)), `'normal'` (`a + b * z`, loc 0 and scale 1 by default) or `'uniform'`
-/// (`a + (b - a) * u`, over [0, 1) by default); the parameters broadcast with each other and
-/// `size`.
+/// (uniform in [0, 1)), `'normal'` (`a + b * z`, loc 0 and scale 1 by default), `'uniform'`
+/// (`a + (b - a) * u`, over [0, 1) by default), `'exponential'` (scale `a`),
+/// `'standard_exponential'`, `'gamma'` (shape `a`, scale `b`), `'standard_gamma'` (shape `a`),
+/// `'beta'` (`a`, `b`), `'lognormal'` (mean `a`, sigma `b`), `'laplace'` and `'logistic'` (loc
+/// `a`, scale `b`); int64 draws of `'poisson'` (lam `a`) and `'geometric'` (p `a`), a Python
+/// int for one. The parameters broadcast with each other and `size`.
 ///
-/// Errors: ValueError "scale < 0" for a negative scale, OverflowError for an infinite uniform
+/// Errors: ValueError in NumPy's words for a parameter out of range ("scale < 0", "shape < 0",
+/// "a <= 0", "lam < 0 or lam is NaN", ...), OverflowError for an infinite uniform
 /// range, ValueError when the parameters do not broadcast to `size`.
 fn floats(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = FLOATS.bind(rt, args)?;
@@ -204,13 +212,37 @@ fn floats(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let sh = IxDyn(&shape);
     let xs: Vec<f64> = x.broadcast(sh.clone()).expect("checked above").iter().copied().collect();
     let ys: Vec<f64> = y.broadcast(sh).expect("checked above").iter().copied().collect();
+    let neg = |v: &[f64]| v.iter().any(|&s| s < 0.0);
+    let nonpos = |v: &[f64]| v.iter().any(|&s| s <= 0.0);
     match kind.as_str() {
-        "normal" if ys.iter().any(|&s| s < 0.0) => bail!(Value, "scale < 0"),
+        "normal" | "laplace" | "logistic" if neg(&ys) => bail!(Value, "scale < 0"),
         "uniform" if xs.iter().zip(&ys).any(|(l, h)| !(h - l).is_finite()) => {
             bail!(Overflow, "Range exceeds valid bounds")
         }
-        "random" | "normal" | "uniform" => {}
+        "exponential" if neg(&xs) => bail!(Value, "scale < 0"),
+        "gamma" | "standard_gamma" if neg(&xs) => bail!(Value, "shape < 0"),
+        "gamma" if neg(&ys) => bail!(Value, "scale < 0"),
+        "beta" if nonpos(&xs) => bail!(Value, "a <= 0"),
+        "beta" if nonpos(&ys) => bail!(Value, "b <= 0"),
+        "lognormal" if neg(&ys) => bail!(Value, "sigma < 0"),
+        "poisson" if xs.iter().any(|&l| l.is_nan() || l < 0.0) => bail!(Value, "lam < 0 or lam is NaN"),
+        "poisson" if xs.iter().any(|&l| l > 9.223_372_006_484_771e18) => bail!(Value, "lam value too large"),
+        "geometric" if xs.iter().any(|&p| p.is_nan() || p <= 0.0 || p > 1.0) => {
+            bail!(Value, "p <= 0, p > 1 or p contains NaNs")
+        }
+        "random" | "normal" | "uniform" | "exponential" | "standard_exponential" | "gamma" | "standard_gamma"
+        | "beta" | "lognormal" | "laplace" | "logistic" | "poisson" | "geometric" => {}
         other => bail!(Value, "floats(): unknown kind '{other}'"),
+    }
+    if kind == "poisson" || kind == "geometric" {
+        let values = with_rng(&state, |rng| {
+            Ok(xs.iter().map(|&p| if kind == "poisson" { rng.poisson(p) } else { rng.geometric(p) }).collect::<Vec<i64>>())
+        })?;
+        if scalar {
+            return Ok(Value::Int(values[0]));
+        }
+        let arr = ArrayD::from_shape_vec(IxDyn(&shape), values).expect("the shape holds the values");
+        return Ok(NdArray::array(Array::I64(arr)));
     }
     let values = with_rng(&state, |rng| {
         Ok(xs
@@ -219,6 +251,14 @@ fn floats(rt: &mut Interp, args: &mut Args) -> R<Value> {
             .map(|(&p, &q)| match kind.as_str() {
                 "normal" => p + q * rng.normal(),
                 "uniform" => p + (q - p) * rng.next_f64(),
+                "exponential" => p * rng.std_exp(),
+                "standard_exponential" => rng.std_exp(),
+                "gamma" => q * rng.gamma(p),
+                "standard_gamma" => rng.gamma(p),
+                "beta" => rng.beta(p, q),
+                "lognormal" => (p + q * rng.normal()).exp(),
+                "laplace" => rng.laplace(p, q),
+                "logistic" => rng.logistic(p, q),
                 _ => rng.next_f64(),
             })
             .collect())
@@ -334,6 +374,184 @@ fn binomial(rt: &mut Interp, args: &mut Args) -> R<Value> {
         return Ok(Value::Int(values[0]));
     }
     Ok(NdArray::array(Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), values).expect("the shape holds the values"))))
+}
+
+/// A 1-d float64 parameter vector (`pvals`, `alpha`).
+///
+/// Errors: ValueError for another rank.
+fn vector_param(rt: &mut Interp, v: &Value, what: &str) -> R<Vec<f64>> {
+    let a = rt.numpy_array_of(v)?.cast(DType::F64);
+    if a.ndim() != 1 {
+        bail!(Value, "{what} must be a one-dimensional array")
+    }
+    Ok(a.to_f64_vec())
+}
+
+/// Draws `draw` once per position of `size` (once without it), each a vector of `k`, laid
+/// out as `size + (k,)`.
+fn vectors<T: Clone>(
+    rt: &mut Interp,
+    state: &Value,
+    size: Option<Value>,
+    k: usize,
+    mut draw: impl FnMut(&mut Rng, &mut Vec<T>) -> R<()>,
+) -> R<(Vec<usize>, Vec<T>)> {
+    let mut shape = size_arg(rt, size)?.unwrap_or_default();
+    let count: usize = shape.iter().product();
+    shape.push(k);
+    crate::tensor::budget::check_shape(&shape)?;
+    let mut out = Vec::with_capacity(count * k);
+    with_rng(state, |rng| {
+        for _ in 0..count {
+            draw(rng, &mut out)?;
+        }
+        Ok(())
+    })?;
+    Ok((shape, out))
+}
+
+static MULTINOMIAL: Native = Native::new("multinomial", &["state", "n", "pvals", "size=None"], multinomial);
+
+/// `multinomial(state, n, pvals, size=None)`: counts of `n` trials over the outcomes of
+/// probabilities `pvals`, int64 of shape `size + (len(pvals),)`: NumPy's recipe for both
+/// generators (each count a binomial of what is left, with the probability renormalised).
+///
+/// Errors: ValueError "n < 0", for probabilities outside [0, 1] or NaN, and when
+/// `sum(pvals[:-1]) > 1.0`.
+fn multinomial(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut a = MULTINOMIAL.bind(rt, args)?;
+    let (state, n, pvals, size) = (a.value("state")?, a.value("n")?, a.value("pvals")?, a.non_none("size")?);
+    let n = rt.int_arg(&n, "n")?;
+    if n < 0 {
+        bail!(Value, "n < 0")
+    }
+    let p = vector_param(rt, &pvals, "pvals")?;
+    if p.iter().any(|&x| !(0.0..=1.0).contains(&x)) {
+        bail!(Value, "pvals < 0, pvals > 1 or pvals contains NaNs")
+    }
+    if p.len() > 1 && p[..p.len() - 1].iter().sum::<f64>() > 1.0 + 1e-12 {
+        bail!(Value, "sum(pvals[:-1]) > 1.0")
+    }
+    let d = p.len();
+    let (shape, values) = vectors(rt, &state, size, d, |rng, out| {
+        let start = out.len();
+        out.resize(start + d, 0i64);
+        let (mut left, mut remaining) = (n, 1.0);
+        for j in 0..d.saturating_sub(1) {
+            let c = rng.binomial(left, (p[j] / remaining).min(1.0));
+            out[start + j] = c;
+            left -= c;
+            if left <= 0 {
+                break;
+            }
+            remaining -= p[j];
+        }
+        if left > 0 && d > 0 {
+            out[start + d - 1] = left;
+        }
+        Ok(())
+    })?;
+    Ok(NdArray::array(Array::I64(ArrayD::from_shape_vec(IxDyn(&shape), values).expect("the shape holds the values"))))
+}
+
+static DIRICHLET: Native = Native::new("dirichlet", &["state", "alpha", "size=None"], dirichlet);
+
+/// `dirichlet(state, alpha, size=None)`: float64 vectors of shape `size + (len(alpha),)`, each
+/// a vector of standard gammas of `alpha` divided by their sum (NumPy's recipe; `Generator`'s
+/// for alphas below 0.1 is a stick-breaking one DGL does not have).
+///
+/// Errors: ValueError "alpha <= 0" (`Generator`: "alpha < 0") for a bad alpha;
+/// NotImplementedError for a `Generator` whose alphas are all below 0.1.
+fn dirichlet(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut a = DIRICHLET.bind(rt, args)?;
+    let (state, alpha, size) = (a.value("state")?, a.value("alpha")?, a.non_none("size")?);
+    let alpha = vector_param(rt, &alpha, "alpha")?;
+    let is_legacy = with_rng(&state, |rng| Ok(legacy(rng)))?;
+    if is_legacy && alpha.iter().any(|&x| x.is_nan() || x <= 0.0) {
+        bail!(Value, "alpha <= 0")
+    }
+    if !is_legacy && alpha.iter().any(|&x| x.is_nan() || x < 0.0) {
+        bail!(Value, "alpha < 0")
+    }
+    if !is_legacy && !alpha.is_empty() && alpha.iter().all(|&x| x < 0.1) {
+        bail!(NotImplemented, "Generator.dirichlet with every alpha below 0.1 (NumPy's stick-breaking draws) is not implemented")
+    }
+    let k = alpha.len();
+    let (shape, values) = vectors(rt, &state, size, k, |rng, out| {
+        let start = out.len();
+        let mut acc = 0.0;
+        for &x in &alpha {
+            let g = rng.gamma(x);
+            out.push(g);
+            acc += g;
+        }
+        let inv = 1.0 / acc;
+        for v in &mut out[start..] {
+            *v *= inv;
+        }
+        Ok(())
+    })?;
+    Ok(NdArray::array(Array::F64(ArrayD::from_shape_vec(IxDyn(&shape), values).expect("the shape holds the values"))))
+}
+
+static GET_STATE: Native = Native::new("get_state", &["state"], get_state);
+
+/// `get_state(state)`: the legacy generator's state as NumPy's `RandomState.get_state()` gives
+/// it: `('MT19937', key, pos, has_gauss, cached_gaussian)`, the 624 key words an int64 array
+/// (DGL has no uint32; the values are NumPy's).
+///
+/// Errors: TypeError for a `Generator`'s state.
+fn get_state(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let state = GET_STATE.bind(rt, args)?.value("state")?;
+    let st = with_rng(&state, |rng| Ok(rng.mt_state()))?;
+    let Some((key, pos, gauss)) = st else { bail!(Type, "get_state() is the legacy RandomState's") };
+    let key = Array::I64(ArrayD::from_shape_vec(IxDyn(&[624]), key.iter().map(|&k| k as i64).collect()).expect("a vector"));
+    Ok(Value::tuple(vec![
+        Value::str("MT19937"),
+        NdArray::array(key),
+        Value::Int(pos as i64),
+        Value::Int(gauss.is_some() as i64),
+        Value::Float(gauss.unwrap_or(0.0)),
+    ]))
+}
+
+static SET_STATE: Native = Native::new("set_state", &["state", "value"], set_state);
+
+/// `set_state(state, value)`: the legacy generator set from a tuple `get_state()` gave (or
+/// NumPy's): `('MT19937', key, pos)` with optional `has_gauss` and `cached_gaussian`.
+///
+/// Errors: ValueError in NumPy's words for another generator's name or a key not of 624 words;
+/// TypeError for a value that is not such a tuple.
+fn set_state(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut a = SET_STATE.bind(rt, args)?;
+    let (state, value) = (a.value("state")?, a.value("value")?);
+    let items = match &value {
+        Value::Tuple(t) => t.to_vec(),
+        Value::List(l) => l.borrow().clone(),
+        Value::Dict(_) => bail!(NotImplemented, "set_state of a dict (NumPy's legacy=False form) is not implemented: pass the tuple get_state() gives"),
+        other => bail!(Type, "state must be a dict or a tuple, not {}", other.type_name()),
+    };
+    if !matches!(items.first(), Some(Value::Str(s)) if &**s == "MT19937") {
+        bail!(Value, "set_state can only be used with legacy MT19937 state instances.")
+    }
+    if items.len() != 3 && items.len() != 5 {
+        bail!(Value, "state must be a tuple of 3 or 5 items ('MT19937', key, pos[, has_gauss, cached_gaussian])")
+    }
+    let words = rt.numpy_array_of(&items[1])?;
+    if words.ndim() != 1 || words.len() != 624 || !words.dtype().is_int() {
+        bail!(Value, "state must be 624 elements")
+    }
+    let mut key = [0u32; 624];
+    for (k, w) in key.iter_mut().zip(words.to_i64_vec()?) {
+        *k = w as u32;
+    }
+    let pos = rt.int_arg(&items[2], "pos")?.clamp(0, 624) as usize;
+    let gauss = if items.len() == 5 && rt.truthy(&items[3])? { Some(rt.float_arg(&items[4], "cached_gaussian")?) } else { None };
+    with_rng(&state, |rng| {
+        *rng = Rng::from_mt_state(key, pos, gauss);
+        Ok(())
+    })?;
+    Ok(Value::None)
 }
 
 /// The rows of `x` (a NumPy array or a list) permuted in place by the Fisher–Yates walk NumPy

@@ -140,7 +140,7 @@ fn direction(rt: &mut Interp, v: Option<Value>, fname: &str) -> R<bool> {
 }
 
 static SORT: Native = Native::new("sort", &["values: TensorLike", "axis: int = -1", "direction='ASCENDING'"], sort)
-    .spelled(&["tf.sort", "np.sort"]);
+    .spelled(&["tf.sort"]);
 
 /// `sort(values, axis=-1, direction='ASCENDING')`: the values sorted along `axis`.
 ///

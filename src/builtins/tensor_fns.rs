@@ -661,7 +661,7 @@ fn tensor_list(rt: &mut Interp, v: &Value) -> R<Vec<Tensor>> {
     Ok(out)
 }
 
-static STACK: Native = Native::new("stack", &["values", "axis: int = 0"], stack).spelled(&["tf.stack", "np.stack"]);
+static STACK: Native = Native::new("stack", &["values", "axis: int = 0"], stack).spelled(&["tf.stack"]);
 
 /// `stack(values, axis=0)`
 fn stack(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -834,8 +834,42 @@ static CLIP_BY_VALUE: Native =
 /// NaN anywhere propagates, `lo > hi` gives `lo`, and the gradients are those of
 /// minimum and maximum (1 to x inside [lo, hi], bounds included, 0 outside or at NaN).
 fn clip_by_value(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let numpy = rt.dialect == Dialect::NumPy;
     let mut a = CLIP_BY_VALUE.bind(rt, args)?;
-    let (t, lo, hi) = (a.tensor("t")?, a.value("clip_value_min")?, a.value("clip_value_max")?);
+    let (t, lo, hi) = (a.tensor_like("t")?, a.value("clip_value_min")?, a.value("clip_value_max")?);
+    if numpy && ![&t, &lo, &hi].iter().any(|v| matches!(v, Value::Tensor(_) | Value::Variable(_))) {
+        return numpy_clip(rt, &t, &lo, &hi);
+    }
+    let t = rt.tensor_arg(&t)?;
+    clip_tf(rt, t, lo, hi)
+}
+
+/// `np.clip(a, lo, hi)` of NumPy values: `minimum(maximum(a, lo), hi)` as NumPy computes it (so
+/// `lo > hi` gives `hi`), the three operands promoted together by NumPy 2's rules (Python
+/// numbers weak: an int8 array clipped by ints stays int8, by a float becomes float64) and
+/// broadcast together; a `None` bound is no bound.
+///
+/// Errors: ValueError when both bounds are None; ShapeError when the shapes do not broadcast.
+fn numpy_clip(rt: &mut Interp, t: &Value, lo: &Value, hi: &Value) -> R<Value> {
+    let mut vals = vec![t];
+    vals.extend([lo, hi].into_iter().filter(|v| !matches!(v, Value::None)));
+    if vals.len() == 1 {
+        bail!(Value, "One of max or min must be given");
+    }
+    let ops = rt.numpy_operands(&vals)?;
+    let mut out = ops[0].clone();
+    let mut rest = ops[1..].iter();
+    if !matches!(lo, Value::None) {
+        out = Tensor::new(kernels::binary(Binary::Maximum, &out.data, &rest.next().expect("the lower bound").data)?);
+    }
+    if !matches!(hi, Value::None) {
+        out = Tensor::new(kernels::binary(Binary::Minimum, &out.data, &rest.next().expect("the upper bound").data)?);
+    }
+    Ok(Value::Tensor(out))
+}
+
+/// TF's `clip_by_value` of the tensor `t` (the bounds take its dtype and broadcast to its shape).
+fn clip_tf(rt: &mut Interp, t: Tensor, lo: Value, hi: Value) -> R<Value> {
     let lo = rt.to_tensor(&lo, Some(t.dtype()))?;
     let hi = rt.to_tensor(&hi, Some(t.dtype()))?;
     // The bounds broadcast to x's shape, never x to theirs (TF: the result has x's shape).

@@ -103,6 +103,7 @@ impl Interp {
             Value::Tensor(t) => tensor_text(&t.data),
             Value::Variable(var) => tensor_text(&var.peek().data),
             Value::NdArray(n) => n.str(),
+            Value::NpDType(d) => d.name().into(),
             Value::Exception(e) => e.message().to_string(),
             // The summary table (its first and last rows for a long tape); repr stays short.
             Value::Tape(t) => self.tape_summary(&t.borrow(), Some(tape::STR_ROWS)),
@@ -250,6 +251,7 @@ impl Interp {
             Value::Accumulator(_) => "<ForwardAccumulator>".into(),
             Value::DType(d) if self.config().tf_dtypes() => format!("<dtype: '{}'>", d.name()),
             Value::DType(d) => d.name().into(),
+            Value::NpDType(d) => format!("dtype('{}')", d.name()),
             Value::ErrorType(k) => format!("<class '{}'>", k.name()),
             Value::Exception(e) => {
                 let args = super::value::exception_args(e);

@@ -84,45 +84,73 @@ enum Operand {
     PyFloat,
 }
 
-/// NumPy's result dtype of two array dtypes (`np.result_type`) for the dtypes DGL has.
+/// NumPy's result dtype of two array dtypes (`np.result_type`) for the dtypes DGL has: the
+/// smallest dtype that holds both kinds' values (uint8 with int8 is int16; an int with a float
+/// takes the float wide enough for it: float16 for 8-bit ints, float32 for int16, float64 for
+/// int32 and int64).
 fn promote(a: DType, b: DType) -> DType {
     use DType::*;
-    if a == b {
-        return a;
-    }
+    // The smallest float that holds every value of an int dtype, as NumPy's table has it.
+    let float_for = |i: DType| match i {
+        U8 | I8 => F16,
+        I16 => F32,
+        _ => F64,
+    };
+    let wider = |x: DType, y: DType| if x.size() >= y.size() { x } else { y };
     match (a, b) {
+        _ if a == b => a,
         (Bool, x) | (x, Bool) => x,
-        (F64, _) | (_, F64) => F64,
-        // float32 with a 32- or 64-bit int needs float64 to hold the int, as in NumPy.
-        (F32, I32 | I64) | (I32 | I64, F32) => F64,
-        (I32, I64) | (I64, I32) => I64,
-        (x, _) => x,
+        (x, y) if x.is_float() && y.is_float() => wider(x, y),
+        (f, i) | (i, f) if f.is_float() => wider(f, float_for(i)),
+        // Two ints: uint8 with a signed int needs a signed int wider than 8 bits.
+        (U8, s) | (s, U8) => wider(s, I16),
+        (x, y) => wider(x, y),
     }
 }
 
-/// The dtype of an operation between two operands (NEP 50: a Python int or float takes the
-/// other operand's dtype when it is of the same kind or a wider one; a float meeting an int
-/// or bool array makes float64, an int meeting a bool array int64).
-fn operands_dtype(a: Operand, b: Operand) -> DType {
+/// NumPy's result dtype of several array dtypes (`np.result_type(a, b, c)`): the ints (and
+/// bools) promote among themselves; when a float is present the result is the widest float
+/// among the floats and each int's own float, so `uint8, int8, float16` is float16 as in
+/// NumPy, where promoting pairwise would make float32. `None` without dtypes.
+fn promote_all(dtypes: impl Iterator<Item = DType>) -> Option<DType> {
+    let dtypes: Vec<DType> = dtypes.collect();
+    if !dtypes.iter().any(|d| d.is_float()) {
+        return dtypes.into_iter().reduce(promote);
+    }
+    dtypes.into_iter().filter(|&d| d != DType::Bool).reduce(|acc, d| {
+        if d.is_float() {
+            promote(acc, d)
+        } else {
+            promote(acc, promote(d, DType::F16))
+        }
+    })
+}
+
+/// The dtype of an operation among operands (NEP 50): the arrays' dtypes promote as
+/// [`promote`]; a Python int or float takes that dtype when it is of the same kind or a wider
+/// one (a float meeting an int or bool dtype makes float64, an int meeting bool int64); with
+/// no array the Python numbers promote as int64, float64 and bool.
+fn operands_dtype_of(ops: &[Operand]) -> DType {
     use Operand::*;
-    let weak = |d: DType, p: Operand| match p {
-        PyBool => d,
-        PyInt if d == DType::Bool => DType::I64,
-        PyInt => d,
-        PyFloat if d.is_float() => d,
-        PyFloat => DType::F64,
-        Array(_) => unreachable!("an array is not weak"),
-    };
-    let py = |p: Operand| match p {
+    let strong = promote_all(ops.iter().filter_map(|op| if let Array(d) = op { Some(*d) } else { None }));
+    let py = |p: &Operand| match p {
         PyBool => DType::Bool,
         PyInt => DType::I64,
         _ => DType::F64,
     };
-    match (a, b) {
-        (Array(x), Array(y)) => promote(x, y),
-        (Array(d), p) | (p, Array(d)) => weak(d, p),
-        (p, q) => promote(py(p), py(q)),
-    }
+    let Some(strong) = strong else {
+        return ops.iter().map(py).fold(DType::Bool, promote);
+    };
+    ops.iter().fold(strong, |d, p| match p {
+        PyInt if d == DType::Bool => DType::I64,
+        PyFloat if !d.is_float() => DType::F64,
+        _ => d,
+    })
+}
+
+/// [`operands_dtype_of`] two operands.
+fn operands_dtype(a: Operand, b: Operand) -> DType {
+    operands_dtype_of(&[a, b])
 }
 
 impl Interp {
@@ -180,6 +208,17 @@ impl Interp {
         Ok((Tensor::new(x.cast(dtype)), Tensor::new(y.cast(dtype))))
     }
 
+    /// The operands of an `np.` function of several (`np.clip(a, lo, hi)`) as tensors of the one
+    /// dtype NumPy 2's promotion gives them (Python numbers weak, as for two operands).
+    pub(crate) fn numpy_operands(&mut self, vals: &[&Value]) -> R<Vec<Tensor>> {
+        let mut parts = Vec::with_capacity(vals.len());
+        for v in vals {
+            parts.push(self.numpy_operand(v)?);
+        }
+        let dtype = operands_dtype_of(&parts.iter().map(|p| p.1).collect::<Vec<_>>());
+        Ok(parts.into_iter().map(|(a, _, _)| Tensor::new(a.cast(dtype))).collect())
+    }
+
     /// One operand of a NumPy operation: its array, its kind for promotion, and whether it
     /// is a scalar (a Python number or a NumPy scalar).
     fn numpy_operand(&mut self, v: &Value) -> R<(Array, Operand, bool)> {
@@ -214,6 +253,34 @@ impl Interp {
         Ok((*t?.data).clone())
     }
 }
+
+/// The native module `_numpy_kernels` under stdlib/_numpy.dgl.
+pub(crate) fn build_kernels(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
+    Ok(vec![("result_type", RESULT_TYPE.value())])
+}
+
+/// `result_type(*values)`: NumPy 2's result dtype of arrays, dtypes and Python numbers
+/// together (`np.result_type`): arrays and dtypes promote as NumPy's table, a Python int or
+/// float is weak (an int8 array with `7` is int8, with `7.0` float64); as a NumPy dtype.
+///
+/// Errors: TypeError without values or for a value that is not an array, dtype or number.
+static RESULT_TYPE: Native = Native::new("result_type", &["*values"], |rt, args| {
+    let values = RESULT_TYPE.bind(rt, args)?.rest;
+    if values.is_empty() {
+        bail!(Type, "at least one array or dtype is required");
+    }
+    let mut kinds = Vec::with_capacity(values.len());
+    for v in &values {
+        kinds.push(match v {
+            Value::DType(d) | Value::NpDType(d) => Operand::Array(*d),
+            Value::Str(_) | Value::Builtin(_) => Operand::Array(rt.dtype_arg(v)?),
+            Value::Tensor(t) => Operand::Array(t.dtype()),
+            Value::Variable(var) => Operand::Array(var.peek().dtype()),
+            _ => rt.numpy_operand(v)?.1,
+        });
+    }
+    Ok(Value::NpDType(operands_dtype_of(&kinds)))
+});
 
 /// A Python int as a 0-d int64 array, exactly.
 fn int_scalar(i: i64) -> Array {
@@ -302,7 +369,6 @@ const FORWARDED: &[&str] = &[
     "squeeze",
     "dot",
     "transpose",
-    "sort",
     "argsort",
 ];
 
@@ -320,9 +386,9 @@ pub fn attr(rt: &mut Interp, obj: &Value, n: &Rc<NdArray>, name: crate::intern::
         "shape" => Some(super::index::shape_value(a.shape())),
         "ndim" => Some(Value::Int(a.ndim() as i64)),
         "size" => Some(Value::Int(a.len() as i64)),
-        // NumPy's dtype prints as its name (`float32`) whether or not TensorFlow is imported,
-        // and equals the dtype of that name (`a.dtype == np.float32`).
-        "dtype" => Some(Value::str(a.dtype().name())),
+        // NumPy's dtype: str `float32`, repr `dtype('float32')` whether or not TensorFlow is
+        // imported; it equals the dtype and the name (`a.dtype == np.float32`, `== 'float32'`).
+        "dtype" => Some(Value::NpDType(a.dtype())),
         "T" => {
             let perm: Vec<usize> = (0..a.ndim()).rev().collect();
             Some(NdArray::result(kernels::transpose(&a, &perm)))
@@ -333,6 +399,8 @@ pub fn attr(rt: &mut Interp, obj: &Value, n: &Rc<NdArray>, name: crate::intern::
         "flatten" | "ravel" => method(&FLATTEN),
         "astype" => method(&ASTYPE),
         "reshape" => method(&RESHAPE),
+        "sort" => method(&SORT),
+        "fill" => method(&FILL),
         name if FORWARDED.contains(&name) => {
             drop(a);
             let f = numpy_function(rt, name)?;
@@ -396,6 +464,61 @@ static RESHAPE: Native = Native::new("reshape", &["*shape"], |rt, args| {
     let a = n.data.borrow();
     let target = crate::tensor::shape::reshape_target(a.shape(), &dims)?;
     Ok(NdArray::array(kernels::reshape(&a, &target)))
+});
+
+/// `a.sort(axis=-1, kind=None, order=None)`: `a` sorted along `axis` in place (stable, NaN
+/// last, as NumPy's), returning None; `kind` is accepted and every sort is stable. NumPy's
+/// method takes no `axis=None` (its function `np.sort(a, axis=None)` flattens).
+///
+/// Errors: TypeError for `axis=None` (NumPy's words) or `order`; ValueError (NumPy's AxisError)
+/// for an axis out of range or a scalar.
+static SORT: Native = Native::new("sort", &["axis=-1", "kind=None", "order=None"], |rt, args| {
+    let n = this(args)?;
+    let mut b = SORT.bind(rt, args)?;
+    let (axis, _kind, order) = (b.opt("axis")?, b.opt("kind")?, b.non_none("order")?);
+    if order.is_some() {
+        bail!(Type, "sort: order= sorts structured arrays, which DGL does not have");
+    }
+    let axis = match axis {
+        None => -1,
+        Some(Value::None) => bail!(Type, "'NoneType' object cannot be interpreted as an integer"),
+        Some(v) => rt.int_arg(&v, "axis")?,
+    };
+    let mut a = n.data.borrow_mut();
+    let rank = a.ndim() as i64;
+    if n.scalar || axis < -rank || axis >= rank {
+        bail!(Value, "axis {axis} is out of bounds for array of dimension {rank}");
+    }
+    let axis = axis.rem_euclid(rank.max(1)) as usize;
+    // Bools sort as 0 and 1 (False first); the kernel orders numbers.
+    let keys = if a.dtype() == DType::Bool { a.cast(DType::I64) } else { a.clone() };
+    let perm = crate::tensor::sorting::sort_perm(&keys, axis, a.shape()[axis], false, "sort")?;
+    let sorted = crate::tensor::sorting::take(&a, &perm, &a.shape().to_vec());
+    *a = sorted;
+    Ok(Value::None)
+});
+
+/// `a.fill(value)`: every element of `a` set to `value` in place, cast as item assignment
+/// casts it (`a[...] = value`), returning None.
+///
+/// Errors: ValueError for a sequence (NumPy's `setting an array element with a sequence.`);
+/// OverflowError for a Python int outside a narrow dtype's range, as `a[...] = value`.
+static FILL: Native = Native::new("fill", &["value"], |rt, args| {
+    let n = this(args)?;
+    let v = FILL.bind(rt, args)?.value("value")?;
+    let sequence = match &v {
+        Value::List(_) | Value::Tuple(_) => true,
+        Value::NdArray(x) => x.data.borrow().len() != 1,
+        _ => false,
+    };
+    if sequence {
+        bail!(Value, "setting an array element with a sequence.");
+    }
+    if n.scalar {
+        bail!(Type, "'numpy.{}' object does not support item assignment", n.type_name());
+    }
+    rt.numpy_set_item(&n, Value::Ellipsis, v)?;
+    Ok(Value::None)
 });
 
 /// `round(a, decimals)` of a NumPy value, as NumPy's: `rint(a * 10**d) / 10**d` in the value's

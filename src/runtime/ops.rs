@@ -529,6 +529,13 @@ impl Interp {
                 return self.truthy(&r);
             }
         }
+        // A NumPy dtype compares as the dtype it is (`a.dtype == np.float64`).
+        if let NpDType(d) = a {
+            return self.values_equal_level(&DType(*d), b);
+        }
+        if let NpDType(d) = b {
+            return self.values_equal_level(a, &DType(*d));
+        }
         Ok(match (a, b) {
             (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) => {
                 num_cmp(a, b) == Some(std::cmp::Ordering::Equal)
@@ -584,7 +591,8 @@ impl Interp {
                 let (n, m) = (super::index::range_len(x[0], x[1], x[2]), super::index::range_len(y[0], y[1], y[2]));
                 n == m && (n == 0 || (x[0] == y[0] && (n == 1 || x[2] == y[2])))
             }
-            (DType(_), DType(_)) | (ErrorType(_), ErrorType(_)) => a.is(b),
+            (DType(x), DType(y)) => x == y,
+            (ErrorType(_), ErrorType(_)) => a.is(b),
             (DType(d), Builtin(f)) | (Builtin(f), DType(d)) => {
                 *d == crate::tensor::DType::Bool && f.name.as_ref() == "bool"
             }

@@ -49,6 +49,9 @@ pub enum Value {
     /// A `ForwardAccumulator` (forward-mode differentiation).
     Accumulator(AccRef),
     DType(DType),
+    /// A NumPy array's dtype (`a.dtype`): the same dtype, printed as NumPy's (`dtype('float64')`,
+    /// docs/language.md "NumPy arrays"), where a tensor's prints as TensorFlow's.
+    NpDType(DType),
     /// A builtin exception class such as `ValueError` (the tree of docs/language.md "Exceptions").
     ErrorType(ErrorKind),
     /// A raised (or constructed) error, as bound by `except … as e`.
@@ -156,7 +159,7 @@ impl HashKey {
             Value::List(_) | Value::Dict(_) | Value::Set(_) => {
                 return Err(crate::err!(Type, "unhashable type: '{}'", v.type_name()))
             }
-            Value::DType(d) => HashKey::Str(d.name().into()),
+            Value::DType(d) | Value::NpDType(d) => HashKey::Str(d.name().into()),
             Value::FrozenSet(s) => HashKey::frozen(s.borrow().keys().cloned().collect()),
             other => HashKey::Id(other.identity()),
         })
@@ -499,7 +502,7 @@ impl Value {
             Value::Tape(_) => "GradientTape".into(),
             Value::StopRecording(_) => "stop_recording".into(),
             Value::Accumulator(_) => "ForwardAccumulator".into(),
-            Value::DType(_) => "dtype".into(),
+            Value::DType(_) | Value::NpDType(_) => "dtype".into(),
             Value::ErrorType(_) => "type".into(),
             Value::Exception(e) => e.kind().name().into(),
             Value::Property(_) => "property".into(),
@@ -550,7 +553,7 @@ impl Value {
             (Value::Int(a), Value::Int(b)) => a == b,
             (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
             (Value::Complex(a, b), Value::Complex(c, d)) => a.to_bits() == c.to_bits() && b.to_bits() == d.to_bits(),
-            (Value::DType(a), Value::DType(b)) => a == b,
+            (Value::DType(a), Value::DType(b)) | (Value::NpDType(a), Value::NpDType(b)) => a == b,
             (Value::ErrorType(a), Value::ErrorType(b)) => a == b,
             (Value::Range(a), Value::Range(b)) => a == b,
             (Value::Tensor(a), Value::Tensor(b)) => a.id == b.id && Rc::ptr_eq(&a.data, &b.data),

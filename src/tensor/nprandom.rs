@@ -485,6 +485,208 @@ impl Rng {
         }
     }
 
+    /// A standard exponential: the legacy generator's `-ln(1 - U)`, `Generator`'s ziggurat of
+    /// 256 boxes (tables computed here, as the normal's).
+    pub fn std_exp(&mut self) -> f64 {
+        match self {
+            Rng::Legacy(_) => -(1.0 - self.next_f64()).ln(),
+            Rng::Pcg(_) => self.exp_ziggurat(),
+        }
+    }
+
+    fn exp_ziggurat(&mut self) -> f64 {
+        let t = exp_tables();
+        loop {
+            let ri = self.next_u64() >> 3;
+            let idx = (ri & 0xff) as usize;
+            let ri = ri >> 8;
+            let x = ri as f64 * t.w[idx];
+            if ri < t.k[idx] {
+                return x;
+            }
+            if idx == 0 {
+                return EXP_R - (-self.next_f64()).ln_1p();
+            }
+            if (t.f[idx - 1] - t.f[idx]) * self.next_f64() + t.f[idx] < (-x).exp() {
+                return x;
+            }
+        }
+    }
+
+    /// A standard gamma draw of `shape` (NumPy's recipe for both generators, on each one's
+    /// uniform, normal and exponential): the exponential for shape 1, Marsaglia and Tsang's
+    /// squeeze for shape > 1, and a rejection from the exponential below 1.
+    pub fn gamma(&mut self, shape: f64) -> f64 {
+        if shape == 1.0 {
+            return self.std_exp();
+        }
+        if shape == 0.0 {
+            return 0.0;
+        }
+        if shape < 1.0 {
+            loop {
+                let u = self.next_f64();
+                let v = self.std_exp();
+                if u <= 1.0 - shape {
+                    let x = u.powf(1.0 / shape);
+                    if x <= v {
+                        return x;
+                    }
+                } else {
+                    let y = -((1.0 - u) / shape).ln();
+                    let x = (1.0 - shape + shape * y).powf(1.0 / shape);
+                    if x <= v + y {
+                        return x;
+                    }
+                }
+            }
+        }
+        let b = shape - 1.0 / 3.0;
+        let c = 1.0 / (9.0 * b).sqrt();
+        loop {
+            let (x, mut v) = loop {
+                let x = self.normal();
+                let v = 1.0 + c * x;
+                if v > 0.0 {
+                    break (x, v);
+                }
+            };
+            v = v * v * v;
+            let u = self.next_f64();
+            if u < 1.0 - 0.0331 * (x * x) * (x * x) {
+                return b * v;
+            }
+            if u.ln() < 0.5 * x * x + b * (1.0 - v + v.ln()) {
+                return b * v;
+            }
+        }
+    }
+
+    /// A beta draw: Johnk's algorithm when both parameters are at most 1, else the ratio of
+    /// two gammas (NumPy's recipe for both generators).
+    pub fn beta(&mut self, a: f64, b: f64) -> f64 {
+        if a <= 1.0 && b <= 1.0 {
+            loop {
+                let (u, v) = (self.next_f64(), self.next_f64());
+                let (x, y) = (u.powf(1.0 / a), v.powf(1.0 / b));
+                if x + y <= 1.0 && u + v > 0.0 {
+                    if x + y > 0.0 {
+                        return x / (x + y);
+                    }
+                    let (lx, ly) = (u.ln() / a, v.ln() / b);
+                    let m = lx.max(ly);
+                    let (lx, ly) = (lx - m, ly - m);
+                    return (lx - (lx.exp() + ly.exp()).ln()).exp();
+                }
+            }
+        }
+        let ga = self.gamma(a);
+        let gb = self.gamma(b);
+        ga / (ga + gb)
+    }
+
+    /// A Poisson draw of mean `lam`: multiplication of uniforms below 10, Hörmann's PTRS
+    /// transformed rejection from 10 (NumPy's recipe for both generators).
+    pub fn poisson(&mut self, lam: f64) -> i64 {
+        if lam == 0.0 {
+            return 0;
+        }
+        if lam < 10.0 {
+            let enlam = (-lam).exp();
+            let (mut x, mut prod) = (0, 1.0);
+            loop {
+                prod *= self.next_f64();
+                if prod > enlam {
+                    x += 1;
+                } else {
+                    return x;
+                }
+            }
+        }
+        let (slam, loglam) = (lam.sqrt(), lam.ln());
+        let b = 0.931 + 2.53 * slam;
+        let a = -0.059 + 0.02483 * b;
+        let invalpha = 1.1239 + 1.1328 / (b - 3.4);
+        let vr = 0.9277 - 3.6224 / (b - 2.0);
+        loop {
+            let u = self.next_f64() - 0.5;
+            let v = self.next_f64();
+            let us = 0.5 - u.abs();
+            let k = ((2.0 * a / us + b) * u + lam + 0.43).floor() as i64;
+            if us >= 0.07 && v <= vr {
+                return k;
+            }
+            if k < 0 || (us < 0.013 && v > us) {
+                continue;
+            }
+            if v.ln() + invalpha.ln() - (a / (us * us) + b).ln() <= -lam + k as f64 * loglam - loggam(k as f64 + 1.0) {
+                return k;
+            }
+        }
+    }
+
+    /// A geometric draw (trials to the first success, probability `p`): a search of the
+    /// distribution function from p = 1/3, else inversion (the legacy generator's of a uniform,
+    /// `Generator`'s of an exponential).
+    pub fn geometric(&mut self, p: f64) -> i64 {
+        if p >= 1.0 / 3.0 || p == 1.0 {
+            let (mut x, mut sum, mut prod, q) = (1i64, p, p, 1.0 - p);
+            let u = self.next_f64();
+            while u > sum {
+                prod *= q;
+                sum += prod;
+                x += 1;
+            }
+            return x;
+        }
+        let z = match self {
+            Rng::Legacy(_) => ((-self.next_f64()).ln_1p() / (1.0 - p).ln()).ceil(),
+            Rng::Pcg(_) => (-self.std_exp() / (-p).ln_1p()).ceil(),
+        };
+        if z >= 9.223_372_036_854_776e18 {
+            i64::MAX
+        } else {
+            z as i64
+        }
+    }
+
+    /// A Laplace draw: `loc ∓ scale·ln(2U)` by the half the uniform falls in (U = 0 redrawn).
+    pub fn laplace(&mut self, loc: f64, scale: f64) -> f64 {
+        loop {
+            let u = self.next_f64();
+            if u >= 0.5 {
+                return loc - scale * (2.0 - u - u).ln();
+            }
+            if u > 0.0 {
+                return loc + scale * (u + u).ln();
+            }
+        }
+    }
+
+    /// A logistic draw: `loc + scale·ln(U / (1 - U))` (U = 0 redrawn).
+    pub fn logistic(&mut self, loc: f64, scale: f64) -> f64 {
+        loop {
+            let u = self.next_f64();
+            if u > 0.0 {
+                return loc + scale * (u / (1.0 - u)).ln();
+            }
+        }
+    }
+
+    /// The legacy generator's words as NumPy's `get_state()` gives them: the 624 key words,
+    /// the position, and the cached second normal (`None` for a `Generator`).
+    pub fn mt_state(&self) -> Option<([u32; 624], usize, Option<f64>)> {
+        match self {
+            Rng::Legacy(mt) => Some((mt.key, mt.pos, mt.gauss)),
+            Rng::Pcg(_) => None,
+        }
+    }
+
+    /// The legacy generator of a state NumPy's `set_state` takes.
+    pub fn from_mt_state(key: [u32; 624], pos: usize, gauss: Option<f64>) -> Rng {
+        Rng::Legacy(Box::new(Mt19937 { key, pos: pos.min(624), gauss }))
+    }
+
     /// The swap partner of position `max` in a shuffle (NumPy's `random_interval`: masked
     /// rejection, by either generator's `shuffle` and `permutation`).
     pub fn interval(&mut self, max: u64) -> u64 {
@@ -584,6 +786,72 @@ fn tables() -> &'static Tables {
             tn = dn;
             t.f[i] = f(dn);
             t.w[i] = dn / m;
+        }
+        t
+    })
+}
+
+/// `ln Γ(x)` by Stirling's series with NumPy's ten coefficients, shifted up to x >= 7 (what
+/// NumPy's Poisson rejection compares against, so the draws match).
+fn loggam(x: f64) -> f64 {
+    const A: [f64; 10] = [
+        8.333333333333333e-02,
+        -2.777777777777778e-03,
+        7.936507936507937e-04,
+        -5.952380952380952e-04,
+        8.417508417508418e-04,
+        -1.917526917526918e-03,
+        6.410256410256410e-03,
+        -2.955065359477124e-02,
+        1.796443723688307e-01,
+        -1.39243221690590e+00,
+    ];
+    if x == 1.0 || x == 2.0 {
+        return 0.0;
+    }
+    let n = if x < 7.0 { (7.0 - x) as i64 } else { 0 };
+    let mut x0 = x + n as f64;
+    let x2 = (1.0 / x0) * (1.0 / x0);
+    let mut gl0 = A[9];
+    for k in (0..9).rev() {
+        gl0 *= x2;
+        gl0 += A[k];
+    }
+    let mut gl = gl0 / x0 + 0.5 * (2.0 * std::f64::consts::PI).ln() + (x0 - 0.5) * x0.ln() - x0;
+    if x < 7.0 {
+        for _ in 1..=n {
+            gl -= (x0 - 1.0).ln();
+            x0 -= 1.0;
+        }
+    }
+    gl
+}
+
+/// The exponential ziggurat's rightmost box edge and the area of each box.
+const EXP_R: f64 = 7.697_117_470_131_05;
+const EXP_V: f64 = 0.003_949_659_822_581_557_2;
+
+/// The exponential ziggurat's tables (53-bit magnitudes), computed once as the normal's are.
+fn exp_tables() -> &'static Tables {
+    static T: OnceLock<Tables> = OnceLock::new();
+    T.get_or_init(|| {
+        let m = 9_007_199_254_740_992.0; // 2^53
+        let mut t = Tables { k: [0; 256], w: [0.0; 256], f: [0.0; 256] };
+        let mut de = EXP_R;
+        let mut te = de;
+        let q = EXP_V / (-de).exp();
+        t.k[0] = ((de / q) * m) as u64;
+        t.k[1] = 0;
+        t.w[0] = q / m;
+        t.w[255] = de / m;
+        t.f[0] = 1.0;
+        t.f[255] = (-de).exp();
+        for i in (1..255).rev() {
+            de = -(EXP_V / de + (-de).exp()).ln();
+            t.k[i + 1] = ((de / te) * m) as u64;
+            te = de;
+            t.f[i] = (-de).exp();
+            t.w[i] = de / m;
         }
         t
     })

@@ -20,8 +20,9 @@ const TABLE: &[(&str, &str)] = &[
         "array=_numpy.array asarray=_numpy.array zeros=_numpy.zeros ones=_numpy.ones full=_numpy.full \
          eye=_numpy.eye identity=_numpy.eye arange=_numpy.arange linspace=_numpy.linspace mean=_numpy.mean \
          std=_numpy.std var=_numpy.var argmax=_numpy.argmax argmin=_numpy.argmin dot=_numpy.dot \
-         concatenate=_numpy.concatenate cumsum=_numpy.np_cumsum \
-         cumprod=_numpy.np_cumprod argsort=_numpy.np_argsort round=_numpy.np_round around=_numpy.np_round \
+         concatenate=_numpy.concatenate stack=_numpy.np_stack select=_numpy.select \
+         result_type=_numpy.result_type cumsum=_numpy.np_cumsum \
+         cumprod=_numpy.np_cumprod argsort=_numpy.np_argsort sort=_numpy.np_sort round=_numpy.np_round around=_numpy.np_round \
          any=_numpy.np_any all=_numpy.np_all float16 half float32 float64 uint8 int8 int16 int64 int32 bool newaxis pi=math.pi e=math.e inf=math.inf \
          nan=math.nan",
     ),
@@ -32,7 +33,12 @@ const TABLE: &[(&str, &str)] = &[
          random_sample=_nprandom.random_sample uniform=_nprandom.uniform normal=_nprandom.normal \
          randint=_nprandom.randint binomial=_nprandom.binomial choice=_nprandom.choice shuffle=_nprandom.shuffle \
          permutation=_nprandom.permutation standard_normal=_nprandom.standard_normal \
-         default_rng=_nprandom.default_rng RandomState=_nprandom.RandomState Generator=_nprandom.Generator",
+         default_rng=_nprandom.default_rng RandomState=_nprandom.RandomState Generator=_nprandom.Generator \
+         exponential=_nprandom.exponential standard_exponential=_nprandom.standard_exponential \
+         gamma=_nprandom.gamma standard_gamma=_nprandom.standard_gamma beta=_nprandom.beta \
+         lognormal=_nprandom.lognormal laplace=_nprandom.laplace logistic=_nprandom.logistic \
+         poisson=_nprandom.poisson geometric=_nprandom.geometric multinomial=_nprandom.multinomial \
+         dirichlet=_nprandom.dirichlet get_state=_nprandom.get_state set_state=_nprandom.set_state",
     ),
 ];
 
