@@ -448,8 +448,8 @@ def _repr(x):
     if isinstance(x, bool):
         return "True" if x else "False"
     if isinstance(x, np.dtype):
-        # DGL's `a.dtype` of a NumPy value is its name.
-        return _str_repr(x.name)
+        # DGL's `a.dtype` of a NumPy value is NumPy's dtype, and prints as NumPy's repr.
+        return builtins.repr(x)
     if isinstance(x, (int, np.integer)):
         return _py_str(_int64(int(x)))
     if isinstance(x, float):
