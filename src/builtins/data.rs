@@ -89,7 +89,7 @@ fn half_as_bits(bytes: &[u8]) -> Option<Vec<u8>> {
 ///
 /// Errors: IOError when the file cannot be read or is not a regular file;
 /// ValueError when it is larger than [`MAX_BYTES`].
-fn read_bounded(full: &std::path::Path, shown: &str) -> R<Vec<u8>> {
+pub(crate) fn read_bounded(full: &std::path::Path, shown: &str) -> R<Vec<u8>> {
     use std::io::Read;
     // Look before opening: opening a FIFO for reading blocks until a writer appears.
     let meta = std::fs::metadata(full).map_err(|e| err!(IO, "cannot read '{}': {}", shown, e))?;

@@ -25,26 +25,25 @@ use std::rc::Rc;
 
 /// The module's names and values.
 pub(crate) fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
-    Ok(vec![
-        ("h5_write", H5_WRITE.value()),
-        ("h5_read", H5_READ.value()),
-        ("archive_write", ARCHIVE_WRITE.value()),
-        ("archive_read", ARCHIVE_READ.value()),
-        ("write_text", WRITE_TEXT.value()),
-        ("read_text", READ_TEXT.value()),
-        ("exists", EXISTS.value()),
-        ("makedirs", MAKEDIRS.value()),
-        ("remove", REMOVE.value()),
-    ])
+    Ok(named(IO_FNS))
 }
 
 /// `import json`: Python's `dumps` and `loads`.
 pub(crate) fn build_json(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
-    Ok(JSON_FNS.iter().map(|b| (b.name, b.value())).collect())
+    Ok(named(JSON_FNS))
+}
+
+/// Each native under its own name, as a module binds it.
+fn named(fns: &[&'static Native]) -> Vec<(&'static str, Value)> {
+    fns.iter().map(|b| (b.name, b.value())).collect()
 }
 
 /// `json`'s functions (their help entries are `json.dumps` and `json.loads`).
 pub const JSON_FNS: &[&Native] = &[&DUMPS, &LOADS];
+
+/// `_saving_io`'s functions.
+const IO_FNS: &[&Native] =
+    &[&H5_WRITE, &H5_READ, &ARCHIVE_WRITE, &ARCHIVE_READ, &WRITE_TEXT, &READ_TEXT, &EXISTS, &MAKEDIRS, &REMOVE];
 
 fn path_of(v: Value, f: &str) -> R<crate::text::Text> {
     match v {
@@ -138,34 +137,54 @@ fn add_dataset(ds: &mut hdf5_pure::DatasetBuilder, t: &Tensor) {
     ds.with_shape(&shape);
 }
 
-fn write_group(g: &mut hdf5_pure::GroupBuilder, node: &Node) {
+/// What the file's root and its groups share for writing (hdf5-pure gives them two types).
+trait H5Parent {
+    fn set_attr(&mut self, name: &str, v: hdf5_pure::AttrValue);
+    fn create_dataset(&mut self, name: &str) -> &mut hdf5_pure::DatasetBuilder;
+    fn create_group(&mut self, name: &str) -> hdf5_pure::GroupBuilder;
+    fn add_group(&mut self, g: hdf5_pure::FinishedGroup);
+}
+
+macro_rules! h5_parent {
+    ($t:ty) => {
+        impl H5Parent for $t {
+            fn set_attr(&mut self, name: &str, v: hdf5_pure::AttrValue) {
+                <$t>::set_attr(self, name, v);
+            }
+            fn create_dataset(&mut self, name: &str) -> &mut hdf5_pure::DatasetBuilder {
+                <$t>::create_dataset(self, name)
+            }
+            fn create_group(&mut self, name: &str) -> hdf5_pure::GroupBuilder {
+                <$t>::create_group(self, name)
+            }
+            fn add_group(&mut self, g: hdf5_pure::FinishedGroup) {
+                <$t>::add_group(self, g);
+            }
+        }
+    };
+}
+h5_parent!(hdf5_pure::FileBuilder);
+h5_parent!(hdf5_pure::GroupBuilder);
+
+/// Writes `node`'s attribute, datasets and groups (recursively) into `parent`.
+fn write_node(parent: &mut impl H5Parent, node: &Node) {
     if let Some(name) = &node.name_attr {
-        g.set_attr("name", hdf5_pure::AttrValue::String(name.clone()));
+        parent.set_attr("name", hdf5_pure::AttrValue::String(name.clone()));
     }
     for (name, t) in &node.datasets {
-        add_dataset(g.create_dataset(name), t);
+        add_dataset(parent.create_dataset(name), t);
     }
     for (name, child) in &node.groups {
-        let mut sub = g.create_group(name);
-        write_group(&mut sub, child);
-        g.add_group(sub.finish());
+        let mut sub = parent.create_group(name);
+        write_node(&mut sub, child);
+        parent.add_group(sub.finish());
     }
 }
 
 /// The bytes of an HDF5 file holding `root`.
 fn h5_bytes(root: &Node) -> R<Vec<u8>> {
     let mut b = hdf5_pure::FileBuilder::new();
-    if let Some(name) = &root.name_attr {
-        b.set_attr("name", hdf5_pure::AttrValue::String(name.clone()));
-    }
-    for (name, t) in &root.datasets {
-        add_dataset(b.create_dataset(name), t);
-    }
-    for (name, child) in &root.groups {
-        let mut sub = b.create_group(name);
-        write_group(&mut sub, child);
-        b.add_group(sub.finish());
-    }
+    write_node(&mut b, root);
     b.finish().map_err(|e| err!(IO, "cannot encode the HDF5 file: {e}"))
 }
 
@@ -193,24 +212,16 @@ fn h5_write(rt: &mut Interp, args: &mut Args) -> R<Value> {
     Ok(Value::None)
 }
 
-/// Reads a whole file the program named, refusing a non-regular file and anything over the
-/// allocation budget.
+/// Reads a whole file the program named, through the one bounded reader of script-named files
+/// (`data::read_bounded`); a missing file is Python's FileNotFoundError.
 fn read_file(rt: &Interp, path: &str) -> R<Vec<u8>> {
     let full = rt.resolve_path(path);
-    let meta = std::fs::metadata(&full).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => err!(FileNotFound, "No such file or directory: '{}'", path),
-        _ => err!(IO, "cannot read '{}': {}", path, e),
-    })?;
-    if !meta.is_file() {
-        bail!(IO, "cannot read '{}': not a regular file", path);
+    if let Err(e) = std::fs::metadata(&full) {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            bail!(FileNotFound, "No such file or directory: '{}'", path);
+        }
     }
-    if meta.len() > MAX_BYTES as u64 {
-        bail!(Value, "the file '{}' ({} bytes) is too large (the limit is {} bytes)", path, meta.len(), MAX_BYTES);
-    }
-    let f = std::fs::File::open(&full).map_err(|e| err!(IO, "cannot read '{}': {}", path, e))?;
-    let mut bytes = vec![];
-    f.take(MAX_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(|e| err!(IO, "cannot read '{}': {}", path, e))?;
-    Ok(bytes)
+    super::data::read_bounded(&full, path)
 }
 
 /// One dataset as a tensor, its shape checked against the budget before it is read.

@@ -1612,24 +1612,7 @@ def save_npy(path, tensor):
     Errors: OSError (DGL's IOError) when the file cannot be written."""
     path = _path_arg(path, "save_npy")
     t = constant(tensor)
-    arr = np.asarray(t.numpy(), order="C")
-    full = _resolve(path)
-    folder = os.path.dirname(full) or "."
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".dgl-save-")
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, arr, allow_pickle=False)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, full)
-        tmp = None
-    except OSError as e:
-        raise OSError(f"cannot write '{path}': {_os_error_text(e)}") from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(t.numpy(), order="C"), allow_pickle=False)
+    _write_atomic(path, buf.getvalue())
     return None

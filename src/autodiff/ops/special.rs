@@ -94,12 +94,20 @@ impl Recorder {
                 let d = self.binary(Binary::Sub, &i1e, &sy)?;
                 unary(self, d)
             }
-            // d I₁ = I₀ − y/x, and 1 at x = 0 (TF's value there; the derivative is ½)
-            Special::BesselI1 => {
-                let i0 = self.special(Special::BesselI0, &[x])?;
+            // d I₁ = I₀ − y/x, d J₁ = J₀ − y/x, d Y₁ = Y₀ − y/x; at x = 0 TF's values 1 for I₁
+            // (the derivative is ½) and ½ for J₁ (TF's where: the division's NaN is not taken)
+            Special::BesselI1 | Special::BesselJ1 | Special::BesselY1 => {
+                let (lower, at_zero) = match f {
+                    Special::BesselI1 => (Special::BesselI0, Some(1.0)),
+                    Special::BesselJ1 => (Special::BesselJ0, Some(0.5)),
+                    _ => (Special::BesselY0, None),
+                };
+                let v = self.special(lower, &[x])?;
                 let q = self.binary(Binary::Div, out, x)?;
-                let d = self.binary(Binary::Sub, &i0, &q)?;
-                let d = self.where_equal(x, 0.0, 1.0, &d)?;
+                let mut d = self.binary(Binary::Sub, &v, &q)?;
+                if let Some(c) = at_zero {
+                    d = self.where_equal(x, 0.0, c, &d)?;
+                }
                 unary(self, d)
             }
             // d (I₁e^−|x|) = I₀e^−|x| − y (sign(x) + 1/x), and ½ at x = 0
@@ -122,21 +130,6 @@ impl Recorder {
                 };
                 let v = self.special(next, &[x])?;
                 let d = self.unary(Unary::Neg, &v)?;
-                unary(self, d)
-            }
-            // d J₁ = J₀ − y/x, and ½ at x = 0 (TF's where: the division's NaN is not taken)
-            Special::BesselJ1 => {
-                let j0 = self.special(Special::BesselJ0, &[x])?;
-                let q = self.binary(Binary::Div, out, x)?;
-                let d = self.binary(Binary::Sub, &j0, &q)?;
-                let d = self.where_equal(x, 0.0, 0.5, &d)?;
-                unary(self, d)
-            }
-            // d Y₁ = Y₀ − y/x
-            Special::BesselY1 => {
-                let y0 = self.special(Special::BesselY0, &[x])?;
-                let q = self.binary(Binary::Div, out, x)?;
-                let d = self.binary(Binary::Sub, &y0, &q)?;
                 unary(self, d)
             }
             // d (K₀eˣ) = y − K₁eˣ

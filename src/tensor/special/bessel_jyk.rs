@@ -247,52 +247,47 @@ fn k_edge(x: f64) -> Option<f64> {
     }
 }
 
-/// K₀(x).
-pub fn k0(x: f64) -> f64 {
+/// Kᵥ(x) for ν = 0 or 1, times eˣ when `times_exp` (the scaled forms): the series up to
+/// `SERIES_MAX`, the scaled quadrature or asymptotic series beyond.
+fn k(nu: u32, x: f64, times_exp: bool) -> f64 {
     if let Some(v) = k_edge(x) {
         return v;
     }
     if x <= SERIES_MAX {
-        k0_series(x)
+        let v = if nu == 0 { k0_series(x) } else { k1_series(x) };
+        if times_exp {
+            v * x.exp()
+        } else {
+            v
+        }
     } else {
-        scaled(0, x) * (-x).exp()
+        let v = scaled(nu, x);
+        if times_exp {
+            v
+        } else {
+            v * (-x).exp()
+        }
     }
+}
+
+/// K₀(x).
+pub fn k0(x: f64) -> f64 {
+    k(0, x, false)
 }
 
 /// K₀(x)eˣ.
 pub fn k0e(x: f64) -> f64 {
-    if let Some(v) = k_edge(x) {
-        return v;
-    }
-    if x <= SERIES_MAX {
-        k0_series(x) * x.exp()
-    } else {
-        scaled(0, x)
-    }
+    k(0, x, true)
 }
 
 /// K₁(x).
 pub fn k1(x: f64) -> f64 {
-    if let Some(v) = k_edge(x) {
-        return v;
-    }
-    if x <= SERIES_MAX {
-        k1_series(x)
-    } else {
-        scaled(1, x) * (-x).exp()
-    }
+    k(1, x, false)
 }
 
 /// K₁(x)eˣ.
 pub fn k1e(x: f64) -> f64 {
-    if let Some(v) = k_edge(x) {
-        return v;
-    }
-    if x <= SERIES_MAX {
-        k1_series(x) * x.exp()
-    } else {
-        scaled(1, x)
-    }
+    k(1, x, true)
 }
 
 #[cfg(test)]
