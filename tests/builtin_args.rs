@@ -56,6 +56,12 @@ const ALLOWED: &[&str] = &[
     "KeyError",
     "AttributeError",
     "IOError",
+    // `os`'s file calls, as CPython's (the script's folder is an empty temporary one).
+    "FileNotFoundError",
+    "FileExistsError",
+    "IsADirectoryError",
+    "NotADirectoryError",
+    "PermissionError",
     "RuntimeError",
     "ZeroDivisionError",
     "OverflowError",
@@ -213,7 +219,7 @@ fn receiver_of(ty: &str) -> Option<&'static str> {
 /// How a declared builtin is reached from a script: (setup, callee).
 fn reach(key: &str) -> (String, String) {
     match key.split_once('.') {
-        Some((module @ ("math" | "random" | "time" | "json" | "_plot" | "_progress_bar"), _)) => {
+        Some((module @ ("math" | "random" | "time" | "json" | "os" | "_plot" | "_progress_bar"), _)) => {
             (format!("import {module}"), key.to_string())
         }
         Some(("linalg", _)) => ("pass".into(), key.to_string()),

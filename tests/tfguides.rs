@@ -2,7 +2,8 @@
 //! guides, verbatim, run in order in one session as the notebook kernel runs them (pictures
 //! apart), each cell's text (what it prints, then the repr of its last expression's value
 //! unless the cell ends with `;`; `!! Kind` for an uncaught exception) compared with what
-//! TF 2.21 printed. The test fails when fewer cells of a guide
+//! TF 2.21 printed; with them the code cells of seven Keras developer guides (tests/tfguides/keras/)
+//! and what Keras 3.15 printed. The test fails when fewer cells of a guide
 //! match than the floor below: raise a floor whenever a change makes more cells match.
 
 use dgl::runtime::Failure;
@@ -19,6 +20,14 @@ const FLOORS: &[(&str, usize)] = &[
     ("autodiff", 28),
     ("intro_to_modules", 16),
     ("basic_training_loops", 10),
+    // The Keras developer guides (tests/tfguides/keras/, see its README).
+    ("keras/functional_api", 26),
+    ("keras/sequential_model", 16),
+    ("keras/making_new_layers_and_models_via_subclassing", 15),
+    ("keras/training_with_built_in_methods", 18),
+    ("keras/writing_a_custom_training_loop_in_tensorflow", 12),
+    ("keras/customizing_what_happens_in_fit", 4),
+    ("keras/serialization_and_saving", 17),
 ];
 
 /// The cells of a corpus file: (number, text) after each `# %% [N]` line.

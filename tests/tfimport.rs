@@ -152,8 +152,8 @@ fn a_name_dgl_lacks_is_an_attribute_error_naming_the_api() {
         ("tensorflow.signal", "DGL has no tf.signal (TensorFlow 2.21.0 has it; DGL does not implement it)"),
         ("tensorflow.nn.ctc_loss", "DGL has no tf.nn.ctc_loss (TensorFlow 2.21.0 has it; DGL does not implement it)"),
         (
-            "tensorflow.keras.layers.LSTM",
-            "DGL has no tf.keras.layers.LSTM (TensorFlow 2.21.0 has it; DGL does not implement it)",
+            "tensorflow.keras.layers.ConvLSTM2D",
+            "DGL has no tf.keras.layers.ConvLSTM2D (TensorFlow 2.21.0 has it; DGL does not implement it)",
         ),
         ("tensorflow.image.resize", "DGL has no tf.image (TensorFlow 2.21.0 has it; DGL does not implement it)"),
         ("numpy.fft", "DGL has no np.fft (NumPy 2.4.6 has it; DGL does not implement it)"),

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&READ_CSV);
     reg(&LOAD_NPY);
+    reg(&LOAD_NPZ);
     reg(&SAVE_NPY);
 }
 
@@ -35,12 +36,20 @@ static LOAD_NPY: Native = Native::new("load_npy", &["path"], load_npy)
 ///
 /// Errors: IOError when the file cannot be read or holds another dtype.
 fn load_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
-    use ndarray::ArrayD;
-    use ndarray_npy::ReadNpyExt;
     let path = path_arg(LOAD_NPY.bind(rt, args)?.value("path")?, "load_npy")?;
     let full = rt.resolve_path(&path);
     let bytes = read_bounded(&full, &path)?;
-    check_npy_header(&bytes, &path)?;
+    Ok(Value::Tensor(Tensor::new(npy_array(&bytes, &path)?)))
+}
+
+/// The array of a `.npy` file's bytes; `path` names it in errors.
+///
+/// Errors: IOError for a malformed or truncated file or a dtype DGL lacks.
+fn npy_array(bytes: &[u8], path: &str) -> R<Array> {
+    use ndarray::ArrayD;
+    use ndarray_npy::ReadNpyExt;
+    let bytes = bytes.to_vec();
+    check_npy_header(&bytes, path)?;
     let data = if let Ok(x) = ArrayD::<f32>::read_npy(bytes.as_slice()) {
         Array::F32(x)
     } else if let Ok(x) = ArrayD::<f64>::read_npy(bytes.as_slice()) {
@@ -64,7 +73,40 @@ fn load_npy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     } else {
         bail!(IO, "'{}' is not a .npy file of a DGL dtype (float16, float32, float64, uint8, int8, int16, int32, int64, bool)", path);
     };
-    Ok(Value::Tensor(Tensor::new(data)))
+    Ok(data)
+}
+
+static LOAD_NPZ: Native = Native::new("load_npz", &["path"], load_npz).exported_as("dgl_tf.load_npz");
+
+/// `load_npz(path)`: the arrays of a NumPy `.npz` archive (`np.savez`, `np.savez_compressed`)
+/// as a dict of tensors by name (the member's name without `.npy`), in the archive's order.
+///
+/// Errors: IOError when the file cannot be read, is not a zip archive, or holds a member that
+/// is not a `.npy` file of a DGL dtype; ValueError when it is over the size budget.
+fn load_npz(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    use std::io::Read;
+    let path = path_arg(LOAD_NPZ.bind(rt, args)?.value("path")?, "load_npz")?;
+    let full = rt.resolve_path(&path);
+    let bytes = read_bounded(&full, &path)?;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| err!(IO, "'{}' is not a .npz archive: {}", path, e))?;
+    let mut out = crate::runtime::value::Dict::default();
+    for i in 0..zip.len() {
+        let mut member = zip.by_index(i).map_err(|e| err!(IO, "cannot read '{}': {}", path, e))?;
+        let name = member.name().to_string();
+        let shown = format!("{path}:{name}");
+        crate::tensor::budget::reserve(member.size() as u128)?;
+        if member.size() > crate::tensor::budget::MAX_BYTES as u64 {
+            bail!(Value, "the member '{}' ({} bytes) is too large (the limit is {} bytes)", shown, member.size(), crate::tensor::budget::MAX_BYTES);
+        }
+        let mut data = Vec::with_capacity(member.size() as usize);
+        member.by_ref().take(crate::tensor::budget::MAX_BYTES as u64 + 1).read_to_end(&mut data)
+            .map_err(|e| err!(IO, "cannot read '{}': {}", shown, e))?;
+        let key: crate::text::Text = name.strip_suffix(".npy").unwrap_or(&name).into();
+        let array = Value::Tensor(Tensor::new(npy_array(&data, &shown)?));
+        out.insert(crate::runtime::value::HashKey::Str(key.clone()), (Value::Str(key), array));
+    }
+    Ok(Value::Dict(std::rc::Rc::new(std::cell::RefCell::new(out))))
 }
 
 /// The `.npy` dtype codes of float16 and of uint16: the same width, so a header's code can be

@@ -145,6 +145,8 @@ pub fn declared() -> &'static [(String, &'static Native)] {
             ("random", modules::random::FNS),
             ("time", modules::time::FNS),
             ("json", saving_fns::JSON_FNS),
+            ("os", modules::os::FNS),
+            ("os.path", modules::os::PATH_FNS),
             ("tf", &tf_fns::NATIVES[..]),
         ] {
             out.extend(list.iter().map(|&b| (format!("{prefix}.{}", b.name), b)));

@@ -16,6 +16,7 @@ use rand::Rng;
 /// Registers this file's functions.
 pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&CONV2D);
+    reg(&CONV2D_TRANSPOSE);
     reg(&MAX_POOL2D);
     reg(&AVG_POOL2D);
     reg(&SIGMOID_CROSS_ENTROPY_WITH_LOGITS);
@@ -206,16 +207,76 @@ static CONV2D: Native = Native::new(
 fn conv2d(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = CONV2D.bind(rt, args)?;
     let (x, w, strides, pad) = (a.tensor("input")?, a.tensor("filters")?, a.value("strides")?, a.value("padding")?);
-    let (fmt, dil) = (a.non_none("data_format")?, a.non_none("dilations")?);
-    let fmt = Format::parse(rt, fmt, "conv2d")?;
-    let strides = window_pair(rt, &strides, "strides", "conv2d", fmt)?;
+    let layout = (a.non_none("data_format")?, a.non_none("dilations")?);
+    let (fmt, win) = conv_window(rt, layout, &strides, &pad, "conv2d")?;
+    let xin = to_nhwc(rt, &x, fmt, "conv2d")?;
+    let y = rt.ad.conv2d(&xin, &w, win)?;
+    Ok(Value::Tensor(from_nhwc(rt, y, fmt)?))
+}
+
+/// The layout and the window of a convolution from its `strides`, `padding` and its
+/// `data_format` and `dilations` parameters, read as `conv2d` reads them.
+fn conv_window(
+    rt: &mut Interp,
+    (fmt, dil): (Option<Value>, Option<Value>),
+    strides: &Value,
+    pad: &Value,
+    what: &str,
+) -> R<(Format, Window)> {
+    let fmt = Format::parse(rt, fmt, what)?;
+    let strides = window_pair(rt, strides, "strides", what, fmt)?;
     let dilations = match dil {
-        Some(d) => window_pair(rt, &d, "dilations", "conv2d", fmt)?,
+        Some(d) => window_pair(rt, &d, "dilations", what, fmt)?,
         None => (1, 1),
     };
-    let padding = padding(rt, &pad, "conv2d", fmt, true)?;
-    let xin = to_nhwc(rt, &x, fmt, "conv2d")?;
-    let y = rt.ad.conv2d(&xin, &w, Window { strides, dilations, padding })?;
+    let padding = padding(rt, pad, what, fmt, true)?;
+    Ok((fmt, Window { strides, dilations, padding }))
+}
+
+static CONV2D_TRANSPOSE: Native = Native::new(
+    "conv2d_transpose",
+    &[
+        "input: TensorLike",
+        "filters: TensorLike",
+        "output_shape: Shape",
+        "strides",
+        "padding='SAME'",
+        "data_format='NHWC'",
+        "dilations=None",
+        "name=None",
+    ],
+    conv2d_transpose,
+)
+.spelled(&["tf.nn.conv2d_transpose"]);
+
+/// `conv2d_transpose(input, filters, output_shape, strides, padding='SAME', data_format='NHWC',
+/// dilations=None)`: the transposed convolution (the gradient of `conv2d` with respect to its
+/// input, TF's Conv2DBackpropInput), computed as GEMM + col2im.
+///
+/// Shapes: input [batch, h, w, in_c], filters [fh, fw, out_c, in_c], output_shape [batch,
+/// out_h, out_w, out_c] (a list or a 1-D tensor); `conv2d` of an `output_shape` tensor with the
+/// same filters, strides and padding must give the input's shape.
+/// Dtypes: float32, float64 (both operands alike).
+/// Gradient: input: `conv2d` of the upstream with the filters; filters: the correlation of the
+/// upstream and the input; both recorded, so gradients of every order work.
+/// Errors: ShapeError when the shapes do not fit that way (naming them); ValueError for bad
+/// strides, dilations or padding; TypeError for other or mixed dtypes.
+/// See: tf.nn.conv2d_transpose (Keras's Conv2DTranspose computes with it).
+fn conv2d_transpose(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut a = CONV2D_TRANSPOSE.bind(rt, args)?;
+    let (x, w, out) = (a.tensor("input")?, a.tensor("filters")?, a.shape("output_shape")?);
+    let (strides, pad) = (a.value("strides")?, a.value_or("padding", Value::str("SAME"))?);
+    let layout = (a.non_none("data_format")?, a.non_none("dilations")?);
+    let (fmt, win) = conv_window(rt, layout, &strides, &pad, "conv2d_transpose")?;
+    if out.len() != 4 || out.iter().any(|&d| d < 0) {
+        bail!(Value, "conv2d_transpose: output_shape must be 4 non-negative sizes, got {out:?}");
+    }
+    let mut out: Vec<usize> = out.iter().map(|&d| d as usize).collect();
+    if fmt == Format::Nchw {
+        out = vec![out[0], out[2], out[3], out[1]];
+    }
+    let xin = to_nhwc(rt, &x, fmt, "conv2d_transpose")?;
+    let y = rt.ad.conv2d_transpose(&xin, &w, &out, win)?;
     Ok(Value::Tensor(from_nhwc(rt, y, fmt)?))
 }
 

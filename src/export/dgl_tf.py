@@ -1468,6 +1468,32 @@ def load_npy(path):
     return tf.constant(arr)
 
 
+def load_npz(path):
+    """`load_npz(path)`: the arrays of a NumPy .npz archive as a dict of tensors by name, in
+    the archive's order (each member read as `load_npy` reads a file).
+
+    Errors: OSError (DGL's IOError) when the file cannot be read or is not a zip archive of
+    .npy files of DGL dtypes."""
+    import zipfile
+    path = _path_arg(path, "load_npz")
+    data = _read_bounded(path)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        names = archive.namelist()
+    except Exception as e:  # noqa: BLE001 (zipfile raises several kinds for a bad archive)
+        raise OSError(f"'{path}' is not a .npz archive: {e}") from None
+    out = {}
+    for name in names:
+        member = archive.read(name)
+        arr = np.load(io.BytesIO(member), allow_pickle=False)
+        kind = arr.dtype.str[1:] if arr.dtype.str[0] in "<>|=" else arr.dtype.str
+        if kind not in _NPY_DTYPES:
+            raise OSError(f"'{path}:{name}' is not a .npy file of a DGL dtype")
+        out[name[:-4] if name.endswith(".npy") else name] = tf.constant(
+            np.asarray(arr, order="C").astype(_NPY_DTYPES[kind], copy=False))
+    return out
+
+
 def _write_atomic(path, data):
     """Writes the bytes `data` at `path` (resolved as the script's paths are), atomically: a
     failed write keeps the previous file."""

@@ -447,6 +447,16 @@ impl Exporter<'_> {
             Some(("_ragged", "RaggedTensor")) => "tf.RaggedTensor".to_string(),
             Some(("_ragged", attr)) => format!("tf.ragged.{}", attr.trim_start_matches("ragged_")),
             Some(("_sparse", attr)) => format!("tf.sparse.{attr}"),
+            // DGL draws the model's graph itself; Keras's needs pydot and Graphviz: a picture,
+            // like DGL's figures, so `--drop-inspection` may leave it out.
+            Some(("_keras_utils", "plot_model")) => {
+                self.refuse_inspection(
+                    span,
+                    "`keras.utils.plot_model` (DGL's drawing)".into(),
+                    "nearest in TensorFlow: Keras's own `keras.utils.plot_model`, which needs pydot and Graphviz".into(),
+                );
+                "plot_model".into()
+            }
             Some((module @ ("math" | "time" | "sys"), attr)) => {
                 if !self.py_modules.iter().any(|l| l == module) {
                     self.py_modules.push(module.to_string());

@@ -9,7 +9,7 @@ use crate::syntax::ast::ParamKind;
 use std::rc::Rc;
 
 /// The modules written in Rust, whose functions have entries keyed `module.name`.
-const NATIVE_MODULES: &[&str] = &["math", "time", "random", "sys", "json"];
+const NATIVE_MODULES: &[&str] = &["math", "time", "random", "sys", "json", "os", "os.path"];
 
 /// Builtins written in DGL and the stdlib module defining each (see `runtime/import.rs`).
 const LAZY: &[(&str, &str)] = &[("Module", "_module"), ("checkpoint_sequential", "_checkpoint")];

@@ -10,6 +10,7 @@
 //! clips ±inf to the ends of the colour scale.
 
 pub mod draw;
+pub mod png;
 pub mod text;
 
 /// matplotlib's default colour cycle ("tab10"): line and bar colours in the order added.

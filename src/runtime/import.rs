@@ -42,6 +42,12 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_functional", include_str!("../../stdlib/_functional.dgl")),
     // Model.summary() drawn as Keras 3 draws it.
     ("_summary", include_str!("../../stdlib/_summary.dgl")),
+    // Keras 3's callbacks and weight regularizers (`keras.callbacks`, `keras.regularizers`).
+    ("_callbacks", include_str!("../../stdlib/_callbacks.dgl")),
+    ("_regularizers", include_str!("../../stdlib/_regularizers.dgl")),
+    // keras.ops and keras.random; keras.utils, keras.datasets and the config-based model helpers.
+    ("_keras_ops", include_str!("../../stdlib/_keras_ops.dgl")),
+    ("_keras_utils", include_str!("../../stdlib/_keras_utils.dgl")),
     // matplotlib's names over the figures (`import matplotlib.pyplot as plt`).
     ("matplotlib", include_str!("../../stdlib/matplotlib.dgl")),
     ("matplotlib.pyplot", include_str!("../../stdlib/matplotlib/pyplot.dgl")),

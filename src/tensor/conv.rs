@@ -331,23 +331,88 @@ fn shaped<T>(a: ArrayD<T>, shape: &[usize]) -> ArrayD<T> {
     a.into_shape_with_order(IxDyn(shape)).expect("same element count")
 }
 
+/// The most elements one im2col buffer holds (64 Mi: 256 MB of float32): a batch whose buffer
+/// would be larger is processed in runs of images that fit, so memory stays bounded and no
+/// buffer goes over the tensor size limit however large the batch. Below it, one run.
+const IM2COL_ELEMENTS: usize = 1 << 26;
+
+/// The runs of images `[start, end)` that each fit in one im2col buffer of `limit` elements.
+fn image_runs(g: &Geom, limit: usize) -> Vec<(usize, usize)> {
+    let per_image = (g.oh * g.ow * g.patch()).max(1);
+    let per_run = (limit / per_image).max(1);
+    (0..g.n).step_by(per_run).map(|start| (start, (start + per_run).min(g.n))).collect()
+}
+
+/// The geometry of images `[start, end)` of `g`'s batch.
+fn run_geom(g: &Geom, (start, end): (usize, usize)) -> Geom {
+    Geom { n: end - start, ..*g }
+}
+
 fn conv_t<T: Elem>(x: &ArrayD<T>, w: &ArrayD<T>, g: &Geom) -> R<ArrayD<T>> {
-    let (rows, k) = (g.n * g.oh * g.ow, g.patch());
-    let cols = ArrayD::from_shape_vec(IxDyn(&[rows, k]), im2col(&slice_of(x), g)).expect("im2col size");
-    Ok(shaped(gemm(cols, matrix(w, k, g.oc), false, false)?, &g.out_shape()))
+    conv_runs(x, w, g, IM2COL_ELEMENTS)
+}
+
+fn conv_runs<T: Elem>(x: &ArrayD<T>, w: &ArrayD<T>, g: &Geom, limit: usize) -> R<ArrayD<T>> {
+    let k = g.patch();
+    let xs = slice_of(x);
+    let filters = matrix(w, k, g.oc);
+    let mut out: Vec<T> = Vec::with_capacity(g.n * g.oh * g.ow * g.oc);
+    let per_image_in = g.h * g.w * g.c;
+    for run in image_runs(g, limit) {
+        let rg = run_geom(g, run);
+        let cols = im2col(&xs[run.0 * per_image_in..run.1 * per_image_in], &rg);
+        let cols = ArrayD::from_shape_vec(IxDyn(&[rg.n * rg.oh * rg.ow, k]), cols).expect("im2col size");
+        let y = gemm(cols, filters.clone(), false, false)?;
+        out.extend_from_slice(y.as_slice().expect("a fresh GEMM result is contiguous"));
+    }
+    Ok(ArrayD::from_shape_vec(IxDyn(&g.out_shape()), out).expect("output size"))
 }
 
 fn backprop_input_t<T: Elem>(dy: &ArrayD<T>, w: &ArrayD<T>, g: &Geom) -> R<ArrayD<T>> {
-    let (rows, k) = (g.n * g.oh * g.ow, g.patch());
-    let dcols = gemm(matrix(dy, rows, g.oc), matrix(w, k, g.oc), false, true)?;
-    let x = col2im(dcols.as_slice().expect("a fresh GEMM result is contiguous"), g);
+    backprop_input_runs(dy, w, g, IM2COL_ELEMENTS)
+}
+
+fn backprop_input_runs<T: Elem>(dy: &ArrayD<T>, w: &ArrayD<T>, g: &Geom, limit: usize) -> R<ArrayD<T>> {
+    let k = g.patch();
+    let dys = slice_of(dy);
+    let filters = matrix(w, k, g.oc);
+    let per_image_out = g.oh * g.ow * g.oc;
+    let mut x: Vec<T> = Vec::with_capacity(g.n * g.h * g.w * g.c);
+    for run in image_runs(g, limit) {
+        let rg = run_geom(g, run);
+        let rows = rg.n * rg.oh * rg.ow;
+        let part = ArrayD::from_shape_vec(IxDyn(&[rows, g.oc]), dys[run.0 * per_image_out..run.1 * per_image_out].to_vec())
+            .expect("upstream size");
+        let dcols = gemm(part, filters.clone(), false, true)?;
+        x.extend(col2im(dcols.as_slice().expect("a fresh GEMM result is contiguous"), &rg));
+    }
     Ok(ArrayD::from_shape_vec(IxDyn(&g.in_shape()), x).expect("input size"))
 }
 
 fn backprop_filter_t<T: Elem>(x: &ArrayD<T>, dy: &ArrayD<T>, g: &Geom) -> R<ArrayD<T>> {
-    let (rows, k) = (g.n * g.oh * g.ow, g.patch());
-    let cols = ArrayD::from_shape_vec(IxDyn(&[rows, k]), im2col(&slice_of(x), g)).expect("im2col size");
-    Ok(shaped(gemm(cols, matrix(dy, rows, g.oc), true, false)?, &g.filter_shape()))
+    backprop_filter_runs(x, dy, g, IM2COL_ELEMENTS)
+}
+
+fn backprop_filter_runs<T: Elem>(x: &ArrayD<T>, dy: &ArrayD<T>, g: &Geom, limit: usize) -> R<ArrayD<T>> {
+    let k = g.patch();
+    let (xs, dys) = (slice_of(x), slice_of(dy));
+    let (per_image_in, per_image_out) = (g.h * g.w * g.c, g.oh * g.ow * g.oc);
+    let mut total: Option<ArrayD<T>> = None;
+    for run in image_runs(g, limit) {
+        let rg = run_geom(g, run);
+        let rows = rg.n * rg.oh * rg.ow;
+        let cols = im2col(&xs[run.0 * per_image_in..run.1 * per_image_in], &rg);
+        let cols = ArrayD::from_shape_vec(IxDyn(&[rows, k]), cols).expect("im2col size");
+        let part = ArrayD::from_shape_vec(IxDyn(&[rows, g.oc]), dys[run.0 * per_image_out..run.1 * per_image_out].to_vec())
+            .expect("upstream size");
+        let dw = gemm(cols, part, true, false)?;
+        total = Some(match total {
+            None => dw,
+            Some(t) => t + dw,
+        });
+    }
+    let dw = total.unwrap_or_else(|| ArrayD::from_elem(IxDyn(&[k, g.oc]), T::zero()));
+    Ok(shaped(dw, &g.filter_shape()))
 }
 
 /// Checks that both operands are float tensors of one dtype.
@@ -365,7 +430,8 @@ fn float_pair(what: &str, a: &Array, b: &Array) -> R<DType> {
 macro_rules! dispatch {
     ($what:expr, $f:ident, $a:expr, $b:expr, $g:expr) => {{
         float_pair($what, $a, $b)?;
-        check_shape(&[$g.n * $g.oh * $g.ow, $g.patch()])?;
+        // One image's im2col buffer must fit; a batch is processed in runs (`image_runs`).
+        check_shape(&[$g.oh * $g.ow, $g.patch()])?;
         match ($a, $b) {
             (Array::F32(x), Array::F32(y)) => Ok(Array::F32($f(x, y, $g)?)),
             (Array::F64(x), Array::F64(y)) => Ok(Array::F64($f(x, y, $g)?)),
@@ -611,6 +677,36 @@ mod tests {
             let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
             let err = a.iter().zip(&b).fold(0.0f64, |m, (p, q)| m.max((p - q).abs()));
             assert!(err <= 1e-5 * scale, "kernel {i}: max error {err} at scale {scale}");
+        }
+    }
+
+    /// A batch processed in runs of images (as when its im2col buffer would be too large) gives
+    /// what one run gives, for every run length and all three kernels.
+    #[test]
+    fn runs_of_images_agree_with_one_run() {
+        let win = Window { strides: (2, 1), dilations: (1, 1), padding: Padding::Same };
+        let (xs, ws) = ([5, 6, 5, 3], [3, 2, 3, 4]);
+        let g = Geom::conv(&xs, &ws, win).unwrap();
+        let (x, w, dy) = (arr(&xs, 7), arr(&ws, 8), arr(&g.out_shape(), 9));
+        let f = |a: &Array| match a {
+            Array::F64(v) => v.clone(),
+            _ => unreachable!("float64 test data"),
+        };
+        let (x, w, dy) = (f(&x), f(&w), f(&dy));
+        let whole = (
+            conv_runs(&x, &w, &g, usize::MAX).unwrap(),
+            backprop_input_runs(&dy, &w, &g, usize::MAX).unwrap(),
+            backprop_filter_runs(&x, &dy, &g, usize::MAX).unwrap(),
+        );
+        let per_image = g.oh * g.ow * g.patch();
+        for images in 1..=g.n {
+            let limit = images * per_image;
+            assert_eq!(image_runs(&g, limit).len(), g.n.div_ceil(images));
+            assert_eq!(conv_runs(&x, &w, &g, limit).unwrap(), whole.0);
+            assert_eq!(backprop_input_runs(&dy, &w, &g, limit).unwrap(), whole.1);
+            let bf = backprop_filter_runs(&x, &dy, &g, limit).unwrap();
+            let err = bf.iter().zip(whole.2.iter()).fold(0.0f64, |m, (p, q)| m.max((p - q).abs()));
+            assert!(err < 1e-12, "filter gradient in runs of {images}: error {err}");
         }
     }
 }

@@ -54,6 +54,30 @@ impl Recorder {
         self.conv_op(ConvKind::Forward, geom, x, w)
     }
 
+    /// `conv2d_transpose(x, w)`: the transposed convolution (TF's Conv2DBackpropInput) of x
+    /// `[n, oh, ow, oc]` by w `[kh, kw, c, oc]` into `output_shape` `[n, h, w, c]`, the input
+    /// of the forward convolution with this window whose output has x's shape.
+    ///
+    /// Shapes: x [n, oh, ow, oc], w [kh, kw, c, oc] → output_shape.
+    /// Gradient: x̄ = conv2d(ȳ, w), w̄ = BF(ȳ, x) (both recorded).
+    /// Errors: ShapeError when the forward convolution of `output_shape` would not give x's
+    /// shape, or the filters' output channels differ from x's channels.
+    pub fn conv2d_transpose(&mut self, x: &Tensor, w: &Tensor, output_shape: &[usize], win: Window) -> R<Tensor> {
+        let geom = Geom::conv(output_shape, w.shape(), win)?;
+        let expected = geom.out_shape();
+        if x.shape() != expected.as_slice() {
+            bail!(
+                Shape,
+                "conv2d_transpose: an output of shape {} convolved by filters of shape {} gives shape {}, but the input has shape {}",
+                crate::tensor::shape_str(output_shape),
+                crate::tensor::shape_str(w.shape()),
+                crate::tensor::shape_str(&expected),
+                crate::tensor::shape_str(x.shape())
+            );
+        }
+        self.conv_op(ConvKind::BackpropInput, geom, x, w)
+    }
+
     /// Runs and records one of the three bilinear operations on `a`, `b`.
     pub(crate) fn conv_op(&mut self, kind: ConvKind, geom: Geom, a: &Tensor, b: &Tensor) -> R<Tensor> {
         let out = Tensor::new(match kind {

@@ -6,6 +6,7 @@
 pub mod foreign;
 pub mod math;
 pub mod numpy;
+pub mod os;
 mod plot;
 mod progress;
 pub mod random;
@@ -20,6 +21,7 @@ pub fn find(name: &str) -> Option<ModuleBuilder> {
     Some(match name {
         "math" => math::build,
         "time" => time::build,
+        "os" | "os.path" => os::build,
         "random" => random::build,
         "sys" => sys::build,
         "_plot" => plot::build,

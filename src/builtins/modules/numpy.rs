@@ -23,10 +23,15 @@ const TABLE: &[(&str, &str)] = &[
          concatenate=_numpy.concatenate stack=_numpy.np_stack select=_numpy.select \
          result_type=_numpy.result_type cumsum=_numpy.np_cumsum \
          cumprod=_numpy.np_cumprod argsort=_numpy.np_argsort sort=_numpy.np_sort round=_numpy.np_round around=_numpy.np_round \
-         any=_numpy.np_any all=_numpy.np_all float16 half float32 float64 uint8 int8 int16 int64 int32 bool newaxis pi=math.pi e=math.e inf=math.inf \
+         any=_numpy.np_any all=_numpy.np_all array_equal=_numpy.array_equal float16 half float32 float64 uint8 int8 int16 int64 int32 bool newaxis pi=math.pi e=math.e inf=math.inf \
          nan=math.nan",
     ),
     ("numpy.linalg", "solve=_numpy.solve"),
+    (
+        "numpy.testing",
+        "assert_allclose=_numpy.assert_allclose assert_array_equal=_numpy.assert_array_equal \
+         assert_equal=_numpy.assert_equal assert_almost_equal=_numpy.assert_almost_equal",
+    ),
     (
         "numpy.random",
         "seed=_nprandom.seed rand=_nprandom.rand randn=_nprandom.randn random=_nprandom.random \

@@ -23,6 +23,7 @@ pub fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
         ("cmap", CMAP.value()),
         ("render", RENDER.value()),
         ("save", SAVE.value()),
+        ("graph", GRAPH.value()),
     ])
 }
 
@@ -202,8 +203,9 @@ fn render(rt: &mut Interp, args: &mut Args) -> R<Value> {
 
 static SAVE: Native = Native::new("save", &["path", "layers", "title", "xlabel", "ylabel"], save);
 
-/// `_plot.save(path, layers, title, xlabel, ylabel)`: writes the figure as SVG (`.svg`)
-/// through the one atomic writer (src/files.rs), the path resolved against the script's folder.
+/// `_plot.save(path, layers, title, xlabel, ylabel)`: writes the figure as SVG (`.svg`) or PNG
+/// (`.png`, the same SVG rasterised, src/plot/png.rs) through the one atomic writer
+/// (src/files.rs), the path resolved against the script's folder.
 ///
 /// Errors: TypeError for a path that is not a str; ValueError for another extension;
 /// IOError naming the path when it cannot be written (no such folder, permission, full disk).
@@ -215,11 +217,21 @@ fn save(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let Value::Str(p) = &path else { bail!(Type, "Figure.save() path must be a str, not {}", path.type_name()) };
     let ext = std::path::Path::new(&**p).extension().map(|e| e.to_string_lossy().to_lowercase());
     let fig = figure(rt, &layers, labels)?;
+    let svg = || crate::plot::draw::svg(&fig).map_err(|m| crate::err!(Runtime, "{m}"));
     let bytes = match ext.as_deref() {
-        Some("svg") => crate::plot::draw::svg(&fig).map_err(|m| crate::err!(Runtime, "{m}"))?.into_bytes(),
-        Some(e) => bail!(Value, "Figure.save() cannot write '.{e}' files; use a path ending in .svg"),
-        None => bail!(Value, "Figure.save() needs a file name ending in .svg, got '{p}'"),
+        Some("svg") => svg()?.into_bytes(),
+        Some("png") => crate::plot::png::svg_to_png(&svg()?, 1.0).map_err(|m| crate::err!(Runtime, "{m}"))?,
+        Some(e) => bail!(Value, "Figure.save() cannot write '.{e}' files; use a path ending in .svg or .png"),
+        None => bail!(Value, "Figure.save() needs a file name ending in .svg or .png, got '{p}'"),
     };
+    write_file(rt, p, &bytes)?;
+    Ok(Value::None)
+}
+
+/// Writes `bytes` to `p` (resolved against the script's folder) through the one atomic writer.
+///
+/// Errors: IOError naming the path when it cannot be written (no such folder, permission, full disk).
+fn write_file(rt: &mut Interp, p: &str, bytes: &[u8]) -> R<()> {
     let full = rt.resolve_path(p);
     crate::files::write_atomic(&full, |w| w.write_all(&bytes)).map_err(|e| {
         // The temporary file's random name stays out of the message (golden files pin it).
@@ -229,6 +241,59 @@ fn save(rt: &mut Interp, args: &mut Args) -> R<Value> {
             _ => e.to_string().split(" at path ").next().unwrap_or_default().to_string(),
         };
         crate::err!(IO, "cannot write '{p}': {why}")
-    })?;
+    })
+}
+
+static GRAPH: Native = Native::new("graph", &["path", "title", "nodes", "edges", "dpi=96"], graph);
+
+/// `_plot.graph(path, title, nodes, edges, dpi=96)`: draws boxes (`nodes`, each a list of text
+/// lines, the first in bold) joined by arrows (`edges`, pairs of node indexes), laid out top to
+/// bottom as Graphviz's `dot` would (src/svg.rs), and writes the picture to `path`: SVG for
+/// `.svg`, PNG for `.png` (scaled to `dpi`; 96 is the SVG's own size), atomically. What
+/// `keras.utils.plot_model` draws.
+///
+/// Errors: TypeError for arguments of the wrong kinds; ValueError for another extension or an
+/// edge naming no node; IOError when the file cannot be written.
+fn graph(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut a = GRAPH.bind(rt, args)?;
+    let (path, title, nodes, edges, dpi) =
+        (a.value("path")?, a.value("title")?, a.value("nodes")?, a.value("edges")?, a.value("dpi")?);
+    let Value::Str(p) = &path else { bail!(Type, "plot_model: to_file must be a str, not {}", path.type_name()) };
+    let texts = |v: &Value, what: &str| -> R<Vec<Value>> {
+        match v {
+            Value::List(items) => Ok(items.borrow().clone()),
+            Value::Tuple(items) => Ok(items.to_vec()),
+            other => bail!(Type, "plot_model: {what} must be a list, not {}", other.type_name()),
+        }
+    };
+    let mut g = crate::svg::Graph { title: rt.str_of(&title)?, ..Default::default() };
+    for node in texts(&nodes, "nodes")? {
+        let lines = texts(&node, "a node")?.iter().map(|l| rt.str_of(l)).collect::<R<Vec<_>>>()?;
+        g.nodes.push(crate::svg::Node { lines, look: crate::svg::Look::Op });
+    }
+    for edge in texts(&edges, "edges")? {
+        let pair = texts(&edge, "an edge")?;
+        let index = |v: Option<&Value>| match v {
+            Some(Value::Int(i)) if *i >= 0 && (*i as usize) < g.nodes.len() => Ok(*i as usize),
+            _ => bail!(Value, "plot_model: an edge names a node that is not there"),
+        };
+        let (from, to) = (index(pair.first())?, index(pair.get(1))?);
+        g.edges.push(crate::svg::Edge { from, to, label: String::new() });
+    }
+    let svg = crate::svg::render(&g);
+    let ext = std::path::Path::new(&**p).extension().map(|e| e.to_string_lossy().to_lowercase());
+    let bytes = match ext.as_deref() {
+        Some("svg") => svg.into_bytes(),
+        Some("png") => {
+            let dpi = match dpi {
+                Value::Int(d) if d > 0 => d as f32,
+                Value::Float(d) if d > 0.0 => d as f32,
+                _ => bail!(Value, "plot_model: dpi must be a positive number"),
+            };
+            crate::plot::png::svg_to_png(&svg, dpi / 96.0).map_err(|m| crate::err!(Value, "plot_model: {m}"))?
+        }
+        _ => bail!(Value, "plot_model: DGL draws the model as '.png' or '.svg', not '{p}'"),
+    };
+    write_file(rt, p, &bytes)?;
     Ok(Value::None)
 }

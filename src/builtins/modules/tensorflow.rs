@@ -91,11 +91,14 @@ const TABLE: &[(&str, &str)] = &[
         "register_keras_serializable=_saving.register_keras_serializable save_model=_saving.save_model \
          load_model=_saving.load_model get_registered_object=_saving.get_registered_object \
          serialize_keras_object=_saving.serialize_keras_object \
-         deserialize_keras_object=_saving.deserialize_keras_object",
+         deserialize_keras_object=_saving.deserialize_keras_object \
+         get_custom_objects=_saving.get_custom_objects custom_object_scope=_saving.custom_object_scope \
+         CustomObjectScope=_saving.custom_object_scope",
     ),
     (
         "tensorflow.keras.models",
-        "Model=nn.Model Sequential=nn.Sequential load_model=_saving.load_model save_model=_saving.save_model",
+        "Model=nn.Model Sequential=nn.Sequential load_model=_saving.load_model save_model=_saving.save_model \
+         clone_model=_keras_utils.clone_model model_from_json=_keras_utils.model_from_json",
     ),
     ("tensorflow.data.experimental", "AUTOTUNE=_tf.AUTOTUNE"),
     (
@@ -108,7 +111,7 @@ const TABLE: &[(&str, &str)] = &[
         "tensorflow.keras",
         "Model=nn.Model Sequential=nn.Sequential Layer=nn.Layer Loss=losses.Loss Metric=metrics.Metric \
          Optimizer=optim.Optimizer Initializer=initializers.Initializer Input=_functional.Input \
-         KerasTensor=_layers.KerasTensor",
+         KerasTensor=_layers.KerasTensor Regularizer=_regularizers.Regularizer",
     ),
     (
         "tensorflow.keras.layers",
@@ -120,7 +123,10 @@ const TABLE: &[(&str, &str)] = &[
          Add=nn.Add Subtract=nn.Subtract Multiply=nn.Multiply Average=nn.Average Maximum=nn.Maximum \
          Minimum=nn.Minimum Concatenate=nn.Concatenate add=nn.add subtract=nn.subtract multiply=nn.multiply \
          average=nn.average concatenate=nn.concatenate Reshape=nn.Reshape Activation=nn.Activation \
-         Softmax=nn.Softmax UpSampling2D=nn.UpSampling2D",
+         Softmax=nn.Softmax UpSampling2D=nn.UpSampling2D LeakyReLU=nn.LeakyReLU ReLU=nn.ReLU \
+         Conv2DTranspose=nn.Conv2DTranspose Conv1D=nn.Conv1D GlobalAveragePooling1D=nn.GlobalAveragePooling1D \
+         GlobalMaxPooling1D=nn.GlobalMaxPooling1D SimpleRNN=nn.SimpleRNN LSTM=nn.LSTM GRU=nn.GRU \
+         serialize=_keras_utils.serialize deserialize=_keras_utils.deserialize",
     ),
     (
         "tensorflow.keras.optimizers",
@@ -149,12 +155,81 @@ const TABLE: &[(&str, &str)] = &[
     ),
     (
         "tensorflow.keras.metrics",
-        "Metric=metrics.Metric Mean=metrics.Mean MeanMetricWrapper=metrics.MeanMetricWrapper \
+        "Metric=metrics.Metric Mean=metrics.Mean Sum=metrics.Sum MeanMetricWrapper=metrics.MeanMetricWrapper \
          Accuracy=metrics.Accuracy BinaryAccuracy=metrics.BinaryAccuracy \
          CategoricalAccuracy=metrics.CategoricalAccuracy \
          SparseCategoricalAccuracy=metrics.SparseCategoricalAccuracy AUC=metrics.AUC \
+         MeanSquaredError=metrics.MeanSquaredError MeanAbsoluteError=metrics.MeanAbsoluteError \
+         MeanAbsolutePercentageError=metrics.MeanAbsolutePercentageError \
+         MeanSquaredLogarithmicError=metrics.MeanSquaredLogarithmicError \
+         RootMeanSquaredError=metrics.RootMeanSquaredError BinaryCrossentropy=metrics.BinaryCrossentropy \
+         CategoricalCrossentropy=metrics.CategoricalCrossentropy \
+         SparseCategoricalCrossentropy=metrics.SparseCategoricalCrossentropy Precision=metrics.Precision \
+         Recall=metrics.Recall TruePositives=metrics.TruePositives FalsePositives=metrics.FalsePositives \
+         TrueNegatives=metrics.TrueNegatives FalseNegatives=metrics.FalseNegatives \
+         TopKCategoricalAccuracy=metrics.TopKCategoricalAccuracy \
+         SparseTopKCategoricalAccuracy=metrics.SparseTopKCategoricalAccuracy \
          binary_accuracy=metrics.binary_accuracy categorical_accuracy=metrics.categorical_accuracy \
-         sparse_categorical_accuracy=metrics.sparse_categorical_accuracy",
+         sparse_categorical_accuracy=metrics.sparse_categorical_accuracy \
+         top_k_categorical_accuracy=metrics.top_k_categorical_accuracy \
+         sparse_top_k_categorical_accuracy=metrics.sparse_top_k_categorical_accuracy \
+         mean_absolute_percentage_error=metrics.mean_absolute_percentage_error \
+         mean_squared_error=_keras.mean_squared_error mean_absolute_error=_keras.mean_absolute_error \
+         get=metrics.get",
+    ),
+    (
+        "tensorflow.keras.ops",
+        "matmul mean=_keras_ops.mean sum=reduce_sum max=reduce_max min=reduce_min prod=reduce_prod \
+         std=reduce_std var=reduce_variance square sqrt exp log log1p expm1 abs absolute=abs negative \
+         maximum minimum relu relu6 sigmoid tanh softmax log_softmax softplus elu selu gelu silu \
+         leaky_relu reshape concatenate=_keras_ops.concatenate stack zeros ones zeros_like ones_like \
+         full=fill eye shape=_keras_ops.ops_shape cast one_hot=_keras_ops.ops_one_hot argmax=_keras_ops.ops_argmax \
+         argmin=_keras_ops.ops_argmin add subtract multiply divide convert_to_tensor \
+         convert_to_numpy=_keras_ops.convert_to_numpy expand_dims squeeze transpose where \
+         clip=_keras_ops.clip equal not_equal greater greater_equal less less_equal sin cos tan sign \
+         floor ceil round tile cumsum logical_and logical_or logical_not \
+         binary_crossentropy=_keras_ops.binary_crossentropy \
+         categorical_crossentropy=_keras_ops.categorical_crossentropy \
+         sparse_categorical_crossentropy=_keras_ops.sparse_categorical_crossentropy \
+         normalize=_keras_ops.normalize",
+    ),
+    (
+        "tensorflow.keras.random",
+        "normal=_keras_ops.normal uniform=_keras_ops.uniform randint=_keras_ops.randint \
+         dropout=_keras_ops.dropout shuffle=_keras_ops.shuffle SeedGenerator=_keras_ops.SeedGenerator",
+    ),
+    (
+        "tensorflow.keras.utils",
+        "to_categorical=_keras_utils.to_categorical normalize=_keras_utils.normalize plot_model=_keras_utils.plot_model \
+         set_random_seed=_keras_utils.set_random_seed PyDataset=_keras_utils.PyDataset \
+         Sequence=_keras_utils.Sequence get_file=_keras_utils.get_file \
+         unpack_x_y_sample_weight=_model.unpack_x_y_sample_weight \
+         pack_x_y_sample_weight=_model.pack_x_y_sample_weight \
+         register_keras_serializable=_saving.register_keras_serializable \
+         get_custom_objects=_saving.get_custom_objects custom_object_scope=_saving.custom_object_scope \
+         CustomObjectScope=_saving.custom_object_scope serialize_keras_object=_saving.serialize_keras_object \
+         deserialize_keras_object=_saving.deserialize_keras_object \
+         get_registered_object=_saving.get_registered_object",
+    ),
+    (
+        "tensorflow.keras.datasets",
+        "mnist=_keras_utils.mnist fashion_mnist=_keras_utils.fashion_mnist \
+         boston_housing=_keras_utils.boston_housing cifar10=_keras_utils.cifar10 \
+         cifar100=_keras_utils.cifar100 imdb=_keras_utils.imdb",
+    ),
+    (
+        "tensorflow.keras.callbacks",
+        "Callback=_callbacks.Callback CallbackList=_callbacks.CallbackList History=_callbacks.History \
+         ProgbarLogger=_callbacks.ProgbarLogger EarlyStopping=_callbacks.EarlyStopping \
+         ModelCheckpoint=_callbacks.ModelCheckpoint LearningRateScheduler=_callbacks.LearningRateScheduler \
+         ReduceLROnPlateau=_callbacks.ReduceLROnPlateau LambdaCallback=_callbacks.LambdaCallback \
+         CSVLogger=_callbacks.CSVLogger TensorBoard=_callbacks.TensorBoard \
+         TerminateOnNaN=_callbacks.TerminateOnNaN",
+    ),
+    (
+        "tensorflow.keras.regularizers",
+        "Regularizer=_regularizers.Regularizer L1=_regularizers.L1 L2=_regularizers.L2 L1L2=_regularizers.L1L2 \
+         l1=_regularizers.L1 l2=_regularizers.L2 l1_l2=_regularizers.l1_l2 get=_regularizers.get",
     ),
     (
         "tensorflow.keras.initializers",

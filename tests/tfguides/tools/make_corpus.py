@@ -192,7 +192,8 @@ def write_readme(table):
     L.append("# TensorFlow-guide corpus for DGL\n")
     L.append("Code cells of six TensorFlow guides, and the text output TensorFlow gives for each, so that")
     L.append("DGL can be measured against them: `cargo test --test tfguides` runs each guide cell by cell in")
-    L.append("one session, as a notebook does, and counts the cells that print what TF printed.\n")
+    L.append("one session, as a notebook does, and counts the cells that print what TF printed. Seven Keras")
+    L.append("developer guides, run the same way, are in `keras/` (see its README).\n")
     L.append("## Provenance and licence\n")
     L.append("- Repository: https://github.com/tensorflow/docs, commit "
              f"`{COMMIT[:9]}` ({COMMIT}), paths `site/en/guide/<G>.ipynb` for G in "
