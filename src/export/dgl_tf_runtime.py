@@ -525,7 +525,15 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     """tf.nn.conv2d, except where the window is larger than the VALID (or explicitly padded)
     input by less than one stride: the output then has a zero-sized spatial axis, as DGL and
     TF's reference kernel give, while TF's oneDNN kernel returns a tensor of the wrong shape.
-    The empty result stays connected to both inputs (zero gradients)."""
+    The empty result stays connected to both inputs (zero gradients). NCHW is computed on
+    transposed axes, as DGL computes it: TF's CPU Conv2D refuses NCHW without oneDNN."""
+    if data_format == "NCHW":
+        def nhwc(v):
+            return v if isinstance(v, int) or len(v) != 4 else [v[0], v[2], v[3], v[1]]
+        x = _tf.transpose(_tf.convert_to_tensor(input), [0, 2, 3, 1])
+        pad = padding if isinstance(padding, str) else nhwc(list(padding))
+        y = conv2d(x, filters, nhwc(strides), pad, "NHWC", None if dilations is None else nhwc(dilations))
+        return _tf.transpose(y, [0, 3, 1, 2])
     kwargs = {"data_format": data_format, "dilations": dilations}
     if isinstance(padding, str) and padding.upper() == "SAME":
         return _tf.nn.conv2d(input, filters, strides, padding, **kwargs)
