@@ -50,10 +50,15 @@ def cases(only, extra=()):
 #   tanh at |h| near 4, where tanh' = 1 - tanh^2 ~ 1e-3 cancels: float32 rounding alone moves
 #   them by ~1e-4 relative. Against the float64 values (the exported script rerun in
 #   float64), DGL's are off by 3.7e-5 and 5e-6 relative, TF's by 1.1e-4 and 1.1e-5.
+# - tests/tfstyle/difftest_findings.dgl: its float16 softmax gradients. TF's float16 kernels
+#   round differently by CPU (with AVX-512 FP16 and without): on one, TF prints what DGL prints
+#   ([-0.2488 -0.0692 0.3174]), on the other [-0.2488 -0.06934 0.3176], two float16 ulps away
+#   (float64: [-0.24856 -0.06918 0.31775]). Compared within three float16 ulps (3e-3).
 LOOSE = {
     "examples/07_digits_cnn.dgl": 1e-2,
     "examples/09_tf_guide.dgl": 1e-4,
     "tests/autodiff/dropout_recompute.dgl": 2e-4,
+    "tests/tfstyle/difftest_findings.dgl": 3e-3,
 }
 
 
@@ -73,8 +78,8 @@ TF_KERNEL = {
 
 
 def same_text(expected, actual, rel=2e-5):
-    """Lines equal, numbers within float32 tolerance (relative 2e-5, absolute 1e-6), or one
-    unit in the last digit printed."""
+    """Lines equal up to spacing, numbers within float32 tolerance (relative 2e-5, absolute
+    1e-6) or one unit in the last digit printed."""
     e_lines, a_lines = expected.splitlines(), actual.splitlines()
     if len(e_lines) != len(a_lines):
         return False, f"{len(a_lines)} lines instead of {len(e_lines)}"
@@ -82,7 +87,9 @@ def same_text(expected, actual, rel=2e-5):
         if e == a:
             continue
         en, an = NUMBER.findall(e), NUMBER.findall(a)
-        if NUMBER.sub("#", e) != NUMBER.sub("#", a) or len(en) != len(an):
+        # NumPy pads an array's columns to its longest number: one more digit moves the spaces.
+        if "".join(NUMBER.sub("#", e).split()) != "".join(NUMBER.sub("#", a).split()) \
+                or len(en) != len(an):
             return False, f"line {i + 1}: expected {e!r}, got {a!r}"
         for x, y in zip(en, an):
             fx, fy = float(x), float(y)
