@@ -322,6 +322,16 @@ impl Recorder {
         }
     }
 
+    /// Notes a cut whose input is known only by id, at `site`: a NumPy value made from the
+    /// tensor `input` where `site` ran `name` (`np.sin`, `.numpy()`), converted back into the
+    /// tensor `output` now, so `tape.explain` follows the path through it and names the cut.
+    pub fn note_rejoin(&mut self, name: &'static str, input: TensorId, output: &Tensor, site: Site) {
+        let Some(o) = &mut self.observer else { return };
+        for t in &self.tapes {
+            o.ran_past(&mut t.borrow_mut(), name, true, &[input], &[output], site);
+        }
+    }
+
     /// Notes the watched tensors a recompute forward pass reads (the capture probe): watched by
     /// a paused tape, or with a tangent in a paused accumulator.
     pub fn probe(&mut self, ids: &[TensorId]) {

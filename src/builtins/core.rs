@@ -126,7 +126,7 @@ fn len(rt: &mut Interp, args: &mut Args) -> R<Value> {
                 None => bail!(Type, "len() of a scalar tensor"),
             }
         }
-        Value::NdArray(n) => match n.data.borrow().shape().first() {
+        Value::NdArray(n) => match n.data().shape().first() {
             Some(&len) if !n.scalar => len,
             _ => bail!(Type, "len() of unsized object"),
         },
@@ -722,12 +722,16 @@ fn type_(rt: &mut Interp, args: &mut Args) -> R<Value> {
         Some(b @ Value::Builtin(t)) if is_type_object(t) => return Ok(b.clone()),
         _ => {}
     }
-    let Some(&kind) = UNNAMED_TYPES.iter().find(|n| **n == name) else {
-        // A kind with no type object of its own (a tape's context): its name.
-        return Ok(Value::Str(name.into()));
-    };
+    // A kind with no type object of its own (a tape's context): its name.
+    Ok(unnamed_type(rt, &name).unwrap_or_else(|| Value::Str(name.into())))
+}
+
+/// The one type object of the unnamed type `name` ([`UNNAMED_TYPES`]: `NoneType`, NumPy's
+/// `ndarray`), made on first use; None for a name not among them.
+pub fn unnamed_type(rt: &mut Interp, name: &str) -> Option<Value> {
+    let &kind = UNNAMED_TYPES.iter().find(|n| **n == name)?;
     let make = || Value::Builtin(Rc::new(Builtin { name: kind.into(), kind: BuiltinKind::Type }));
-    Ok(rt.type_objects.entry(kind).or_insert_with(make).clone())
+    Some(rt.type_objects.entry(kind).or_insert_with(make).clone())
 }
 
 static ARGV: Native = Native::with("argv", NO_ARGS, argv)

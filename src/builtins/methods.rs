@@ -665,7 +665,8 @@ fn tensor_numpy(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let t = rt.to_tensor(&this, None)?;
     rt.ad.note(".numpy()", &[&t], &[]);
     crate::tensor::budget::check_elements(t.len(), t.dtype().size())?;
-    Ok(crate::runtime::numpy::of_tensor(&t))
+    let origin = crate::runtime::numpy::Origin { tensor: t.id, name: ".numpy()", site: rt.ad.site() };
+    Ok(crate::runtime::numpy::NdArray::with_origin(crate::runtime::numpy::of_tensor(&t), Some(origin)))
 }
 
 /// `tolist()`: nested lists of Python numbers (a number for a scalar).

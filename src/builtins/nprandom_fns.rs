@@ -38,14 +38,14 @@ pub(crate) fn build(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
 /// Errors: TypeError when `state` is not a generator's state array; `f`'s errors.
 fn with_rng<T>(state: &Value, f: impl FnOnce(&mut Rng) -> R<T>) -> R<T> {
     let Value::NdArray(n) = state else { bail!(Type, "not a NumPy generator's state: {}", state.type_name()) };
-    let words: Vec<i64> = match &*n.data.borrow() {
+    let words: Vec<i64> = match &*n.data() {
         Array::I64(a) => a.iter().copied().collect(),
         _ => bail!(Type, "not a NumPy generator's state"),
     };
     let mut rng = Rng::decode(&words).ok_or_else(|| err!(Type, "not a NumPy generator's state"))?;
     let out = f(&mut rng);
     let words = rng.encode();
-    *n.data.borrow_mut() = Array::I64(ArrayD::from_shape_vec(IxDyn(&[words.len()]), words).expect("a vector"));
+    n.replace(Array::I64(ArrayD::from_shape_vec(IxDyn(&[words.len()]), words).expect("a vector")))?;
     out
 }
 
@@ -134,7 +134,7 @@ fn size_arg(rt: &mut Interp, size: Option<Value>) -> R<Option<Vec<usize>>> {
     let Some(v) = size else { return Ok(None) };
     let dims = match &v {
         Value::Int(_) | Value::Bool(_) | Value::List(_) | Value::Tuple(_) | Value::Shape(_) => rt.shape_arg(&v)?,
-        Value::NdArray(n) if n.data.borrow().dtype().is_int() => n.data.borrow().to_i64_vec()?,
+        Value::NdArray(n) if n.data().dtype().is_int() => n.data().to_i64_vec()?,
         other => {
             bail!(Type, "expected a sequence of integers or a single integer, got '{}'", rt.repr_of(other)?)
         }
@@ -283,7 +283,7 @@ fn ints(rt: &mut Interp, args: &mut Args) -> R<Value> {
         match v {
             Value::Int(i) => Ok(*i as i128),
             Value::Bool(b) => Ok(*b as i128),
-            Value::NdArray(n) if n.scalar && n.data.borrow().dtype().is_int() => Ok(n.data.borrow().first_i64()? as i128),
+            Value::NdArray(n) if n.scalar && n.data().dtype().is_int() => Ok(n.data().first_i64()? as i128),
             Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Ok(*f as i128),
             other => bail!(Type, "'{}' object cannot be interpreted as an integer", other.type_name()),
         }
@@ -457,11 +457,11 @@ fn multinomial(rt: &mut Interp, args: &mut Args) -> R<Value> {
 static DIRICHLET: Native = Native::new("dirichlet", &["state", "alpha", "size=None"], dirichlet);
 
 /// `dirichlet(state, alpha, size=None)`: float64 vectors of shape `size + (len(alpha),)`, each
-/// a vector of standard gammas of `alpha` divided by their sum (NumPy's recipe; `Generator`'s
-/// for alphas below 0.1 is a stick-breaking one DGL does not have).
+/// a vector of standard gammas of `alpha` divided by their sum, or for a `Generator` whose
+/// alphas are all below 0.1 NumPy's stick-breaking of beta draws (NumPy's recipes, the same
+/// numbers from the same seed).
 ///
-/// Errors: ValueError "alpha <= 0" (`Generator`: "alpha < 0") for a bad alpha;
-/// NotImplementedError for a `Generator` whose alphas are all below 0.1.
+/// Errors: ValueError "alpha <= 0" (`Generator`: "alpha < 0") for a bad alpha.
 fn dirichlet(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = DIRICHLET.bind(rt, args)?;
     let (state, alpha, size) = (a.value("state")?, a.value("alpha")?, a.non_none("size")?);
@@ -473,10 +473,35 @@ fn dirichlet(rt: &mut Interp, args: &mut Args) -> R<Value> {
     if !is_legacy && alpha.iter().any(|&x| x.is_nan() || x < 0.0) {
         bail!(Value, "alpha < 0")
     }
-    if !is_legacy && !alpha.is_empty() && alpha.iter().all(|&x| x < 0.1) {
-        bail!(NotImplemented, "Generator.dirichlet with every alpha below 0.1 (NumPy's stick-breaking draws) is not implemented")
-    }
     let k = alpha.len();
+    if !is_legacy && k > 0 && alpha.iter().all(|&x| x < 0.1) {
+        // Every alpha small: gammas of such shapes underflow to 0, so NumPy's Generator breaks
+        // a stick instead. Part j is a beta(alpha[j], alpha[j+1] + ... + alpha[k-1]) share
+        // of what the parts before it left; once the alphas to the right sum to 0 the rest
+        // stays 0.
+        let mut rest = vec![0.0; k];
+        let mut csum = 0.0;
+        for j in (0..k).rev() {
+            csum += alpha[j];
+            rest[j] = csum;
+        }
+        let (shape, values) = vectors(rt, &state, size, k, |rng, out| {
+            let start = out.len();
+            out.resize(start + k, 0.0);
+            let mut acc = 1.0;
+            for j in 0..k - 1 {
+                let v = rng.beta(alpha[j], rest[j + 1]);
+                out[start + j] = acc * v;
+                acc *= 1.0 - v;
+                if rest[j + 1] == 0.0 {
+                    break;
+                }
+            }
+            out[start + k - 1] = acc;
+            Ok(())
+        })?;
+        return Ok(NdArray::array(Array::F64(ArrayD::from_shape_vec(IxDyn(&shape), values).expect("the shape holds the values"))));
+    }
     let (shape, values) = vectors(rt, &state, size, k, |rng, out| {
         let start = out.len();
         let mut acc = 0.0;
@@ -582,15 +607,15 @@ fn shuffle(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let mut a = SHUFFLE.bind(rt, args)?;
     let (state, x) = (a.value("state")?, a.value("x")?);
     match &x {
-        Value::NdArray(n) if !n.scalar && n.data.borrow().ndim() > 0 => {
-            let rows = n.data.borrow().shape()[0];
+        Value::NdArray(n) if !n.scalar && n.data().ndim() > 0 => {
+            let rows = n.data().shape()[0];
             let mut perm: Vec<usize> = (0..rows).collect();
             with_rng(&state, |rng| {
                 shuffle_rows(rng, rows, |i, j| perm.swap(i, j));
                 Ok(())
             })?;
-            let out = take_rows(&n.data.borrow(), &perm, &[rows]);
-            *n.data.borrow_mut() = out;
+            let out = take_rows(&n.data(), &perm, &[rows]);
+            n.replace(out)?;
         }
         Value::List(l) => {
             let rows = l.borrow().len();

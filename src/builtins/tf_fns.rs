@@ -80,7 +80,7 @@ fn printed(rt: &mut Interp, v: &Value, limit: Option<usize>) -> R<String> {
         Value::Tensor(t) => Ok(summary(&t.data, limit)),
         Value::Variable(var) => Ok(summary(&var.peek().data, limit)),
         // A NumPy value is converted to a tensor first, as TF's PrintV2 input is.
-        Value::NdArray(n) => Ok(summary(&n.data.borrow(), limit)),
+        Value::NdArray(n) => Ok(summary(&n.data(), limit)),
         Value::List(_) | Value::Tuple(_) | Value::Dict(_) => inner(rt, v, limit),
         Value::Float(x) => Ok(python_float(*x)),
         v => rt.str_of(v),

@@ -334,6 +334,8 @@ def _class_text(cls):
         return "dtype"
     if issubclass(cls, BaseException):
         return f"<class '{_exception_name(cls)}'>"
+    if issubclass(cls, (np.ndarray, np.generic)):
+        return f"<class 'numpy.{cls.__name__}'>"
     return f"<class '{cls.__name__}'>"
 
 

@@ -35,11 +35,18 @@ impl Interp {
         match v {
             // A NumPy value converts as TF's convert_to_tensor does: its dtype, or the one asked for.
             Value::NdArray(n) => {
-                let a = n.data.borrow();
-                Ok(Tensor::new(match dtype {
-                    Some(d) if d != a.dtype() => a.try_cast(d)?,
-                    _ => a.clone(),
-                }))
+                let t = {
+                    let a = n.data();
+                    Tensor::new(match dtype {
+                        Some(d) if d != a.dtype() => a.try_cast(d)?,
+                        _ => a.clone(),
+                    })
+                };
+                // A value computed from a tensor: linked to it for `tape.explain` (a cut).
+                if let Some(o) = n.origin() {
+                    self.ad.note_rejoin(o.name, o.tensor, &t, o.site);
+                }
+                Ok(t)
             }
             Value::Tensor(t) => match dtype {
                 Some(d) if d != t.dtype() => Ok(Tensor::new(t.data.try_cast(d)?)),
@@ -368,7 +375,7 @@ pub fn int_of(v: &Value, used: IntUse) -> Option<R<i64>> {
         Value::Bool(b) => return Some(Ok(*b as i64)),
         // A NumPy integer scalar (or one-element array) is an index, as NumPy's `__index__`.
         Value::NdArray(n) => {
-            let a = n.data.borrow();
+            let a = n.data();
             return (a.dtype().is_int() && a.len() == 1).then(|| Ok(a.first_i64()?));
         }
         Value::Tensor(t) => t.clone(),

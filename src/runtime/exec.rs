@@ -28,7 +28,12 @@ impl Interp {
     /// `return`/`break` at top level is ignored.
     pub fn exec_module(&mut self, block: &[Stmt], globals: &Rc<Globals>) -> R<Value> {
         let mut frame = self.module_frame(block, globals);
-        match self.exec_block(block, &mut frame)? {
+        // An import runs inside the importing statement: what that statement records after
+        // the import points at it again, not at the module's last statement.
+        let site = self.ad.site();
+        let r = self.exec_block(block, &mut frame);
+        self.ad.set_site(site);
+        match r? {
             Flow::Return(v) => Ok(v),
             _ => Ok(Value::None),
         }

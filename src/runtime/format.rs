@@ -200,6 +200,13 @@ impl Interp {
             }
             Value::Ellipsis => "Ellipsis".into(),
             Value::Func(f) => format!("<function {}>", f.def.name),
+            // NumPy's types print with their module (`<class 'numpy.ndarray'>`).
+            Value::Builtin(b)
+                if matches!(b.kind, super::value::BuiltinKind::Type)
+                    && super::value::NUMPY_TYPES.contains(&&*b.name) =>
+            {
+                format!("<class 'numpy.{}'>", b.name)
+            }
             Value::Builtin(b) if super::value::is_type_object(b) => {
                 format!("<class '{}'>", b.name)
             }
@@ -352,9 +359,7 @@ impl Interp {
                 Value::from_elem(t.data.first_elem())
             }
             // A NumPy scalar formats as its Python number; an array takes no spec (NumPy's).
-            Value::NdArray(n) if n.scalar || n.data.borrow().shape().is_empty() => {
-                Value::from_elem(n.data.borrow().first_elem())
-            }
+            Value::NdArray(n) if n.scalar || n.data().shape().is_empty() => Value::from_elem(n.data().first_elem()),
             other => other.clone(),
         };
         let type_name = v.type_name();

@@ -115,7 +115,7 @@ impl Interp {
                 out
             }
             Value::NdArray(n) => {
-                let len = match n.data.borrow().shape().first() {
+                let len = match n.data().shape().first() {
                     Some(&len) if !n.scalar => len,
                     _ => bail!(Type, "iteration over a 0-d array"),
                 };
@@ -258,9 +258,19 @@ impl Interp {
                 if n.scalar {
                     bail!(Index, "invalid index to scalar variable.");
                 }
-                let t = Tensor::new(n.data.borrow().clone());
+                if is_basic_index(index) {
+                    // Basic indexing gives a view, NumPy's rule: the selection's positions in
+                    // the array, as the same index picks them from the array of positions.
+                    let positions = Tensor::new(n.positions());
+                    let info = tensor_index(positions.shape(), index)?;
+                    let picked = self.ad.index(&positions, Rc::new(info))?;
+                    if !picked.shape().is_empty() {
+                        return super::numpy::NdArray::view_of(n, &picked.data);
+                    }
+                }
+                let t = Tensor::new(n.data().clone());
                 let index = match index {
-                    Value::NdArray(i) => Value::Tensor(Tensor::new(i.data.borrow().clone())),
+                    Value::NdArray(i) => Value::Tensor(Tensor::new(i.data().clone())),
                     Value::List(_) => Value::Tensor(Tensor::new(self.numpy_array_of(index)?)),
                     other => other.clone(),
                 };
@@ -588,8 +598,8 @@ pub fn shape_dimension(v: &Value) -> R<Value> {
         Value::Tensor(t) if t.shape().is_empty() && t.dtype().is_int() => {
             shape_dimension(&Value::Int(t.data.first_i64()?))
         }
-        Value::NdArray(n) if n.scalar && n.data.borrow().dtype().is_int() => {
-            let d = n.data.borrow().first_i64()?;
+        Value::NdArray(n) if n.scalar && n.data().dtype().is_int() => {
+            let d = n.data().first_i64()?;
             shape_dimension(&Value::Int(d))
         }
         other => bail!(Type, "a TensorShape's dimensions are ints or None, not {}", other.type_name()),
@@ -602,5 +612,18 @@ pub fn indices_of(t: &Tensor) -> R<Vec<i64>> {
         Array::I64(a) => Ok(a.iter().copied().collect()),
         Array::Bool(_) => bail!(Type, "indices must be int64, not bool"),
         _ => bail!(Type, "indices must be int64, not {} (use cast)", t.dtype()),
+    }
+}
+
+/// Whether `index` is NumPy's basic indexing (ints, slices, `...`, `None`, and tuples of them),
+/// whose result is a view of the array; an index array, list or mask selects a copy.
+fn is_basic_index(index: &Value) -> bool {
+    let one = |v: &Value| {
+        matches!(v, Value::Int(_) | Value::Slice(_) | Value::Ellipsis | Value::None)
+            || matches!(v, Value::NdArray(n) if n.scalar && n.data().dtype().is_int())
+    };
+    match index {
+        Value::Tuple(items) => items.iter().all(one),
+        other => one(other),
     }
 }

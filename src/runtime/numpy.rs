@@ -11,27 +11,62 @@ use crate::error::R;
 use crate::tensor::kernels::{self, Binary, Compare, Unary};
 use crate::tensor::{Array, DType, Tensor};
 use crate::{bail, err};
-use std::cell::RefCell;
+use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
 
 /// A NumPy array, or a NumPy scalar (`np.float32(6.0)`: what indexing down to one element and
 /// whole-array reductions give), which prints and types as NumPy's scalar.
+///
+/// An array either owns its elements or is a *view* of another's (docs/language.md §4 "NumPy
+/// arrays": basic indexing, `.T`, `reshape` and `ravel` of a contiguous array, and iteration
+/// give views, as NumPy's do): a view holds its base (always an owner) and, for each of its
+/// elements in C order, the element's C-order position in the base. Reading a view gathers
+/// the base's current elements when the base changed since the last read (the base's
+/// `version` counts its writes); writing one scatters its elements back, so `b = a[1:3];
+/// b[0] = 9` changes `a`, and `a[1] = 7` shows in `b`.
 #[derive(Debug)]
 pub struct NdArray {
-    pub data: RefCell<Array>,
+    data: RefCell<Array>,
     pub scalar: bool,
+    view: Option<View>,
+    version: Cell<u64>,
+    /// The tensor this value was computed from, if any, and where it left the tapes, so a
+    /// tensor made from it again is linked to that one in `tape.explain` (never a gradient).
+    origin: Cell<Option<Origin>>,
+}
+
+/// Where a NumPy value left the tapes: the tensor, the function (`np.sin`, `.numpy()`) and
+/// the statement.
+#[derive(Clone, Copy, Debug)]
+pub struct Origin {
+    pub tensor: crate::tensor::TensorId,
+    pub name: &'static str,
+    pub site: crate::autodiff::tape::Site,
+}
+
+/// What makes an [`NdArray`] a view: its base and where its elements are in it.
+#[derive(Debug)]
+struct View {
+    base: Rc<NdArray>,
+    positions: Rc<[usize]>,
+    /// The base's `version` this view's elements were last gathered at.
+    seen: Cell<u64>,
 }
 
 impl NdArray {
     /// An array value of `a`.
     pub fn array(a: Array) -> Value {
-        Value::NdArray(Rc::new(NdArray { data: RefCell::new(a), scalar: false }))
+        Value::NdArray(Rc::new(NdArray::owner(a, false)))
     }
 
     /// A NumPy scalar of the one element of `a` (a 0-d array; NumPy's rule for what its
     /// functions return when the result has no axes).
     pub fn scalar(a: Array) -> Value {
-        Value::NdArray(Rc::new(NdArray { data: RefCell::new(a), scalar: true }))
+        Value::NdArray(Rc::new(NdArray::owner(a, true)))
+    }
+
+    fn owner(a: Array, scalar: bool) -> NdArray {
+        NdArray { data: RefCell::new(a), scalar, view: None, version: Cell::new(0), origin: Cell::new(None) }
     }
 
     /// A function's result as NumPy returns it: a scalar when it has no axes.
@@ -43,10 +78,113 @@ impl NdArray {
         }
     }
 
+    /// The array's elements (a view's as its base holds them now).
+    pub fn data(&self) -> Ref<'_, Array> {
+        if let Some(v) = &self.view {
+            let now = v.base.version.get();
+            if v.seen.get() != now {
+                // A caller still holding the elements (a borrow across a write of the base)
+                // reads them as they were; never a panic.
+                if let Ok(mut mine) = self.data.try_borrow_mut() {
+                    let shape = mine.shape().to_vec();
+                    *mine = crate::tensor::sorting::take(&v.base.data(), &v.positions, &shape);
+                    v.seen.set(now);
+                }
+            }
+        }
+        self.data.borrow()
+    }
+
+    /// Changes the elements in place through `f` (a view's written back into its base); `f`
+    /// must keep the shape.
+    pub fn write<T>(&self, f: impl FnOnce(&mut Array) -> R<T>) -> R<T> {
+        drop(self.data());
+        let out = f(&mut self.data.borrow_mut())?;
+        match &self.view {
+            Some(v) => {
+                let mut base = v.base.data.borrow_mut();
+                put_flat(&mut base, &v.positions, &self.data.borrow())?;
+                drop(base);
+                v.base.version.set(v.base.version.get() + 1);
+                v.seen.set(v.base.version.get());
+            }
+            None => self.version.set(self.version.get() + 1),
+        }
+        Ok(out)
+    }
+
+    /// Replaces the elements with `a` of the same shape, in place.
+    pub fn replace(&self, a: Array) -> R<()> {
+        self.write(|d| {
+            *d = a;
+            Ok(())
+        })
+    }
+
+    /// The C-order positions of this array's elements in the array owning them, shaped as
+    /// this array (an int64 array): what indexing it selects tells which elements a view of
+    /// the selection shows.
+    pub fn positions(&self) -> Array {
+        let shape = self.data().shape().to_vec();
+        let pos: Vec<i64> = match &self.view {
+            Some(v) => v.positions.iter().map(|&p| p as i64).collect(),
+            None => (0..shape.iter().product::<usize>() as i64).collect(),
+        };
+        Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), pos).expect("one position per element"))
+    }
+
+    /// Whether the array's elements are one run of its owner's, in order (an owner, or a view
+    /// such as `a[2:5]` or `a[1]`): what NumPy can reshape without a copy.
+    pub fn contiguous(&self) -> bool {
+        match &self.view {
+            None => true,
+            Some(v) => v.positions.windows(2).all(|w| w[1] == w[0] + 1),
+        }
+    }
+
+    /// The owner of a view's elements (NumPy's `a.base`), None for an owner.
+    pub fn base(&self) -> Option<Rc<NdArray>> {
+        self.view.as_ref().map(|v| v.base.clone())
+    }
+
+    /// A view of elements of `of`'s owner, shaped as `positions` (an int64 array of C-order
+    /// positions in the owner: [`NdArray::positions`] of `of` indexed, transposed or
+    /// reshaped), so a view of a view is a view of the one owner.
+    pub fn view_of(of: &Rc<NdArray>, positions: &Array) -> R<Value> {
+        let base = of.base().unwrap_or_else(|| of.clone());
+        let pos: Vec<usize> = positions.to_i64_vec()?.into_iter().map(|p| p as usize).collect();
+        let shape = positions.shape().to_vec();
+        let a = crate::tensor::sorting::take(&base.data(), &pos, &shape);
+        let seen = Cell::new(base.version.get());
+        let view = View { base, positions: pos.into(), seen };
+        Ok(Value::NdArray(Rc::new(NdArray {
+            data: RefCell::new(a),
+            scalar: false,
+            view: Some(view),
+            version: Cell::new(0),
+            origin: Cell::new(of.origin()),
+        })))
+    }
+
+    /// The tensor this value was computed from and where it left the tapes ([`Origin`]).
+    pub fn origin(&self) -> Option<Origin> {
+        self.origin.get()
+    }
+
+    /// `v` (a NumPy value) marked as computed from `origin`; other values unchanged.
+    pub fn with_origin(v: Value, origin: Option<Origin>) -> Value {
+        if let (Value::NdArray(n), Some(_)) = (&v, origin) {
+            if n.origin.get().is_none() {
+                n.origin.set(origin);
+            }
+        }
+        v
+    }
+
     /// NumPy's type name: `ndarray`, or the scalar's dtype (`float32`, `int64`, `bool`).
     pub fn type_name(&self) -> String {
         if self.scalar {
-            match self.data.borrow().dtype() {
+            match self.data().dtype() {
                 DType::Bool => "bool".into(),
                 d => d.name().into(),
             }
@@ -56,7 +194,7 @@ impl NdArray {
     }
 
     pub fn str(&self) -> String {
-        let a = self.data.borrow();
+        let a = self.data();
         if self.scalar {
             super::format::numpy::numpy_scalar_str(&a)
         } else {
@@ -65,7 +203,7 @@ impl NdArray {
     }
 
     pub fn repr(&self) -> String {
-        let a = self.data.borrow();
+        let a = self.data();
         if self.scalar {
             super::format::numpy::numpy_scalar_repr(&a)
         } else {
@@ -175,7 +313,7 @@ impl Interp {
             Binary::FloorDiv | Binary::Mod => floor_div_mod(op == Binary::Mod, &x.cast(dtype), &y.cast(dtype))?,
             _ => kernels::binary(op, &x.cast(dtype), &y.cast(dtype))?,
         };
-        Ok(if sx && sy { NdArray::scalar(out) } else { NdArray::array(out) })
+        Ok(NdArray::with_origin(if sx && sy { NdArray::scalar(out) } else { NdArray::array(out) }, origin_of(&[a, b])))
     }
 
     /// `a @ b` with a NumPy operand: NumPy's promotion, the tensor kernel's product.
@@ -184,7 +322,7 @@ impl Interp {
     pub(crate) fn numpy_matmul(&mut self, a: &Value, b: &Value) -> R<Value> {
         let ((x, kx, _), (y, ky, _)) = (self.numpy_operand(a)?, self.numpy_operand(b)?);
         let dtype = operands_dtype(kx, ky);
-        Ok(NdArray::array(kernels::matmul(&x.cast(dtype), &y.cast(dtype))?))
+        Ok(NdArray::with_origin(NdArray::array(kernels::matmul(&x.cast(dtype), &y.cast(dtype))?), origin_of(&[a, b])))
     }
 
     /// `a < b` and the other comparisons with a NumPy operand: a bool array (scalar for scalars).
@@ -197,8 +335,8 @@ impl Interp {
 
     /// `-a`, `abs(a)`… of a NumPy value, keeping its dtype (NumPy's ufuncs of one operand).
     pub(crate) fn numpy_unary(&mut self, op: Unary, a: &NdArray) -> R<Value> {
-        let out = kernels::unary(op, &a.data.borrow())?;
-        Ok(if a.scalar { NdArray::scalar(out) } else { NdArray::array(out) })
+        let out = kernels::unary(op, &a.data())?;
+        Ok(NdArray::with_origin(if a.scalar { NdArray::scalar(out) } else { NdArray::array(out) }, a.origin()))
     }
 
     /// Two operands of an `np.` function as tensors of the dtype NumPy's promotion gives them.
@@ -224,7 +362,7 @@ impl Interp {
     fn numpy_operand(&mut self, v: &Value) -> R<(Array, Operand, bool)> {
         Ok(match v {
             Value::NdArray(n) => {
-                let a = n.data.borrow().clone();
+                let a = n.data().clone();
                 let d = a.dtype();
                 (a, Operand::Array(d), n.scalar)
             }
@@ -245,7 +383,7 @@ impl Interp {
     /// (the widest present), a NumPy value or tensor its own dtype.
     pub(crate) fn numpy_array_of(&mut self, v: &Value) -> R<Array> {
         if let Value::NdArray(n) = v {
-            return Ok(n.data.borrow().clone());
+            return Ok(n.data().clone());
         }
         let saved = std::mem::replace(&mut self.dialect, super::value::Dialect::NumPy);
         let t = self.to_tensor(v, None);
@@ -255,9 +393,74 @@ impl Interp {
 }
 
 /// The native module `_numpy_kernels` under stdlib/_numpy.dgl.
-pub(crate) fn build_kernels(_rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
-    Ok(vec![("result_type", RESULT_TYPE.value())])
+pub(crate) fn build_kernels(rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
+    let ndarray = crate::builtins::core::unnamed_type(rt, "ndarray")
+        .ok_or_else(|| err!(Runtime, "internal error: ndarray is not a type"))?;
+    Ok(vec![
+        ("result_type", RESULT_TYPE.value()),
+        ("ndarray", ndarray),
+        ("dtype", NP_DTYPE.value()),
+        ("shares_memory", SHARES_MEMORY.value()),
+        ("is_array", IS_ARRAY.value()),
+    ])
 }
+
+/// `np.dtype(spec)`: NumPy's dtype object of a dtype, a dtype's name (`'float32'`), NumPy's
+/// short codes (`'f4'`, `'<f8'`, `'i8'`, `'u1'`, `'?'`) or a Python type (`float` is
+/// float64, `int` int64, `bool` bool, as NumPy's); prints `float32`, repr `dtype('float32')`.
+///
+/// Errors: TypeError for a value that names no dtype (NumPy's words); complex and the other
+/// dtypes DGL lacks are TypeErrors naming them.
+static NP_DTYPE: Native = Native::new("dtype", &["dtype"], |rt, args| {
+    let v = NP_DTYPE.bind(rt, args)?.value("dtype")?;
+    let code = |s: &str| -> Option<DType> {
+        let s = s.trim_start_matches(['<', '>', '=', '|']);
+        Some(match s {
+            "f2" | "e" => DType::F16,
+            "f4" | "f" => DType::F32,
+            "f8" | "d" | "float" => DType::F64,
+            "u1" | "B" => DType::U8,
+            "i1" | "b" => DType::I8,
+            "i2" | "h" => DType::I16,
+            "i4" | "i" => DType::I32,
+            "i8" | "l" | "q" | "int" => DType::I64,
+            "?" | "b1" => DType::Bool,
+            other => DType::from_name(other)?,
+        })
+    };
+    let dtype = match &v {
+        Value::Builtin(b) if &*b.name == "float" => DType::F64,
+        Value::Str(s) => match code(s) {
+            Some(d) => d,
+            None => bail!(Type, "data type '{s}' not understood"),
+        },
+        Value::NdArray(n) if !n.scalar => bail!(Type, "Cannot construct a dtype from an array"),
+        other => rt.dtype_arg(other)?,
+    };
+    Ok(Value::NpDType(dtype))
+});
+
+/// `np.shares_memory(a, b)` (and `np.may_share_memory`): whether the two arrays show any
+/// element of one owner (a view and its base, two overlapping views); False for values that
+/// are not arrays.
+static SHARES_MEMORY: Native = Native::new("shares_memory", &["a", "b"], |rt, args| {
+    let mut b = SHARES_MEMORY.bind(rt, args)?;
+    let (x, y) = (b.value("a")?, b.value("b")?);
+    let (Value::NdArray(x), Value::NdArray(y)) = (&x, &y) else { return Ok(Value::Bool(false)) };
+    let owner = |n: &Rc<NdArray>| n.base().unwrap_or_else(|| n.clone());
+    if !Rc::ptr_eq(&owner(x), &owner(y)) || x.scalar || y.scalar {
+        return Ok(Value::Bool(false));
+    }
+    let xs: std::collections::HashSet<i64> = x.positions().to_i64_vec()?.into_iter().collect();
+    Ok(Value::Bool(y.positions().to_i64_vec()?.iter().any(|p| xs.contains(p))))
+});
+
+/// `is_array(x)`: whether `x` is a NumPy array (not a scalar), for the adapters of
+/// stdlib/_numpy.dgl.
+static IS_ARRAY: Native = Native::new("is_array", &["x"], |rt, args| {
+    let x = IS_ARRAY.bind(rt, args)?.value("x")?;
+    Ok(Value::Bool(matches!(x, Value::NdArray(n) if !n.scalar)))
+});
 
 /// `result_type(*values)`: NumPy 2's result dtype of arrays, dtypes and Python numbers
 /// together (`np.result_type`): arrays and dtypes promote as NumPy's table, a Python int or
@@ -281,6 +484,11 @@ static RESULT_TYPE: Native = Native::new("result_type", &["*values"], |rt, args|
     }
     Ok(Value::NpDType(operands_dtype_of(&kinds)))
 });
+
+/// The first [`Origin`] among NumPy operands.
+fn origin_of(vals: &[&Value]) -> Option<Origin> {
+    vals.iter().find_map(|v| if let Value::NdArray(n) = v { n.origin() } else { None })
+}
 
 /// A Python int as a 0-d int64 array, exactly.
 fn int_scalar(i: i64) -> Array {
@@ -329,14 +537,53 @@ static NUMPY_CALL: Native = Native::new("numpy_call", &["*args", "**kwargs"], |r
     let f = args.this.clone().ok_or_else(|| err!(Runtime, "internal error: a NumPy function without its body"))?;
     let (pos, kw) = (std::mem::take(&mut args.pos), std::mem::take(&mut args.kw));
     let keep_0d = CONSTRUCTORS.contains(&&*args.fname);
-    let r = rt.call_value(&f, pos, kw)?;
-    Ok(to_numpy(r, keep_0d))
+    let site = rt.ad.site();
+    // The NumPy functions it calls on the way are not where the user's value left the tape.
+    INSIDE.with(|d| d.set(d.get() + 1));
+    let r = rt.call_value(&f, pos, kw);
+    INSIDE.with(|d| d.set(d.get() - 1));
+    let r = r?;
+    rt.ad.set_site(site);
+    // The adapters of stdlib/_numpy.dgl named `np_cumsum` are NumPy's `cumsum`.
+    let name = args.fname.strip_prefix("np_").unwrap_or(&args.fname);
+    Ok(rt.numpy_result(numpy_call_name(name), r, keep_0d))
 });
+
+impl Interp {
+    /// The result of the `np.` function `name` as NumPy gives it ([`to_numpy`]). A tensor
+    /// result leaves every tape here, so it is noted: `tape.explain` then names `np.sin` at its
+    /// line as where a path from a watched tensor ends (docs/language.md §4 "NumPy arrays").
+    pub(crate) fn numpy_result(&mut self, name: &'static str, r: Value, keep_0d: bool) -> Value {
+        if let (Value::Tensor(t), 0) = (&r, INSIDE.with(Cell::get)) {
+            self.ad.note(name, &[t], &[]);
+            let origin = Origin { tensor: t.id, name, site: self.ad.site() };
+            return NdArray::with_origin(to_numpy(r, keep_0d), Some(origin));
+        }
+        to_numpy(r, keep_0d)
+    }
+}
+
+thread_local! {
+    /// How many NumPy functions written in DGL are running (their inner NumPy calls are not
+    /// noted on the tape: the outer call is what the user wrote).
+    static INSIDE: Cell<u32> = const { Cell::new(0) };
+}
+
+/// `np.name` as a name that lives as long as the program, for the tape's notes: one string per
+/// NumPy function name (a bounded set), made once.
+pub(crate) fn numpy_call_name(name: &str) -> &'static str {
+    thread_local! {
+        static NAMES: RefCell<std::collections::HashMap<String, &'static str>> = RefCell::default();
+    }
+    NAMES.with(|names| {
+        *names.borrow_mut().entry(name.to_string()).or_insert_with(|| Box::leak(format!("np.{name}").into_boxed_str()))
+    })
+}
 
 /// The one element of a NumPy value as a Python number, for `float(x)`, `int(x)`, format
 /// specs and the other places a number is wanted (`None` when it has more than one).
 pub fn python_number(n: &NdArray) -> Option<Value> {
-    let a = n.data.borrow();
+    let a = n.data();
     if a.len() != 1 {
         return None;
     }
@@ -351,25 +598,8 @@ pub fn ambiguous_truth() -> crate::error::Exc {
 /// The methods a NumPy value has that are NumPy functions of it first (`a.sum(axis=0)` is
 /// `np.sum(a, axis=0)`).
 const FORWARDED: &[&str] = &[
-    "sum",
-    "mean",
-    "max",
-    "min",
-    "argmax",
-    "argmin",
-    "std",
-    "var",
-    "prod",
-    "all",
-    "any",
-    "cumsum",
-    "cumprod",
-    "round",
-    "clip",
-    "squeeze",
-    "dot",
-    "transpose",
-    "argsort",
+    "sum", "mean", "max", "min", "argmax", "argmin", "std", "var", "prod", "all", "any", "cumsum", "cumprod", "round",
+    "clip", "squeeze", "dot", "argsort",
 ];
 
 /// `a.name` for a NumPy value: its attributes (`shape`, `ndim`, `size`, `dtype`, `T`) and
@@ -378,7 +608,7 @@ const FORWARDED: &[&str] = &[
 pub fn attr(rt: &mut Interp, obj: &Value, n: &Rc<NdArray>, name: crate::intern::Sym) -> R<Option<Value>> {
     use super::value::{Builtin, BuiltinKind};
     let text = name.name();
-    let a = n.data.borrow();
+    let a = n.data();
     let method = |f: &'static super::native::Native| {
         Some(Value::Builtin(Rc::new(Builtin { name: text.as_ref().into(), kind: BuiltinKind::Method(obj.clone(), f) })))
     };
@@ -389,16 +619,25 @@ pub fn attr(rt: &mut Interp, obj: &Value, n: &Rc<NdArray>, name: crate::intern::
         // NumPy's dtype: str `float32`, repr `dtype('float32')` whether or not TensorFlow is
         // imported; it equals the dtype and the name (`a.dtype == np.float32`, `== 'float32'`).
         "dtype" => Some(Value::NpDType(a.dtype())),
+        // A view with the axes reversed (a scalar's `.T` is itself).
+        "T" if n.scalar || a.ndim() == 0 => Some(obj.clone()),
         "T" => {
             let perm: Vec<usize> = (0..a.ndim()).rev().collect();
-            Some(NdArray::result(kernels::transpose(&a, &perm)))
+            drop(a);
+            Some(NdArray::view_of(n, &kernels::transpose(&n.positions(), &perm))?)
+        }
+        "base" => {
+            drop(a);
+            Some(n.base().map_or(Value::None, Value::NdArray))
         }
         "tolist" => method(&TOLIST),
         "item" => method(&ITEM),
         "copy" => method(&COPY),
-        "flatten" | "ravel" => method(&FLATTEN),
+        "flatten" => method(&FLATTEN),
+        "ravel" => method(&RAVEL),
         "astype" => method(&ASTYPE),
         "reshape" => method(&RESHAPE),
+        "transpose" => method(&TRANSPOSE),
         "sort" => method(&SORT),
         "fill" => method(&FILL),
         name if FORWARDED.contains(&name) => {
@@ -426,7 +665,7 @@ fn this(args: &super::value::Args) -> R<Rc<NdArray>> {
 
 use super::native::{Native, NO_ARGS};
 
-static TOLIST: Native = Native::with("tolist", NO_ARGS, |_, args| Value::nested_lists(&this(args)?.data.borrow()));
+static TOLIST: Native = Native::with("tolist", NO_ARGS, |_, args| Value::nested_lists(&this(args)?.data()));
 
 static ITEM: Native = Native::with("item", NO_ARGS, |_, args| {
     let n = this(args)?;
@@ -435,24 +674,27 @@ static ITEM: Native = Native::with("item", NO_ARGS, |_, args| {
 
 static COPY: Native = Native::with("copy", NO_ARGS, |_, args| {
     let n = this(args)?;
-    let a = n.data.borrow().clone();
+    let a = n.data().clone();
     Ok(if n.scalar { NdArray::scalar(a) } else { NdArray::array(a) })
 });
 
 static FLATTEN: Native = Native::with("flatten", NO_ARGS, |_, args| {
     let n = this(args)?;
-    let a = n.data.borrow();
+    let a = n.data();
     Ok(NdArray::array(kernels::reshape(&a, &[a.len()])))
 });
 
 static ASTYPE: Native = Native::new("astype", &["dtype: DType"], |rt, args| {
     let n = this(args)?;
     let dtype = ASTYPE.bind(rt, args)?.dtype("dtype")?;
-    let a = n.data.borrow().cast(dtype);
+    let a = n.data().cast(dtype);
     Ok(if n.scalar { NdArray::scalar(a) } else { NdArray::array(a) })
 });
 
-/// `a.reshape(2, 3)` or `a.reshape((2, 3))`, one `-1` allowed (NumPy's).
+/// `a.reshape(2, 3)` or `a.reshape((2, 3))`, one `-1` allowed (NumPy's): a view when `a`'s
+/// elements are one run of its owner's (NumPy reshapes those without a copy), else a copy.
+///
+/// Errors: ValueError when the sizes differ (NumPy's words).
 static RESHAPE: Native = Native::new("reshape", &["*shape"], |rt, args| {
     let n = this(args)?;
     let rest = RESHAPE.bind(rt, args)?.rest;
@@ -461,9 +703,57 @@ static RESHAPE: Native = Native::new("reshape", &["*shape"], |rt, args| {
         _ => Value::tuple(rest),
     };
     let dims = rt.shape_arg(&shape)?;
-    let a = n.data.borrow();
-    let target = crate::tensor::shape::reshape_target(a.shape(), &dims)?;
-    Ok(NdArray::array(kernels::reshape(&a, &target)))
+    let target = crate::tensor::shape::reshape_target(n.data().shape(), &dims)?;
+    reshaped(&n, &target)
+});
+
+/// `a` with the shape `target` of the same size: a view when `a` is contiguous, else a copy.
+fn reshaped(n: &Rc<NdArray>, target: &[usize]) -> R<Value> {
+    if n.contiguous() && !n.scalar {
+        NdArray::view_of(n, &kernels::reshape(&n.positions(), target))
+    } else {
+        Ok(NdArray::array(kernels::reshape(&n.data(), target)))
+    }
+}
+
+/// `a.ravel()`: `a`'s elements in one axis, C order; a view when `a` is contiguous (NumPy's),
+/// else a copy. (`a.flatten()` always copies.)
+static RAVEL: Native = Native::with("ravel", NO_ARGS, |_, args| {
+    let n = this(args)?;
+    let len = n.data().len();
+    reshaped(&n, &[len])
+});
+
+/// `a.transpose(*axes)`: a view of `a` with its axes permuted (reversed without `axes`), as
+/// NumPy's method; `axes` one tuple or several ints.
+///
+/// Errors: ValueError for axes that are not a permutation of `a`'s (NumPy's words).
+static TRANSPOSE: Native = Native::new("transpose", &["*axes"], |rt, args| {
+    let n = this(args)?;
+    let rest = TRANSPOSE.bind(rt, args)?.rest;
+    let rank = n.data().ndim();
+    let axes = match rest.as_slice() {
+        [] | [Value::None] => (0..rank as i64).rev().collect(),
+        [one @ (Value::List(_) | Value::Tuple(_))] => rt.shape_arg(one)?,
+        several => several.iter().map(|v| rt.int_arg(v, "axes")).collect::<R<Vec<i64>>>()?,
+    };
+    let mut perm = Vec::with_capacity(axes.len());
+    for &x in &axes {
+        if x < -(rank as i64) || x >= rank as i64 {
+            bail!(Value, "axis {x} is out of bounds for array of dimension {rank}");
+        }
+        perm.push(x.rem_euclid(rank.max(1) as i64) as usize);
+    }
+    let mut seen = perm.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    if perm.len() != rank || seen.len() != rank {
+        bail!(Value, "axes don't match array");
+    }
+    if n.scalar || rank == 0 {
+        return Ok(Value::NdArray(n));
+    }
+    NdArray::view_of(&n, &kernels::transpose(&n.positions(), &perm))
 });
 
 /// `a.sort(axis=-1, kind=None, order=None)`: `a` sorted along `axis` in place (stable, NaN
@@ -484,7 +774,7 @@ static SORT: Native = Native::new("sort", &["axis=-1", "kind=None", "order=None"
         Some(Value::None) => bail!(Type, "'NoneType' object cannot be interpreted as an integer"),
         Some(v) => rt.int_arg(&v, "axis")?,
     };
-    let mut a = n.data.borrow_mut();
+    let a = n.data().clone();
     let rank = a.ndim() as i64;
     if n.scalar || axis < -rank || axis >= rank {
         bail!(Value, "axis {axis} is out of bounds for array of dimension {rank}");
@@ -493,8 +783,7 @@ static SORT: Native = Native::new("sort", &["axis=-1", "kind=None", "order=None"
     // Bools sort as 0 and 1 (False first); the kernel orders numbers.
     let keys = if a.dtype() == DType::Bool { a.cast(DType::I64) } else { a.clone() };
     let perm = crate::tensor::sorting::sort_perm(&keys, axis, a.shape()[axis], false, "sort")?;
-    let sorted = crate::tensor::sorting::take(&a, &perm, &a.shape().to_vec());
-    *a = sorted;
+    n.replace(crate::tensor::sorting::take(&a, &perm, &a.shape().to_vec()))?;
     Ok(Value::None)
 });
 
@@ -508,7 +797,7 @@ static FILL: Native = Native::new("fill", &["value"], |rt, args| {
     let v = FILL.bind(rt, args)?.value("value")?;
     let sequence = match &v {
         Value::List(_) | Value::Tuple(_) => true,
-        Value::NdArray(x) => x.data.borrow().len() != 1,
+        Value::NdArray(x) => x.data().len() != 1,
         _ => false,
     };
     if sequence {
@@ -525,7 +814,7 @@ static FILL: Native = Native::new("fill", &["value"], |rt, args| {
 /// own float dtype (a float32 scalar stays `np.float32`); integers round to tens, hundreds…
 /// for negative `decimals` and are unchanged otherwise.
 pub fn round_decimals(n: &NdArray, decimals: i64) -> R<Value> {
-    let a = n.data.borrow();
+    let a = n.data();
     let d = decimals.clamp(-400, 400) as i32;
     // rint(v * 10^d) / 10^d, or rint(v / 10^-d) * 10^-d, in the dtype's own arithmetic.
     macro_rules! round_in {
@@ -600,4 +889,28 @@ fn floor_div_mod(modulo: bool, a: &Array, b: &Array) -> R<Array> {
             b.dtype()
         ),
     })
+}
+
+/// `dst.flat[positions[i]] = src.flat[i]` (C order) for arrays of one dtype.
+///
+/// Errors: RuntimeError (internal) when the dtypes differ.
+pub(crate) fn put_flat(dst: &mut Array, positions: &[usize], src: &Array) -> R<()> {
+    macro_rules! put {
+        ($($variant:ident),*) => {
+            match (dst, src) {
+                $((Array::$variant(d), Array::$variant(s)) => {
+                    if !d.is_standard_layout() {
+                        *d = d.as_standard_layout().into_owned();
+                    }
+                    let slots = d.as_slice_mut().expect("standard layout is contiguous");
+                    for (&p, x) in positions.iter().zip(s.iter()) {
+                        slots[p] = x.clone();
+                    }
+                })*
+                (d, _) => bail!(Runtime, "internal error: a value cast to {} is not", d.dtype()),
+            }
+        };
+    }
+    put!(F16, F32, F64, U8, I8, I16, I32, I64, Bool);
+    Ok(())
 }

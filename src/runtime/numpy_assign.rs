@@ -3,8 +3,8 @@
 //! NumPy. The positions written are the ones `a[index]` reads (the same indexing: ints,
 //! slices, `...`, `None`, int lists and arrays, bool masks), the value broadcasts to their
 //! shape and is cast to the array's dtype as NumPy casts (a float into an int array truncates
-//! toward zero). `a += b` and the other in-place operators write into the array too. What
-//! indexing returns is a copy, not a view: `a[0][1] = 5` changes a copy.
+//! toward zero). `a += b` and the other in-place operators write into the array too, and a
+//! view's write reaches its owner (`a[0][1] = 5` changes `a`; runtime/numpy.rs `NdArray`).
 
 use super::numpy::NdArray;
 use super::value::Value;
@@ -34,7 +34,7 @@ impl Interp {
             bail!(Type, "'numpy.{}' object does not support item assignment", n.type_name())
         }
         let (shape, dtype) = {
-            let a = n.data.borrow();
+            let a = n.data();
             (a.shape().to_vec(), a.dtype())
         };
         let (positions, target) = match flat_position(&shape, &index)? {
@@ -46,7 +46,7 @@ impl Interp {
                 );
                 match self.get_item(&NdArray::array(flat), &index)? {
                     Value::NdArray(sel) => {
-                        let a = sel.data.borrow();
+                        let a = sel.data();
                         let pos: Vec<usize> = a.to_i64_vec()?.into_iter().map(|p| p as usize).collect();
                         (pos, if sel.scalar { vec![] } else { a.shape().to_vec() })
                     }
@@ -56,25 +56,7 @@ impl Interp {
         };
         let src = self.assigned_value(&v, dtype)?;
         let src = fitted(src, &target, index_kind(&index))?;
-        let mut dst = n.data.borrow_mut();
-        macro_rules! put {
-            ($($variant:ident),*) => {
-                match (&mut *dst, &src) {
-                    $((Array::$variant(d), Array::$variant(s)) => {
-                        if !d.is_standard_layout() {
-                            *d = d.as_standard_layout().into_owned();
-                        }
-                        let slots = d.as_slice_mut().expect("standard layout is contiguous");
-                        for (&p, x) in positions.iter().zip(s.iter()) {
-                            slots[p] = x.clone();
-                        }
-                    })*
-                    _ => bail!(Runtime, "internal error: a value cast to {dtype} is not"),
-                }
-            };
-        }
-        put!(F16, F32, F64, U8, I8, I16, I32, I64, Bool);
-        Ok(())
+        n.write(|dst| super::numpy::put_flat(dst, &positions, &src))
     }
 
     /// `a op= b` on the NumPy array `n` (`a`): the result written into `n` itself, so every
@@ -94,12 +76,12 @@ impl Interp {
     ) -> R<Value> {
         use crate::syntax::ast::BinOp;
         let (shape, dtype) = {
-            let d = n.data.borrow();
+            let d = n.data();
             (d.shape().to_vec(), d.dtype())
         };
         let result = self.binary_op(op, a.clone(), b)?;
         let Value::NdArray(r) = &result else { return Ok(result) };
-        let out = r.data.borrow().clone();
+        let out = r.data().clone();
         if out.shape() != shape.as_slice() {
             bail!(
                 Value,
@@ -132,7 +114,7 @@ impl Interp {
                 dtype
             )
         }
-        *n.data.borrow_mut() = out.cast(dtype);
+        n.replace(out.cast(dtype))?;
         Ok(a)
     }
 
@@ -217,7 +199,7 @@ fn index_kind(index: &Value) -> Kind {
     let mut kind = Kind::Basic;
     for it in &items {
         match it {
-            Value::NdArray(n) if !n.scalar && n.data.borrow().dtype() == DType::Bool => return Kind::Mask,
+            Value::NdArray(n) if !n.scalar && n.data().dtype() == DType::Bool => return Kind::Mask,
             Value::NdArray(n) if !n.scalar => kind = Kind::Ints,
             Value::List(l) if l.borrow().iter().all(|x| matches!(x, Value::Bool(_))) && !l.borrow().is_empty() => {
                 return Kind::Mask

@@ -211,7 +211,7 @@ impl Interp {
                 t.data.first_f64() != 0.0
             }
             Value::NdArray(n) => {
-                let a = n.data.borrow();
+                let a = n.data();
                 if a.len() != 1 {
                     return Err(super::numpy::ambiguous_truth());
                 }
@@ -245,7 +245,7 @@ impl Interp {
             (UnaryOp::Pos, Value::NdArray(_)) => Ok(v),
             (UnaryOp::Neg, Value::NdArray(n)) => self.numpy_unary(Unary::Neg, n),
             (UnaryOp::Invert, Value::NdArray(n)) => {
-                let out = activations::invert(&n.data.borrow())?;
+                let out = activations::invert(&n.data())?;
                 Ok(if n.scalar { super::numpy::NdArray::scalar(out) } else { super::numpy::NdArray::array(out) })
             }
             (_, Value::Tensor(_) | Value::Variable(_)) => {

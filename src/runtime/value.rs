@@ -616,6 +616,10 @@ pub const UNNAMED_TYPES: &[&str] = &[
     "int64",
 ];
 
+/// The [`UNNAMED_TYPES`] that are NumPy's (`type(a)` of an array prints `<class 'numpy.ndarray'>`).
+pub const NUMPY_TYPES: &[&str] =
+    &["ndarray", "float16", "float32", "float64", "uint8", "int8", "int16", "int32", "int64"];
+
 /// Whether the builtin `b` is a type object: a builtin type (`int`, `Tensor`) or one
 /// that `type(x)` made for an unnamed type (`NoneType`, `function`).
 pub fn is_type_object(b: &Builtin) -> bool {

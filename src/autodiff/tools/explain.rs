@@ -296,7 +296,7 @@ pub fn explain(tape: &Tape, q: &Query, places: &Places) -> String {
         if let Some(why) = blocked(&g, tape, q, &path, places) {
             verdict(&why.0);
             let _ = writeln!(out, "  {}", render(&g, q, &path, places));
-            for line in why.1 {
+            for line in why.1.iter().flat_map(|l| l.lines()) {
                 let _ = writeln!(out, "  {line}");
             }
             return out;
@@ -326,13 +326,18 @@ pub fn explain(tape: &Tape, q: &Query, places: &Places) -> String {
         let what =
             if n.inputs.first() == Some(&q.source) { s.to_string() } else { format!("a tensor computed from {s}") };
         verdict(&format!("is None: the path is probably cut by {} at {}", n.name, places.at(n.site)));
+        let into = if n.name == ".numpy()" || n.name.starts_with("np.") { "a NumPy value" } else { "Python numbers" };
         let _ = writeln!(
             out,
-            "  {} at {} turned {what} into Python numbers, which no tape follows; no operation this tape saw leads from {s} to {t}",
+            "  {} at {} turned {what} into {into}, which no tape follows; no operation this tape saw leads from {s} to {t}",
             n.name,
             places.at(n.site)
         );
-        let _ = writeln!(out, "  hint: keep the computation in tensor operations");
+        if n.name.starts_with("np.") {
+            let _ = writeln!(out, "  hint: compute with TF's ops (tf.math, tf.reduce_*) in place of {}", n.name);
+        } else {
+            let _ = writeln!(out, "  hint: keep the computation in tensor operations");
+        }
         return out;
     }
     // Values made after the source but before the tape started, that the target grew from.
@@ -596,7 +601,13 @@ fn cut_reason(name: &str) -> String {
         "round" | "floor" | "ceil" => format!(
             "{name} has no gradient (as in TF); for a straight-through estimator write x + stop_gradient({name}(x) - x)"
         ),
-        ".numpy()" | ".item()" | "float()" | "int()" => format!("{name} returns Python numbers, which no tape follows"),
+        ".numpy()" => {
+            format!("{name} returns a NumPy value, which no tape follows\nhint: keep the computation in tensor operations")
+        }
+        name if name.starts_with("np.") => format!(
+            "{name} returns a NumPy value, which no tape follows\nhint: compute with TF's ops (tf.math, tf.reduce_*) in place of {name}"
+        ),
+        ".item()" | "float()" | "int()" => format!("{name} returns Python numbers, which no tape follows"),
         _ => format!("{name} returns a bool tensor, which has no gradient"),
     }
 }

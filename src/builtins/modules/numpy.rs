@@ -17,7 +17,8 @@ use crate::runtime::Interp;
 const TABLE: &[(&str, &str)] = &[
     (
         "numpy",
-        "array=_numpy.array asarray=_numpy.array zeros=_numpy.zeros ones=_numpy.ones full=_numpy.full \
+        "array=_numpy.array asarray=_numpy.asarray ndarray=_numpy_kernels.ndarray dtype=_numpy.dtype \
+         shares_memory=_numpy.shares_memory may_share_memory=_numpy.shares_memory zeros=_numpy.zeros ones=_numpy.ones full=_numpy.full \
          eye=_numpy.eye identity=_numpy.eye arange=_numpy.arange linspace=_numpy.linspace mean=_numpy.mean \
          std=_numpy.std var=_numpy.var argmax=_numpy.argmax argmin=_numpy.argmin dot=_numpy.dot \
          concatenate=_numpy.concatenate stack=_numpy.np_stack select=_numpy.select \
