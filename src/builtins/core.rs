@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 pub use crate::runtime::value::TYPE_NAMES;
-use crate::runtime::value::{is_type_object, Builtin, BuiltinKind, UNNAMED_TYPES};
+use crate::runtime::value::is_type_object;
 
 pub fn register(reg: &mut impl FnMut(&'static Native)) {
     reg(&PRINT);
@@ -723,15 +723,7 @@ fn type_(rt: &mut Interp, args: &mut Args) -> R<Value> {
         _ => {}
     }
     // A kind with no type object of its own (a tape's context): its name.
-    Ok(unnamed_type(rt, &name).unwrap_or_else(|| Value::Str(name.into())))
-}
-
-/// The one type object of the unnamed type `name` ([`UNNAMED_TYPES`]: `NoneType`, NumPy's
-/// `ndarray`), made on first use; None for a name not among them.
-pub fn unnamed_type(rt: &mut Interp, name: &str) -> Option<Value> {
-    let &kind = UNNAMED_TYPES.iter().find(|n| **n == name)?;
-    let make = || Value::Builtin(Rc::new(Builtin { name: kind.into(), kind: BuiltinKind::Type }));
-    Some(rt.type_objects.entry(kind).or_insert_with(make).clone())
+    Ok(rt.unnamed_type(&name).unwrap_or_else(|| Value::Str(name.into())))
 }
 
 static ARGV: Native = Native::with("argv", NO_ARGS, argv)

@@ -394,7 +394,7 @@ impl Interp {
 
 /// The native module `_numpy_kernels` under stdlib/_numpy.dgl.
 pub(crate) fn build_kernels(rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
-    let ndarray = crate::builtins::core::unnamed_type(rt, "ndarray")
+    let ndarray = rt.unnamed_type("ndarray")
         .ok_or_else(|| err!(Runtime, "internal error: ndarray is not a type"))?;
     Ok(vec![
         ("result_type", RESULT_TYPE.value()),
@@ -550,6 +550,16 @@ static NUMPY_CALL: Native = Native::new("numpy_call", &["*args", "**kwargs"], |r
 });
 
 impl Interp {
+    /// The one type object of the unnamed type `name` ([`UNNAMED_TYPES`](super::value::UNNAMED_TYPES):
+    /// `NoneType`, NumPy's `ndarray`), made on first use, so `type(a) is np.ndarray`; None for
+    /// a name not among them.
+    pub fn unnamed_type(&mut self, name: &str) -> Option<Value> {
+        use super::value::{Builtin, BuiltinKind};
+        let &kind = super::value::UNNAMED_TYPES.iter().find(|n| **n == name)?;
+        let make = || Value::Builtin(Rc::new(Builtin { name: kind.into(), kind: BuiltinKind::Type }));
+        Some(self.type_objects.entry(kind).or_insert_with(make).clone())
+    }
+
     /// The result of the `np.` function `name` as NumPy gives it ([`to_numpy`]). A tensor
     /// result leaves every tape here, so it is noted: `tape.explain` then names `np.sin` at its
     /// line as where a path from a watched tensor ends (docs/language.md §4 "NumPy arrays").

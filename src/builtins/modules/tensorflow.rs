@@ -111,7 +111,7 @@ const TABLE: &[(&str, &str)] = &[
         "tensorflow.keras",
         "Model=nn.Model Sequential=nn.Sequential Layer=nn.Layer Loss=losses.Loss Metric=metrics.Metric \
          Optimizer=optim.Optimizer Initializer=initializers.Initializer Input=_functional.Input \
-         KerasTensor=_layers.KerasTensor Regularizer=_regularizers.Regularizer",
+         KerasTensor=_layers.KerasTensor Regularizer=_regularizers.Regularizer Variable=_keras_utils.Variable",
     ),
     (
         "tensorflow.keras.layers",
