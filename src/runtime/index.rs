@@ -259,13 +259,10 @@ impl Interp {
                     bail!(Index, "invalid index to scalar variable.");
                 }
                 if is_basic_index(index) {
-                    // Basic indexing gives a view, NumPy's rule: the selection's positions in
-                    // the array, as the same index picks them from the array of positions.
-                    let positions = Tensor::new(n.positions());
-                    let info = tensor_index(positions.shape(), index)?;
-                    let picked = self.ad.index(&positions, Rc::new(info))?;
-                    if !picked.shape().is_empty() {
-                        return super::numpy::NdArray::view_of(n, &picked.data);
+                    // Basic indexing gives a view, NumPy's rule.
+                    let info = tensor_index(n.data().shape(), index)?;
+                    if let Some(view) = super::numpy::NdArray::view_by_index(n, &info)? {
+                        return Ok(view);
                     }
                 }
                 let t = Tensor::new(n.data().clone());

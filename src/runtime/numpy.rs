@@ -133,6 +133,69 @@ impl NdArray {
         Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), pos).expect("one position per element"))
     }
 
+    /// The view `n[index]` of a basic index already resolved against `n`'s shape (`info`, as
+    /// `tensor_index` gives it: ints in range, slices with their bounds normalised); None when
+    /// the result has no axes (one element: NumPy gives a scalar, a copy). The positions are
+    /// computed for the selected elements only, so slicing a batch out of a large array costs
+    /// the batch, not the array.
+    pub fn view_by_index(n: &Rc<NdArray>, info: &[ndarray::SliceInfoElem]) -> R<Option<Value>> {
+        use ndarray::SliceInfoElem as E;
+        let shape = n.data().shape().to_vec();
+        let mut strides = vec![1usize; shape.len()];
+        for i in (0..shape.len().saturating_sub(1)).rev() {
+            strides[i] = strides[i + 1] * shape[i + 1];
+        }
+        // Per output axis: the indices it takes along its input axis, and that axis's stride.
+        let (mut offset, mut axis) = (0usize, 0usize);
+        let mut axes: Vec<(Vec<usize>, usize)> = Vec::new();
+        for e in info {
+            match *e {
+                E::Index(k) => {
+                    offset += k as usize * strides[axis];
+                    axis += 1;
+                }
+                E::Slice { start, end, step } => {
+                    let end = end.map_or(shape[axis] as isize, |e| e);
+                    let picked: Vec<usize> = if step > 0 {
+                        (start..end).step_by(step as usize).map(|i| i as usize).collect()
+                    } else {
+                        (start..end).rev().step_by(step.unsigned_abs()).map(|i| i as usize).collect()
+                    };
+                    axes.push((picked, strides[axis]));
+                    axis += 1;
+                }
+                E::NewAxis => axes.push((vec![0], 0)),
+            }
+        }
+        if axes.is_empty() {
+            return Ok(None);
+        }
+        let out_shape: Vec<usize> = axes.iter().map(|(p, _)| p.len()).collect();
+        let size: usize = out_shape.iter().product();
+        crate::tensor::budget::check_elements(size, 8)?;
+        let mut flat = Vec::with_capacity(size);
+        let mut idx = vec![0usize; axes.len()];
+        for _ in 0..size {
+            flat.push(offset + idx.iter().zip(&axes).map(|(&i, (p, st))| p[i] * st).sum::<usize>());
+            for k in (0..idx.len()).rev() {
+                idx[k] += 1;
+                if idx[k] < out_shape[k] {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+        // Within a view, the flat indices are its own: its owner's positions are behind them.
+        let owner_positions: Vec<i64> = match &n.view {
+            Some(v) => flat.iter().map(|&f| v.positions[f] as i64).collect(),
+            None => flat.into_iter().map(|f| f as i64).collect(),
+        };
+        let positions = Array::I64(
+            ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&out_shape), owner_positions).expect("one position per element"),
+        );
+        Ok(Some(NdArray::view_of(n, &positions)?))
+    }
+
     /// Whether the array's elements are one run of its owner's, in order (an owner, or a view
     /// such as `a[2:5]` or `a[1]`): what NumPy can reshape without a copy.
     pub fn contiguous(&self) -> bool {
