@@ -113,6 +113,24 @@ impl NdArray {
         Ok(out)
     }
 
+    /// Sets the elements at C-order `positions` (of this array) to `src`'s, in place: for a
+    /// view, in its owner too, at the owner's positions, so a write of a few elements costs those
+    /// elements, not the view.
+    pub fn write_at(&self, positions: &[usize], src: &Array) -> R<()> {
+        drop(self.data());
+        put_flat(&mut self.data.borrow_mut(), positions, src)?;
+        match &self.view {
+            Some(v) => {
+                let mapped: Vec<usize> = positions.iter().map(|&p| v.positions[p]).collect();
+                put_flat(&mut v.base.data.borrow_mut(), &mapped, src)?;
+                v.base.version.set(v.base.version.get() + 1);
+                v.seen.set(v.base.version.get());
+            }
+            None => self.version.set(self.version.get() + 1),
+        }
+        Ok(())
+    }
+
     /// Replaces the elements with `a` of the same shape, in place.
     pub fn replace(&self, a: Array) -> R<()> {
         self.write(|d| {
@@ -124,13 +142,17 @@ impl NdArray {
     /// The C-order positions of this array's elements in the array owning them, shaped as
     /// this array (an int64 array): what indexing it selects tells which elements a view of
     /// the selection shows.
-    pub fn positions(&self) -> Array {
+    ///
+    /// Errors: MemoryError (the tensor budget's) when the positions of a huge array would not
+    /// fit.
+    pub fn positions(&self) -> R<Array> {
         let shape = self.data().shape().to_vec();
+        crate::tensor::budget::check_elements(shape.iter().product(), 8)?;
         let pos: Vec<i64> = match &self.view {
             Some(v) => v.positions.iter().map(|&p| p as i64).collect(),
             None => (0..shape.iter().product::<usize>() as i64).collect(),
         };
-        Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), pos).expect("one position per element"))
+        Ok(Array::I64(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), pos).expect("one position per element")))
     }
 
     /// The view `n[index]` of a basic index already resolved against `n`'s shape (`info`, as
@@ -514,8 +536,12 @@ static SHARES_MEMORY: Native = Native::new("shares_memory", &["a", "b"], |rt, ar
     if !Rc::ptr_eq(&owner(x), &owner(y)) || x.scalar || y.scalar {
         return Ok(Value::Bool(false));
     }
-    let xs: std::collections::HashSet<i64> = x.positions().to_i64_vec()?.into_iter().collect();
-    Ok(Value::Bool(y.positions().to_i64_vec()?.iter().any(|p| xs.contains(p))))
+    // One flag per element of the owner: what `x` shows, then whether `y` shows any of it.
+    let mut shown = vec![false; owner(x).data().len()];
+    for p in x.positions()?.to_i64_vec()? {
+        shown[p as usize] = true;
+    }
+    Ok(Value::Bool(y.positions()?.to_i64_vec()?.iter().any(|&p| shown[p as usize])))
 });
 
 /// `is_array(x)`: whether `x` is a NumPy array (not a scalar), for the adapters of
@@ -697,7 +723,7 @@ pub fn attr(rt: &mut Interp, obj: &Value, n: &Rc<NdArray>, name: crate::intern::
         "T" => {
             let perm: Vec<usize> = (0..a.ndim()).rev().collect();
             drop(a);
-            Some(NdArray::view_of(n, &kernels::transpose(&n.positions(), &perm))?)
+            Some(NdArray::view_of(n, &kernels::transpose(&n.positions()?, &perm))?)
         }
         "base" => {
             drop(a);
@@ -783,7 +809,7 @@ static RESHAPE: Native = Native::new("reshape", &["*shape"], |rt, args| {
 /// `a` with the shape `target` of the same size: a view when `a` is contiguous, else a copy.
 fn reshaped(n: &Rc<NdArray>, target: &[usize]) -> R<Value> {
     if n.contiguous() && !n.scalar {
-        NdArray::view_of(n, &kernels::reshape(&n.positions(), target))
+        NdArray::view_of(n, &kernels::reshape(&n.positions()?, target))
     } else {
         Ok(NdArray::array(kernels::reshape(&n.data(), target)))
     }
@@ -826,7 +852,7 @@ static TRANSPOSE: Native = Native::new("transpose", &["*axes"], |rt, args| {
     if n.scalar || rank == 0 {
         return Ok(Value::NdArray(n));
     }
-    NdArray::view_of(&n, &kernels::transpose(&n.positions(), &perm))
+    NdArray::view_of(&n, &kernels::transpose(&n.positions()?, &perm))
 });
 
 /// `a.sort(axis=-1, kind=None, order=None)`: `a` sorted along `axis` in place (stable, NaN

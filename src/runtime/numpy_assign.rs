@@ -56,7 +56,7 @@ impl Interp {
         };
         let src = self.assigned_value(&v, dtype)?;
         let src = fitted(src, &target, index_kind(&index))?;
-        n.write(|dst| super::numpy::put_flat(dst, &positions, &src))
+        n.write_at(&positions, &src)
     }
 
     /// `a op= b` on the NumPy array `n` (`a`): the result written into `n` itself, so every
