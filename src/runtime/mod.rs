@@ -21,6 +21,7 @@ pub mod native;
 pub mod numeric;
 pub mod numpy;
 mod numpy_assign;
+mod numpy_natives;
 pub mod ops;
 pub mod suggest;
 pub mod value;
