@@ -54,8 +54,10 @@ impl Interp {
                         // `np.` functions give NumPy values (runtime/numpy.rs).
                         super::value::Dialect::NumPy => {
                             // The name the user wrote: the builtin's NumPy spelling (`np.sum`).
-                            let name = native.spellings.iter().copied().find(|s| s.starts_with("np."));
-                            let name = name.unwrap_or_else(|| super::numpy::numpy_call_name(&b.name));
+                            let name = || {
+                                let spelled = native.spellings.iter().copied().find(|s| s.starts_with("np."));
+                                spelled.unwrap_or_else(|| super::numpy::numpy_call_name(&b.name))
+                            };
                             r.map(|v| self.numpy_result(name, v, false))
                         }
                         _ => r,

@@ -614,7 +614,7 @@ pub fn indices_of(t: &Tensor) -> R<Vec<i64>> {
 
 /// Whether `index` is NumPy's basic indexing (ints, slices, `...`, `None`, and tuples of them),
 /// whose result is a view of the array; an index array, list or mask selects a copy.
-fn is_basic_index(index: &Value) -> bool {
+pub(crate) fn is_basic_index(index: &Value) -> bool {
     let one = |v: &Value| {
         matches!(v, Value::Int(_) | Value::Slice(_) | Value::Ellipsis | Value::None)
             || matches!(v, Value::NdArray(n) if n.scalar && n.data().dtype().is_int())

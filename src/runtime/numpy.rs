@@ -95,24 +95,6 @@ impl NdArray {
         self.data.borrow()
     }
 
-    /// Changes the elements in place through `f` (a view's written back into its base); `f`
-    /// must keep the shape.
-    pub fn write<T>(&self, f: impl FnOnce(&mut Array) -> R<T>) -> R<T> {
-        drop(self.data());
-        let out = f(&mut self.data.borrow_mut())?;
-        match &self.view {
-            Some(v) => {
-                let mut base = v.base.data.borrow_mut();
-                put_flat(&mut base, &v.positions, &self.data.borrow())?;
-                drop(base);
-                v.base.version.set(v.base.version.get() + 1);
-                v.seen.set(v.base.version.get());
-            }
-            None => self.version.set(self.version.get() + 1),
-        }
-        Ok(out)
-    }
-
     /// Sets the elements at C-order `positions` (of this array) to `src`'s, in place: for a
     /// view, in its owner too, at the owner's positions, so a write of a few elements costs those
     /// elements, not the view.
@@ -131,12 +113,15 @@ impl NdArray {
         Ok(())
     }
 
-    /// Replaces the elements with `a` of the same shape, in place.
+    /// Replaces the elements with `a` of the same shape, in place (a view's in its owner too).
     pub fn replace(&self, a: Array) -> R<()> {
-        self.write(|d| {
-            *d = a;
-            Ok(())
-        })
+        if self.view.is_none() {
+            *self.data.borrow_mut() = a;
+            self.version.set(self.version.get() + 1);
+            return Ok(());
+        }
+        let all: Vec<usize> = (0..a.len()).collect();
+        self.write_at(&all, &a)
     }
 
     /// The C-order positions of this array's elements in the array owning them, shaped as
@@ -161,51 +146,9 @@ impl NdArray {
     /// computed for the selected elements only, so slicing a batch out of a large array costs
     /// the batch, not the array.
     pub fn view_by_index(n: &Rc<NdArray>, info: &[ndarray::SliceInfoElem]) -> R<Option<Value>> {
-        use ndarray::SliceInfoElem as E;
-        let shape = n.data().shape().to_vec();
-        let mut strides = vec![1usize; shape.len()];
-        for i in (0..shape.len().saturating_sub(1)).rev() {
-            strides[i] = strides[i + 1] * shape[i + 1];
-        }
-        // Per output axis: the indices it takes along its input axis, and that axis's stride.
-        let (mut offset, mut axis) = (0usize, 0usize);
-        let mut axes: Vec<(Vec<usize>, usize)> = Vec::new();
-        for e in info {
-            match *e {
-                E::Index(k) => {
-                    offset += k as usize * strides[axis];
-                    axis += 1;
-                }
-                E::Slice { start, end, step } => {
-                    let end = end.map_or(shape[axis] as isize, |e| e);
-                    let picked: Vec<usize> = if step > 0 {
-                        (start..end).step_by(step as usize).map(|i| i as usize).collect()
-                    } else {
-                        (start..end).rev().step_by(step.unsigned_abs()).map(|i| i as usize).collect()
-                    };
-                    axes.push((picked, strides[axis]));
-                    axis += 1;
-                }
-                E::NewAxis => axes.push((vec![0], 0)),
-            }
-        }
-        if axes.is_empty() {
+        let (flat, out_shape) = basic_positions(n.data().shape(), info)?;
+        if out_shape.is_empty() {
             return Ok(None);
-        }
-        let out_shape: Vec<usize> = axes.iter().map(|(p, _)| p.len()).collect();
-        let size: usize = out_shape.iter().product();
-        crate::tensor::budget::check_elements(size, 8)?;
-        let mut flat = Vec::with_capacity(size);
-        let mut idx = vec![0usize; axes.len()];
-        for _ in 0..size {
-            flat.push(offset + idx.iter().zip(&axes).map(|(&i, (p, st))| p[i] * st).sum::<usize>());
-            for k in (0..idx.len()).rev() {
-                idx[k] += 1;
-                if idx[k] < out_shape[k] {
-                    break;
-                }
-                idx[k] = 0;
-            }
         }
         // Within a view, the flat indices are its own: its owner's positions are behind them.
         let owner_positions: Vec<i64> = match &n.view {
@@ -213,7 +156,8 @@ impl NdArray {
             None => flat.into_iter().map(|f| f as i64).collect(),
         };
         let positions = Array::I64(
-            ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&out_shape), owner_positions).expect("one position per element"),
+            ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&out_shape), owner_positions)
+                .expect("one position per element"),
         );
         Ok(Some(NdArray::view_of(n, &positions)?))
     }
@@ -479,8 +423,7 @@ impl Interp {
 
 /// The native module `_numpy_kernels` under stdlib/_numpy.dgl.
 pub(crate) fn build_kernels(rt: &mut Interp) -> R<Vec<(&'static str, Value)>> {
-    let ndarray = rt.unnamed_type("ndarray")
-        .ok_or_else(|| err!(Runtime, "internal error: ndarray is not a type"))?;
+    let ndarray = rt.unnamed_type("ndarray").ok_or_else(|| err!(Runtime, "internal error: ndarray is not a type"))?;
     Ok(vec![
         ("result_type", RESULT_TYPE.value()),
         ("ndarray", ndarray),
@@ -573,8 +516,8 @@ static NUMPY_CALL: Native = Native::new("numpy_call", &["*args", "**kwargs"], |r
     let r = r?;
     rt.ad.set_site(site);
     // The adapters of stdlib/_numpy.dgl named `np_cumsum` are NumPy's `cumsum`.
-    let name = args.fname.strip_prefix("np_").unwrap_or(&args.fname);
-    Ok(rt.numpy_result(numpy_call_name(name), r, keep_0d))
+    let fname = args.fname.clone();
+    Ok(rt.numpy_result(|| numpy_call_name(fname.strip_prefix("np_").unwrap_or(&fname)), r, keep_0d))
 });
 
 impl Interp {
@@ -591,8 +534,11 @@ impl Interp {
     /// The result of the `np.` function `name` as NumPy gives it ([`to_numpy`]). A tensor
     /// result leaves every tape here, so it is noted: `tape.explain` then names `np.sin` at its
     /// line as where a path from a watched tensor ends (docs/language.md §4 "NumPy arrays").
-    pub(crate) fn numpy_result(&mut self, name: &'static str, r: Value, keep_0d: bool) -> Value {
-        if let (Value::Tensor(t), 0) = (&r, INSIDE.with(Cell::get)) {
+    /// `name` is asked for only then, while a tape records.
+    pub(crate) fn numpy_result(&mut self, name: impl FnOnce() -> &'static str, r: Value, keep_0d: bool) -> Value {
+        let recording = !self.ad.tapes().is_empty() && INSIDE.with(Cell::get) == 0;
+        if let (Value::Tensor(t), true) = (&r, recording) {
+            let name = name();
             self.ad.note(name, &[t], &[]);
             let origin = Origin { tensor: t.id, name, site: self.ad.site() };
             return NdArray::with_origin(to_numpy(r, keep_0d), Some(origin));
@@ -614,7 +560,12 @@ pub(crate) fn numpy_call_name(name: &str) -> &'static str {
         static NAMES: RefCell<std::collections::HashMap<String, &'static str>> = RefCell::default();
     }
     NAMES.with(|names| {
-        *names.borrow_mut().entry(name.to_string()).or_insert_with(|| Box::leak(format!("np.{name}").into_boxed_str()))
+        if let Some(&known) = names.borrow().get(name) {
+            return known;
+        }
+        let made: &'static str = Box::leak(format!("np.{name}").into_boxed_str());
+        names.borrow_mut().insert(name.to_string(), made);
+        made
     })
 }
 
@@ -927,6 +878,57 @@ fn floor_div_mod(modulo: bool, a: &Array, b: &Array) -> R<Array> {
             b.dtype()
         ),
     })
+}
+
+/// The C-order positions, in an array of `shape`, of the elements a basic index selects (`info`
+/// as `tensor_index` resolves it: ints in range, slice bounds normalised), and the selection's
+/// shape (empty for one element). Only the selected elements are visited.
+///
+/// Errors: MemoryError (the tensor budget's) for a selection too large to list.
+pub(crate) fn basic_positions(shape: &[usize], info: &[ndarray::SliceInfoElem]) -> R<(Vec<usize>, Vec<usize>)> {
+    use ndarray::SliceInfoElem as E;
+    let mut strides = vec![1usize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * shape[i + 1];
+    }
+    // Per output axis: the indices it takes along its input axis, and that axis's stride.
+    let (mut offset, mut axis) = (0usize, 0usize);
+    let mut axes: Vec<(Vec<usize>, usize)> = Vec::new();
+    for e in info {
+        match *e {
+            E::Index(k) => {
+                offset += k as usize * strides[axis];
+                axis += 1;
+            }
+            E::Slice { start, end, step } => {
+                let end = end.map_or(shape[axis] as isize, |e| e);
+                let picked: Vec<usize> = if step > 0 {
+                    (start..end).step_by(step as usize).map(|i| i as usize).collect()
+                } else {
+                    (start..end).rev().step_by(step.unsigned_abs()).map(|i| i as usize).collect()
+                };
+                axes.push((picked, strides[axis]));
+                axis += 1;
+            }
+            E::NewAxis => axes.push((vec![0], 0)),
+        }
+    }
+    let out_shape: Vec<usize> = axes.iter().map(|(p, _)| p.len()).collect();
+    let size: usize = out_shape.iter().product();
+    crate::tensor::budget::check_elements(size, 8)?;
+    let mut flat = Vec::with_capacity(size);
+    let mut idx = vec![0usize; axes.len()];
+    for _ in 0..size {
+        flat.push(offset + idx.iter().zip(&axes).map(|(&i, (p, st))| p[i] * st).sum::<usize>());
+        for k in (0..idx.len()).rev() {
+            idx[k] += 1;
+            if idx[k] < out_shape[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+    Ok((flat, out_shape))
 }
 
 /// `dst.flat[positions[i]] = src.flat[i]` (C order) for arrays of one dtype.

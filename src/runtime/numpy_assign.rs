@@ -39,6 +39,10 @@ impl Interp {
         };
         let (positions, target) = match flat_position(&shape, &index)? {
             Some(p) => (vec![p], vec![]),
+            // Basic indexing: the selected positions, computed for the selection alone.
+            None if super::index::is_basic_index(&index) => {
+                super::numpy::basic_positions(&shape, &super::index::tensor_index(&shape, &index)?)?
+            }
             None => {
                 let size: usize = shape.iter().product();
                 let flat = Array::I64(

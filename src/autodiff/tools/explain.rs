@@ -326,18 +326,14 @@ pub fn explain(tape: &Tape, q: &Query, places: &Places) -> String {
         let what =
             if n.inputs.first() == Some(&q.source) { s.to_string() } else { format!("a tensor computed from {s}") };
         verdict(&format!("is None: the path is probably cut by {} at {}", n.name, places.at(n.site)));
-        let into = if n.name == ".numpy()" || n.name.starts_with("np.") { "a NumPy value" } else { "Python numbers" };
+        let into = leaves_as(n.name);
         let _ = writeln!(
             out,
             "  {} at {} turned {what} into {into}, which no tape follows; no operation this tape saw leads from {s} to {t}",
             n.name,
             places.at(n.site)
         );
-        if n.name.starts_with("np.") {
-            let _ = writeln!(out, "  hint: compute with TF's ops (tf.math, tf.reduce_*) in place of {}", n.name);
-        } else {
-            let _ = writeln!(out, "  hint: keep the computation in tensor operations");
-        }
+        let _ = writeln!(out, "  {}", exit_hint(n.name));
         return out;
     }
     // Values made after the source but before the tape started, that the target grew from.
@@ -592,6 +588,27 @@ fn not_watched(tape: &Tape, q: &Query, used: Option<Use>, places: &Places) -> (S
     (verdict, lines)
 }
 
+const NUMPY_VALUE: &str = "a NumPy value";
+
+/// What a value leaving the tensor world through `name` becomes: a NumPy value (`.numpy()`, an
+/// `np.` function) or Python numbers (`.item()`, `float()`, `int()`).
+fn leaves_as(name: &str) -> &'static str {
+    if name == ".numpy()" || name.starts_with("np.") {
+        NUMPY_VALUE
+    } else {
+        "Python numbers"
+    }
+}
+
+/// The hint for a path that left the tensor world through `name`.
+fn exit_hint(name: &str) -> String {
+    if name.starts_with("np.") {
+        format!("hint: compute with TF's ops (tf.math, tf.reduce_*) in place of {name}")
+    } else {
+        "hint: keep the computation in tensor operations".into()
+    }
+}
+
 /// Why an operation with no gradient stops it.
 fn cut_reason(name: &str) -> String {
     match name {
@@ -601,12 +618,9 @@ fn cut_reason(name: &str) -> String {
         "round" | "floor" | "ceil" => format!(
             "{name} has no gradient (as in TF); for a straight-through estimator write x + stop_gradient({name}(x) - x)"
         ),
-        ".numpy()" => {
-            format!("{name} returns a NumPy value, which no tape follows\nhint: keep the computation in tensor operations")
+        name if leaves_as(name) == NUMPY_VALUE => {
+            format!("{name} returns {NUMPY_VALUE}, which no tape follows\n{}", exit_hint(name))
         }
-        name if name.starts_with("np.") => format!(
-            "{name} returns a NumPy value, which no tape follows\nhint: compute with TF's ops (tf.math, tf.reduce_*) in place of {name}"
-        ),
         ".item()" | "float()" | "int()" => format!("{name} returns Python numbers, which no tape follows"),
         _ => format!("{name} returns a bool tensor, which has no gradient"),
     }
