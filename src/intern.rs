@@ -42,6 +42,7 @@ predefined! {
     GETATTR = 14 "__getattr__",
     CLASS = 15 "__class__",
     DICT = 16 "__dict__",
+    SETATTR = 17 "__setattr__",
 }
 
 struct Interner {

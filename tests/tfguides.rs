@@ -1,4 +1,4 @@
-//! The TensorFlow-guide corpus (tests/tfguides/, see its README): the code cells of six TF
+//! The TensorFlow-guide corpus (tests/tfguides/, see its README): the code cells of seven TF
 //! guides, verbatim, run in order in one session as the notebook kernel runs them (pictures
 //! apart), each cell's text (what it prints, then the repr of its last expression's value
 //! unless the cell ends with `;`; `!! Kind` for an uncaught exception) compared with what
@@ -20,6 +20,7 @@ const FLOORS: &[(&str, usize)] = &[
     ("autodiff", 28),
     ("intro_to_modules", 16),
     ("basic_training_loops", 10),
+    ("checkpoint", 11),
     // The Keras developer guides (tests/tfguides/keras/, see its README).
     ("keras/functional_api", 26),
     ("keras/sequential_model", 16),

@@ -26,6 +26,7 @@ pub fn install(rt: &mut Interp) {
     let init = OBJECT_INIT.value_named("object.__init__");
     let mut attrs = rustc_hash::FxHashMap::default();
     attrs.insert(intern("__init__"), init);
+    attrs.insert(intern("__setattr__"), OBJECT_SETATTR.value_named("object.__setattr__"));
     let object = Class { name: "object".into(), base: None, attrs: RefCell::new(attrs), error_kind: None };
     rt.builtins.insert(intern("object"), Value::Class(Rc::new(object)));
 }
@@ -41,6 +42,25 @@ fn object_init(_rt: &mut Interp, args: &mut Args) -> R<Value> {
     if args.pos.len() > 1 || !args.kw.is_empty() {
         bail!(Type, "object.__init__() takes exactly one argument (the instance to initialize)");
     }
+    Ok(Value::None)
+}
+
+static OBJECT_SETATTR: Native = Native::new("__setattr__", &["self", "name", "value"], object_setattr);
+
+/// `object.__setattr__(self, name, value)`: sets the attribute as `self.name = value` does
+/// without the class's own `__setattr__` (a property's setter still runs), so that a
+/// `__setattr__` can store what it was given.
+/// Errors: TypeError when `name` is not a string; AttributeError for an object whose
+/// attributes cannot be set.
+fn object_setattr(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut b = OBJECT_SETATTR.bind(rt, args)?;
+    let this = b.value("self")?;
+    let name = match b.value("name")? {
+        Value::Str(s) => intern(&s),
+        other => bail!(Type, "attribute name must be string, not '{}'", other.type_name()),
+    };
+    let value = b.value("value")?;
+    rt.set_attr_plain(&this, name, value)?;
     Ok(Value::None)
 }
 

@@ -43,7 +43,7 @@ pub const JSON_FNS: &[&Native] = &[&DUMPS, &LOADS];
 
 /// `_saving_io`'s functions.
 const IO_FNS: &[&Native] =
-    &[&H5_WRITE, &H5_READ, &ARCHIVE_WRITE, &ARCHIVE_READ, &WRITE_TEXT, &READ_TEXT, &EXISTS, &MAKEDIRS, &REMOVE];
+    &[&H5_WRITE, &H5_READ, &ARCHIVE_WRITE, &ARCHIVE_READ, &WRITE_TEXT, &READ_TEXT, &EXISTS, &MAKEDIRS, &REMOVE, &PNG_WRITE];
 
 fn path_of(v: Value, f: &str) -> R<crate::text::Text> {
     match v {
@@ -400,6 +400,49 @@ fn read_text(rt: &mut Interp, args: &mut Args) -> R<Value> {
     let bytes = read_file(rt, &path)?;
     let text = String::from_utf8(bytes).map_err(|_| err!(IO, "'{}' is not UTF-8 text", path))?;
     Ok(Value::str(&text))
+}
+
+static PNG_WRITE: Native = Native::new("png_write", &["path", "pixels"], png_write);
+
+/// `png_write(path, pixels)`: a PNG file (atomically) of `pixels`, a uint8 tensor of shape
+/// `[height, width, channels]` with 1 (grey), 2 (grey and alpha), 3 (RGB) or 4 (RGBA) channels,
+/// as PIL's `Image.save` writes an image of those modes (`keras.utils.array_to_img`).
+///
+/// Errors: ValueError for another shape, dtype or channel count, or an empty image; IOError
+/// when the file cannot be written.
+fn png_write(rt: &mut Interp, args: &mut Args) -> R<Value> {
+    let mut a = PNG_WRITE.bind(rt, args)?;
+    let path = path_of(a.value("path")?, "png_write")?;
+    let pixels = a.value("pixels")?;
+    let t = rt.tensor_arg(&pixels)?;
+    let shape = t.shape().to_vec();
+    let [h, w, c] = shape[..] else { bail!(Value, "png_write: pixels must be [height, width, channels], not {:?}", shape) };
+    let color = match c {
+        1 => png::ColorType::Grayscale,
+        2 => png::ColorType::GrayscaleAlpha,
+        3 => png::ColorType::Rgb,
+        4 => png::ColorType::Rgba,
+        _ => bail!(Value, "png_write: an image has 1, 2, 3 or 4 channels, not {c}"),
+    };
+    let (Ok(w32), Ok(h32)) = (u32::try_from(w), u32::try_from(h)) else {
+        bail!(Value, "png_write: an image of {h}x{w} pixels is too large for PNG")
+    };
+    if w == 0 || h == 0 {
+        bail!(Value, "png_write: an image must have at least one pixel, not {h}x{w}");
+    }
+    let Array::U8(x) = &*t.data else { bail!(Value, "png_write: pixels must be uint8, not {}", t.dtype().name()) };
+    let bytes: Vec<u8> = x.iter().copied().collect();
+    let mut out = Vec::new();
+    {
+        let fail = |e: png::EncodingError| err!(Value, "png_write: cannot encode the PNG: {e}");
+        let mut enc = png::Encoder::new(&mut out, w32, h32);
+        enc.set_color(color);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut writer = enc.write_header().map_err(fail)?;
+        writer.write_image_data(&bytes).map_err(fail)?;
+    }
+    write_bytes(rt, &path, &out)?;
+    Ok(Value::None)
 }
 
 static EXISTS: Native = Native::new("exists", &["path"], exists);

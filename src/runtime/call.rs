@@ -443,6 +443,10 @@ impl Interp {
                     BuiltinKind::CustomGradient(f) => BuiltinKind::CustomGradient(bind(f)),
                     BuiltinKind::Recompute(f, check) => BuiltinKind::Recompute(bind(f), *check),
                     BuiltinKind::PassThrough(f) => BuiltinKind::PassThrough(bind(f)),
+                    // `super().__setattr__(name, value)` binds the instance, as CPython's does.
+                    _ if &*b.name == "object.__setattr__" => {
+                        return Ok(Value::Method(Rc::new((this.clone(), Value::Builtin(b)))))
+                    }
                     _ => return Ok(Value::Builtin(b)),
                 };
                 Ok(Value::Builtin(Rc::new(Builtin { name: b.name.clone(), kind })))
@@ -455,8 +459,22 @@ impl Interp {
         }
     }
 
-    /// `obj.name = v`
+    /// `obj.name = v`: a class's own `__setattr__(self, name, value)` when it defines one
+    /// (docs/language.md "Classes"), else [`Interp::set_attr_plain`].
     pub fn set_attr(&mut self, obj: &Value, name: Sym, v: Value) -> R<()> {
+        if let Value::Instance(inst) = obj {
+            if let Some(hook) = inst.class.lookup(sym::SETATTR) {
+                if !is_object_setattr(&hook) {
+                    let args = vec![obj.clone(), Value::Str(name.name().into()), v];
+                    return self.call_value(&hook, args, vec![]).map(drop);
+                }
+            }
+        }
+        self.set_attr_plain(obj, name, v)
+    }
+
+    /// `object.__setattr__(obj, name, v)`: a property's setter, else the instance's own attribute.
+    pub fn set_attr_plain(&mut self, obj: &Value, name: Sym, v: Value) -> R<()> {
         match obj {
             Value::Instance(inst) => {
                 if let Some(Value::Property(p)) = inst.class.lookup(name) {
@@ -557,6 +575,11 @@ pub fn is_object_class(c: &super::value::Class) -> bool {
 /// Whether `v` is `object.__init__` (the builtins layer names it so).
 pub fn is_object_init(v: &Value) -> bool {
     matches!(v, Value::Builtin(b) if &*b.name == "object.__init__")
+}
+
+/// Whether `v` is `object.__setattr__` (the builtins layer names it so).
+pub fn is_object_setattr(v: &Value) -> bool {
+    matches!(v, Value::Builtin(b) if &*b.name == "object.__setattr__")
 }
 
 static EXCEPTION_INIT: super::native::Native = super::native::Native::new("__init__", &["*args"], exception_init);

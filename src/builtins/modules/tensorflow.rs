@@ -83,7 +83,8 @@ const TABLE: &[(&str, &str)] = &[
     (
         "tensorflow.train",
         "Checkpoint=_saving.Checkpoint CheckpointManager=_saving.CheckpointManager \
-         latest_checkpoint=_saving.latest_checkpoint list_variables=_saving.list_variables",
+         latest_checkpoint=_saving.latest_checkpoint list_variables=_saving.list_variables \
+         load_checkpoint=_saving.load_checkpoint CheckpointReader=_saving.CheckpointReader",
     ),
     ("tensorflow.saved_model", "save=_saving.saved_model_save load=_saving.saved_model_load"),
     (
@@ -209,7 +210,8 @@ const TABLE: &[(&str, &str)] = &[
          get_custom_objects=_saving.get_custom_objects custom_object_scope=_saving.custom_object_scope \
          CustomObjectScope=_saving.custom_object_scope serialize_keras_object=_saving.serialize_keras_object \
          deserialize_keras_object=_saving.deserialize_keras_object \
-         get_registered_object=_saving.get_registered_object",
+         get_registered_object=_saving.get_registered_object array_to_img=_keras_utils.array_to_img \
+         img_to_array=_keras_utils.img_to_array save_img=_keras_utils.save_img",
     ),
     (
         "tensorflow.keras.datasets",

@@ -27,7 +27,7 @@ HERE = os.path.dirname(TOOLS)  # the corpus: tests/tfguides/
 # A bare clone of github.com/tensorflow/docs holding COMMIT.
 MIRROR = os.environ.get("TFDOCS_GIT", "/work/.mirror/tensorflow+docs/repo")
 COMMIT = "7c3650212740204359d4ceae481abc79345541be"
-GUIDES = ["tensor", "variable", "basics", "autodiff", "intro_to_modules", "basic_training_loops"]
+GUIDES = ["tensor", "variable", "basics", "autodiff", "intro_to_modules", "basic_training_loops", "checkpoint"]
 # A Python with tensorflow-cpu 2.21, NumPy 2 and matplotlib.
 PY = os.environ.get("TF_PYTHON", "/work/venv-tf/bin/python")
 WORKDIR = "/tmp/tfguides_run"  # cells that save files (SavedModel, checkpoints) write here
@@ -76,6 +76,13 @@ UNREPRODUCIBLE = {
     ("basic_training_loops", 12): "loss on random data",
     ("basic_training_loops", 13): "training on random data; Keras save_weights",
     ("basic_training_loops", 15): "Keras fit progress bar: timings, random data, History object repr with a memory address",
+    ("tensor", 11): "`tf.nn.softmax` through oneDNN: its last float32 digit (0.73105854) comes from oneDNN's own exp; TF with `TF_ENABLE_ONEDNN_OPTS=0` prints DGL's correctly rounded 0.7310586",
+    ("basics", 7): "`tf.nn.softmax` through oneDNN, as tensor:11 (0.090030566 and 0.6652409; without oneDNN TF prints DGL's 0.09003057 and 0.66524094)",
+    ("checkpoint", 10): "training from Dense's random initial weights; printed losses vary",
+    ("checkpoint", 11): "continues checkpoint:10's random run (and TF 2.21 restores only part of it into Keras 3's objects: its loss jumps back up)",
+    ("checkpoint", 14): "restores the weights of checkpoint:11's random run",
+    ("checkpoint", 15): "repr of TF's CheckpointLoadStatus object contains a memory address",
+    ("checkpoint", 17): "lists TF checkpoint keys (TF's object-graph naming: a dataset iterator's state, Keras 3 optimizer internals)",
 }
 
 
