@@ -49,6 +49,14 @@ impl Variable {
     ///
     /// Errors: ValueError naming both shapes or dtypes.
     pub fn set(&self, new: Array) -> R<()> {
+        self.set_shared(Rc::new(new))
+    }
+
+    /// Replaces the value with a buffer the caller may still hold: buffers are immutable, so
+    /// the Variable shares it rather than copying it (`v.assign(t)` costs no copy of `t`).
+    ///
+    /// Errors: ValueError naming both shapes or dtypes.
+    pub fn set_shared(&self, new: Rc<Array>) -> R<()> {
         let cur = self.value.borrow().clone();
         if cur.shape() != new.shape() {
             bail!(
@@ -61,7 +69,7 @@ impl Variable {
         if cur.dtype() != new.dtype() {
             bail!(Value, "cannot assign a {} value to a {} Variable", new.dtype(), cur.dtype());
         }
-        *self.value.borrow_mut() = Rc::new(new);
+        *self.value.borrow_mut() = new;
         Ok(())
     }
 }

@@ -725,12 +725,12 @@ fn update_value(rt: &mut Interp, args: &mut Args, op: Option<crate::tensor::kern
                     crate::tensor::shape_str(new.shape())
                 );
             }
-            crate::tensor::kernels::binary(op, &cur.data, &new.data)?
+            Rc::new(crate::tensor::kernels::binary(op, &cur.data, &new.data)?)
         }
-        // Buffers are immutable, so a buffer nothing else holds is taken over, not copied.
-        None => Rc::try_unwrap(new.data).unwrap_or_else(|shared| (*shared).clone()),
+        // Buffers are immutable, so the Variable shares the new value's, not a copy of it.
+        None => new.data,
     };
-    var.set(value)?;
+    var.set_shared(value)?;
     // TF: the updated Variable, or None with read_value=False.
     Ok(if read_value { Value::Variable(var) } else { Value::None })
 }

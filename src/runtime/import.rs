@@ -28,6 +28,8 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_progress", include_str!("../../stdlib/_progress.dgl")),
     // Adapters where Keras's or NumPy's functions differ from DGL's (`import tensorflow`, `numpy`).
     ("_tf", include_str!("../../stdlib/_tf.dgl")),
+    // TF's control flow run eagerly (`tf.cond`, `tf.while_loop`, `tf.scan`, ...).
+    ("_control", include_str!("../../stdlib/_control.dgl")),
     ("_keras", include_str!("../../stdlib/_keras.dgl")),
     ("_numpy", include_str!("../../stdlib/_numpy.dgl")),
     ("_nprandom", include_str!("../../stdlib/_nprandom.dgl")),

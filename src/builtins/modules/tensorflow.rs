@@ -34,7 +34,9 @@ const TABLE: &[(&str, &str)] = &[
              UnconnectedGradients newaxis __version__=_tf.VERSION executing_eagerly=_tf.executing_eagerly \
              is_tensor=_tf.is_tensor device=_tf.device tensordot=_tf.tensordot assert_equal=_tf.assert_equal \
              TensorSpec=_tf.TensorSpec repeat=_tf.repeat RaggedTensor=_ragged.RaggedTensor SparseTensor=_sparse.SparseTensor \
-             assert_less=_tf.assert_less assert_greater=_tf.assert_greater assert_rank=_tf.assert_rank ",
+             assert_less=_tf.assert_less assert_greater=_tf.assert_greater assert_rank=_tf.assert_rank \
+             cond=_control.cond case=_control.case switch_case=_control.switch_case \
+             while_loop=_control.while_loop scan=_control.scan foldl=_control.foldl foldr=_control.foldr ",
             dtypes!()
         ),
     ),
@@ -180,15 +182,23 @@ const TABLE: &[(&str, &str)] = &[
     ),
     (
         "tensorflow.keras.ops",
-        "matmul mean=_keras_ops.mean sum=reduce_sum max=reduce_max min=reduce_min prod=reduce_prod \
-         std=reduce_std var=reduce_variance square sqrt exp log log1p expm1 abs absolute=abs negative \
-         maximum minimum relu relu6 sigmoid tanh softmax log_softmax softplus elu selu gelu silu \
-         leaky_relu reshape concatenate=_keras_ops.concatenate stack zeros ones zeros_like ones_like \
-         full=fill eye shape=_keras_ops.ops_shape cast one_hot=_keras_ops.ops_one_hot argmax=_keras_ops.ops_argmax \
-         argmin=_keras_ops.ops_argmin add subtract multiply divide convert_to_tensor \
+        "matmul=_keras_ops.ops_matmul mean=_keras_ops.mean sum=reduce_sum max=reduce_max min=reduce_min \
+         prod=reduce_prod std=reduce_std var=reduce_variance square=_keras_ops.ops_square \
+         sqrt=_keras_ops.ops_sqrt exp=_keras_ops.ops_exp log=_keras_ops.ops_log log1p=_keras_ops.ops_log1p \
+         expm1=_keras_ops.ops_expm1 abs=_keras_ops.ops_absolute absolute=_keras_ops.ops_absolute \
+         negative=_keras_ops.ops_negative maximum=_keras_ops.ops_maximum minimum=_keras_ops.ops_minimum \
+         relu=_keras_ops.ops_relu relu6=_keras_ops.ops_relu6 sigmoid=_keras_ops.ops_sigmoid \
+         tanh=_keras_ops.ops_tanh softmax=_keras_ops.ops_softmax log_softmax softplus=_keras_ops.ops_softplus \
+         elu=_keras_ops.ops_elu selu=_keras_ops.ops_selu gelu=_keras_ops.ops_gelu silu=_keras_ops.ops_silu \
+         leaky_relu=_keras_ops.ops_leaky_relu reshape concatenate=_keras_ops.concatenate stack zeros ones \
+         zeros_like ones_like full=fill eye shape=_keras_ops.ops_shape cast one_hot=_keras_ops.ops_one_hot \
+         argmax=_keras_ops.ops_argmax argmin=_keras_ops.ops_argmin add=_keras_ops.ops_add \
+         subtract=_keras_ops.ops_subtract multiply=_keras_ops.ops_multiply divide=_keras_ops.ops_divide \
+         true_divide=_keras_ops.ops_true_divide power=_keras_ops.ops_power convert_to_tensor \
          convert_to_numpy=_keras_ops.convert_to_numpy expand_dims squeeze transpose where \
-         clip=_keras_ops.clip equal not_equal greater greater_equal less less_equal sin cos tan sign \
-         floor ceil round tile cumsum logical_and logical_or logical_not \
+         clip=_keras_ops.clip equal not_equal greater greater_equal less less_equal sin=_keras_ops.ops_sin \
+         cos=_keras_ops.ops_cos tan sign=_keras_ops.ops_sign floor=_keras_ops.ops_floor ceil round tile \
+         cumsum logical_and logical_or logical_not \
          binary_crossentropy=_keras_ops.binary_crossentropy \
          categorical_crossentropy=_keras_ops.categorical_crossentropy \
          sparse_categorical_crossentropy=_keras_ops.sparse_categorical_crossentropy \
