@@ -319,6 +319,30 @@ class G:
         return "(%s + np.maximum(%s, 0.25))" % (a(), a())
 
     # ---- epilogues: NumPy printing, integer and bool dtypes, float16 rounding --------------
+    def control_block(self, src, shape):
+        """TF's control flow run eagerly (issue 28): tf.cond between two expressions of the
+        source, a tf.while_loop whose body mixes an expression into its carry, and tf.scan over
+        the flattened source, each printed with its gradient."""
+        r = self.r
+        self.uses.add("tf")
+        if src is None:
+            self.emit("cf0 = constant(%s)" % self.lit(shape))
+            src = "cf0"
+        e1, e2, e3 = [self.expr([src], shape, 2) for _ in range(3)]
+        k = r.randrange(0, 4)
+        pred = r.choice(["reduce_sum(%s) > 0.0", "reduce_mean(tanh(%s)) < 0.1", "reduce_max(%s) > 0.5"]) % src
+        self.emit("with GradientTape(persistent=True) as tcf:")
+        self.emit("tcf.watch(%s)" % src, 1)
+        self.emit("ycf = tf.cond(%s, lambda: %s, lambda: %s)" % (pred, e1, e2), 1)
+        self.emit("wcf = tf.while_loop(lambda i, a: i < %d, lambda i, a: (i + 1, a * 0.5 + tanh(%s)), [0, %s])[1]" % (k, e3, src), 1)
+        self.emit("scf = tf.scan(lambda a, e: a * %s + e, reshape(%s, [-1]))" % (r.choice(["0.5", "-0.7", "tanh(e)"]), src), 1)
+        self.emit("print(ycf)")
+        self.emit("print(wcf)")
+        self.emit("print(scf)")
+        self.emit("print(tcf.gradient(ycf, %s))" % src)
+        self.emit("print(tcf.gradient(wcf, %s))" % src)
+        self.emit("print(tcf.gradient(scf, %s))" % src)
+
     def epilogue(self, srcs, shape):
         """after the program: with small probability, NumPy values printed as NumPy prints them,
         and a block over the narrow dtypes (exact integers, wrapping)."""
@@ -542,6 +566,9 @@ class G:
         if mode in ("jacobian_small", "broadcast"):
             srcs = srcs[:1]
         self.epilogue(srcs or ["constant(%s)" % self.lit(shape)], shape)
+        # Drawn after everything else, so that the programs without it are unchanged.
+        if mode not in ("scale",) and r.random() < P_CONTROL:
+            self.control_block(srcs[0] if srcs else None, shape)
         imports = ["import tensorflow as tf"] * ("tf" in self.uses) + ["import numpy as np"] * ("np" in self.uses)
         return "\n".join(["# mode: %s shape: %s" % (mode, shape)] + imports + self.lines) + "\n"
 
@@ -1212,6 +1239,8 @@ class G:
 # issue 26's productions: chance per expression node of one of them (new_expr), and per program
 # of the NumPy-printing and narrow-dtype epilogues.
 P_NEW = 0.08
+# issue 28: chance per program of a block of tf.cond / tf.while_loop / tf.scan (control_block).
+P_CONTROL = 0.1
 P_NUMPY_PRINT = 0.12
 P_DTYPES = 0.15
 INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
