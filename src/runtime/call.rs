@@ -97,7 +97,8 @@ impl Interp {
                     if !kw.is_empty() && c.lookup(sym::INIT).is_none() {
                         bail!(Type, "{}() takes no keyword arguments", c.name);
                     }
-                    self.set_attr(&inst, sym::ARGS, Value::tuple(pos.clone()))?;
+                    // As BaseException.__new__ sets it: not through a class's own `__setattr__`.
+                    self.set_attr_plain(&inst, sym::ARGS, Value::tuple(pos.clone()))?;
                     if c.lookup(sym::INIT).is_none() {
                         return Ok(inst);
                     }
@@ -368,7 +369,14 @@ impl Interp {
                     name: "__init__".into(),
                     kind: BuiltinKind::Method(s.1.clone(), &EXCEPTION_INIT),
                 }))),
-                None => bail!(Attribute, "'super' object has no attribute '{}'", name),
+                // Every class derives from `object`: `super().__setattr__` reaches its method.
+                None => match self.builtins.get(&intern("object")) {
+                    Some(Value::Class(o)) if name == sym::SETATTR => {
+                        let m = o.lookup(name).expect("object.__setattr__");
+                        self.bind_class_attr(m, &s.1)
+                    }
+                    _ => bail!(Attribute, "'super' object has no attribute '{}'", name),
+                },
             },
             Value::ErrorType(_) if matches!(&*name.name(), "__mro__" | "__bases__" | "__base__") => {
                 Ok(self.class_bases(obj, name))
@@ -591,6 +599,6 @@ fn exception_init(rt: &mut Interp, a: &mut Args) -> R<Value> {
     }
     let this = a.this.clone().expect("a bound method has a receiver");
     let args = Value::tuple(std::mem::take(&mut a.pos));
-    rt.set_attr(&this, sym::ARGS, args)?;
+    rt.set_attr_plain(&this, sym::ARGS, args)?;
     Ok(Value::None)
 }
