@@ -43,6 +43,7 @@ predefined! {
     CLASS = 15 "__class__",
     DICT = 16 "__dict__",
     SETATTR = 17 "__setattr__",
+    GET = 18 "__get__",
 }
 
 struct Interner {

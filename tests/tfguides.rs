@@ -1,4 +1,4 @@
-//! The TensorFlow-guide corpus (tests/tfguides/, see its README): the code cells of seven TF
+//! The TensorFlow-guide corpus (tests/tfguides/, see its README): the code cells of nine TF
 //! guides, verbatim, run in order in one session as the notebook kernel runs them (pictures
 //! apart), each cell's text (what it prints, then the repr of its last expression's value
 //! unless the cell ends with `;`; `!! Kind` for an uncaught exception) compared with what
@@ -16,11 +16,13 @@ use std::rc::Rc;
 const FLOORS: &[(&str, usize)] = &[
     ("tensor", 39),
     ("variable", 7),
-    ("basics", 35),
+    ("basics", 36),
     ("autodiff", 28),
-    ("intro_to_modules", 16),
+    ("intro_to_modules", 17),
     ("basic_training_loops", 10),
     ("checkpoint", 11),
+    ("intro_to_graphs", 16),
+    ("function", 27),
     // The Keras developer guides (tests/tfguides/keras/, see its README).
     ("keras/functional_api", 26),
     ("keras/sequential_model", 16),
@@ -54,6 +56,8 @@ fn run_guide(source: &str) -> Vec<(usize, String)> {
     let mut session = Session::new(buf.clone());
     // As in the notebook kernel, `display(x)` (`plt.show()`) is a picture beside the cell's text.
     session.rt.set_display_hook(Rc::new(|_, _| Ok(())));
+    // As in a notebook, `tf.print` writes to the cell's output (TF's interactive logging).
+    session.rt.set_interactive_logging(true);
     let mut shown = vec![];
     for (n, code) in cells(source) {
         let mut text = match session.run(&code) {

@@ -45,6 +45,8 @@ pub(super) fn variable(rt: &mut Interp, a: &mut Args, tf_name: bool) -> R<Value>
     // Integer and bool Variables are never trainable (no gradients for them).
     let trainable = trainable && t.dtype().is_float();
     let var = Variable::new((*t.data).clone(), trainable, name);
+    // TF allows a traced function to make Variables on its first trace only (runtime/trace.rs).
+    rt.note_variable_made();
     Ok(Value::Variable(Rc::new(if tf_name { var.named_as_tf() } else { var })))
 }
 

@@ -303,41 +303,32 @@ static FUNCTION: Native = Native::new(
         "jit_compile=None",
         "reduce_retracing=False",
         "experimental_relax_shapes=None",
+        "name=None",
     ],
     function,
 )
 .spelled(&["tf.function"])
-// DGL's `function` runs eagerly (prints inside it run on every call).
 .exported_as("dgl_tf.function");
 
 /// `function(func=None, input_signature=None, autograph=True, jit_compile=None,
-/// reduce_retracing=False, experimental_relax_shapes=None)`: TF's graph-compiling decorator,
-/// here the function itself, run eagerly, so `@function` and `@function(jit_compile=True)`
-/// code ports unchanged. The keywords are accepted and change nothing.
+/// reduce_retracing=False, experimental_relax_shapes=None, name=None)`: TF's `tf.function`, a
+/// function traced once per input signature into a graph that each call replays (Python side
+/// effects at tracing, `tf.print` and updates on every call, AutoGraph's `if`/`for`/`while` on
+/// tensors); as a decorator with or without arguments. `autograph` and `jit_compile` change
+/// nothing. The machinery is stdlib/_function.dgl and runtime/trace.rs (docs/language.md
+/// "Traced functions").
 ///
-/// Errors: TypeError when `func` is given and is not callable.
+/// Errors: TypeError when `func` is given and is not callable; a call's errors are described
+/// in docs/language.md "Traced functions".
 /// See: tf.function.
 fn function(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let func = FUNCTION.bind(rt, a)?.non_none("func")?;
-    match func {
-        None => Ok(FUNCTION_DECORATOR.value()),
-        Some(f) => callable(f),
-    }
-}
-
-static FUNCTION_DECORATOR: Native = Native::new("function", &["func"], function_decorator);
-
-/// The decorator `function(...)` returns: `f` itself.
-fn function_decorator(rt: &mut Interp, a: &mut Args) -> R<Value> {
-    let f = FUNCTION_DECORATOR.bind(rt, a)?.value("func")?;
-    callable(f)
-}
-
-fn callable(f: Value) -> R<Value> {
-    match f {
-        Value::Func(_) | Value::Builtin(_) | Value::Method(_) | Value::Class(_) | Value::Instance(_) => Ok(f),
-        other => bail!(Type, "function() needs a callable, not {}", other.type_name()),
-    }
+    FUNCTION.bind(rt, &mut Args { this: None, pos: a.pos.clone(), kw: a.kw.clone(), fname: a.fname.clone() })?;
+    let module = rt.import_path(&["_function"])?;
+    let module = module.last().expect("the module").clone();
+    let Some(f) = module.globals.get(crate::intern::intern("function")) else {
+        bail!(Runtime, "internal error: _function.function is missing")
+    };
+    rt.call_value(&f, std::mem::take(&mut a.pos), std::mem::take(&mut a.kw))
 }
 
 static IDENTITY: Native =

@@ -65,7 +65,17 @@ thread_local! {
 }
 
 const TENSOR: &[(&str, Attr)] = &[
-    ("shape", Attr::Get(|v| Some(tensor_shape_value(tensor_of(v)?.shape())))),
+    (
+        "shape",
+        Attr::Get(|v| {
+            let t = tensor_of(v)?;
+            // A traced input of a signature with unknown sizes shows them (runtime/trace.rs).
+            if let Some(d) = crate::runtime::trace::shown_shape(&t) {
+                return Some(Value::Shape(d.iter().map(|x| x.map_or(Value::None, |n| Value::Int(n as i64))).collect()));
+            }
+            Some(tensor_shape_value(t.shape()))
+        }),
+    ),
     ("dtype", Attr::Get(|v| Some(Value::DType(tensor_of(v)?.dtype())))),
     ("ndim", Attr::Get(|v| Some(Value::Int(tensor_of(v)?.shape().len() as i64)))),
     // The one device DGL computes on, named as TF names the CPU it places an eager op on.

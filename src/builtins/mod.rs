@@ -23,7 +23,6 @@ mod lang;
 pub use lang::is_object_class;
 mod linalg_fns;
 mod math_fns;
-mod special_fns;
 pub mod methods;
 pub mod modules;
 mod nn_fns;
@@ -35,12 +34,14 @@ pub(crate) mod saving_fns;
 mod segment_fns;
 mod select_fns;
 pub mod shape_fns;
+mod special_fns;
 mod strings;
 mod tape_methods;
 mod tape_view;
 pub mod tensor_fns;
 mod tensor_shape;
 mod tf_fns;
+pub(crate) mod trace_fns;
 mod tracking;
 
 pub use crate::runtime::native::{Bound, Native, Signature, Ty, NO_ARGS};
@@ -289,7 +290,6 @@ impl Interp {
     /// for an unknown dtype name.
     pub fn dtype_arg(&mut self, v: &Value) -> R<DType> {
         match v {
- 
             Value::DType(d) | Value::NpDType(d) => Ok(*d),
             Value::Builtin(b) if b.name.as_ref() == "bool" => Ok(DType::Bool),
             Value::Builtin(b) if b.name.as_ref() == "float" => Ok(DType::F32),

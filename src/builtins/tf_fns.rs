@@ -39,6 +39,9 @@ static TF_PRINT: Native = Native::new(
 /// read back), float64 as `%.15g` (`%.17g`), bools as `1`/`0`. A string prints as it is; a
 /// list, tuple or dict prints as Python's `str`, with the tensors in it as their summaries.
 ///
+/// In a notebook (the Jupyter kernel) the default stream is standard output, as TF's
+/// interactive logging makes it under IPython.
+///
 /// Errors: TypeError when `output_stream` is not an open file (`sys.stdout`, `sys.stderr` or
 /// one from `open`), or `sep`/`end` is not a string.
 fn tf_print(rt: &mut Interp, args: &mut Args) -> R<Value> {
@@ -64,6 +67,8 @@ fn tf_print(rt: &mut Interp, args: &mut Args) -> R<Value> {
     }
     let text = parts.join(&sep) + &end;
     match stream {
+        // In a notebook TF's interactive logging sends it to standard output, as here.
+        None if rt.interactive_logging() => rt.file_write(&FileObj::new("<stdout>", "w", Stream::Stdout), &text)?,
         None => rt.file_write(&FileObj::new("<stderr>", "w", Stream::Stderr), &text)?,
         Some(Value::File(f)) => rt.file_write(&f, &text)?,
         Some(other) => {

@@ -1520,6 +1520,15 @@ def _write_atomic(path, data):
                 pass
 
 
+class trace:
+    """DGL's native module `_trace` (src/builtins/trace_fns.rs) as the exported standard library
+    reads it: whether a `tf.function` is being traced, which TF answers itself."""
+
+    @staticmethod
+    def tracing():
+        return not tf.executing_eagerly()
+
+
 class saving_io:
     """DGL's native module `_saving_io` (src/builtins/saving_fns.rs) in Python, for the exported
     standard library's saving (stdlib/_saving.dgl): the same HDF5 layout through h5py, the same

@@ -149,10 +149,21 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 
 
 def function(func=None, **options):
-    """DGL's `function` runs the function eagerly (prints inside it run on every call)."""
+    """DGL's `function` traces as `tf.function` does (docs/language.md "Traced functions"):
+    TF's own, without XLA (`jit_compile` changes nothing in DGL)."""
+    options.pop("jit_compile", None)
+    signature = options.get("input_signature")
+    if signature is not None:
+        # DGL's TensorSpec (the exported standard library's) as TF's.
+        options["input_signature"] = [
+            s if isinstance(s, _tf.TensorSpec) else _tf.TensorSpec(s.shape, s.dtype, getattr(s, "name", None))
+            for s in signature
+        ]
+    if options.pop("experimental_relax_shapes", None):
+        options["reduce_retracing"] = True
     if func is None:
-        return lambda f: f
-    return func
+        return lambda f: _tf.function(f, **options)
+    return _tf.function(func, **options)
 
 
 def argv():

@@ -229,6 +229,8 @@ impl<'a> Exporter<'a> {
             "math" | "time" | "sys" | "json" => name,
             // The files under DGL's saving (stdlib/_saving.dgl): the support module's Python.
             "_saving_io" => "dgl_tf.saving_io".into(),
+            // Tracing (stdlib/_function.dgl, optim.dgl): TF's own tracing answers.
+            "_trace" => "dgl_tf.trace".into(),
             // DGL's `random` draws other numbers than Python's: the support module's
             // `dgl_tf_random` replays the ones the DGL run drew.
             "random" => "dgl_tf_random".into(),

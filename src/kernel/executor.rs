@@ -64,6 +64,7 @@ impl Executor {
         let out = Rc::new(RefCell::new(StreamWriter::new(outbox.clone(), Stdio::Stdout)));
         let mut session = Session::new(out);
         session.rt.err_out = Rc::new(RefCell::new(StreamWriter::new(outbox.clone(), Stdio::Stderr)));
+        session.rt.set_interactive_logging(true);
         // Notebooks render ANSI colours in tracebacks.
         session.rt.set_config(session.rt.config().with_color(true));
         let hook_box = outbox.clone();

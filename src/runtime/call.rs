@@ -44,44 +44,34 @@ impl Interp {
     fn call_other(&mut self, f: &Value, pos: Vec<Value>, kw: Vec<(Rc<str>, Value)>) -> R<Value> {
         match f {
             Value::Func(func) => self.call_function(func, pos, kw),
-            Value::Builtin(b) => match &b.kind {
-                BuiltinKind::Native(native, dialect) => {
-                    let mut args = Args { this: None, pos, kw, fname: b.name.clone() };
-                    let outer = std::mem::replace(&mut self.dialect, *dialect);
-                    let r = (native.call)(self, &mut args);
-                    self.dialect = outer;
-                    match dialect {
-                        // `np.` functions give NumPy values (runtime/numpy.rs).
-                        super::value::Dialect::NumPy => {
-                            // The name the user wrote: the builtin's NumPy spelling (`np.sum`).
-                            let name = || {
-                                let spelled = native.spellings.iter().copied().find(|s| s.starts_with("np."));
-                                spelled.unwrap_or_else(|| super::numpy::numpy_call_name(&b.name))
-                            };
-                            r.map(|v| self.numpy_result(name, v, false))
+            Value::Builtin(b) => {
+                if self.trace.is_some() {
+                    if let Some(r) = self.traced_native(b, &pos, &kw) {
+                        return r;
+                    }
+                }
+                match &b.kind {
+                    BuiltinKind::Native(native, dialect) => self.call_native(b, native, *dialect, pos, kw),
+                    BuiltinKind::Method(this, native) => {
+                        let mut args = Args { this: Some(this.clone()), pos, kw, fname: b.name.clone() };
+                        (native.call)(self, &mut args)
+                    }
+                    BuiltinKind::CustomGradient(inner) => self.call_custom_gradient(inner, pos, kw),
+                    BuiltinKind::Recompute(inner, check) => self.call_recompute(inner, *check, pos, kw),
+                    BuiltinKind::PassThrough(inner) => self.call_pass_through(inner, pos, kw),
+                    // Python 3.10+: a staticmethod object is callable as its function.
+                    BuiltinKind::StaticMethod(inner) => self.call_value(inner, pos, kw),
+                    BuiltinKind::ClassMethod(_) => bail!(Type, "'classmethod' object is not callable"),
+                    // `type(None)()` is None, as in CPython; the other unnamed types make nothing.
+                    BuiltinKind::Type if &*b.name == "NoneType" => {
+                        if !pos.is_empty() || !kw.is_empty() {
+                            bail!(Type, "NoneType takes no arguments");
                         }
-                        _ => r,
+                        Ok(Value::None)
                     }
+                    BuiltinKind::Type => bail!(Type, "cannot create '{}' instances", b.name),
                 }
-                BuiltinKind::Method(this, native) => {
-                    let mut args = Args { this: Some(this.clone()), pos, kw, fname: b.name.clone() };
-                    (native.call)(self, &mut args)
-                }
-                BuiltinKind::CustomGradient(inner) => self.call_custom_gradient(inner, pos, kw),
-                BuiltinKind::Recompute(inner, check) => self.call_recompute(inner, *check, pos, kw),
-                BuiltinKind::PassThrough(inner) => self.call_pass_through(inner, pos, kw),
-                // Python 3.10+: a staticmethod object is callable as its function.
-                BuiltinKind::StaticMethod(inner) => self.call_value(inner, pos, kw),
-                BuiltinKind::ClassMethod(_) => bail!(Type, "'classmethod' object is not callable"),
-                // `type(None)()` is None, as in CPython; the other unnamed types make nothing.
-                BuiltinKind::Type if &*b.name == "NoneType" => {
-                    if !pos.is_empty() || !kw.is_empty() {
-                        bail!(Type, "NoneType takes no arguments");
-                    }
-                    Ok(Value::None)
-                }
-                BuiltinKind::Type => bail!(Type, "cannot create '{}' instances", b.name),
-            },
+            }
             Value::Method(m) => {
                 let (this, func) = (&m.0, &m.1);
                 let mut all = Vec::with_capacity(pos.len() + 1);
@@ -159,6 +149,33 @@ impl Interp {
                 Ok(super::numpy::NdArray::result(a))
             }
             other => bail!(Type, "'{}' object is not callable", other.type_name()),
+        }
+    }
+
+    /// Calls a native function reached under `dialect`.
+    pub(crate) fn call_native(
+        &mut self,
+        b: &Rc<Builtin>,
+        native: &'static super::native::Native,
+        dialect: super::value::Dialect,
+        pos: Vec<Value>,
+        kw: Vec<(Rc<str>, Value)>,
+    ) -> R<Value> {
+        let mut args = Args { this: None, pos, kw, fname: b.name.clone() };
+        let outer = std::mem::replace(&mut self.dialect, dialect);
+        let r = (native.call)(self, &mut args);
+        self.dialect = outer;
+        match dialect {
+            // `np.` functions give NumPy values (runtime/numpy.rs).
+            super::value::Dialect::NumPy => {
+                // The name the user wrote: the builtin's NumPy spelling (`np.sum`).
+                let name = || {
+                    let spelled = native.spellings.iter().copied().find(|s| s.starts_with("np."));
+                    spelled.unwrap_or_else(|| super::numpy::numpy_call_name(&b.name))
+                };
+                r.map(|v| self.numpy_result(name, v, false))
+            }
+            _ => r,
         }
     }
 
@@ -458,6 +475,16 @@ impl Interp {
                     _ => return Ok(Value::Builtin(b)),
                 };
                 Ok(Value::Builtin(Rc::new(Builtin { name: b.name.clone(), kind })))
+            }
+            // A descriptor (an instance whose class defines `__get__`, such as a `tf.function`
+            // on a method) gives what its `__get__(this, type(this))` returns.
+            Value::Instance(ref i) if i.class.lookup(sym::GET).is_some() && matches!(this, Value::Instance(_)) => {
+                let get = i.class.lookup(sym::GET).expect("checked");
+                let owner = match this {
+                    Value::Instance(t) => Value::Class(t.class.clone()),
+                    _ => Value::None,
+                };
+                self.call_value(&get, vec![v.clone(), this.clone(), owner], vec![])
             }
             Value::Property(p) => match &p[0] {
                 Value::None => bail!(Attribute, "property of '{}' object has no getter", this.type_name()),

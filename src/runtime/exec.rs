@@ -115,8 +115,18 @@ impl Interp {
                 self.assign(target, new, env)?;
             }
             StmtKind::If(arms, orelse) => {
-                for (cond, body) in arms {
+                for (i, (cond, body)) in arms.iter().enumerate() {
                     let c = self.eval(cond, env)?;
+                    if self.is_symbolic(&c) {
+                        // AutoGraph: an `elif` chain is the `else` of this `if`.
+                        let rest = &arms[i + 1..];
+                        return if rest.is_empty() {
+                            self.autograph_if(&c, body, orelse.as_deref(), env, cond.span)
+                        } else {
+                            let tail = [Stmt { kind: StmtKind::If(rest.to_vec(), orelse.clone()), span: s.span }];
+                            self.autograph_if(&c, body, Some(&tail), env, cond.span)
+                        };
+                    }
                     if self.truthy(&c).map_err(|e| e.at(self.run.src, cond.span))? {
                         return self.exec_block(body, env);
                     }
@@ -128,6 +138,12 @@ impl Interp {
             StmtKind::While(cond, body, orelse) => {
                 loop {
                     let c = self.eval(cond, env)?;
+                    if self.is_symbolic(&c) {
+                        if orelse.is_some() {
+                            return Err(super::autograph::loop_error().at(self.run.src, cond.span));
+                        }
+                        return self.autograph_loop(None, Some(cond), body, env, cond.span);
+                    }
                     if !self.truthy(&c).map_err(|e| e.at(self.run.src, cond.span))? {
                         break;
                     }
@@ -141,6 +157,12 @@ impl Interp {
             }
             StmtKind::For(target, iter, body, orelse) => {
                 let it = self.eval(iter, env)?;
+                if self.is_symbolic(&it) {
+                    if orelse.is_some() {
+                        return Err(super::autograph::loop_error().at(self.run.src, iter.span));
+                    }
+                    return self.autograph_loop(Some((target, &it)), None, body, env, iter.span);
+                }
                 // Ranges, generators and iterator objects are walked lazily; everything
                 // else is materialised first.
                 let mut items = self.iter_of(&it).map_err(|e| self.locate(e, iter.span))?;
@@ -505,7 +527,8 @@ impl Interp {
 
     /// `__enter__`: tapes start recording, accumulators computing tangents; user classes run
     /// their method.
-    fn enter(&mut self, ctx: &Value) -> R<Value> {
+    pub(super) fn enter(&mut self, ctx: &Value) -> R<Value> {
+        self.traced_with(true, ctx);
         match ctx {
             Value::Tape(t) => {
                 self.ad.enter(t)?;
@@ -531,7 +554,8 @@ impl Interp {
     }
 
     /// `__exit__`; returns whether the error is suppressed.
-    fn exit(&mut self, ctx: &Value, exc: Option<&Exc>) -> R<bool> {
+    pub(super) fn exit(&mut self, ctx: &Value, exc: Option<&Exc>) -> R<bool> {
+        self.traced_with(false, ctx);
         match ctx {
             Value::Tape(t) => {
                 self.ad.exit(t);

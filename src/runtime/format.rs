@@ -100,7 +100,7 @@ impl Interp {
     pub fn str_of(&mut self, v: &Value) -> R<String> {
         Ok(match v {
             Value::Str(s) => s.to_string(),
-            Value::Tensor(t) => tensor_text(&t.data),
+            Value::Tensor(t) => super::trace::symbolic_text(t).unwrap_or_else(|| tensor_text(&t.data)),
             Value::Variable(var) => tensor_text(&var.peek().data),
             Value::NdArray(n) => n.str(),
             Value::NpDType(d) => d.name().into(),
@@ -239,7 +239,7 @@ impl Interp {
                 },
             },
             Value::Module(m) => format!("<module '{}'>", m.name),
-            Value::Tensor(t) => tensor_repr(&t.data),
+            Value::Tensor(t) => super::trace::symbolic_repr(t).unwrap_or_else(|| tensor_repr(&t.data)),
             Value::NdArray(n) => n.repr(),
             Value::Variable(var) => {
                 let t = var.peek();

@@ -30,6 +30,7 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("_tf", include_str!("../../stdlib/_tf.dgl")),
     // TF's control flow run eagerly (`tf.cond`, `tf.while_loop`, `tf.scan`, ...).
     ("_control", include_str!("../../stdlib/_control.dgl")),
+    ("_function", include_str!("../../stdlib/_function.dgl")),
     ("_keras", include_str!("../../stdlib/_keras.dgl")),
     ("_numpy", include_str!("../../stdlib/_numpy.dgl")),
     ("_nprandom", include_str!("../../stdlib/_nprandom.dgl")),
@@ -55,6 +56,8 @@ pub const STDLIB: &[(&str, &str)] = &[
     ("matplotlib.pyplot", include_str!("../../stdlib/matplotlib/pyplot.dgl")),
     // Python's `datetime`, the part programs stamp their runs with.
     ("datetime", include_str!("../../stdlib/datetime.dgl")),
+    // Python's `timeit`, for a callable.
+    ("timeit", include_str!("../../stdlib/timeit.dgl")),
 ];
 
 /// Builtins written in DGL: (name, stdlib module defining it). Each loads on the first

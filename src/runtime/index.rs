@@ -187,6 +187,11 @@ impl Interp {
 
     /// `obj[index]`
     pub fn get_item(&mut self, obj: &Value, index: &Value) -> R<Value> {
+        if self.trace.is_some() && matches!(obj, Value::Tensor(_) | Value::Variable(_)) {
+            if let Some(r) = self.traced_op(super::trace::Call::Item, &[obj, index]) {
+                return r;
+            }
+        }
         match obj {
             Value::List(l) => {
                 if let Value::Slice(s) = index {

@@ -3,6 +3,7 @@
 //! ([`format`]), modules ([`import`]) and the interpreter's side of
 //! differentiation ([`differentiation`]).
 
+pub mod autograph;
 pub mod call;
 pub mod complex;
 pub mod concat;
@@ -24,6 +25,7 @@ mod numpy_assign;
 mod numpy_natives;
 pub mod ops;
 pub mod suggest;
+pub mod trace;
 pub mod value;
 
 use crate::autodiff::Recorder;
@@ -168,6 +170,8 @@ pub struct Interp {
     hash_classes: FxHashMap<i64, Vec<Value>>,
     /// The rules of the native call running now (set by each call: runtime/call.rs).
     pub(crate) dialect: value::Dialect,
+    /// The `tf.function` trace running, if any (runtime/trace.rs).
+    pub(crate) trace: Option<Box<trace::Tracing>>,
 }
 
 /// How a front end configures the interpreter ([`Interp::set_config`]), before code runs.
@@ -177,6 +181,7 @@ pub struct Config {
     check_recompute: bool,
     quiet_progress: bool,
     tf_dtypes: bool,
+    interactive_logging: bool,
 }
 
 impl Config {
@@ -293,6 +298,17 @@ impl Default for RunState {
 }
 
 impl Interp {
+    /// Makes `tf.print` write to standard output by default, as TF's interactive logging
+    /// does in a notebook (the kernel and the guide corpus set it).
+    pub fn set_interactive_logging(&mut self, on: bool) {
+        self.config.interactive_logging = on;
+    }
+
+    /// Whether `tf.print` writes to standard output by default ([`Interp::set_interactive_logging`]).
+    pub fn interactive_logging(&self) -> bool {
+        self.config.interactive_logging
+    }
+
     /// The configuration the front end set.
     pub fn config(&self) -> Config {
         self.config
@@ -380,6 +396,7 @@ impl Interp {
             not_implemented: value::not_implemented_value(),
             hash_classes: FxHashMap::default(),
             dialect: value::Dialect::Dgl,
+            trace: None,
             modules: HashMap::new(),
             out,
             ad: Recorder::with_tools(),

@@ -200,6 +200,9 @@ impl Interp {
             Value::Set(x) | Value::FrozenSet(x) => !x.borrow().is_empty(),
             Value::Range(r) => (r[2] > 0 && r[0] < r[1]) || (r[2] < 0 && r[0] > r[1]),
             Value::Tensor(_) | Value::Variable(_) => {
+                if self.is_symbolic(v) {
+                    return Err(super::autograph::truth_error());
+                }
                 let t = self.to_tensor(v, None)?;
                 if t.len() != 1 {
                     bail!(
@@ -222,6 +225,11 @@ impl Interp {
     }
 
     pub fn unary_op(&mut self, op: UnaryOp, v: Value) -> R<Value> {
+        if self.trace.is_some() {
+            if let Some(r) = self.traced_op(super::trace::Call::Unary(op), &[&v]) {
+                return r;
+            }
+        }
         if let Value::Instance(_) = v {
             let name = match op {
                 UnaryOp::Neg => "__neg__",
@@ -272,6 +280,11 @@ impl Interp {
     /// `a op b` for every operand type docs/language.md §2–§4 defines.
     pub fn binary_op(&mut self, op: BinOp, mut a: Value, b: Value) -> R<Value> {
         use Value::*;
+        if self.trace.is_some() {
+            if let Some(r) = self.traced_op(super::trace::Call::Binary(op), &[&a, &b]) {
+                return r;
+            }
+        }
         if let (BinOp::Add, Some(r)) = (op, super::concat::concat_owned(&mut a, &b)) {
             return r.map(|()| a);
         }
@@ -288,7 +301,9 @@ impl Interp {
                 _ => x ^ y,
             })),
             (Int(_) | Bool(_), Int(_) | Bool(_)) => int_op(op, as_int(&a), as_int(&b)),
-            (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) if is_bitwise(op) => return Err(unsupported(op, &a, &b)),
+            (Int(_) | Bool(_) | Float(_), Int(_) | Bool(_) | Float(_)) if is_bitwise(op) => {
+                return Err(unsupported(op, &a, &b))
+            }
             // The result has the left operand's type: `frozenset(a) | b` is a frozenset.
             (Set(x) | FrozenSet(x), Set(y) | FrozenSet(y))
                 if matches!(op, BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor) =>
@@ -396,6 +411,11 @@ impl Interp {
     /// `a op= b`: lists extend in place, sets update in place (`|= &= -= ^=`);
     /// everything else rebinds.
     pub fn inplace_op(&mut self, op: BinOp, a: Value, b: Value) -> R<Value> {
+        if self.trace.is_some() {
+            if let Some(r) = self.traced_op(super::trace::Call::Inplace(op), &[&a, &b]) {
+                return r;
+            }
+        }
         // `x += y` is `x.__iadd__(y)` when x's class defines it and it does not return
         // NotImplemented; else `x + y` (docs/python.md "Classes").
         if let Value::Instance(_) = &a {
@@ -439,6 +459,11 @@ impl Interp {
     }
 
     pub fn compare_op(&mut self, op: CmpOp, a: &Value, b: &Value) -> R<Value> {
+        if self.trace.is_some() && !matches!(op, CmpOp::Is | CmpOp::IsNot | CmpOp::In | CmpOp::NotIn) {
+            if let Some(r) = self.traced_op(super::trace::Call::Compare(op), &[a, b]) {
+                return r;
+            }
+        }
         if matches!(a, Value::Instance(_)) || matches!(b, Value::Instance(_)) {
             if let Some(names) = compare_dunders(op) {
                 if let Some(r) = self.dunder_pair(a, b, names, true)? {

@@ -64,7 +64,10 @@ LOOSE = {
 
 # Exports known to differ from DGL, each an open defect of the exporter (listed in the run's
 # summary, never counted as equal; a case that starts to pass must be taken off this list).
-KNOWN = {}
+KNOWN = {
+    "tests/tfstyle/tf_function_tracing.dgl": "the exported program's `tf.TensorSpec` is DGL's class "
+    "(dgl_stdlib._tf), which TF's `get_concrete_function` takes as a Python object, not a spec",
+}
 
 # Generated programs (by seed) whose exported run differs from DGL because TF's own float32
 # kernel is less accurate there, checked against float64: reported as known, never as equal; one

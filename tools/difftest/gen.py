@@ -343,6 +343,46 @@ class G:
         self.emit("print(tcf.gradient(wcf, %s))" % src)
         self.emit("print(tcf.gradient(scf, %s))" % src)
 
+    def function_block(self, src, shape):
+        """tf.function (issue 28): a traced function with a Python print (once per trace), an
+        `if` on a tensor and a `for` over tf.range (AutoGraph's), called under a tape, again on
+        another value of the same signature, and its tracing count."""
+        r = self.r
+        self.uses.add("tf")
+        if src is None:
+            self.emit("fn0 = constant(%s)" % self.lit(shape))
+            src = "fn0"
+        # NumPy inside a traced function reads a value the trace does not have (TF raises): the
+        # branches are drawn again until they have none.
+        def graph_expr():
+            for _ in range(20):
+                e = self.expr(["x"], shape, 2)
+                if "np." not in e and ".numpy()" not in e:
+                    return e
+            return "tanh(x) * 0.5"
+
+        e1, e2 = graph_expr(), graph_expr()
+        n = r.randrange(0, 4)
+        pred = r.choice(["reduce_sum(x) > 0.0", "reduce_mean(tanh(x)) < 0.1", "reduce_max(x) > 0.5"])
+        step = r.choice(["y * 0.5 + tanh(x)", "y - 0.25 * x * y", "maximum(y, x) * 0.75"])
+        self.emit("@tf.function")
+        self.emit("def tfn(x, n):")
+        self.emit('print("tracing tfn")', 1)
+        self.emit("if %s:" % pred, 1)
+        self.emit("y = %s" % e1, 2)
+        self.emit("else:", 1)
+        self.emit("y = %s" % e2, 2)
+        self.emit("for i in tf.range(n):", 1)
+        self.emit("y = %s" % step, 2)
+        self.emit("return reduce_sum(y)", 1)
+        self.emit("with GradientTape() as tfg:")
+        self.emit("tfg.watch(%s)" % src, 1)
+        self.emit("yfn = tfn(%s, tf.constant(%d))" % (src, n), 1)
+        self.emit("print(yfn)")
+        self.emit("print(tfg.gradient(yfn, %s))" % src)
+        self.emit("print(tfn(%s * -1.5, tf.constant(%d)))" % (src, n + 1))
+        self.emit("print(tfn.experimental_get_tracing_count())")
+
     def epilogue(self, srcs, shape):
         """after the program: with small probability, NumPy values printed as NumPy prints them,
         and a block over the narrow dtypes (exact integers, wrapping)."""
@@ -569,6 +609,8 @@ class G:
         # Drawn after everything else, so that the programs without it are unchanged.
         if mode not in ("scale",) and r.random() < P_CONTROL:
             self.control_block(srcs[0] if srcs else None, shape)
+        if mode not in ("scale",) and r.random() < P_FUNCTION:
+            self.function_block(srcs[0] if srcs else None, shape)
         imports = ["import tensorflow as tf"] * ("tf" in self.uses) + ["import numpy as np"] * ("np" in self.uses)
         return "\n".join(["# mode: %s shape: %s" % (mode, shape)] + imports + self.lines) + "\n"
 
@@ -1241,6 +1283,8 @@ class G:
 P_NEW = 0.08
 # issue 28: chance per program of a block of tf.cond / tf.while_loop / tf.scan (control_block).
 P_CONTROL = 0.1
+# tf.function with AutoGraph's if and for (issue 28), drawn after the control block.
+P_FUNCTION = 0.1
 P_NUMPY_PRINT = 0.12
 P_DTYPES = 0.15
 INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]

@@ -39,7 +39,7 @@ TFPY = os.environ.get("TFPY", sys.executable)
 TF_TIMEOUT = 120
 
 SERVER = r'''
-import io, json, sys, os
+import io, json, sys, os, linecache
 sys.path.insert(0, %r)
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
 import prelude
@@ -47,8 +47,11 @@ ident, f64 = sys.argv[1] == "1", sys.argv[2] == "1"
 for line in sys.stdin:
     src = json.loads(line)
     buf = io.StringIO()
+    # AutoGraph reads a tf.function's source: registered as IPython registers a cell's.
+    name = "<prog-%%d>" %% len(linecache.cache)
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
     try:
-        exec(compile(src, "<prog>", "exec"), prelude.make_env(ident, buf, float64=f64))
+        exec(compile(src, name, "exec"), prelude.make_env(ident, buf, float64=f64))
         err = None
     except BaseException as e:
         err = type(e).__name__ + ": " + str(e).splitlines()[0][:200] if str(e) else type(e).__name__

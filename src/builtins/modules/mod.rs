@@ -31,6 +31,7 @@ pub fn find(name: &str) -> Option<ModuleBuilder> {
         "_segment_kernels" => super::segment_fns::build,
         "_nprandom_kernels" => super::nprandom_fns::build,
         "_saving_io" => super::saving_fns::build,
+        "_trace" => super::trace_fns::build,
         "json" => super::saving_fns::build_json,
         "_numpy_kernels" => crate::runtime::numpy::build_kernels,
         _ if tensorflow::TENSORFLOW.resolve_import(name).is_some() => tensorflow::build,

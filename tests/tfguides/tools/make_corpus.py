@@ -1,6 +1,6 @@
 """Make the TF-guide test corpus for DGL.
 
-    TF_PYTHON=… TFDOCS_GIT=… python make_corpus.py          # all six guides, one TF process at a time
+    TF_PYTHON=… TFDOCS_GIT=… python make_corpus.py          # all the guides, one TF process at a time
     python make_corpus.py tensor                                 # just one guide
 
 For each guide G this writes, in tests/tfguides/ (the folder above this script):
@@ -27,7 +27,8 @@ HERE = os.path.dirname(TOOLS)  # the corpus: tests/tfguides/
 # A bare clone of github.com/tensorflow/docs holding COMMIT.
 MIRROR = os.environ.get("TFDOCS_GIT", "/work/.mirror/tensorflow+docs/repo")
 COMMIT = "7c3650212740204359d4ceae481abc79345541be"
-GUIDES = ["tensor", "variable", "basics", "autodiff", "intro_to_modules", "basic_training_loops", "checkpoint"]
+GUIDES = ["tensor", "variable", "basics", "autodiff", "intro_to_modules", "basic_training_loops", "checkpoint",
+          "intro_to_graphs", "function"]
 # A Python with tensorflow-cpu 2.21, NumPy 2 and matplotlib.
 PY = os.environ.get("TF_PYTHON", "/work/venv-tf/bin/python")
 WORKDIR = "/tmp/tfguides_run"  # cells that save files (SavedModel, checkpoints) write here
@@ -83,6 +84,23 @@ UNREPRODUCIBLE = {
     ("checkpoint", 14): "restores the weights of checkpoint:11's random run",
     ("checkpoint", 15): "repr of TF's CheckpointLoadStatus object contains a memory address",
     ("checkpoint", 17): "lists TF checkpoint keys (TF's object-graph naming: a dataset iterator's state, Keras 3 optimizer internals)",
+    ("intro_to_graphs", 6): "prints `tf.autograph.to_code` output (AutoGraph's generated Python, TF-internal names)",
+    ("intro_to_graphs", 7): "prints `get_concrete_function(...).graph.as_graph_def()` (TF's GraphDef protobuf text: op names, attrs, versions)",
+    ("intro_to_graphs", 12): "prints two `tf.random.uniform` tensors",
+    ("intro_to_graphs", 13): "MSE of the random tensors of intro_to_graphs:12",
+    ("intro_to_graphs", 15): "MSE of the random tensors of intro_to_graphs:12",
+    ("intro_to_graphs", 22): "text of a TF InvalidArgumentError (GatherV2's wording, op name and device)",
+    ("intro_to_graphs", 25): "`timeit` timing",
+    ("intro_to_graphs", 26): "`timeit` timing",
+    ("function", 7): "`timeit` timings",
+    ("function", 21): "prints the repr of TF's error class (its module path `tensorflow.python.framework.errors_impl`)",
+    ("function", 24): "lists the nodes of a traced function's GraphDef (TF's op names and inputs)",
+    ("function", 26): "`tf.print` of a `tf.random.uniform` tensor, iterated with tanh",
+    ("function", 27): "prints `tf.autograph.to_code` output (AutoGraph's generated Python, TF-internal names)",
+    ("function", 29): "counts the nodes of traced functions' GraphDefs (TF's graph construction)",
+    ("function", 30): "result depends on a `tf.random.uniform` input",
+    ("function", 40): "text of TF's AttributeError (TF's class name `SymbolicTensor`)",
+    ("function", 41): "text of TF's AttributeError (TF's class name `SymbolicTensor`)",
 }
 
 
@@ -132,6 +150,7 @@ def output_suppressed(src):
 def run_guide(guide, cells_json, out_json):
     """Executed in a fresh Python process (the venv's): run the kept cells like a notebook."""
     import contextlib
+    import linecache
     os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -139,23 +158,31 @@ def run_guide(guide, cells_json, out_json):
     import tensorflow as tf  # noqa: F401  (patched before the first cell)
     import dglfmt
     dglfmt.patch_tensorflow()
+    # As in a notebook kernel (tensorflow/python/ops/logging_ops.py does this when it finds
+    # get_ipython): tf.print's text goes to Python's sys.stdout, so into the cell's text.
+    from tensorflow.python.ops import logging_ops
+    logging_ops.enable_interactive_logging()
     cells = json.load(open(cells_json))
     ns = {"__name__": "__main__", "__builtins__": __builtins__}
     results = []
     for n, src in cells:
         buf = io.StringIO()
+        # As IPython does, let inspect.getsource find the cell's code (AutoGraph converts a
+        # tf.function from its source; without it, `if`/`for` on tensors fail).
+        fname = f"<cell {n}>"
+        linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
         with contextlib.redirect_stdout(buf):
             try:
                 tree = ast.parse(src)
                 body = tree.body
                 if body and isinstance(body[-1], ast.Expr) and not output_suppressed(src):
                     head = ast.Module(body=body[:-1], type_ignores=[])
-                    exec(compile(head, f"<cell {n}>", "exec"), ns)
-                    val = eval(compile(ast.Expression(body[-1].value), f"<cell {n}>", "eval"), ns)
+                    exec(compile(head, fname, "exec"), ns)
+                    val = eval(compile(ast.Expression(body[-1].value), fname, "eval"), ns)
                     if val is not None:
                         print(repr(val))
                 else:
-                    exec(compile(tree, f"<cell {n}>", "exec"), ns)
+                    exec(compile(tree, fname, "exec"), ns)
             except Exception as e:  # a notebook shows the traceback and goes on
                 print(f"!! {type(e).__name__}")
         results.append([n, buf.getvalue()])
@@ -193,11 +220,16 @@ def tf_versions():
     return out[0], out[1], out[2], kv, mv
 
 
+# The README's closing section, written by hand (what DGL prints and why): kept as it is.
+HAND_SECTION = "## Reproducible cells where DGL prints something else, and why"
+
+
 def write_readme(table):
     tfv, npv, pyv, kv, mv = tf_versions()
+    number = {7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}.get(len(GUIDES), str(len(GUIDES)))
     L = []
     L.append("# TensorFlow-guide corpus for DGL\n")
-    L.append("Code cells of six TensorFlow guides, and the text output TensorFlow gives for each, so that")
+    L.append(f"Code cells of {number} TensorFlow guides, and the text output TensorFlow gives for each, so that")
     L.append("DGL can be measured against them: `cargo test --test tfguides` runs each guide cell by cell in")
     L.append("one session, as a notebook does, and counts the cells that print what TF printed. Seven Keras")
     L.append("developer guides, run the same way, are in `keras/` (see its README).\n")
@@ -210,6 +242,8 @@ def write_readme(table):
              "The `.dgl` files are verbatim copies of those code cells (one exception noted below) "
              "and stay under that licence.\n")
     L.append("## Files\n")
+    L.append("- `DGL_TFGUIDES_ERRORS=1 cargo test --release --test tfguides -- --nocapture` prints the error of\n"
+             "  each cell that raised, beside the per-cell comparison.")
     L.append("- `G.dgl` -- the kept code cells, in order, each after a marker line `# %% [N]` "
              "(N = 1-based index among the notebook's code cells).")
     L.append("- `G.expected` -- per kept cell, `# %% [N]` then the cell's expected text output.")
@@ -225,6 +259,12 @@ def write_readme(table):
              "writes to stdout, then, if its last statement is an expression whose value is not None "
              "(and the cell does not end with `;`), `repr(value)` and a newline, as IPython's Out[]. "
              "stderr (TF/Keras warnings) is not included. A text not ending in a newline gets one.")
+    L.append("- As in a notebook kernel: `tf.print`'s text is part of the cell's text, in order with `print`'s "
+             "(TF's interactive logging, which TF turns on when it finds IPython, sends it to Python's "
+             "`sys.stdout`; enabled with `logging_ops.enable_interactive_logging()`), and each cell's source is "
+             "registered in `linecache`, as IPython does, so that AutoGraph can read the source of a "
+             "`tf.function` defined in a cell. The tracebacks that the function guide's `assert_raises` "
+             "helper prints with `traceback.print_exc` go to stderr and are not included.")
     L.append("- If a cell raises an uncaught exception, its text is what it printed before, then one line "
              "`!! <ExceptionTypeName>`; the later cells still run (as in a notebook).")
     L.append("- Tensor format: before the first cell, `str`/`repr` of EagerTensor and of ResourceVariable "
@@ -271,7 +311,12 @@ def write_readme(table):
             if gg == g:
                 L.append(f"- {g}:{n} -- {why}")
     L.append("")
-    open(os.path.join(HERE, "README.md"), "w").write("\n".join(L) + "\n")
+    text = "\n".join(L) + "\n"
+    path = os.path.join(HERE, "README.md")
+    old = open(path).read() if os.path.exists(path) else ""
+    if HAND_SECTION in old:
+        text += "\n" + old[old.index(HAND_SECTION):]
+    open(path, "w").write(text)
 
 
 def main(argv):
