@@ -3,7 +3,7 @@
 //! conditional node; a `for` over a traced tensor or a `while` on one traces its body once and
 //! becomes a loop node. The graph they join is runtime/trace.rs's.
 
-use super::trace::{fill, shape_text, Branches, Call, LoopBody, Node};
+use super::trace::{fill, Branches, Call, LoopBody, Node};
 use super::value::Value;
 use super::Interp;
 use crate::error::R;
@@ -32,7 +32,7 @@ impl Interp {
                 bail!(
                     Value,
                     "the condition of an `if` inside a traced tf.function must be a scalar tensor, not shape {}",
-                    shape_text(t.shape())
+                    crate::tensor::shape_str(t.shape())
                 );
             }
             t.data.first_f64() != 0.0

@@ -20,9 +20,7 @@
 //!   branch or a count of passes baked into the graph.
 
 use super::native::Native;
-use super::value::{Builtin, BuiltinKind, Value};
-#[allow(unused_imports)]
-use super::value::Dialect;
+use super::value::{Builtin, BuiltinKind, Dialect, Value};
 use super::Interp;
 use crate::error::R;
 use crate::intern::Sym;
@@ -173,14 +171,14 @@ fn dims_text(d: &[Option<usize>]) -> String {
 
 pub fn symbolic_text(t: &Tensor) -> Option<String> {
     let (name, shape) = symbolic_name(t)?;
-    let shape = shape.map_or_else(|| shape_text(t.shape()), |d| dims_text(&d));
+    let shape = shape.map_or_else(|| crate::tensor::shape_str(t.shape()), |d| dims_text(&d));
     Some(format!("Tensor(\"{name}:0\", shape={shape}, dtype={})", t.dtype().name()))
 }
 
 /// The TF repr of a traced tensor (`<tf.Tensor 'x:0' shape=() dtype=int32>`).
 pub fn symbolic_repr(t: &Tensor) -> Option<String> {
     let (name, shape) = symbolic_name(t)?;
-    let shape = shape.map_or_else(|| shape_text(t.shape()), |d| dims_text(&d));
+    let shape = shape.map_or_else(|| crate::tensor::shape_str(t.shape()), |d| dims_text(&d));
     Some(format!("<tf.Tensor '{name}:0' shape={shape} dtype={}>", t.dtype().name()))
 }
 
@@ -188,9 +186,6 @@ fn symbolic_name(t: &Tensor) -> Option<(Rc<str>, Option<Dims>)> {
     SYMBOLIC.with(|s| s.borrow().last().and_then(|m| m.get(&t.id).cloned()))
 }
 
-pub(super) fn shape_text(shape: &[usize]) -> String {
-    crate::tensor::shape_str(shape)
-}
 
 /// Address of an object that a trace follows by identity.
 fn object_key(v: &Value) -> Option<usize> {
@@ -473,7 +468,7 @@ impl Interp {
         &mut self,
         b: &Rc<Builtin>,
         n: &'static Native,
-        dialect: super::value::Dialect,
+        dialect: Dialect,
         pos: &[Value],
         kw: &[(Rc<str>, Value)],
     ) -> R<Value> {
@@ -531,9 +526,9 @@ impl Interp {
     }
 
     /// A `with` entry or exit of a traced tape: recorded as an effect.
-    pub(crate) fn traced_with(&mut self, enter: bool, ctx: &Value) -> bool {
+    pub(crate) fn traced_with(&mut self, enter: bool, ctx: &Value) {
         if !self.recording() || !self.trace.as_ref().expect("recording").traced(ctx, 0) {
-            return false;
+            return;
         }
         let tr = self.trace.as_mut().expect("recording");
         let node = Node {
@@ -546,7 +541,6 @@ impl Interp {
             deferred: false,
         };
         tr.push(node);
-        false
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -654,7 +648,7 @@ impl Interp {
             match v {
                 Value::Tensor(t) => {
                     let shown: Option<Dims> = shapes.get(i).cloned().flatten().map(Rc::from);
-                    let shape = shown.as_deref().map_or_else(|| shape_text(t.shape()), dims_text);
+                    let shape = shown.as_deref().map_or_else(|| crate::tensor::shape_str(t.shape()), dims_text);
                     inputs.push(tr.bind_tensor_as(t, name, shown));
                     input_text.push(format!("Tensor(\"{name}:0\", shape={shape}, dtype={})", t.dtype().name()));
                 }
